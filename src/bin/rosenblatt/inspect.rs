@@ -1,0 +1,96 @@
+//! `rosenblatt inspect`: what a model file holds, and the words that weigh most.
+
+use crate::args::InspectArgs;
+use anyhow::Result;
+use rosenblatt::model::{Predictor, SavedModel};
+use std::process::ExitCode;
+
+/// Runs `inspect`.
+pub fn run(a: InspectArgs) -> Result<ExitCode> {
+    let m = SavedModel::load(&a.model)?;
+    let meta = &m.meta;
+    let linear = match &m.predictor {
+        Predictor::Binary(b) => b.as_linear(),
+        _ => None,
+    };
+    let top = |positive: bool| -> Vec<(String, f32)> {
+        linear
+            .map(|l| {
+                let ranked = l.ranked_features();
+                let it: Box<dyn Iterator<Item = &u32>> = if positive {
+                    Box::new(ranked.iter())
+                } else {
+                    Box::new(ranked.iter().rev())
+                };
+                it.take(a.top)
+                    .filter(|&&j| {
+                        if positive {
+                            l.w[j as usize] > 0.0
+                        } else {
+                            l.w[j as usize] < 0.0
+                        }
+                    })
+                    .map(|&j| (m.vocab.word(j).to_string(), l.w[j as usize]))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (pos, neg) = (top(true), top(false));
+    if a.json {
+        let v = serde_json::json!({
+            "model": a.model.display().to_string(),
+            "classes": m.classes,
+            "vocabulary": m.vocab.len(),
+            "learner": meta.learner,
+            "options": meta.options,
+            "inputs": meta.inputs,
+            "documents": meta.documents,
+            "nonzeros": meta.nnz,
+            "epochs": meta.report.epochs,
+            "updates": meta.report.updates,
+            "converged": meta.report.converged,
+            "training_accuracy": meta.training_accuracy,
+            "learned": meta.learned,
+            "theory": meta.theory,
+            "bias": linear.map(|l| l.bias),
+            "most_positive": pos,
+            "most_negative": neg,
+        });
+        println!("{v}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("model          {}", a.model.display());
+    println!("version        {}", meta.version);
+    println!("classes        {}", m.classes.join(", "));
+    println!("vocabulary     {} words", m.vocab.len());
+    println!("learner        {} ({})", meta.learner, meta.options);
+    println!("inputs         {}", meta.inputs.join(" "));
+    println!("documents      {}", meta.documents);
+    println!("nonzeros       {}", meta.nnz);
+    println!("epochs         {}", meta.report.epochs);
+    println!("updates k      {}", meta.report.updates);
+    if let Some(c) = meta.report.converged {
+        println!("converged      {}", if c { "yes" } else { "no" });
+    }
+    println!("training acc   {:.4}", meta.training_accuracy);
+    if meta.learned > 0 {
+        println!("learned since  {} message(s)", meta.learned);
+    }
+    if let Some(t) = &meta.theory {
+        crate::train::print_theory(t);
+    }
+    if let Some(l) = linear {
+        println!("bias           {}", l.bias);
+        let positive = m.classes.get(1).map(String::as_str).unwrap_or("+");
+        let negative = m.classes.first().map(String::as_str).unwrap_or("-");
+        println!("\nmost {positive} words:");
+        for (w, s) in &pos {
+            println!("  {s:+10.3}  {w}");
+        }
+        println!("\nmost {negative} words:");
+        for (w, s) in &neg {
+            println!("  {s:+10.3}  {w}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

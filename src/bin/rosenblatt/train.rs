@@ -1,0 +1,239 @@
+//! `rosenblatt train`: read labelled documents, fit, print a summary, save the model;
+//! optionally evaluate on a seeded held-out part and run k-fold cross-validation.
+
+use crate::args::{LearnerName, Mode, TrainArgs};
+use crate::load::read_inputs;
+use crate::progress::Phase;
+use anyhow::{Context, Result, bail};
+use rosenblatt::eval::{Metrics, kfold, train_test_split};
+use rosenblatt::input::{Document, Format};
+use rosenblatt::learn::{AnyLearner, Perceptron, Schedule};
+use rosenblatt::pipeline::{self, TrainConfig};
+use rosenblatt::text::Analyzer;
+use rosenblatt::theory::Theory;
+use rosenblatt::vocab::VocabConfig;
+use std::process::ExitCode;
+
+/// Turns the flags into a validated training plan before any file is read.
+fn config(a: &TrainArgs) -> Result<TrainConfig> {
+    let learner = match a.learner {
+        LearnerName::Perceptron => AnyLearner::Perceptron(Perceptron {
+            eta: a.eta,
+            bias: a.bias,
+            schedule: match a.mode {
+                Mode::Online => Schedule::Online,
+                Mode::Batch => Schedule::Epochs(a.epochs),
+                Mode::Converge => Schedule::UntilConvergence {
+                    max_epochs: a.epochs,
+                },
+                Mode::Random => Schedule::Randomized {
+                    rounds: a.rounds.unwrap_or(0),
+                    seed: a.seed,
+                    patience: a.patience,
+                },
+            },
+        }),
+    };
+    if a.mode != Mode::Random && (a.rounds.is_some() || a.patience.is_some()) {
+        bail!("--rounds and --patience apply to --mode random only");
+    }
+    if let Some(h) = a.holdout
+        && !(h > 0.0 && h < 1.0)
+    {
+        bail!("--holdout must be a fraction between 0 and 1, got {h}");
+    }
+    if a.cv.is_some_and(|k| k < 2) {
+        bail!("--cv needs at least 2 folds");
+    }
+    let cfg = TrainConfig {
+        analyzer: Analyzer {
+            lowercase: !a.keep_case,
+        },
+        vocab: VocabConfig {
+            min_df: a.min_df,
+            max_features: a.max_features,
+        },
+        learner,
+        positive: a.positive.clone(),
+        options: options_string(a),
+    };
+    cfg.vocab.validate()?;
+    if a.mode != Mode::Random {
+        cfg.learner.validate()?;
+    }
+    Ok(cfg)
+}
+
+fn options_string(a: &TrainArgs) -> String {
+    let mode = match a.mode {
+        Mode::Online => "online".to_string(),
+        Mode::Batch => format!("batch, {} epochs", a.epochs),
+        Mode::Converge => format!("until convergence, at most {} epochs", a.epochs),
+        Mode::Random => format!("random, seed {}", a.seed),
+    };
+    format!("{mode}, eta {}, bias {:?}", a.eta, a.bias).to_lowercase()
+}
+
+/// Random mode's default rounds depend on the corpus size (10 passes' worth of draws).
+fn with_rounds(mut cfg: TrainConfig, n: usize) -> Result<TrainConfig> {
+    let AnyLearner::Perceptron(p) = &mut cfg.learner;
+    if let Schedule::Randomized { rounds, .. } = &mut p.schedule
+        && *rounds == 0
+    {
+        *rounds = 10 * n as u64;
+    }
+    cfg.learner.validate()?;
+    Ok(cfg)
+}
+
+fn pick(docs: &[Document], idx: &[usize]) -> Vec<Document> {
+    idx.iter().map(|&i| docs[i].clone()).collect()
+}
+
+/// Runs `train`.
+pub fn run(a: TrainArgs) -> Result<ExitCode> {
+    let cfg = config(&a)?;
+    let phase = Phase::start("reading documents");
+    let corpus = read_inputs(&a.inputs, a.input.format, Format::detect)?;
+    let docs = corpus.docs;
+    if docs.is_empty() {
+        bail!("no documents in {}", a.inputs[0].display());
+    }
+    let cfg = with_rounds(cfg, docs.len())?;
+    let inputs: Vec<String> = a.inputs.iter().map(|p| p.display().to_string()).collect();
+
+    let (train_docs, test_docs) = match a.holdout {
+        Some(h) => {
+            let (tr, te) = train_test_split(docs.len(), h, a.seed);
+            (pick(&docs, &tr), Some(pick(&docs, &te)))
+        }
+        None => (docs.clone(), None),
+    };
+    phase.set("training");
+    let trained = pipeline::train(&train_docs, &cfg, inputs)?;
+    phase.set("saving");
+    trained.model.save(&a.output)?;
+    let held_out = match &test_docs {
+        Some(t) => {
+            phase.set("evaluating held-out documents");
+            Some(pipeline::evaluate(&trained.model, t)?)
+        }
+        None => None,
+    };
+    let folds = match a.cv {
+        Some(k) => {
+            phase.set("cross-validating");
+            Some(cross_validate(&docs, &cfg, k, a.seed)?)
+        }
+        None => None,
+    };
+    drop(phase);
+    print_summary(
+        &a,
+        &trained.model,
+        corpus.skipped.len(),
+        held_out.as_ref(),
+        folds.as_deref(),
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Accuracy of each of `k` folds.
+fn cross_validate(docs: &[Document], cfg: &TrainConfig, k: usize, seed: u64) -> Result<Vec<f64>> {
+    if docs.len() < k {
+        bail!("--cv {k}: only {} documents", docs.len());
+    }
+    kfold(docs.len(), k, seed)
+        .iter()
+        .enumerate()
+        .map(|(f, (tr, te))| {
+            let m = pipeline::train(&pick(docs, tr), cfg, Vec::new())
+                .with_context(|| format!("fold {}", f + 1))?;
+            Ok(pipeline::evaluate(&m.model, &pick(docs, te))?.accuracy())
+        })
+        .collect()
+}
+
+/// Prints the theory diagnostics (also used by `inspect`).
+pub fn print_theory(t: &Theory) {
+    println!("radius R       {:.4}", t.radius);
+    println!(
+        "margin         functional {:.4}, geometric {:.6}",
+        t.functional_margin, t.geometric_margin
+    );
+    println!("separated      {}", if t.separated { "yes" } else { "no" });
+    match (t.novikoff_bound, t.updates) {
+        (Some(b), Some(k)) => println!("(R/γ)² bound   {b:.1} (updates k = {k})"),
+        (Some(b), None) => println!("(R/γ)² bound   {b:.1}"),
+        _ => println!("(R/γ)² bound   – (training set not separated by the learned hyperplane)"),
+    }
+}
+
+fn print_summary(
+    a: &TrainArgs,
+    m: &rosenblatt::model::SavedModel,
+    skipped: usize,
+    held_out: Option<&Metrics>,
+    folds: Option<&[f64]>,
+) {
+    let meta = &m.meta;
+    if a.json {
+        let mut v = serde_json::json!({
+            "model": a.output.display().to_string(),
+            "documents": meta.documents,
+            "skipped": skipped,
+            "classes": m.classes,
+            "vocabulary": m.vocab.len(),
+            "nonzeros": meta.nnz,
+            "learner": meta.learner,
+            "options": meta.options,
+            "epochs": meta.report.epochs,
+            "updates": meta.report.updates,
+            "converged": meta.report.converged,
+            "training_accuracy": meta.training_accuracy,
+            "seconds": meta.seconds,
+            "theory": meta.theory,
+        });
+        if let Some(h) = held_out {
+            v["held_out"] = h.to_json();
+        }
+        if let Some(f) = folds {
+            v["cv_accuracy"] = serde_json::json!(f);
+        }
+        println!("{v}");
+        return;
+    }
+    println!("documents      {} ({} skipped)", meta.documents, skipped);
+    println!("classes        {}", m.classes.join(", "));
+    println!("vocabulary     {} words", m.vocab.len());
+    println!("nonzeros       {}", meta.nnz);
+    println!("learner        {} ({})", meta.learner, meta.options);
+    println!("epochs         {}", meta.report.epochs);
+    println!("updates k      {}", meta.report.updates);
+    if let Some(c) = meta.report.converged {
+        println!("converged      {}", if c { "yes" } else { "no" });
+    }
+    println!("training acc   {:.4}", meta.training_accuracy);
+    if let Some(t) = &meta.theory {
+        print_theory(t);
+    }
+    println!("time           {:.3} s", meta.seconds);
+    println!("model          {}", a.output.display());
+    if let (Some(h), Some(frac)) = (held_out, a.holdout) {
+        println!(
+            "\nheld-out evaluation ({:.0}% of the documents, seed {}):",
+            frac * 100.0,
+            a.seed
+        );
+        print!("{}", h.to_text());
+    }
+    if let Some(f) = folds {
+        let mean = f.iter().sum::<f64>() / f.len() as f64;
+        let fs: Vec<String> = f.iter().map(|x| format!("{x:.4}")).collect();
+        println!(
+            "\n{}-fold cross-validation accuracy: mean {mean:.4} ({})",
+            f.len(),
+            fs.join(" ")
+        );
+    }
+}

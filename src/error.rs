@@ -1,0 +1,76 @@
+//! One error type for the library, so every failure names the file and what is wrong.
+
+use std::path::{Path, PathBuf};
+
+/// The library's result alias.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What went wrong; callers match on the kind, users read the message.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file concerned.
+        path: PathBuf,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+    /// Input data is malformed; `line` is 1-based where the format has lines.
+    #[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Parse {
+        /// The file concerned.
+        path: PathBuf,
+        /// The 1-based line, where known.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
+    /// A model file is truncated, corrupt, foreign or from a newer version.
+    #[error("{}: {message}", path.display())]
+    Model {
+        /// The model file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A configuration value is invalid (checked before any work starts).
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    /// The data cannot be used for the requested task (e.g. one class only).
+    #[error("{0}")]
+    Data(String),
+}
+
+impl Error {
+    /// An I/O error on `path`.
+    pub fn io(path: impl AsRef<Path>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.as_ref().to_path_buf(),
+            source,
+        }
+    }
+
+    /// A parse error in `path`, at `line` when known.
+    pub fn parse(path: impl AsRef<Path>, line: Option<usize>, message: impl Into<String>) -> Self {
+        Error::Parse {
+            path: path.as_ref().to_path_buf(),
+            line,
+            message: message.into(),
+        }
+    }
+
+    /// A model-file error in `path`.
+    pub fn model(path: impl AsRef<Path>, message: impl Into<String>) -> Self {
+        Error::Model {
+            path: path.as_ref().to_path_buf(),
+            message: message.into(),
+        }
+    }
+
+    /// An invalid configuration value.
+    pub fn config(message: impl Into<String>) -> Self {
+        Error::Config(message.into())
+    }
+}

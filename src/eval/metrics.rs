@@ -1,0 +1,150 @@
+//! Accuracy, per-class precision/recall/F1 and the confusion matrix, over class indices.
+
+use serde::Serialize;
+
+/// Precision, recall and F1 of one class (0 where undefined).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ClassMetrics {
+    /// TP / (TP + FP).
+    pub precision: f64,
+    /// TP / (TP + FN).
+    pub recall: f64,
+    /// Harmonic mean of precision and recall.
+    pub f1: f64,
+    /// Number of true members of the class.
+    pub support: u64,
+}
+
+/// Metrics of a single-label classification.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Metrics {
+    /// Class names, indexing the confusion matrix.
+    pub classes: Vec<String>,
+    /// `confusion[truth][predicted]` counts.
+    pub confusion: Vec<Vec<u64>>,
+}
+
+impl Metrics {
+    /// Counts (truth, prediction) pairs of class indices.
+    pub fn new(classes: Vec<String>, truth: &[usize], predicted: &[usize]) -> Metrics {
+        let k = classes.len();
+        let mut confusion = vec![vec![0u64; k]; k];
+        for (&t, &p) in truth.iter().zip(predicted) {
+            confusion[t][p] += 1;
+        }
+        Metrics { classes, confusion }
+    }
+
+    /// Number of documents evaluated.
+    pub fn documents(&self) -> u64 {
+        self.confusion.iter().flatten().sum()
+    }
+
+    /// Fraction predicted correctly.
+    pub fn accuracy(&self) -> f64 {
+        let correct: u64 = (0..self.classes.len()).map(|i| self.confusion[i][i]).sum();
+        ratio(correct, self.documents())
+    }
+
+    /// Precision, recall and F1 of class `c`.
+    pub fn class(&self, c: usize) -> ClassMetrics {
+        let tp = self.confusion[c][c];
+        let predicted: u64 = self.confusion.iter().map(|r| r[c]).sum();
+        let support: u64 = self.confusion[c].iter().sum();
+        let (precision, recall) = (ratio(tp, predicted), ratio(tp, support));
+        let f1 = if precision + recall > 0.0 {
+            2.0 * precision * recall / (precision + recall)
+        } else {
+            0.0
+        };
+        ClassMetrics {
+            precision,
+            recall,
+            f1,
+            support,
+        }
+    }
+
+    /// The metrics as the JSON object `eval --json` prints.
+    pub fn to_json(&self) -> serde_json::Value {
+        let per_class: serde_json::Map<String, serde_json::Value> = (0..self.classes.len())
+            .map(|c| {
+                (
+                    self.classes[c].clone(),
+                    serde_json::to_value(self.class(c)).unwrap(),
+                )
+            })
+            .collect();
+        serde_json::json!({
+            "accuracy": self.accuracy(),
+            "documents": self.documents(),
+            "classes": self.classes,
+            "per_class": per_class,
+            "confusion": self.confusion,
+        })
+    }
+
+    /// A human-readable report: accuracy, a per-class table and the confusion matrix.
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let w = self
+            .classes
+            .iter()
+            .map(String::len)
+            .max()
+            .unwrap_or(5)
+            .max(5);
+        let _ = writeln!(s, "documents  {}", self.documents());
+        let _ = writeln!(s, "accuracy   {:.4}", self.accuracy());
+        let _ = writeln!(s, "\n{:w$}  precision  recall  f1      support", "class");
+        for c in 0..self.classes.len() {
+            let m = self.class(c);
+            let _ = writeln!(
+                s,
+                "{:w$}  {:9.4}  {:6.4}  {:6.4}  {}",
+                self.classes[c], m.precision, m.recall, m.f1, m.support
+            );
+        }
+        let _ = writeln!(s, "\nconfusion (rows: truth, columns: predicted)");
+        let _ = write!(s, "{:w$}", "");
+        for c in &self.classes {
+            let _ = write!(s, "  {c:>w$}");
+        }
+        let _ = writeln!(s);
+        for (c, row) in self.classes.iter().zip(&self.confusion) {
+            let _ = write!(s, "{c:w$}");
+            for n in row {
+                let _ = write!(s, "  {n:>w$}");
+            }
+            let _ = writeln!(s);
+        }
+        s
+    }
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 { 0.0 } else { a as f64 / b as f64 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hand_computed_binary_case() {
+        // truth: 3 ham (0), 2 spam (1); one ham predicted spam, one spam predicted ham.
+        let m = Metrics::new(
+            vec!["ham".into(), "spam".into()],
+            &[0, 0, 0, 1, 1],
+            &[0, 0, 1, 1, 0],
+        );
+        assert_eq!(m.confusion, vec![vec![2, 1], vec![1, 1]]);
+        assert!((m.accuracy() - 0.6).abs() < 1e-12);
+        let s = m.class(1);
+        assert!((s.precision - 0.5).abs() < 1e-12 && (s.recall - 0.5).abs() < 1e-12);
+        let h = m.class(0);
+        assert!((h.precision - 2.0 / 3.0).abs() < 1e-12 && (h.f1 - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(m.to_json()["per_class"]["spam"]["f1"], 0.5);
+    }
+}

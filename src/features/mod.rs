@@ -1,0 +1,116 @@
+//! Features: binary bag-of-words rows in CSR form, and the four sparse operations the
+//! learners are built on.
+//!
+//! A [`BinaryMatrix`] stores no values at all (sprs with `()` values): 4 bytes per nonzero
+//! plus 8 per row. A [`RealMatrix`] carries `f32` values for the few places that need them
+//! (the seed examples over {−1, 1}^d, real-valued SVMlight files). Learners are generic over
+//! [`SparseRows`], so the binary path compiles to its own tight loops.
+
+mod build;
+pub mod ops;
+mod vectorize;
+
+pub use build::MatrixBuilder;
+pub use vectorize::{Vectorized, count_df, vectorize, vectorize_sequential};
+
+/// Binary bag-of-words rows: sprs CSR with zero-sized values, sorted unique ids per row.
+pub type BinaryMatrix = sprs::CsMatI<(), u32, usize>;
+
+/// Real-valued sparse rows, for data that is not binary.
+pub type RealMatrix = sprs::CsMatI<f32, u32, usize>;
+
+/// A borrowed row: feature ids (sorted, unique) and their values (`None`: all 1).
+#[derive(Debug, Clone, Copy)]
+pub struct RowRef<'a> {
+    /// Sorted, unique feature ids.
+    pub ids: &'a [u32],
+    /// Values aligned with `ids`; `None` for binary rows.
+    pub vals: Option<&'a [f32]>,
+}
+
+impl<'a> RowRef<'a> {
+    /// A binary row.
+    pub fn binary(ids: &'a [u32]) -> Self {
+        RowRef { ids, vals: None }
+    }
+
+    /// Number of nonzeros.
+    pub fn nnz(&self) -> usize {
+        self.ids.len()
+    }
+}
+
+/// Row access shared by binary and real matrices; what every learner is generic over.
+pub trait SparseRows: Sync {
+    /// Number of rows (examples).
+    fn n_rows(&self) -> usize;
+    /// Number of columns (features).
+    fn n_cols(&self) -> usize;
+    /// Row `i`.
+    fn row(&self, i: usize) -> RowRef<'_>;
+    /// Total number of nonzeros.
+    fn nnz(&self) -> usize;
+}
+
+impl SparseRows for BinaryMatrix {
+    fn n_rows(&self) -> usize {
+        self.rows()
+    }
+    fn n_cols(&self) -> usize {
+        self.cols()
+    }
+    #[inline]
+    fn row(&self, i: usize) -> RowRef<'_> {
+        let r = self.indptr().outer_inds_sz(i);
+        RowRef::binary(&self.indices()[r])
+    }
+    fn nnz(&self) -> usize {
+        self.indices().len()
+    }
+}
+
+impl SparseRows for RealMatrix {
+    fn n_rows(&self) -> usize {
+        self.rows()
+    }
+    fn n_cols(&self) -> usize {
+        self.cols()
+    }
+    #[inline]
+    fn row(&self, i: usize) -> RowRef<'_> {
+        let r = self.indptr().outer_inds_sz(i);
+        RowRef {
+            ids: &self.indices()[r.clone()],
+            vals: Some(&self.data()[r]),
+        }
+    }
+    fn nnz(&self) -> usize {
+        self.indices().len()
+    }
+}
+
+/// Selects rows `idx` of a binary matrix (for splits and folds), keeping their order.
+pub fn select_rows(m: &BinaryMatrix, idx: &[usize]) -> BinaryMatrix {
+    let mut b = MatrixBuilder::with_capacity(idx.len(), 0);
+    for &i in idx {
+        b.push_sorted(m.row(i).ids);
+    }
+    b.finish(m.cols())
+}
+
+/// A real matrix from dense rows (zeros dropped); handy for small worked examples.
+pub fn real_from_dense(rows: &[Vec<f32>]) -> RealMatrix {
+    let n_cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut indptr = vec![0usize];
+    let (mut indices, mut data) = (Vec::new(), Vec::new());
+    for r in rows {
+        for (j, &v) in r.iter().enumerate() {
+            if v != 0.0 {
+                indices.push(j as u32);
+                data.push(v);
+            }
+        }
+        indptr.push(indices.len());
+    }
+    RealMatrix::new((rows.len(), n_cols), indptr, indices, data)
+}

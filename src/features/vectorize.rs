@@ -1,0 +1,84 @@
+//! Documents → binary rows, in parallel over documents with per-thread scratch; the result
+//! is identical to the sequential path (chunks are stitched back in input order).
+
+use super::{BinaryMatrix, MatrixBuilder};
+use crate::input::Document;
+use crate::text::Analyzer;
+use crate::vocab::{DfCounts, Vocabulary};
+use rayon::prelude::*;
+
+/// Documents per parallel work item.
+const CHUNK: usize = 256;
+
+/// A vectorized corpus and the number of tokens the frozen vocabulary did not know.
+#[derive(Debug, Clone)]
+pub struct Vectorized {
+    /// One binary row per document, in input order.
+    pub matrix: BinaryMatrix,
+    /// Tokens skipped because the vocabulary does not contain them.
+    pub unknown_tokens: u64,
+}
+
+/// Document frequencies of every token of `docs`, counted in parallel.
+pub fn count_df(analyzer: &Analyzer, docs: &[Document]) -> DfCounts {
+    docs.par_iter()
+        .fold(DfCounts::default, |mut c, d| {
+            c.start_document();
+            analyzer.tokens(d, &mut |t| c.add(t));
+            c
+        })
+        .reduce(DfCounts::default, DfCounts::merge)
+}
+
+fn vectorize_chunk(
+    analyzer: &Analyzer,
+    vocab: &Vocabulary,
+    docs: &[Document],
+    ids: &mut Vec<u32>,
+) -> (MatrixBuilder, u64) {
+    let mut b = MatrixBuilder::with_capacity(docs.len(), docs.len() * 64);
+    let mut unknown = 0u64;
+    for d in docs {
+        ids.clear();
+        analyzer.tokens(d, &mut |t| match vocab.get(t) {
+            Some(id) => ids.push(id),
+            None => unknown += 1,
+        });
+        b.push_unsorted(ids);
+    }
+    (b, unknown)
+}
+
+/// Vectorizes `docs` against a frozen vocabulary, in parallel.
+pub fn vectorize(analyzer: &Analyzer, vocab: &Vocabulary, docs: &[Document]) -> Vectorized {
+    let parts: Vec<(MatrixBuilder, u64)> = docs
+        .par_chunks(CHUNK)
+        .map_init(Vec::new, |ids, chunk| {
+            vectorize_chunk(analyzer, vocab, chunk, ids)
+        })
+        .collect();
+    let nnz = parts.iter().map(|(b, _)| b.rows()).sum::<usize>();
+    let mut all = MatrixBuilder::with_capacity(nnz, 0);
+    let mut unknown_tokens = 0;
+    for (b, u) in &parts {
+        all.append(b);
+        unknown_tokens += u;
+    }
+    Vectorized {
+        matrix: all.finish(vocab.len()),
+        unknown_tokens,
+    }
+}
+
+/// The sequential reference path of [`vectorize`].
+pub fn vectorize_sequential(
+    analyzer: &Analyzer,
+    vocab: &Vocabulary,
+    docs: &[Document],
+) -> Vectorized {
+    let (b, unknown_tokens) = vectorize_chunk(analyzer, vocab, docs, &mut Vec::new());
+    Vectorized {
+        matrix: b.finish(vocab.len()),
+        unknown_tokens,
+    }
+}

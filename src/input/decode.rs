@@ -1,0 +1,22 @@
+//! Bytes → text: UTF-8 where valid, latin-1 otherwise (every byte is a latin-1 character,
+//! so decoding never fails and no document is lost to a stray byte).
+
+/// Decodes `bytes` as UTF-8, falling back to latin-1 when they are not valid UTF-8.
+pub fn decode_text(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf8_kept_latin1_fallback() {
+        assert_eq!(decode_text("café".as_bytes().to_vec()), "café");
+        assert_eq!(decode_text(vec![b'c', b'a', b'f', 0xE9]), "café");
+        assert_eq!(decode_text(vec![0xFC, b'b']), "üb");
+    }
+}

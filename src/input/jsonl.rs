@@ -1,0 +1,52 @@
+//! JSON Lines: `{"label": "spam", "text": "…"}` per line (`"labels": [...]` for several,
+//! an optional `"id"`); the line number is the id otherwise.
+
+use super::{Corpus, Document, decode_text, read_bytes};
+use crate::Result;
+use serde::Deserialize;
+use std::path::Path;
+
+#[derive(Deserialize)]
+struct Line {
+    id: Option<serde_json::Value>,
+    text: String,
+    label: Option<serde_json::Value>,
+    #[serde(default)]
+    labels: Vec<serde_json::Value>,
+}
+
+fn label_string(v: serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s,
+        other => other.to_string(),
+    }
+}
+
+/// Reads a JSONL file; a malformed line is counted and skipped with its reason.
+pub fn read_jsonl(path: &Path) -> Result<Corpus> {
+    let text = decode_text(read_bytes(path)?);
+    let mut corpus = Corpus::default();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fallback = (i + 1).to_string();
+        match serde_json::from_str::<Line>(line) {
+            Ok(l) => {
+                let mut labels: Vec<String> = l.labels.into_iter().map(label_string).collect();
+                labels.extend(l.label.map(label_string));
+                let id = l.id.map(label_string).unwrap_or(fallback);
+                corpus.docs.push(Document {
+                    id,
+                    text: l.text,
+                    labels,
+                    ..Default::default()
+                });
+            }
+            Err(e) => corpus
+                .skipped
+                .push((format!("{}:{fallback}", path.display()), e.to_string())),
+        }
+    }
+    Ok(corpus)
+}

@@ -1,0 +1,131 @@
+//! Input: files on disk → [`Document`]s with their labels.
+//!
+//! One reader per format, each in its own file. Readers never see a weight or a vocabulary;
+//! a document that cannot be read is counted and skipped ([`Corpus::skipped`]), while a
+//! path that cannot be opened at all is an error naming it.
+
+mod decode;
+mod dirs;
+mod jsonl;
+mod tsv;
+
+pub use decode::decode_text;
+pub use dirs::{read_dirs, walk_files};
+pub use jsonl::read_jsonl;
+pub use tsv::read_tsv;
+
+use crate::{Error, Result};
+use std::path::Path;
+
+/// One document: an id (file path or line number), its text and its labels.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Document {
+    /// Where it came from: a file path, or `FILE:LINE` for line formats.
+    pub id: String,
+    /// The body text.
+    pub text: String,
+    /// Named fields tokenized with a prefix (`subject` → `subject:free`).
+    pub fields: Vec<(Box<str>, String)>,
+    /// Literal features added as they are (e.g. `attach:image/png`).
+    pub tags: Vec<String>,
+    /// Class labels; empty when unlabelled, several for multi-label corpora.
+    pub labels: Vec<String>,
+}
+
+impl Document {
+    /// A document with a body and at most one label.
+    pub fn new(id: impl Into<String>, text: impl Into<String>, label: Option<&str>) -> Self {
+        Document {
+            id: id.into(),
+            text: text.into(),
+            labels: label.map(|l| vec![l.to_string()]).unwrap_or_default(),
+            ..Default::default()
+        }
+    }
+}
+
+/// Documents read from one or more inputs, with the count of those skipped.
+#[derive(Debug, Default)]
+pub struct Corpus {
+    /// The documents, in input order.
+    pub docs: Vec<Document>,
+    /// Documents that could not be read: (id, reason).
+    pub skipped: Vec<(String, String)>,
+}
+
+impl Corpus {
+    /// Appends another corpus.
+    pub fn extend(&mut self, other: Corpus) {
+        self.docs.extend(other.docs);
+        self.skipped.extend(other.skipped);
+    }
+}
+
+/// The input formats; [`Format::detect`] picks one from a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// `DIR/<class>/...`: labels from first-level folder names, files found recursively.
+    Dir,
+    /// Unlabelled: each file is one document (folders are walked recursively).
+    Text,
+    /// One JSON object per line: `{"label": …, "text": …}` (`labels` for several).
+    Jsonl,
+    /// `label<TAB>text` lines.
+    Tsv,
+}
+
+impl Format {
+    /// For labelled input: folder → `Dir`, `.jsonl`/`.json`/`.ndjson` → `Jsonl`, any other
+    /// file → `Tsv`.
+    pub fn detect(path: &Path) -> Format {
+        if path.is_dir() {
+            return Format::Dir;
+        }
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("jsonl" | "json" | "ndjson") => Format::Jsonl,
+            _ => Format::Tsv,
+        }
+    }
+
+    /// For documents to classify: folder → `Text`, `.jsonl` → `Jsonl`, `.tsv` → `Tsv`,
+    /// any other file → `Text` (one document).
+    pub fn detect_unlabelled(path: &Path) -> Format {
+        match path.extension().and_then(|e| e.to_str()) {
+            _ if path.is_dir() => Format::Text,
+            Some("jsonl" | "json" | "ndjson") => Format::Jsonl,
+            Some("tsv") => Format::Tsv,
+            _ => Format::Text,
+        }
+    }
+}
+
+/// Reads `path` in `format` (detected when `None`).
+pub fn read(path: &Path, format: Option<Format>) -> Result<Corpus> {
+    if !path.exists() {
+        return Err(Error::io(
+            path,
+            std::io::Error::from(std::io::ErrorKind::NotFound),
+        ));
+    }
+    match format.unwrap_or_else(|| Format::detect(path)) {
+        Format::Dir => read_dirs(path),
+        Format::Text => read_text(path),
+        Format::Jsonl => read_jsonl(path),
+        Format::Tsv => read_tsv(path),
+    }
+}
+
+/// Reads unlabelled documents: each file (or each file under a folder) is one document.
+pub fn read_text(path: &Path) -> Result<Corpus> {
+    let files = if path.is_dir() {
+        dirs::walk_files(path)?
+    } else {
+        vec![path.to_path_buf()]
+    };
+    dirs::read_files(files.into_iter().map(|f| (None, f)).collect())
+}
+
+/// Reads a whole file as bytes, naming it on failure.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| Error::io(path, e))
+}

@@ -1,0 +1,25 @@
+//! `label<TAB>text` lines (the SMS Spam Collection's format); the line number is the id.
+//! A line without a TAB is an unlabelled document (fine for `classify`, an error for
+//! training, where every document needs a label).
+
+use super::{Corpus, Document, decode_text, read_bytes};
+use crate::Result;
+use std::path::Path;
+
+/// Reads a TSV file; blank lines are skipped.
+pub fn read_tsv(path: &Path) -> Result<Corpus> {
+    let text = decode_text(read_bytes(path)?);
+    let mut corpus = Corpus::default();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let id = (i + 1).to_string();
+        corpus.docs.push(match line.split_once('\t') {
+            Some((label, body)) => Document::new(id, body, Some(label.trim())),
+            None => Document::new(id, line, None),
+        });
+    }
+    Ok(corpus)
+}

@@ -1,0 +1,93 @@
+//! Learners: configurations that fit classifiers on sparse rows. `learn` never sees a
+//! string — only rows and ±1 labels.
+//!
+//! A [`Learner`] is its own configuration, validated before any work; `fit` returns the
+//! model with a [`TrainReport`]. A [`Classifier`] is read-only and shared across threads.
+
+mod any;
+mod linear;
+pub mod perceptron;
+
+pub use any::{AnyLearner, AnyModel, combine_reports};
+pub use linear::LinearModel;
+pub use perceptron::{Bias, Perceptron, Schedule};
+
+use crate::features::{RowRef, SparseRows};
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// A binary label: +1 (the positive class) or −1.
+pub type Label = i8;
+
+/// Scores rows; shared read-only across rayon threads.
+pub trait Classifier: Send + Sync {
+    /// The real-valued discriminant; positive means the positive class.
+    fn score(&self, row: RowRef<'_>) -> f32;
+
+    /// The predicted label: +1 when the score is positive, −1 otherwise.
+    fn predict(&self, row: RowRef<'_>) -> Label {
+        if self.score(row) > 0.0 { 1 } else { -1 }
+    }
+}
+
+/// A training algorithm with its hyper-parameters.
+pub trait Learner {
+    /// What it produces.
+    type Model: Classifier;
+    /// Fits on rows `x` with labels `y` (each ±1).
+    fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<Self::Model>>;
+}
+
+/// A fitted model with what happened during training.
+#[derive(Debug, Clone)]
+pub struct Fitted<M> {
+    /// The model.
+    pub model: M,
+    /// Epochs, updates, convergence.
+    pub report: TrainReport,
+}
+
+/// What a training run did; saved in the model's metadata.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrainReport {
+    /// Passes over the data (for randomized training: rounds / rows, rounded up).
+    pub epochs: usize,
+    /// Examples visited.
+    pub steps: u64,
+    /// Weight updates k.
+    pub updates: u64,
+    /// Mistakes made in each epoch (for online training: the online mistakes).
+    pub mistakes_per_epoch: Vec<u64>,
+    /// For until-convergence and randomized-with-patience: whether training stopped
+    /// because the stopping rule was met.
+    pub converged: Option<bool>,
+}
+
+/// Checks that rows and labels agree and labels are ±1 with both classes present.
+pub fn check_binary<X: SparseRows>(x: &X, y: &[Label]) -> Result<()> {
+    if x.n_rows() != y.len() {
+        return Err(Error::Data(format!(
+            "{} rows but {} labels",
+            x.n_rows(),
+            y.len()
+        )));
+    }
+    if x.n_rows() == 0 {
+        return Err(Error::Data("no training examples".into()));
+    }
+    if let Some(bad) = y.iter().find(|&&l| l != 1 && l != -1) {
+        return Err(Error::Data(format!("label {bad} is not +1 or -1")));
+    }
+    Ok(())
+}
+
+/// Checks a learning rate: finite and positive.
+pub fn check_rate(name: &str, eta: f32) -> Result<()> {
+    if eta.is_finite() && eta > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::config(format!(
+            "{name} must be a positive number, got {eta}"
+        )))
+    }
+}

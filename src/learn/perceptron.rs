@@ -1,0 +1,203 @@
+//! Rosenblatt's perceptron exactly as the seed notes state it: w₀ = 0; a mistake when
+//! y·(w·x) ≤ 0 (a zero score is a mistake); update w ← w + η·y·x; k counts updates.
+//!
+//! Schedules: online (one predict-then-learn pass), batch (I epochs in order), until
+//! convergence (epochs until one makes no mistake, with a cap) and randomized (seeded
+//! draws, optionally stopping after N consecutive examples without an update). Bias: none,
+//! an augmented constant feature x̃ = (x, 1), or the R² step b ← b + η·y·R².
+
+use super::{Fitted, Label, Learner, LinearModel, TrainReport, check_binary, check_rate};
+use crate::features::{SparseRows, ops};
+use crate::{Error, Result};
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+
+/// How the bias is learned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+pub enum Bias {
+    /// No bias: h(x) = sgn(w·x).
+    None,
+    /// A constant feature 1 appended to every x: b ← b + η·y.
+    Augmented,
+    /// The R² step: b ← b + η·y·R², R = max‖xᵢ‖.
+    R2,
+}
+
+/// The order in which examples are visited and when training stops.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum Schedule {
+    /// One pass, predict then learn; the mistakes are the online mistakes.
+    Online,
+    /// This many epochs over the data in order.
+    Epochs(usize),
+    /// Epochs in order until one makes no mistake, at most `max_epochs`.
+    UntilConvergence {
+        /// The epoch cap.
+        max_epochs: usize,
+    },
+    /// Examples drawn uniformly at random (seeded) for `rounds` draws; stops early after
+    /// `patience` consecutive draws without an update when given.
+    Randomized {
+        /// Number of draws.
+        rounds: u64,
+        /// RNG seed.
+        seed: u64,
+        /// Stop after this many consecutive draws with no update.
+        patience: Option<u64>,
+    },
+}
+
+/// The perceptron's configuration (the configuration is the learner).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Perceptron {
+    /// Learning rate η (default 1).
+    pub eta: f32,
+    /// Bias handling.
+    pub bias: Bias,
+    /// Visiting order and stopping rule.
+    pub schedule: Schedule,
+}
+
+impl Default for Perceptron {
+    fn default() -> Self {
+        Perceptron {
+            eta: 1.0,
+            bias: Bias::None,
+            schedule: Schedule::Epochs(10),
+        }
+    }
+}
+
+/// One update, reported to an observer (for traces and tests).
+#[derive(Debug)]
+pub struct Update<'a> {
+    /// The example that caused it.
+    pub example: usize,
+    /// The epoch (0-based) it happened in.
+    pub epoch: usize,
+    /// The weights after the update.
+    pub w: &'a [f32],
+    /// The bias after the update.
+    pub bias: f32,
+}
+
+impl Perceptron {
+    /// Checks the hyper-parameters before any work.
+    pub fn validate(&self) -> Result<()> {
+        check_rate("the learning rate (--eta)", self.eta)?;
+        match self.schedule {
+            Schedule::Epochs(0) | Schedule::UntilConvergence { max_epochs: 0 } => {
+                Err(Error::config("the number of epochs must be at least 1"))
+            }
+            Schedule::Randomized { rounds: 0, .. } => Err(Error::config(
+                "the number of random rounds must be at least 1",
+            )),
+            Schedule::Randomized {
+                patience: Some(0), ..
+            } => Err(Error::config("--patience must be at least 1")),
+            _ => Ok(()),
+        }
+    }
+
+    /// Fits, calling `observer` after every update.
+    pub fn fit_observed<X: SparseRows>(
+        &self,
+        x: &X,
+        y: &[Label],
+        mut observer: impl FnMut(Update<'_>),
+    ) -> Result<Fitted<LinearModel>> {
+        self.validate()?;
+        check_binary(x, y)?;
+        let mut m = LinearModel::zeros(x.n_cols());
+        let bias_step = match self.bias {
+            Bias::None => 0.0,
+            Bias::Augmented => self.eta,
+            Bias::R2 => {
+                let r2 = (0..x.n_rows())
+                    .map(|i| ops::nrm2_sq(x.row(i)))
+                    .fold(0.0, f32::max);
+                self.eta * r2
+            }
+        };
+        let mut report = TrainReport::default();
+        // One visit: predict, and update on a mistake. Returns whether it updated.
+        let mut visit = |i: usize, epoch: usize, m: &mut LinearModel, report: &mut TrainReport| {
+            let row = x.row(i);
+            let yi = f32::from(y[i]);
+            report.steps += 1;
+            if yi * (ops::dot(&m.w, row) + m.bias) <= 0.0 {
+                ops::axpy(self.eta * yi, row, &mut m.w);
+                m.bias += bias_step * yi;
+                report.updates += 1;
+                observer(Update {
+                    example: i,
+                    epoch,
+                    w: &m.w,
+                    bias: m.bias,
+                });
+                true
+            } else {
+                false
+            }
+        };
+        let n = x.n_rows();
+        match self.schedule {
+            Schedule::Online | Schedule::Epochs(_) | Schedule::UntilConvergence { .. } => {
+                let (epochs, stop_clean) = match self.schedule {
+                    Schedule::Online => (1, false),
+                    Schedule::Epochs(e) => (e, false),
+                    Schedule::UntilConvergence { max_epochs } => (max_epochs, true),
+                    Schedule::Randomized { .. } => unreachable!(),
+                };
+                for epoch in 0..epochs {
+                    let mut mistakes = 0;
+                    for i in 0..n {
+                        mistakes += u64::from(visit(i, epoch, &mut m, &mut report));
+                    }
+                    report.epochs += 1;
+                    report.mistakes_per_epoch.push(mistakes);
+                    if stop_clean && mistakes == 0 {
+                        break;
+                    }
+                }
+                if stop_clean {
+                    report.converged = Some(report.mistakes_per_epoch.last() == Some(&0));
+                }
+            }
+            Schedule::Randomized {
+                rounds,
+                seed,
+                patience,
+            } => {
+                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+                let (mut quiet, mut mistakes) = (0u64, 0u64);
+                let mut stopped = false;
+                for round in 0..rounds {
+                    let i = rng.gen_range(0..n);
+                    let epoch = (round / n as u64) as usize;
+                    if visit(i, epoch, &mut m, &mut report) {
+                        quiet = 0;
+                        mistakes += 1;
+                    } else {
+                        quiet += 1;
+                    }
+                    if patience.is_some_and(|p| quiet >= p) {
+                        stopped = true;
+                        break;
+                    }
+                }
+                report.epochs = report.steps.div_ceil(n as u64) as usize;
+                report.mistakes_per_epoch.push(mistakes);
+                report.converged = patience.map(|_| stopped);
+            }
+        }
+        Ok(Fitted { model: m, report })
+    }
+}
+
+impl Learner for Perceptron {
+    type Model = LinearModel;
+    fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
+        self.fit_observed(x, y, |_| {})
+    }
+}

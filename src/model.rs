@@ -1,0 +1,219 @@
+//! Model files: analyzer configuration + vocabulary + classifier + training metadata.
+//!
+//! Layout: the 8-byte magic `RSNBLATT`, a little-endian `u32` format version, the payload
+//! length (`u64`) and its FNV-1a 64 checksum (`u64`), then the bincode (serde) payload.
+//! A truncated, corrupted, foreign or newer file is refused with a message naming it,
+//! before any decoding. Files are written atomically: a temporary file in the same
+//! folder, synced, then renamed over the target.
+
+use crate::learn::{AnyModel, Classifier, TrainReport};
+use crate::text::Analyzer;
+use crate::theory::Theory;
+use crate::vocab::Vocabulary;
+use crate::{Error, Result, RowRef};
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::Path;
+
+/// The first bytes of every model file.
+pub const MAGIC: &[u8; 8] = b"RSNBLATT";
+/// The format version this build writes; files with a higher version are refused.
+pub const FORMAT_VERSION: u32 = 1;
+const HEADER: usize = 8 + 4 + 8 + 8;
+
+/// How the classifier turns rows into class decisions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Predictor {
+    /// Two classes; a positive score means `classes[1]`.
+    Binary(AnyModel),
+    /// One binary model per class; the class with the highest score wins.
+    OneVsRest(Vec<AnyModel>),
+}
+
+/// One decision: the class index and its score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Decision {
+    /// Index into the model's classes.
+    pub class: usize,
+    /// The discriminant (binary: w·x + b; one-vs-rest: the winning class's).
+    pub score: f32,
+}
+
+impl Predictor {
+    /// The decision for one row.
+    pub fn decide(&self, row: RowRef<'_>) -> Decision {
+        match self {
+            Predictor::Binary(m) => {
+                let score = m.score(row);
+                Decision {
+                    class: usize::from(score > 0.0),
+                    score,
+                }
+            }
+            Predictor::OneVsRest(ms) => {
+                let mut best = Decision {
+                    class: 0,
+                    score: f32::NEG_INFINITY,
+                };
+                for (c, m) in ms.iter().enumerate() {
+                    let s = m.score(row);
+                    if s > best.score {
+                        best = Decision { class: c, score: s };
+                    }
+                }
+                best
+            }
+        }
+    }
+}
+
+/// What the model was trained on and how; shown by `inspect`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Metadata {
+    /// The rosenblatt version that trained it.
+    pub version: String,
+    /// The learner's name.
+    pub learner: String,
+    /// The learner's options, as given.
+    pub options: String,
+    /// The training inputs.
+    pub inputs: Vec<String>,
+    /// Training documents.
+    pub documents: u64,
+    /// Nonzeros in the training matrix.
+    pub nnz: u64,
+    /// Epochs, updates, convergence.
+    pub report: TrainReport,
+    /// Accuracy on the training set.
+    pub training_accuracy: f64,
+    /// Wall-clock training time in seconds (vectorizing included).
+    pub seconds: f64,
+    /// Messages learned one at a time after training (train-on-error updates).
+    pub learned: u64,
+    /// Radius, margins, Novikoff bound (linear binary models).
+    pub theory: Option<Theory>,
+}
+
+/// Everything `classify` needs: tokenize as training did, map words, score.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SavedModel {
+    /// How documents were tokenized.
+    pub analyzer: Analyzer,
+    /// The frozen vocabulary.
+    pub vocab: Vocabulary,
+    /// Class names; for binary models `classes[1]` is the positive class.
+    pub classes: Vec<String>,
+    /// The classifier.
+    pub predictor: Predictor,
+    /// Training metadata.
+    pub meta: Metadata,
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+impl SavedModel {
+    /// Encodes the model with its header.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let payload = bincode::serde::encode_to_vec(self, bincode::config::standard())
+            .map_err(|e| Error::Data(format!("cannot encode the model: {e}")))?;
+        let mut out = Vec::with_capacity(HEADER + payload.len());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(&fnv1a(&payload).to_le_bytes());
+        out.extend_from_slice(&payload);
+        Ok(out)
+    }
+
+    /// Decodes a model read from `path` (used in error messages only).
+    pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<SavedModel> {
+        if bytes.len() < 8 || &bytes[..8] != MAGIC {
+            return Err(Error::model(
+                path,
+                "not a rosenblatt model (wrong magic number)",
+            ));
+        }
+        if bytes.len() < HEADER {
+            return Err(Error::model(
+                path,
+                "truncated model file (incomplete header)",
+            ));
+        }
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+        let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+        if version > FORMAT_VERSION {
+            return Err(Error::model(
+                path,
+                format!(
+                    "model format version {version} is newer than this build supports \
+                     ({FORMAT_VERSION}); upgrade rosenblatt"
+                ),
+            ));
+        }
+        let (len, sum) = (u64_at(12), u64_at(20));
+        let payload = &bytes[HEADER..];
+        if (payload.len() as u64) < len {
+            return Err(Error::model(
+                path,
+                format!(
+                    "truncated model file ({} of {len} payload bytes)",
+                    payload.len()
+                ),
+            ));
+        }
+        if payload.len() as u64 != len || fnv1a(payload) != sum {
+            return Err(Error::model(
+                path,
+                "corrupted model file (checksum mismatch)",
+            ));
+        }
+        let (m, _) = bincode::serde::decode_from_slice(payload, bincode::config::standard())
+            .map_err(|e| Error::model(path, format!("cannot decode the model: {e}")))?;
+        Ok(m)
+    }
+
+    /// Reads and checks a model file.
+    pub fn load(path: &Path) -> Result<SavedModel> {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        Self::from_bytes(&bytes, path)
+    }
+
+    /// Writes the model atomically (temporary file + rename).
+    pub fn save(&self, path: &Path) -> Result<()> {
+        write_atomic(path, &self.to_bytes()?)
+    }
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it, synced, then renamed,
+/// so readers see the old file or the new one, never a partial write.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::config(format!("{} is not a file name", path.display())))?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(path, e)
+    })
+}

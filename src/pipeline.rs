@@ -1,0 +1,178 @@
+//! The whole pipeline in a few calls: documents → vocabulary → rows → model, and a saved
+//! model applied to new documents. The CLI and library users share these.
+
+use crate::eval::Metrics;
+use crate::features::{BinaryMatrix, SparseRows, Vectorized, count_df, vectorize};
+use crate::input::Document;
+use crate::learn::{AnyLearner, Label, combine_reports};
+use crate::model::{Decision, Metadata, Predictor, SavedModel};
+use crate::text::Analyzer;
+use crate::theory;
+use crate::vocab::{VocabConfig, Vocabulary};
+use crate::{Error, Result};
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// Everything `train` needs to know besides the documents.
+#[derive(Debug, Clone)]
+pub struct TrainConfig {
+    /// Tokenizer settings.
+    pub analyzer: Analyzer,
+    /// Vocabulary pruning.
+    pub vocab: VocabConfig,
+    /// The learner.
+    pub learner: AnyLearner,
+    /// The positive class of a binary problem (default: `spam` if present, else the
+    /// second label in sorted order).
+    pub positive: Option<String>,
+    /// The options as the user gave them, kept in the model's metadata.
+    pub options: String,
+}
+
+/// A trained model with the training matrix it was fitted on.
+#[derive(Debug)]
+pub struct Trained {
+    /// The model, ready to save.
+    pub model: SavedModel,
+    /// The training rows (for diagnostics).
+    pub matrix: BinaryMatrix,
+}
+
+/// The sorted class names of `docs`; for two classes the positive one is put last.
+pub fn classes_of(docs: &[Document], positive: Option<&str>) -> Result<Vec<String>> {
+    let mut classes: Vec<String> = docs.iter().flat_map(|d| d.labels.iter().cloned()).collect();
+    classes.sort();
+    classes.dedup();
+    if classes.len() < 2 {
+        return Err(Error::Data(format!(
+            "training needs at least two classes, found {}: {:?}",
+            classes.len(),
+            classes
+        )));
+    }
+    let pos = positive.or(classes.iter().any(|c| c == "spam").then_some("spam"));
+    if let Some(p) = pos {
+        let i = classes.iter().position(|c| c == p).ok_or_else(|| {
+            Error::config(format!(
+                "--positive {p}: no document has that label ({classes:?})"
+            ))
+        })?;
+        if classes.len() == 2 {
+            classes.swap(i, 1);
+        }
+    }
+    Ok(classes)
+}
+
+/// The class index of each document's single label.
+pub fn class_indices(docs: &[Document], classes: &[String]) -> Result<Vec<usize>> {
+    docs.iter()
+        .map(|d| match d.labels.as_slice() {
+            [l] => classes.iter().position(|c| c == l).ok_or_else(|| {
+                Error::Data(format!(
+                    "{}: label {l:?} is not one of the model's {classes:?}",
+                    d.id
+                ))
+            }),
+            [] => Err(Error::Data(format!("{}: document has no label", d.id))),
+            _ => Err(Error::Data(format!(
+                "{}: document has {} labels; this task is single-label",
+                d.id,
+                d.labels.len()
+            ))),
+        })
+        .collect()
+}
+
+/// ±1 labels for the one-vs-rest problem of class `c`.
+pub fn binary_labels(idx: &[usize], c: usize) -> Vec<Label> {
+    idx.iter().map(|&i| if i == c { 1 } else { -1 }).collect()
+}
+
+/// Builds the vocabulary of `docs`.
+pub fn fit_vocab(analyzer: &Analyzer, config: &VocabConfig, docs: &[Document]) -> Vocabulary {
+    Vocabulary::from_counts(count_df(analyzer, docs), config)
+}
+
+/// Trains a model on labelled documents.
+pub fn train(docs: &[Document], cfg: &TrainConfig, inputs: Vec<String>) -> Result<Trained> {
+    let start = Instant::now();
+    cfg.vocab.validate()?;
+    cfg.learner.validate()?;
+    let classes = classes_of(docs, cfg.positive.as_deref())?;
+    let idx = class_indices(docs, &classes)?;
+    let vocab = fit_vocab(&cfg.analyzer, &cfg.vocab, docs);
+    let x = vectorize(&cfg.analyzer, &vocab, docs).matrix;
+    let (predictor, report, theory) = if classes.len() == 2 {
+        let y = binary_labels(&idx, 1);
+        let fitted = cfg.learner.fit(&x, &y)?;
+        let th = fitted.model.as_linear().map(|m| {
+            theory::diagnose(
+                m,
+                &x,
+                &y,
+                cfg.learner.has_bias(),
+                Some(fitted.report.updates),
+            )
+        });
+        (Predictor::Binary(fitted.model), fitted.report, th)
+    } else {
+        let fits: Vec<_> = (0..classes.len())
+            .into_par_iter()
+            .map(|c| cfg.learner.fit(&x, &binary_labels(&idx, c)))
+            .collect::<Result<_>>()?;
+        let report = combine_reports(&fits.iter().map(|f| f.report.clone()).collect::<Vec<_>>());
+        (
+            Predictor::OneVsRest(fits.into_iter().map(|f| f.model).collect()),
+            report,
+            None,
+        )
+    };
+    let mut model = SavedModel {
+        analyzer: cfg.analyzer.clone(),
+        vocab,
+        classes,
+        predictor,
+        meta: Metadata {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            learner: cfg.learner.name().to_string(),
+            options: cfg.options.clone(),
+            inputs,
+            documents: docs.len() as u64,
+            nnz: x.nnz() as u64,
+            report,
+            theory,
+            ..Default::default()
+        },
+    };
+    let decisions = decide(&model, &x);
+    let correct = decisions
+        .iter()
+        .zip(&idx)
+        .filter(|(d, t)| d.class == **t)
+        .count();
+    model.meta.training_accuracy = correct as f64 / docs.len() as f64;
+    model.meta.seconds = start.elapsed().as_secs_f64();
+    Ok(Trained { model, matrix: x })
+}
+
+/// Vectorizes documents with a model's analyzer and vocabulary.
+pub fn vectorize_for(model: &SavedModel, docs: &[Document]) -> Vectorized {
+    vectorize(&model.analyzer, &model.vocab, docs)
+}
+
+/// The decision for every row, computed in parallel, in row order.
+pub fn decide<X: SparseRows>(model: &SavedModel, x: &X) -> Vec<Decision> {
+    (0..x.n_rows())
+        .into_par_iter()
+        .map(|i| model.predictor.decide(x.row(i)))
+        .collect()
+}
+
+/// Evaluates a model on labelled documents.
+pub fn evaluate(model: &SavedModel, docs: &[Document]) -> Result<Metrics> {
+    let truth = class_indices(docs, &model.classes)?;
+    let x = vectorize_for(model, docs).matrix;
+    let predicted: Vec<usize> = decide(model, &x).iter().map(|d| d.class).collect();
+    Ok(Metrics::new(model.classes.clone(), &truth, &predicted))
+}

@@ -1,0 +1,143 @@
+//! Unicode word segmentation (UAX #29) with an ASCII fast path.
+//!
+//! `unicode-segmentation`'s `unicode_words` is the reference. Pure-ASCII text, the common
+//! case in mail and newswire, takes a byte-level state machine that implements the same
+//! word-boundary rules restricted to ASCII (WB5–WB13b) and the same "contains a letter or
+//! digit" filter; a property test checks that both paths give identical tokens.
+
+use super::{Tokenizer, lowercase_into};
+use unicode_segmentation::UnicodeSegmentation;
+
+/// UAX #29 words, optionally lowercased.
+#[derive(Debug, Clone, Copy)]
+pub struct Words {
+    /// Lowercase every word (the default analyzer does).
+    pub lowercase: bool,
+}
+
+impl Default for Words {
+    fn default() -> Self {
+        Words { lowercase: true }
+    }
+}
+
+impl Words {
+    /// The reference path: `unicode_words`, then lowercasing. Used for non-ASCII text.
+    pub fn tokens_unicode(&self, text: &str, sink: &mut dyn FnMut(&str)) {
+        let mut scratch = String::new();
+        for w in text.unicode_words() {
+            if self.lowercase {
+                lowercase_into(w, &mut scratch);
+                sink(&scratch);
+            } else {
+                sink(w);
+            }
+        }
+    }
+
+    /// The ASCII fast path; `text` must be ASCII.
+    pub fn tokens_ascii(&self, text: &str, sink: &mut dyn FnMut(&str)) {
+        debug_assert!(text.is_ascii());
+        let b = text.as_bytes();
+        let mut scratch = Vec::<u8>::with_capacity(64);
+        let mut i = 0;
+        while i < b.len() {
+            if !is_word(b[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            let mut alnum = b[i] != b'_';
+            i += 1;
+            while i < b.len() {
+                let c = b[i];
+                if is_word(c) {
+                    alnum |= c != b'_';
+                    i += 1;
+                } else if i + 1 < b.len() && joins(b[i - 1], c, b[i + 1]) {
+                    i += 2;
+                    alnum = true;
+                } else {
+                    break;
+                }
+            }
+            if !alnum {
+                continue;
+            }
+            let word = &b[start..i];
+            if self.lowercase {
+                scratch.clear();
+                scratch.extend(word.iter().map(u8::to_ascii_lowercase));
+                // SAFETY: lowercasing ASCII bytes keeps them ASCII, hence valid UTF-8.
+                sink(unsafe { std::str::from_utf8_unchecked(&scratch) });
+            } else {
+                // SAFETY: a slice of ASCII text at ASCII boundaries is valid UTF-8.
+                sink(unsafe { std::str::from_utf8_unchecked(word) });
+            }
+        }
+    }
+}
+
+/// ALetter, Numeric or ExtendNumLet (`_`): these join with each other (WB5, 8–10, 13a/b).
+#[inline]
+fn is_word(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// Whether `prev mid next` stays one word: letters around MidLetter/MidNumLet/quote (WB6/7),
+/// digits around MidNum/MidNumLet/quote (WB11/12).
+#[inline]
+fn joins(prev: u8, mid: u8, next: u8) -> bool {
+    let letters = prev.is_ascii_alphabetic() && next.is_ascii_alphabetic();
+    let digits = prev.is_ascii_digit() && next.is_ascii_digit();
+    match mid {
+        b'.' | b'\'' => letters || digits,
+        b':' => letters,
+        b',' | b';' => digits,
+        _ => false,
+    }
+}
+
+impl Tokenizer for Words {
+    fn tokens(&self, text: &str, sink: &mut dyn FnMut(&str)) {
+        if text.is_ascii() {
+            self.tokens_ascii(text, sink)
+        } else {
+            self.tokens_unicode(text, sink)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn both(text: &str) -> (Vec<String>, Vec<String>) {
+        let w = Words::default();
+        let (mut a, mut u) = (Vec::new(), Vec::new());
+        w.tokens_ascii(text, &mut |t| a.push(t.to_string()));
+        w.tokens_unicode(text, &mut |t| u.push(t.to_string()));
+        (a, u)
+    }
+
+    #[test]
+    fn known_segmentation() {
+        let (a, u) = both("Can't stop: U.S.A. 3.14, 1,000 e-mail FREE__ __ a:b x_1");
+        assert_eq!(a, u);
+        assert_eq!(
+            a,
+            [
+                "can't", "stop", "u.s.a", "3.14", "1,000", "e", "mail", "free__", "a:b", "x_1"
+            ]
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn ascii_path_equals_unicode_path(s in "[a-zA-Z0-9_.,;:' \n\t!?@#$%&()\"-]{0,80}") {
+            let (a, u) = both(&s);
+            prop_assert_eq!(a, u);
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! Vocabulary: word ↔ dense `u32` id, with document frequencies, pruning, frozen after
+//! training.
+//!
+//! Counting runs in parallel: each thread counts document frequencies into its own map
+//! ([`DfCounts`]) and the partial counts are merged. Ids are assigned in a deterministic
+//! order (document frequency descending, then the word), so the result never depends on
+//! how work was split between threads.
+
+use crate::{Error, Result};
+use hashbrown::HashMap;
+use serde::{Deserialize, Serialize};
+
+/// Pruning rules applied when a vocabulary is built from counts.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct VocabConfig {
+    /// Keep words seen in at least this many documents (default 1).
+    pub min_df: u32,
+    /// Keep at most this many words, the most frequent first (`None`: all).
+    pub max_features: Option<usize>,
+}
+
+impl Default for VocabConfig {
+    fn default() -> Self {
+        VocabConfig {
+            min_df: 1,
+            max_features: None,
+        }
+    }
+}
+
+impl VocabConfig {
+    /// Checks the settings before any work starts.
+    pub fn validate(&self) -> Result<()> {
+        if self.min_df == 0 {
+            return Err(Error::config("--min-df must be at least 1"));
+        }
+        if self.max_features == Some(0) {
+            return Err(Error::config("--max-features must be at least 1"));
+        }
+        Ok(())
+    }
+}
+
+/// Document-frequency counts of one thread's share of the documents.
+#[derive(Debug, Default)]
+pub struct DfCounts {
+    map: HashMap<Box<str>, (u32, u64)>,
+    doc: u64,
+    docs: u64,
+}
+
+impl DfCounts {
+    /// Starts counting a new document (call before its tokens).
+    pub fn start_document(&mut self) {
+        self.docs += 1;
+        self.doc = self.docs;
+    }
+
+    /// Counts `word` once per document however often it occurs.
+    #[inline]
+    pub fn add(&mut self, word: &str) {
+        let doc = self.doc;
+        match self.map.get_mut(word) {
+            Some(e) => {
+                if e.1 != doc {
+                    e.0 += 1;
+                    e.1 = doc;
+                }
+            }
+            None => {
+                self.map.insert(word.into(), (1, doc));
+            }
+        }
+    }
+
+    /// Adds another thread's counts into these.
+    pub fn merge(mut self, other: DfCounts) -> DfCounts {
+        let (mut big, small) = if self.map.len() >= other.map.len() {
+            (std::mem::take(&mut self), other)
+        } else {
+            (other, self)
+        };
+        for (w, (df, _)) in small.map {
+            big.map.entry(w).or_insert((0, 0)).0 += df;
+        }
+        big.docs += small.docs;
+        big
+    }
+
+    /// Number of documents counted.
+    pub fn documents(&self) -> u64 {
+        self.docs
+    }
+}
+
+/// The frozen word → id map saved in models. Unknown words are simply absent.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(from = "VocabRepr", into = "VocabRepr")]
+pub struct Vocabulary {
+    words: Vec<Box<str>>,
+    df: Vec<u32>,
+    documents: u64,
+    index: HashMap<Box<str>, u32>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct VocabRepr {
+    words: Vec<Box<str>>,
+    df: Vec<u32>,
+    documents: u64,
+}
+
+impl From<VocabRepr> for Vocabulary {
+    fn from(r: VocabRepr) -> Self {
+        Vocabulary::from_parts(r.words, r.df, r.documents)
+    }
+}
+
+impl From<Vocabulary> for VocabRepr {
+    fn from(v: Vocabulary) -> Self {
+        VocabRepr {
+            words: v.words,
+            df: v.df,
+            documents: v.documents,
+        }
+    }
+}
+
+impl Vocabulary {
+    /// Builds the vocabulary from merged counts, pruned by `config`.
+    pub fn from_counts(counts: DfCounts, config: &VocabConfig) -> Vocabulary {
+        let mut entries: Vec<(Box<str>, u32)> = counts
+            .map
+            .into_iter()
+            .filter(|(_, (df, _))| *df >= config.min_df)
+            .map(|(w, (df, _))| (w, df))
+            .collect();
+        entries.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        if let Some(max) = config.max_features {
+            entries.truncate(max);
+        }
+        let (words, df) = entries.into_iter().unzip();
+        Vocabulary::from_parts(words, df, counts.docs)
+    }
+
+    /// A vocabulary from its words (id = position) and their document frequencies.
+    pub fn from_parts(words: Vec<Box<str>>, df: Vec<u32>, documents: u64) -> Vocabulary {
+        let mut index = HashMap::with_capacity(words.len());
+        for (i, w) in words.iter().enumerate() {
+            index.insert(w.clone(), i as u32);
+        }
+        Vocabulary {
+            words,
+            df,
+            documents,
+            index,
+        }
+    }
+
+    /// The id of `word`, if known.
+    #[inline]
+    pub fn get(&self, word: &str) -> Option<u32> {
+        self.index.get(word).copied()
+    }
+
+    /// The word with id `id`.
+    pub fn word(&self, id: u32) -> &str {
+        &self.words[id as usize]
+    }
+
+    /// Document frequency of word `id` in the training documents.
+    pub fn df(&self, id: u32) -> u32 {
+        self.df[id as usize]
+    }
+
+    /// Number of words.
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Whether there are no words.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// Number of training documents the counts came from.
+    pub fn documents(&self) -> u64 {
+        self.documents
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(docs: &[&[&str]]) -> DfCounts {
+        let mut c = DfCounts::default();
+        for d in docs {
+            c.start_document();
+            for w in *d {
+                c.add(w);
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn df_counts_once_per_document_and_prunes() {
+        let c = counts(&[
+            &["free", "free", "money"],
+            &["free", "call"],
+            &["call", "now"],
+        ]);
+        let v = Vocabulary::from_counts(
+            c,
+            &VocabConfig {
+                min_df: 2,
+                max_features: None,
+            },
+        );
+        assert_eq!(v.len(), 2);
+        assert_eq!(v.word(0), "call"); // df 2, sorted by word among ties
+        assert_eq!(v.word(1), "free");
+        assert_eq!(v.df(v.get("free").unwrap()), 2);
+        assert_eq!(v.get("money"), None);
+        assert_eq!(v.documents(), 3);
+    }
+
+    #[test]
+    fn merge_equals_single_count() {
+        let a = counts(&[&["a", "b"], &["b"]]);
+        let b = counts(&[&["b", "c"]]);
+        let all = counts(&[&["a", "b"], &["b"], &["b", "c"]]);
+        let cfg = VocabConfig {
+            min_df: 1,
+            max_features: Some(2),
+        };
+        let m = Vocabulary::from_counts(a.merge(b), &cfg);
+        let s = Vocabulary::from_counts(all, &cfg);
+        assert_eq!(m.words, s.words);
+        assert_eq!(m.df, vec![3, 1]);
+    }
+}
