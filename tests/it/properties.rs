@@ -1,0 +1,132 @@
+//! Property tests over the library: parallel paths equal sequential ones, and a saved
+//! model scores exactly as the one in memory.
+
+use proptest::prelude::*;
+use rosenblatt::eval::{scores, scores_sequential};
+use rosenblatt::features::{vectorize, vectorize_sequential};
+use rosenblatt::input::Document;
+use rosenblatt::learn::{AnyLearner, Bias, Perceptron, Schedule};
+use rosenblatt::model::SavedModel;
+use rosenblatt::pipeline::{self, TrainConfig};
+use rosenblatt::text::Analyzer;
+use rosenblatt::vocab::VocabConfig;
+
+const WORDS: &[&str] = &[
+    "free",
+    "win",
+    "prize",
+    "meeting",
+    "lunch",
+    "report",
+    "café",
+    "Ünïcode",
+    "now",
+    "call",
+    "x1",
+];
+
+fn corpus() -> impl Strategy<Value = Vec<Document>> {
+    proptest::collection::vec(
+        (
+            proptest::collection::vec(0..WORDS.len(), 0..12),
+            any::<bool>(),
+        ),
+        2..700,
+    )
+    .prop_map(|docs| {
+        docs.into_iter()
+            .enumerate()
+            .map(|(i, (ws, spam))| {
+                let text: Vec<&str> = ws.iter().map(|&w| WORDS[w]).collect();
+                Document::new(
+                    i.to_string(),
+                    text.join(" "),
+                    Some(if spam { "spam" } else { "ham" }),
+                )
+            })
+            .collect()
+    })
+}
+
+fn config() -> TrainConfig {
+    TrainConfig {
+        analyzer: Analyzer::default(),
+        vocab: VocabConfig::default(),
+        learner: AnyLearner::Perceptron(Perceptron {
+            eta: 1.0,
+            bias: Bias::Augmented,
+            schedule: Schedule::Epochs(3),
+        }),
+        positive: None,
+        options: String::new(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn parallel_vectorizing_and_scoring_equal_sequential(mut docs in corpus()) {
+        // Make sure both classes exist.
+        docs[0].labels = vec!["spam".into()];
+        docs[1].labels = vec!["ham".into()];
+        let a = Analyzer::default();
+        let vocab = pipeline::fit_vocab(&a, &VocabConfig::default(), &docs);
+        let par = vectorize(&a, &vocab, &docs);
+        let seq = vectorize_sequential(&a, &vocab, &docs);
+        prop_assert_eq!(&par.matrix, &seq.matrix);
+        prop_assert_eq!(par.unknown_tokens, seq.unknown_tokens);
+        let trained = pipeline::train(&docs, &config(), vec![]).unwrap();
+        let rosenblatt::model::Predictor::Binary(m) = &trained.model.predictor else { panic!() };
+        prop_assert_eq!(scores(m, &par.matrix), scores_sequential(m, &seq.matrix));
+    }
+
+    #[test]
+    fn save_load_gives_identical_scores(mut docs in corpus()) {
+        docs[0].labels = vec!["spam".into()];
+        docs[1].labels = vec!["ham".into()];
+        let trained = pipeline::train(&docs, &config(), vec!["mem".into()]).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.model");
+        trained.model.save(&path).unwrap();
+        let loaded = SavedModel::load(&path).unwrap();
+        let x1 = pipeline::vectorize_for(&trained.model, &docs).matrix;
+        let x2 = pipeline::vectorize_for(&loaded, &docs).matrix;
+        prop_assert_eq!(&x1, &x2);
+        prop_assert_eq!(pipeline::decide(&trained.model, &x1), pipeline::decide(&loaded, &x2));
+        prop_assert_eq!(loaded.meta, trained.model.meta);
+    }
+}
+
+#[test]
+fn unknown_words_are_ignored_and_counted() {
+    let docs = vec![
+        Document::new("a", "free prize", Some("spam")),
+        Document::new("b", "lunch", Some("ham")),
+    ];
+    let a = Analyzer::default();
+    let vocab = pipeline::fit_vocab(&a, &VocabConfig::default(), &docs);
+    let new = vec![Document::new("c", "free unseen words here", None)];
+    let v = vectorize(&a, &vocab, &new);
+    assert_eq!(v.unknown_tokens, 3);
+    assert_eq!(
+        rosenblatt::SparseRows::row(&v.matrix, 0).ids,
+        &[vocab.get("free").unwrap()]
+    );
+}
+
+#[test]
+fn a_million_word_vocabulary_works() {
+    let words: Vec<Box<str>> = (0..1_000_000)
+        .map(|i| format!("w{i}").into_boxed_str())
+        .collect();
+    let vocab = rosenblatt::vocab::Vocabulary::from_parts(words, vec![1; 1_000_000], 1);
+    assert_eq!(vocab.get("w999999"), Some(999_999));
+    let docs = vec![Document::new("d", "w0 w999999 w500000 zzz", None)];
+    let v = vectorize(&Analyzer::default(), &vocab, &docs);
+    assert_eq!(
+        rosenblatt::SparseRows::row(&v.matrix, 0).ids,
+        &[0, 500_000, 999_999]
+    );
+    assert_eq!(v.matrix.cols(), 1_000_000);
+}
