@@ -94,6 +94,18 @@ pub struct Metadata {
     pub theory: Option<Theory>,
 }
 
+/// What the model's feature ids mean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FeatureSpace {
+    /// Words of the model's vocabulary, produced by its analyzer from text.
+    Text,
+    /// Pre-computed feature ids (SVMlight input); the vocabulary is empty.
+    Indexed {
+        /// Number of features seen in training.
+        n_features: usize,
+    },
+}
+
 /// Everything `classify` needs: tokenize as training did, map words, score.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SavedModel {
@@ -101,6 +113,8 @@ pub struct SavedModel {
     pub analyzer: Analyzer,
     /// The frozen vocabulary.
     pub vocab: Vocabulary,
+    /// Whether inputs are text (through `analyzer` and `vocab`) or feature vectors.
+    pub features: FeatureSpace,
     /// Class names; for binary models `classes[1]` is the positive class.
     pub classes: Vec<String>,
     /// The classifier.

@@ -5,7 +5,7 @@ use crate::eval::Metrics;
 use crate::features::{BinaryMatrix, SparseRows, Vectorized, count_df, vectorize};
 use crate::input::Document;
 use crate::learn::{AnyLearner, Label, combine_reports};
-use crate::model::{Decision, Metadata, Predictor, SavedModel};
+use crate::model::{Decision, FeatureSpace, Metadata, Predictor, SavedModel};
 use crate::text::Analyzer;
 use crate::theory;
 use crate::vocab::{VocabConfig, Vocabulary};
@@ -103,34 +103,44 @@ pub fn train(docs: &[Document], cfg: &TrainConfig, inputs: Vec<String>) -> Resul
     let idx = class_indices(docs, &classes)?;
     let vocab = fit_vocab(&cfg.analyzer, &cfg.vocab, docs);
     let x = vectorize(&cfg.analyzer, &vocab, docs).matrix;
+    let mut model = fit_rows(&x, &idx, classes, cfg, inputs)?;
+    model.vocab = vocab;
+    model.features = FeatureSpace::Text;
+    model.meta.seconds = start.elapsed().as_secs_f64();
+    Ok(Trained { model, matrix: x })
+}
+
+/// Fits a model on rows whose single labels are class indices into `classes` (binary
+/// when there are two, one-vs-rest otherwise). The result has an empty vocabulary and an
+/// indexed feature space; [`train`] fills in the text side.
+pub fn fit_rows<X: SparseRows>(
+    x: &X,
+    idx: &[usize],
+    classes: Vec<String>,
+    cfg: &TrainConfig,
+    inputs: Vec<String>,
+) -> Result<SavedModel> {
+    let start = Instant::now();
+    cfg.learner.validate()?;
     let (predictor, report, theory) = if classes.len() == 2 {
-        let y = binary_labels(&idx, 1);
-        let fitted = cfg.learner.fit(&x, &y)?;
+        let y = binary_labels(idx, 1);
+        let fitted = cfg.learner.fit(x, &y)?;
         let th = fitted.model.as_linear().map(|m| {
-            theory::diagnose(
-                m,
-                &x,
-                &y,
-                cfg.learner.has_bias(),
-                Some(fitted.report.updates),
-            )
+            theory::diagnose(m, x, &y, cfg.learner.has_bias(), Some(fitted.report.updates))
         });
         (Predictor::Binary(fitted.model), fitted.report, th)
     } else {
         let fits: Vec<_> = (0..classes.len())
             .into_par_iter()
-            .map(|c| cfg.learner.fit(&x, &binary_labels(&idx, c)))
+            .map(|c| cfg.learner.fit(x, &binary_labels(idx, c)))
             .collect::<Result<_>>()?;
         let report = combine_reports(&fits.iter().map(|f| f.report.clone()).collect::<Vec<_>>());
-        (
-            Predictor::OneVsRest(fits.into_iter().map(|f| f.model).collect()),
-            report,
-            None,
-        )
+        (Predictor::OneVsRest(fits.into_iter().map(|f| f.model).collect()), report, None)
     };
     let mut model = SavedModel {
         analyzer: cfg.analyzer.clone(),
-        vocab,
+        vocab: Vocabulary::default(),
+        features: FeatureSpace::Indexed { n_features: x.n_cols() },
         classes,
         predictor,
         meta: Metadata {
@@ -138,22 +148,31 @@ pub fn train(docs: &[Document], cfg: &TrainConfig, inputs: Vec<String>) -> Resul
             learner: cfg.learner.name().to_string(),
             options: cfg.options.clone(),
             inputs,
-            documents: docs.len() as u64,
+            documents: idx.len() as u64,
             nnz: x.nnz() as u64,
             report,
             theory,
             ..Default::default()
         },
     };
-    let decisions = decide(&model, &x);
-    let correct = decisions
-        .iter()
-        .zip(&idx)
-        .filter(|(d, t)| d.class == **t)
-        .count();
-    model.meta.training_accuracy = correct as f64 / docs.len() as f64;
+    let decisions = decide(&model, x);
+    let correct = decisions.iter().zip(idx).filter(|(d, t)| d.class == **t).count();
+    model.meta.training_accuracy = correct as f64 / idx.len().max(1) as f64;
     model.meta.seconds = start.elapsed().as_secs_f64();
-    Ok(Trained { model, matrix: x })
+    Ok(model)
+}
+
+/// Class indices of string labels (one per row), for pre-vectorized input such as SVMlight.
+pub fn label_indices(labels: &[String], classes: &[String]) -> Result<Vec<usize>> {
+    labels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            classes.iter().position(|c| c == l).ok_or_else(|| {
+                Error::Data(format!("row {}: label {l:?} is not one of {classes:?}", i + 1))
+            })
+        })
+        .collect()
 }
 
 /// Vectorizes documents with a model's analyzer and vocabulary.

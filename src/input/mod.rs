@@ -7,6 +7,7 @@
 mod decode;
 mod dirs;
 mod jsonl;
+pub mod svmlight;
 mod tsv;
 
 pub use decode::decode_text;
@@ -72,6 +73,9 @@ pub enum Format {
     Jsonl,
     /// `label<TAB>text` lines.
     Tsv,
+    /// SVMlight/libsvm vectors (`label id:value …`); detected from `.svm`, `.svmlight`,
+    /// `.libsvm`. These are rows, not documents: read them with [`svmlight::read_svmlight`].
+    Svmlight,
 }
 
 impl Format {
@@ -83,6 +87,7 @@ impl Format {
         }
         match path.extension().and_then(|e| e.to_str()) {
             Some("jsonl" | "json" | "ndjson") => Format::Jsonl,
+            Some("svm" | "svmlight" | "libsvm") => Format::Svmlight,
             _ => Format::Tsv,
         }
     }
@@ -94,6 +99,7 @@ impl Format {
             _ if path.is_dir() => Format::Text,
             Some("jsonl" | "json" | "ndjson") => Format::Jsonl,
             Some("tsv") => Format::Tsv,
+            Some("svm" | "svmlight" | "libsvm") => Format::Svmlight,
             _ => Format::Text,
         }
     }
@@ -112,6 +118,10 @@ pub fn read(path: &Path, format: Option<Format>) -> Result<Corpus> {
         Format::Text => read_text(path),
         Format::Jsonl => read_jsonl(path),
         Format::Tsv => read_tsv(path),
+        Format::Svmlight => Err(Error::config(format!(
+            "{}: SVMlight files hold vectors, not documents",
+            path.display()
+        ))),
     }
 }
 
