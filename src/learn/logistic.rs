@@ -1,0 +1,454 @@
+//! Logistic regression as the seed lecture gives it: P(y = 1 | x) = θ(w·x + b) with
+//! θ(s) = 1/(1 + e^−s), fitted by minimizing the mean cross-entropy
+//! J(w, b) = (1/n)·Σ ln(1 + e^(−yᵢ(w·xᵢ + b))) + (λ/2)·‖w‖² with steepest (batch)
+//! gradient descent, SGD or mini-batches; a learning-rate schedule; and early stopping on
+//! a seeded held-out fraction of the training rows.
+//!
+//! L2 is applied lazily: w is stored as s·v, and the shrink w ← (1 − ηλ)·w is one
+//! multiplication of the scalar s, so an SGD step touches only the row's nonzeros. The
+//! batch solver is the mini-batch solver with one batch of all rows, so it takes exactly
+//! the step w ← w − η·∇J(w) that [`objective`] computes.
+
+use super::online::epoch_order;
+use super::{Fitted, Label, Learner, LinearModel, TrainReport, check_binary, check_rate};
+use crate::features::{RowRef, SparseRows, ops};
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// How many rows each gradient step looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Solver {
+    /// Steepest descent: one step per epoch on the gradient over all rows.
+    Batch,
+    /// Stochastic gradient descent: one step per row.
+    Sgd,
+    /// One step per this many rows.
+    MiniBatch(usize),
+}
+
+/// The learning rate η after `e` epochs (fractional) for an initial rate η₀.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+pub enum RateSchedule {
+    /// η = η₀.
+    Constant,
+    /// η = η₀ / √(1 + e).
+    InverseSqrt,
+    /// η = η₀ / (1 + e).
+    Inverse,
+}
+
+impl RateSchedule {
+    /// The rate after `e` epochs.
+    pub fn rate(self, eta0: f32, e: f32) -> f32 {
+        match self {
+            RateSchedule::Constant => eta0,
+            RateSchedule::InverseSqrt => eta0 / (1.0 + e).sqrt(),
+            RateSchedule::Inverse => eta0 / (1.0 + e),
+        }
+    }
+}
+
+/// Early stopping: hold out a seeded fraction of the rows, and stop when the held-out
+/// log-loss has not improved for `patience` epochs; the best epoch's model is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct EarlyStopping {
+    /// Fraction of the training rows held out (0 < f < 1).
+    pub fraction: f64,
+    /// Epochs without improvement before stopping.
+    pub patience: usize,
+}
+
+/// Logistic regression's configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LogisticRegression {
+    /// Batch, SGD or mini-batch.
+    pub solver: Solver,
+    /// Initial learning rate η₀.
+    pub eta: f32,
+    /// How η decays.
+    pub schedule: RateSchedule,
+    /// L2 strength λ (0: none).
+    pub l2: f32,
+    /// Passes over the data (the cap, with early stopping).
+    pub epochs: usize,
+    /// Learn an (unregularized) bias.
+    pub bias: bool,
+    /// Stop on a held-out fraction.
+    pub early_stopping: Option<EarlyStopping>,
+    /// Seed for the visiting order and the held-out split.
+    pub seed: u64,
+    /// Weight of positive examples in the loss (1: none).
+    pub positive_weight: f32,
+}
+
+impl Default for LogisticRegression {
+    fn default() -> Self {
+        LogisticRegression {
+            solver: Solver::Sgd,
+            eta: 0.5,
+            schedule: RateSchedule::InverseSqrt,
+            l2: 1e-5,
+            epochs: 10,
+            bias: true,
+            early_stopping: None,
+            seed: 42,
+            positive_weight: 1.0,
+        }
+    }
+}
+
+/// ln(1 + e^−m), without overflow.
+#[inline]
+pub fn log_loss(m: f32) -> f32 {
+    if m > 0.0 {
+        (-m).exp().ln_1p()
+    } else {
+        -m + m.exp().ln_1p()
+    }
+}
+
+/// θ(s) = 1 / (1 + e^−s).
+#[inline]
+pub fn sigmoid(s: f32) -> f32 {
+    1.0 / (1.0 + (-s).exp())
+}
+
+/// J(w, b) (mean log-loss plus (λ/2)‖w‖²) and its gradient (∂J/∂w, ∂J/∂b), in double
+/// precision; the reference the solvers' steps are checked against.
+pub fn objective<X: SparseRows>(
+    m: &LinearModel,
+    x: &X,
+    y: &[Label],
+    l2: f64,
+) -> (f64, Vec<f64>, f64) {
+    let n = x.n_rows() as f64;
+    let mut grad: Vec<f64> = m.w.iter().map(|&w| l2 * f64::from(w)).collect();
+    let mut gb = 0f64;
+    let mut loss = 0.5 * l2 * m.w.iter().map(|&w| f64::from(w).powi(2)).sum::<f64>();
+    for (i, &yi) in y.iter().enumerate() {
+        let row = x.row(i);
+        let yi = f64::from(yi);
+        let z: f64 = dot64(&m.w, row) + f64::from(m.bias);
+        let mg = yi * z;
+        loss += (if mg > 0.0 { (-mg).exp().ln_1p() } else { -mg + mg.exp().ln_1p() }) / n;
+        // d/dz ln(1 + e^(−y z)) = −y·θ(−y z)
+        let c = -yi / (1.0 + mg.exp()) / n;
+        for (k, &j) in row.ids.iter().enumerate() {
+            grad[j as usize] += c * row.vals.map_or(1.0, |v| f64::from(v[k]));
+        }
+        gb += c;
+    }
+    (loss, grad, gb)
+}
+
+fn dot64(w: &[f32], row: RowRef<'_>) -> f64 {
+    row.ids
+        .iter()
+        .enumerate()
+        .map(|(k, &j)| f64::from(w[j as usize]) * row.vals.map_or(1.0, |v| f64::from(v[k])))
+        .sum()
+}
+
+/// Weights stored as s·v so that the L2 shrink is a scalar multiplication.
+#[derive(Debug, Clone)]
+pub(crate) struct Scaled {
+    pub v: Vec<f32>,
+    pub s: f32,
+}
+
+impl Scaled {
+    pub fn zeros(n: usize) -> Self {
+        Scaled {
+            v: vec![0.0; n],
+            s: 1.0,
+        }
+    }
+    #[inline]
+    pub fn dot(&self, x: RowRef<'_>) -> f32 {
+        self.s * ops::dot(&self.v, x)
+    }
+    /// w ← w + a·x.
+    #[inline]
+    pub fn add(&mut self, a: f32, x: RowRef<'_>) {
+        ops::axpy(a / self.s, x, &mut self.v);
+    }
+    /// w ← f·w; folds s into v when it gets small (rare, amortized).
+    pub fn shrink(&mut self, f: f32) {
+        self.s *= f;
+        if self.s < 1e-4 {
+            self.fold();
+        }
+    }
+    pub fn fold(&mut self) {
+        for v in &mut self.v {
+            *v *= self.s;
+        }
+        self.s = 1.0;
+    }
+    pub fn to_vec(&self) -> Vec<f32> {
+        self.v.iter().map(|v| v * self.s).collect()
+    }
+}
+
+impl LogisticRegression {
+    /// Checks the hyper-parameters before any work.
+    pub fn validate(&self) -> Result<()> {
+        check_rate("the learning rate (--eta)", self.eta)?;
+        check_rate("the positive-class weight", self.positive_weight)?;
+        if !(self.l2.is_finite() && self.l2 >= 0.0) {
+            return Err(Error::config(format!(
+                "the L2 strength (--l2) must be a number ≥ 0, got {}",
+                self.l2
+            )));
+        }
+        if self.eta * self.l2 >= 1.0 {
+            return Err(Error::config(format!(
+                "--eta × --l2 must be below 1 (got {} × {}): each step would flip the weights",
+                self.eta, self.l2
+            )));
+        }
+        if self.epochs == 0 {
+            return Err(Error::config("the number of epochs must be at least 1"));
+        }
+        if self.solver == Solver::MiniBatch(0) {
+            return Err(Error::config("--batch-size must be at least 1"));
+        }
+        if let Some(es) = self.early_stopping {
+            if !(es.fraction > 0.0 && es.fraction < 1.0) {
+                return Err(Error::config(format!(
+                    "the early-stopping fraction must be between 0 and 1, got {}",
+                    es.fraction
+                )));
+            }
+            if es.patience == 0 {
+                return Err(Error::config("the early-stopping patience must be at least 1"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A seeded (fit, held-out) partition of `0..n`, each part sorted.
+fn holdout(n: usize, fraction: f64, seed: u64) -> (Vec<usize>, Vec<usize>) {
+    let mut idx: Vec<usize> = (0..n).collect();
+    epoch_order(&mut idx, Some(seed ^ 0x5eed), 0);
+    let k = ((n as f64) * fraction).round() as usize;
+    let (mut held, mut fit) = (idx[..k].to_vec(), idx[k..].to_vec());
+    held.sort_unstable();
+    fit.sort_unstable();
+    (fit, held)
+}
+
+/// Mean log-loss of `m` on rows `idx`.
+fn held_out_loss<X: SparseRows>(m: &LinearModel, x: &X, y: &[Label], idx: &[usize]) -> f64 {
+    use super::Classifier;
+    let sum: f64 = idx
+        .iter()
+        .map(|&i| f64::from(log_loss(f32::from(y[i]) * m.score(x.row(i)))))
+        .sum();
+    sum / idx.len().max(1) as f64
+}
+
+impl Learner for LogisticRegression {
+    type Model = LinearModel;
+    fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
+        self.validate()?;
+        check_binary(x, y)?;
+        let n_all = x.n_rows();
+        let (mut rows, held) = match self.early_stopping {
+            Some(es) if n_all >= 2 => holdout(n_all, es.fraction, self.seed),
+            _ => ((0..n_all).collect(), Vec::new()),
+        };
+        if rows.is_empty() {
+            return Err(Error::Data("no rows left to train on after holding out".into()));
+        }
+        let n = rows.len();
+        let batch = match self.solver {
+            Solver::Batch => n,
+            Solver::Sgd => 1,
+            Solver::MiniBatch(b) => b.min(n),
+        };
+        let shuffle = (self.solver != Solver::Batch).then_some(self.seed);
+        let mut w = Scaled::zeros(x.n_cols());
+        let mut b = 0f32;
+        let mut coef = Vec::with_capacity(batch);
+        let mut report = TrainReport::default();
+        let mut best: Option<(f64, LinearModel)> = None;
+        let mut since_best = 0usize;
+        let mut seen = 0u64;
+        for epoch in 0..self.epochs {
+            epoch_order(&mut rows, shuffle, epoch);
+            let mut mistakes = 0u64;
+            for chunk in rows.chunks(batch) {
+                let eta = self.schedule.rate(self.eta, seen as f32 / n as f32);
+                coef.clear();
+                for &i in chunk {
+                    let yi = f32::from(y[i]);
+                    let m = yi * (w.dot(x.row(i)) + b);
+                    mistakes += u64::from(m <= 0.0);
+                    let weight = if yi > 0.0 { self.positive_weight } else { 1.0 };
+                    // −∂/∂z of the loss: y·θ(−y z)
+                    coef.push(weight * yi / (1.0 + m.exp()));
+                }
+                let step = eta / chunk.len() as f32;
+                w.shrink(1.0 - eta * self.l2);
+                for (&i, &c) in chunk.iter().zip(&coef) {
+                    if c != 0.0 {
+                        w.add(step * c, x.row(i));
+                    }
+                    if self.bias {
+                        b += step * c;
+                    }
+                }
+                seen += chunk.len() as u64;
+                report.updates += 1;
+            }
+            report.epochs += 1;
+            report.mistakes_per_epoch.push(mistakes);
+            if !held.is_empty() {
+                let m = LinearModel {
+                    w: w.to_vec(),
+                    bias: b,
+                };
+                let loss = held_out_loss(&m, x, y, &held);
+                if best.as_ref().is_none_or(|(l, _)| loss < *l - 1e-7) {
+                    best = Some((loss, m));
+                    since_best = 0;
+                } else {
+                    since_best += 1;
+                    if since_best >= self.early_stopping.map_or(usize::MAX, |e| e.patience) {
+                        report.converged = Some(true);
+                        break;
+                    }
+                }
+            }
+        }
+        report.steps = seen;
+        if self.early_stopping.is_some() && report.converged.is_none() {
+            report.converged = Some(false);
+        }
+        let model = match best {
+            Some((_, m)) => m,
+            None => LinearModel {
+                w: w.to_vec(),
+                bias: b,
+            },
+        };
+        Ok(Fitted { model, report })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::{RealMatrix, SparseRows as _, real_from_dense};
+    use crate::learn::Classifier;
+    use rand::{Rng, SeedableRng};
+
+    fn random_data(n: usize, d: usize, seed: u64) -> (RealMatrix, Vec<Label>) {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let rows: Vec<Vec<f32>> = (0..n)
+            .map(|_| {
+                (0..d)
+                    .map(|j| {
+                        if j < 2 || rng.gen_bool(0.4) {
+                            rng.gen_range(-2.0..2.0)
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let y = rows
+            .iter()
+            .map(|r| if r[0] - r[1] + rng.gen_range(-0.2..0.2) > 0.0 { 1 } else { -1 })
+            .collect();
+        (real_from_dense(&rows), y)
+    }
+
+    #[test]
+    fn gradient_matches_finite_differences() {
+        let (x, y) = random_data(30, 6, 1);
+        let m = LinearModel {
+            w: vec![0.3, -0.7, 0.1, 0.0, 0.5, -0.2],
+            bias: 0.25,
+        };
+        let l2 = 0.1;
+        let (_, g, gb) = objective(&m, &x, &y, l2);
+        let h = 1e-3f32;
+        for j in 0..6 {
+            let (mut a, mut b) = (m.clone(), m.clone());
+            a.w[j] += h;
+            b.w[j] -= h;
+            let fd = (objective(&a, &x, &y, l2).0 - objective(&b, &x, &y, l2).0)
+                / (2.0 * f64::from(h));
+            assert!((fd - g[j]).abs() < 1e-4, "w[{j}]: {fd} vs {}", g[j]);
+        }
+        let (mut a, mut b) = (m.clone(), m.clone());
+        a.bias += h;
+        b.bias -= h;
+        let fd = (objective(&a, &x, &y, l2).0 - objective(&b, &x, &y, l2).0) / (2.0 * f64::from(h));
+        assert!((fd - gb).abs() < 1e-4, "bias: {fd} vs {gb}");
+    }
+
+    #[test]
+    fn batch_steps_follow_the_gradient_and_lower_the_objective() {
+        let (x, y) = random_data(40, 5, 2);
+        let lr = LogisticRegression {
+            solver: Solver::Batch,
+            eta: 0.5,
+            schedule: RateSchedule::Constant,
+            l2: 0.05,
+            epochs: 1,
+            ..LogisticRegression::default()
+        };
+        // From w = 0, one batch step is −η·∇J(0).
+        let one = lr.fit(&x, &y).unwrap().model;
+        let (j0, g, gb) = objective(&LinearModel::zeros(5), &x, &y, 0.05);
+        for j in 0..5 {
+            assert!((f64::from(one.w[j]) + 0.5 * g[j]).abs() < 1e-5);
+        }
+        assert!((f64::from(one.bias) + 0.5 * gb).abs() < 1e-5);
+        let many = LogisticRegression { epochs: 30, ..lr }.fit(&x, &y).unwrap().model;
+        let j1 = objective(&one, &x, &y, 0.05).0;
+        let j30 = objective(&many, &x, &y, 0.05).0;
+        assert!(j30 < j1 && j1 < j0, "{j0} {j1} {j30}");
+    }
+
+    #[test]
+    fn sgd_and_minibatch_learn_and_stop_early() {
+        let (x, y) = random_data(400, 8, 3);
+        for solver in [Solver::Sgd, Solver::MiniBatch(16)] {
+            let lr = LogisticRegression {
+                solver,
+                epochs: 50,
+                early_stopping: Some(EarlyStopping {
+                    fraction: 0.2,
+                    patience: 2,
+                }),
+                ..LogisticRegression::default()
+            };
+            let f = lr.fit(&x, &y).unwrap();
+            let acc = (0..400)
+                .filter(|&i| f.model.predict(x.row(i)) == y[i])
+                .count() as f64
+                / 400.0;
+            assert!(acc > 0.85, "{solver:?}: accuracy {acc}");
+            assert!(f.report.converged.is_some());
+            if solver == Solver::Sgd {
+                assert_eq!(f.report.converged, Some(true), "SGD did not stop early");
+                assert!(f.report.epochs < 50);
+            }
+            let p = sigmoid(f.model.score(x.row(0)));
+            assert!(p > 0.0 && p < 1.0);
+        }
+        let bad = LogisticRegression {
+            eta: 2.0,
+            l2: 0.6,
+            ..LogisticRegression::default()
+        };
+        assert!(bad.validate().is_err());
+    }
+
+}

@@ -1,0 +1,87 @@
+//! The margin perceptron: the perceptron's additive step, taken whenever the signed
+//! margin y·(w·x + b) is at most τ rather than only on mistakes, so the learned
+//! hyperplane keeps a functional margin τ from the training points it can separate.
+
+use super::online::{OnlineOptions, train_online};
+use super::{Fitted, Label, Learner, LinearModel, check_rate};
+use crate::features::SparseRows;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// The margin perceptron's configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MarginPerceptron {
+    /// Update when y·(w·x + b) ≤ τ (τ = 0 is Rosenblatt's rule).
+    pub tau: f32,
+    /// Step size η.
+    pub eta: f32,
+    /// Epochs, bias, averaging, shuffling.
+    pub online: OnlineOptions,
+}
+
+impl Default for MarginPerceptron {
+    fn default() -> Self {
+        MarginPerceptron {
+            tau: 1.0,
+            eta: 1.0,
+            online: OnlineOptions::default(),
+        }
+    }
+}
+
+impl MarginPerceptron {
+    /// Checks the hyper-parameters before any work.
+    pub fn validate(&self) -> Result<()> {
+        check_rate("the learning rate (--eta)", self.eta)?;
+        if !(self.tau.is_finite() && self.tau >= 0.0) {
+            return Err(Error::config(format!(
+                "the margin (--margin) must be a number ≥ 0, got {}",
+                self.tau
+            )));
+        }
+        self.online.validate()
+    }
+}
+
+impl Learner for MarginPerceptron {
+    type Model = LinearModel;
+    fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
+        self.validate()?;
+        let (tau, eta) = (self.tau, self.eta);
+        train_online(x, y, &self.online, |m, _| if m <= tau { eta } else { 0.0 })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::{SparseRows, real_from_dense};
+    use crate::learn::Classifier;
+
+    #[test]
+    fn keeps_the_margin_on_separable_data() {
+        let x = real_from_dense(&[
+            vec![1.0, 2.0],
+            vec![2.0, 1.0],
+            vec![-1.0, -1.0],
+            vec![-1.0, 1.0],
+        ]);
+        let y = [1, 1, -1, -1];
+        let learner = MarginPerceptron {
+            tau: 2.0,
+            eta: 1.0,
+            online: OnlineOptions {
+                epochs: 100,
+                average: false,
+                shuffle: None,
+                ..OnlineOptions::default()
+            },
+        };
+        let f = learner.fit(&x, &y).unwrap();
+        assert_eq!(f.report.converged, Some(true));
+        for (i, &yi) in y.iter().enumerate() {
+            assert!(f32::from(yi) * f.model.score(x.row(i)) > 2.0);
+        }
+        assert!(MarginPerceptron { tau: -1.0, ..learner }.validate().is_err());
+    }
+}

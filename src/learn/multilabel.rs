@@ -1,0 +1,309 @@
+//! Multi-label classification: one binary classifier per label (or one softmax model over
+//! all labels), and a threshold per label; a row gets every label whose score is above
+//! its threshold. Thresholds are tuned per label on out-of-fold scores of the training
+//! rows (k-fold cross-validation, then the F1-best cut of each label's ranking), which is
+//! what lets rare labels be predicted at all: their scores rarely clear 0.
+
+use super::ovr::{RowSubset, fit_one_vs_rest, multi_label};
+use super::{AnyLearner, AnyModel, Classifier, Fitted, SoftmaxModel, TrainReport};
+use crate::features::{RowRef, SparseRows};
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// What scores the labels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum LabelScorer {
+    /// One binary model per label; scores are their discriminants.
+    OneVsRest(Vec<AnyModel>),
+    /// One softmax model over the labels; scores are probabilities.
+    Softmax(SoftmaxModel),
+}
+
+impl LabelScorer {
+    /// Number of labels.
+    pub fn len(&self) -> usize {
+        match self {
+            LabelScorer::OneVsRest(m) => m.len(),
+            LabelScorer::Softmax(m) => m.k,
+        }
+    }
+
+    /// Whether there are no labels.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every label's score for `row`.
+    pub fn scores(&self, row: RowRef<'_>) -> Vec<f32> {
+        match self {
+            LabelScorer::OneVsRest(ms) => ms.iter().map(|m| m.score(row)).collect(),
+            LabelScorer::Softmax(m) => m.probabilities(row),
+        }
+    }
+
+    /// The threshold used when none is tuned: 0 for discriminants, ½ for probabilities.
+    pub fn default_threshold(&self) -> f32 {
+        match self {
+            LabelScorer::OneVsRest(_) => 0.0,
+            LabelScorer::Softmax(_) => 0.5,
+        }
+    }
+
+    /// The probability of label `c` given its score, where the scorer has one.
+    pub fn probability(&self, c: usize, score: f32) -> Option<f32> {
+        match self {
+            LabelScorer::OneVsRest(ms) => ms[c].probability(score),
+            LabelScorer::Softmax(_) => Some(score),
+        }
+    }
+}
+
+/// How label thresholds are chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum Thresholds {
+    /// The scorer's default (0, or ½ for probabilities).
+    Default,
+    /// The F1-best cut of each label's out-of-fold scores, over `folds` seeded folds.
+    CrossValidated {
+        /// Number of folds (≥ 2).
+        folds: usize,
+        /// Seed of the fold assignment.
+        seed: u64,
+    },
+}
+
+/// The multi-label settings.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MultiLabelOptions {
+    /// How thresholds are chosen.
+    pub thresholds: Thresholds,
+    /// Give a row its best-scoring label when no score clears its threshold.
+    pub at_least_one: bool,
+}
+
+impl Default for MultiLabelOptions {
+    fn default() -> Self {
+        MultiLabelOptions {
+            thresholds: Thresholds::CrossValidated { folds: 5, seed: 42 },
+            at_least_one: true,
+        }
+    }
+}
+
+/// A fitted multi-label model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MultiLabelModel {
+    /// The per-label scores.
+    pub scorer: LabelScorer,
+    /// One threshold per label.
+    pub thresholds: Vec<f32>,
+    /// Training documents per label (to rank labels by frequency, e.g. the top 10).
+    pub train_counts: Vec<u32>,
+    /// Give a row its best label when none clears its threshold.
+    pub at_least_one: bool,
+}
+
+impl MultiLabelModel {
+    /// The labels of `row` with their scores, best first.
+    pub fn labels(&self, row: RowRef<'_>) -> Vec<(usize, f32)> {
+        let scores = self.scorer.scores(row);
+        let mut out: Vec<(usize, f32)> = scores
+            .iter()
+            .enumerate()
+            .filter(|&(c, &s)| s > self.thresholds[c])
+            .map(|(c, &s)| (c, s))
+            .collect();
+        if out.is_empty() && self.at_least_one {
+            // The best label relative to its threshold.
+            let best = (0..scores.len()).max_by(|&a, &b| {
+                (scores[a] - self.thresholds[a]).total_cmp(&(scores[b] - self.thresholds[b]))
+            });
+            out.extend(best.map(|c| (c, scores[c])));
+        }
+        out.sort_by(|a, b| b.1.total_cmp(&a.1));
+        out
+    }
+}
+
+/// Checks label sets against `k` labels.
+fn check_sets<X: SparseRows>(x: &X, sets: &[Vec<usize>], k: usize) -> Result<()> {
+    if x.n_rows() != sets.len() {
+        return Err(Error::Data(format!(
+            "{} rows but {} label sets",
+            x.n_rows(),
+            sets.len()
+        )));
+    }
+    if let Some(c) = sets.iter().flatten().find(|&&c| c >= k) {
+        return Err(Error::Data(format!("label index {c} is not below {k}")));
+    }
+    Ok(())
+}
+
+/// Fits the scorer alone (no thresholds).
+pub fn fit_scorer<X: SparseRows>(
+    learner: &AnyLearner,
+    x: &X,
+    sets: &[Vec<usize>],
+    k: usize,
+) -> Result<Fitted<LabelScorer>> {
+    check_sets(x, sets, k)?;
+    if let AnyLearner::Softmax(s) = learner {
+        let f = s.fit_targets(x, sets, k)?;
+        return Ok(Fitted {
+            model: LabelScorer::Softmax(f.model),
+            report: f.report,
+        });
+    }
+    let fits = fit_one_vs_rest(learner, x, k, |c| multi_label(sets, c))?;
+    let report = super::combine_reports(&fits.iter().map(|f| f.report.clone()).collect::<Vec<_>>());
+    Ok(Fitted {
+        model: LabelScorer::OneVsRest(fits.into_iter().map(|f| f.model).collect()),
+        report,
+    })
+}
+
+/// The F1-best threshold for scores with their truth, or `None` when no cut has F1 > 0.
+/// The threshold lies halfway between the lowest score taken and the next one.
+pub fn best_threshold(pairs: &mut [(f32, bool)]) -> Option<(f32, f64)> {
+    pairs.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let positives = pairs.iter().filter(|p| p.1).count() as f64;
+    let (mut tp, mut best) = (0f64, None::<(f32, f64)>);
+    for r in 0..pairs.len() {
+        tp += f64::from(u8::from(pairs[r].1));
+        let next = pairs.get(r + 1).map(|p| p.0);
+        if next == Some(pairs[r].0) {
+            continue; // a cut cannot split equal scores
+        }
+        let f1 = 2.0 * tp / ((r + 1) as f64 + positives);
+        if f1 > best.map_or(0.0, |b| b.1) {
+            let t = next.map_or(pairs[r].0 - 1.0, |n| (pairs[r].0 + n) / 2.0);
+            best = Some((t, f1));
+        }
+    }
+    best
+}
+
+/// Fits a multi-label model: the scorer on all rows, thresholds as `opt` says.
+pub fn fit_multilabel<X: SparseRows>(
+    learner: &AnyLearner,
+    x: &X,
+    sets: &[Vec<usize>],
+    k: usize,
+    opt: &MultiLabelOptions,
+) -> Result<Fitted<MultiLabelModel>> {
+    check_sets(x, sets, k)?;
+    let mut train_counts = vec![0u32; k];
+    for &c in sets.iter().flatten() {
+        train_counts[c] += 1;
+    }
+    let full = fit_scorer(learner, x, sets, k)?;
+    let default = full.model.default_threshold();
+    let mut thresholds = vec![default; k];
+    if let Thresholds::CrossValidated { folds, seed } = opt.thresholds {
+        if folds < 2 || folds > x.n_rows() {
+            return Err(Error::config(format!(
+                "threshold tuning needs 2 to {} folds, got {folds}",
+                x.n_rows()
+            )));
+        }
+        let mut oof: Vec<Vec<f32>> = vec![Vec::new(); x.n_rows()];
+        for (train, test) in folds_of(x.n_rows(), folds, seed) {
+            let sub = RowSubset::new(x, &train);
+            let sub_sets: Vec<Vec<usize>> = train.iter().map(|&i| sets[i].clone()).collect();
+            let scorer = fit_scorer(learner, &sub, &sub_sets, k)?.model;
+            for &i in &test {
+                oof[i] = scorer.scores(x.row(i));
+            }
+        }
+        for (c, t) in thresholds.iter_mut().enumerate() {
+            let mut pairs: Vec<(f32, bool)> = oof
+                .iter()
+                .zip(sets)
+                .map(|(s, set)| (s[c], set.contains(&c)))
+                .collect();
+            if let Some((best, _)) = best_threshold(&mut pairs) {
+                *t = best;
+            }
+        }
+    }
+    let report: TrainReport = full.report;
+    Ok(Fitted {
+        model: MultiLabelModel {
+            scorer: full.model,
+            thresholds,
+            train_counts,
+            at_least_one: opt.at_least_one,
+        },
+        report,
+    })
+}
+
+/// Seeded k-fold (train, test) index lists over `0..n`.
+fn folds_of(n: usize, k: usize, seed: u64) -> Vec<(Vec<usize>, Vec<usize>)> {
+    let mut idx: Vec<usize> = (0..n).collect();
+    super::online::epoch_order(&mut idx, Some(seed), 0);
+    (0..k)
+        .map(|f| {
+            let (lo, hi) = (f * n / k, (f + 1) * n / k);
+            let mut test = idx[lo..hi].to_vec();
+            let mut train: Vec<usize> = idx[..lo].iter().chain(&idx[hi..]).copied().collect();
+            test.sort_unstable();
+            train.sort_unstable();
+            (train, test)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::{SparseRows as _, real_from_dense};
+    use crate::learn::AveragedPerceptron;
+
+    #[test]
+    fn best_threshold_hand_computed() {
+        // Ranking: 0.9(+) 0.8(−) 0.7(+) 0.1(−): cut after 0.7 gives tp 2, predicted 3,
+        // F1 = 4/5; cut after 0.9 gives 2/3. Threshold halfway between 0.7 and 0.1.
+        let mut p = vec![(0.1, false), (0.9, true), (0.7, true), (0.8, false)];
+        let (t, f1) = best_threshold(&mut p).unwrap();
+        assert!((t - 0.4).abs() < 1e-6 && (f1 - 0.8).abs() < 1e-12);
+        assert_eq!(best_threshold(&mut [(0.3, false), (0.2, false)]), None);
+        // Ties are never split.
+        let (t, _) = best_threshold(&mut [(0.5, true), (0.5, false), (0.1, false)]).unwrap();
+        assert!((t - 0.3).abs() < 1e-6);
+    }
+
+    #[test]
+    fn several_labels_per_row_and_tuned_thresholds() {
+        // Feature j signals label j; row 3 carries labels 0 and 1.
+        let rows: Vec<Vec<f32>> = (0..40)
+            .map(|i| match i % 4 {
+                0 => vec![1.0, 0.0, 0.0, 1.0],
+                1 => vec![0.0, 1.0, 0.0, 1.0],
+                2 => vec![0.0, 0.0, 1.0, 1.0],
+                _ => vec![1.0, 1.0, 0.0, 1.0],
+            })
+            .collect();
+        let sets: Vec<Vec<usize>> = (0..40)
+            .map(|i| match i % 4 {
+                0 => vec![0],
+                1 => vec![1],
+                2 => vec![2],
+                _ => vec![0, 1],
+            })
+            .collect();
+        let x = real_from_dense(&rows);
+        let learner = AnyLearner::AveragedPerceptron(AveragedPerceptron::default());
+        let m = fit_multilabel(&learner, &x, &sets, 3, &MultiLabelOptions::default())
+            .unwrap()
+            .model;
+        assert_eq!(m.train_counts, vec![20, 20, 10]);
+        for i in 0..4 {
+            let mut got: Vec<usize> = m.labels(x.row(i)).iter().map(|l| l.0).collect();
+            got.sort_unstable();
+            assert_eq!(got, sets[i], "row {i}");
+        }
+        assert!(fit_multilabel(&learner, &x, &sets, 2, &MultiLabelOptions::default()).is_err());
+    }
+}

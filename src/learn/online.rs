@@ -1,0 +1,146 @@
+//! The loop shared by the additive online learners (averaged and margin perceptrons,
+//! Passive-Aggressive): visit rows, ask the learner's rule for a step size τ from the
+//! signed margin y·(w·x + b), and add τ·y·x. Only the row's nonzeros are touched.
+//!
+//! Averaging uses the accumulator trick: beside `w` keep `u`, and on an update at visit
+//! `t` (1-based) add `(t − 1)·τ·y·x` to `u`; after `T` visits the average of the weights
+//! after each visit, (1/T)·Σₜ wₜ, equals `w − u/T`. No dense work per example.
+
+use super::{Fitted, Label, LinearModel, TrainReport, check_binary};
+use crate::features::{SparseRows, ops};
+use crate::{Error, Result};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+
+/// The settings every additive online learner shares.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct OnlineOptions {
+    /// Passes over the data.
+    pub epochs: usize,
+    /// Learn a bias b as the weight of a constant feature 1.
+    pub bias: bool,
+    /// Return the average of the weights after every visit instead of the last ones.
+    pub average: bool,
+    /// Visit the rows in a fresh seeded random order each epoch (`None`: input order).
+    pub shuffle: Option<u64>,
+    /// Multiplies the steps taken on positive examples (1: none); a value above 1 helps
+    /// rare positive classes in one-vs-rest problems.
+    pub positive_weight: f32,
+}
+
+impl Default for OnlineOptions {
+    fn default() -> Self {
+        OnlineOptions {
+            epochs: 10,
+            bias: true,
+            average: true,
+            shuffle: Some(42),
+            positive_weight: 1.0,
+        }
+    }
+}
+
+impl OnlineOptions {
+    /// Checks the settings before any work.
+    pub fn validate(&self) -> Result<()> {
+        if self.epochs == 0 {
+            return Err(Error::config("the number of epochs must be at least 1"));
+        }
+        super::check_rate("the positive-class weight", self.positive_weight)
+    }
+}
+
+/// The order of the rows in `epoch`: input order, or a seeded shuffle.
+pub(crate) fn epoch_order(order: &mut [usize], shuffle: Option<u64>, epoch: usize) {
+    if let Some(seed) = shuffle {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed.wrapping_add(epoch as u64));
+        order.sort_unstable();
+        order.shuffle(&mut rng);
+    }
+}
+
+/// Runs the online loop. `rule(m, q)` gets the signed margin `m = y·(w·x + b)` and the
+/// squared norm `q` of the (augmented) row, and returns the step size τ ≥ 0 (0: no update).
+pub fn train_online<X: SparseRows>(
+    x: &X,
+    y: &[Label],
+    opt: &OnlineOptions,
+    mut rule: impl FnMut(f32, f32) -> f32,
+) -> Result<Fitted<LinearModel>> {
+    opt.validate()?;
+    check_binary(x, y)?;
+    let n = x.n_rows();
+    let mut w = vec![0f32; x.n_cols()];
+    let mut u = vec![0f64; if opt.average { x.n_cols() } else { 0 }];
+    let (mut b, mut ub) = (0f32, 0f64);
+    let extra = if opt.bias { 1.0 } else { 0.0 };
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut report = TrainReport::default();
+    let mut t = 0u64; // visits so far
+    for epoch in 0..opt.epochs {
+        epoch_order(&mut order, opt.shuffle, epoch);
+        let (mut mistakes, mut updates) = (0u64, 0u64);
+        for &i in &order {
+            let row = x.row(i);
+            let yi = f32::from(y[i]);
+            let m = yi * (ops::dot(&w, row) + b);
+            mistakes += u64::from(m <= 0.0);
+            let mut tau = rule(m, ops::nrm2_sq(row) + extra);
+            if yi > 0.0 {
+                tau *= opt.positive_weight;
+            }
+            if tau > 0.0 {
+                let step = tau * yi;
+                ops::axpy(step, row, &mut w);
+                if opt.bias {
+                    b += step;
+                }
+                if opt.average {
+                    let c = t as f64 * f64::from(step);
+                    accumulate(&mut u, row, c);
+                    if opt.bias {
+                        ub += c;
+                    }
+                }
+                updates += 1;
+            }
+            t += 1;
+        }
+        report.epochs += 1;
+        report.updates += updates;
+        report.mistakes_per_epoch.push(mistakes);
+        if updates == 0 && !opt.average {
+            report.converged = Some(true);
+            break;
+        }
+    }
+    report.steps = t;
+    if opt.average && t > 0 {
+        let tf = t as f64;
+        for (wj, uj) in w.iter_mut().zip(&u) {
+            *wj = (f64::from(*wj) - uj / tf) as f32;
+        }
+        b = (f64::from(b) - ub / tf) as f32;
+    }
+    Ok(Fitted {
+        model: LinearModel { w, bias: b },
+        report,
+    })
+}
+
+/// `u ← u + c·x` in double precision (the accumulator can grow large).
+fn accumulate(u: &mut [f64], x: crate::RowRef<'_>, c: f64) {
+    match x.vals {
+        None => {
+            for &j in x.ids {
+                u[j as usize] += c;
+            }
+        }
+        Some(v) => {
+            for (&j, &v) in x.ids.iter().zip(v) {
+                u[j as usize] += c * f64::from(v);
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! One-vs-rest: one binary problem per class (class c against the rest), trained in
+//! parallel with rayon; a row goes to the class with the largest discriminant (the seed
+//! lecture's argmax). The same machinery trains the per-label models of multi-label
+//! corpora, where a row may be positive for several classes.
+
+use super::{AnyLearner, AnyModel, Classifier, Fitted, Label};
+use crate::Result;
+use crate::features::{RowRef, SparseRows};
+use rayon::prelude::*;
+
+/// Fits `k` binary models in parallel; `labels(c)` gives the ±1 labels of problem c.
+pub fn fit_one_vs_rest<X, F>(
+    learner: &AnyLearner,
+    x: &X,
+    k: usize,
+    labels: F,
+) -> Result<Vec<Fitted<AnyModel>>>
+where
+    X: SparseRows,
+    F: Fn(usize) -> Vec<Label> + Sync,
+{
+    learner.validate()?;
+    (0..k)
+        .into_par_iter()
+        .map(|c| learner.fit(x, &labels(c)))
+        .collect()
+}
+
+/// ±1 labels of problem `c` for single-label rows (`classes[i]` is row i's class).
+pub fn single_label(classes: &[usize], c: usize) -> Vec<Label> {
+    classes.iter().map(|&i| if i == c { 1 } else { -1 }).collect()
+}
+
+/// ±1 labels of problem `c` for label sets.
+pub fn multi_label(sets: &[Vec<usize>], c: usize) -> Vec<Label> {
+    sets.iter()
+        .map(|s| if s.contains(&c) { 1 } else { -1 })
+        .collect()
+}
+
+/// The class with the largest score, and that score (ties: the lower index).
+pub fn argmax(models: &[AnyModel], row: RowRef<'_>) -> (usize, f32) {
+    models
+        .iter()
+        .enumerate()
+        .fold((0, f32::NEG_INFINITY), |best, (c, m)| {
+            let s = m.score(row);
+            if s > best.1 { (c, s) } else { best }
+        })
+}
+
+/// A view of some rows of a matrix, in the given order (folds, held-out parts), without
+/// copying them.
+#[derive(Debug, Clone, Copy)]
+pub struct RowSubset<'a, X> {
+    x: &'a X,
+    idx: &'a [usize],
+}
+
+impl<'a, X: SparseRows> RowSubset<'a, X> {
+    /// Rows `idx` of `x` (each must be below `x.n_rows()`).
+    pub fn new(x: &'a X, idx: &'a [usize]) -> Self {
+        RowSubset { x, idx }
+    }
+}
+
+impl<X: SparseRows> SparseRows for RowSubset<'_, X> {
+    fn n_rows(&self) -> usize {
+        self.idx.len()
+    }
+    fn n_cols(&self) -> usize {
+        self.x.n_cols()
+    }
+    #[inline]
+    fn row(&self, i: usize) -> RowRef<'_> {
+        self.x.row(self.idx[i])
+    }
+    fn nnz(&self) -> usize {
+        self.idx.iter().map(|&i| self.x.row(i).nnz()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::real_from_dense;
+    use crate::learn::{AveragedPerceptron, Learner};
+
+    #[test]
+    fn parallel_problems_equal_sequential_fits_and_argmax_picks_the_class() {
+        let x = real_from_dense(&[
+            vec![1.0, 0.0, 0.0, 1.0],
+            vec![0.0, 1.0, 0.0, 1.0],
+            vec![0.0, 0.0, 1.0, 1.0],
+            vec![1.0, 0.0, 0.0, 0.0],
+            vec![0.0, 1.0, 0.0, 0.0],
+            vec![0.0, 0.0, 1.0, 0.0],
+        ]);
+        let classes = [0, 1, 2, 0, 1, 2];
+        let ap = AveragedPerceptron::default();
+        let learner = AnyLearner::AveragedPerceptron(ap);
+        let fits = fit_one_vs_rest(&learner, &x, 3, |c| single_label(&classes, c)).unwrap();
+        let models: Vec<AnyModel> = fits.into_iter().map(|f| f.model).collect();
+        for c in 0..3 {
+            let alone = ap.fit(&x, &single_label(&classes, c)).unwrap().model;
+            assert_eq!(models[c], AnyModel::Linear(alone));
+        }
+        for (i, &c) in classes.iter().enumerate() {
+            assert_eq!(argmax(&models, x.row(i)).0, c);
+        }
+        let idx = [5, 0];
+        let sub = RowSubset::new(&x, &idx);
+        assert_eq!((sub.n_rows(), sub.nnz()), (2, 3));
+        assert_eq!(sub.row(0).ids, &[2]);
+        assert_eq!(multi_label(&[vec![0, 2], vec![1]], 2), vec![1, -1]);
+    }
+}

@@ -1,0 +1,82 @@
+//! Passive-Aggressive PA-I (Crammer et al. 2006): on a hinge loss ℓ = 1 − y·(w·x + b) > 0
+//! take the smallest step that would remove it, capped by the aggressiveness C:
+//! τ = min(C, ℓ / ‖x‖²). Robust to label noise through C; as sparse as the perceptron.
+
+use super::online::{OnlineOptions, train_online};
+use super::{Fitted, Label, Learner, LinearModel, check_rate};
+use crate::Result;
+use crate::features::SparseRows;
+use serde::{Deserialize, Serialize};
+
+/// PA-I's configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PassiveAggressive {
+    /// The aggressiveness C: the largest step.
+    pub c: f32,
+    /// Epochs, bias, averaging, shuffling.
+    pub online: OnlineOptions,
+}
+
+impl Default for PassiveAggressive {
+    fn default() -> Self {
+        PassiveAggressive {
+            c: 1.0,
+            online: OnlineOptions::default(),
+        }
+    }
+}
+
+impl PassiveAggressive {
+    /// Checks the hyper-parameters before any work.
+    pub fn validate(&self) -> Result<()> {
+        check_rate("the aggressiveness C (--c)", self.c)?;
+        self.online.validate()
+    }
+}
+
+/// PA-I's step for signed margin `m` and squared row norm `q`.
+#[inline]
+pub fn pa1_step(m: f32, q: f32, c: f32) -> f32 {
+    let loss = 1.0 - m;
+    if loss > 0.0 && q > 0.0 {
+        (loss / q).min(c)
+    } else {
+        0.0
+    }
+}
+
+impl Learner for PassiveAggressive {
+    type Model = LinearModel;
+    fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
+        self.validate()?;
+        let c = self.c;
+        train_online(x, y, &self.online, |m, q| pa1_step(m, q, c))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::{SparseRows, real_from_dense};
+    use crate::learn::Classifier;
+
+    #[test]
+    fn one_uncapped_step_reaches_margin_one() {
+        // x = (3, 4), y = +1, bias off: τ = 1/25, w = (3, 4)/25, w·x = 1 exactly.
+        let x = real_from_dense(&[vec![3.0, 4.0]]);
+        let opt = OnlineOptions {
+            epochs: 1,
+            bias: false,
+            average: false,
+            shuffle: None,
+            ..OnlineOptions::default()
+        };
+        let f = PassiveAggressive { c: 10.0, online: opt }.fit(&x, &[1]).unwrap();
+        assert!((f.model.w[0] - 0.12).abs() < 1e-6 && (f.model.w[1] - 0.16).abs() < 1e-6);
+        assert!((f.model.score(x.row(0)) - 1.0).abs() < 1e-6);
+        // Capped: C = 0.01 < 1/25.
+        let f = PassiveAggressive { c: 0.01, online: opt }.fit(&x, &[1]).unwrap();
+        assert!((f.model.w[0] - 0.03).abs() < 1e-6);
+        assert_eq!(pa1_step(1.5, 2.0, 1.0), 0.0);
+    }
+}

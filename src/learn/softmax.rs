@@ -1,0 +1,311 @@
+//! Softmax (multinomial logistic) regression: one weight vector per class and
+//! P(c | x) = e^(z_c) / Σₖ e^(z_k) with z_c = w_c·x + b_c, fitted by SGD or mini-batches
+//! on the cross-entropy, with lazily scaled L2 (all K vectors share one scale) and the
+//! same learning-rate schedules as [`super::LogisticRegression`].
+//!
+//! Weights are stored feature-major (the K weights of a feature side by side), so a row's
+//! nonzeros touch K contiguous floats each. Targets are class distributions: one class
+//! (single-label), or a document's labels with equal shares (multi-label).
+//!
+//! With two classes the model is logistic regression on w₁ − w₀: softmax with rate η and
+//! L2 λ takes exactly the steps of logistic regression with rate 2η and L2 λ/2.
+
+use super::logistic::{RateSchedule, Scaled};
+use super::online::epoch_order;
+use super::{Fitted, TrainReport, check_rate};
+use crate::features::{RowRef, SparseRows};
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// Softmax regression's configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SoftmaxRegression {
+    /// Initial learning rate η₀.
+    pub eta: f32,
+    /// How η decays.
+    pub schedule: RateSchedule,
+    /// L2 strength λ.
+    pub l2: f32,
+    /// Passes over the data.
+    pub epochs: usize,
+    /// Rows per step (1: SGD).
+    pub batch: usize,
+    /// Seed of the visiting order.
+    pub seed: u64,
+}
+
+impl Default for SoftmaxRegression {
+    fn default() -> Self {
+        SoftmaxRegression {
+            eta: 0.5,
+            schedule: RateSchedule::InverseSqrt,
+            l2: 1e-5,
+            epochs: 10,
+            batch: 1,
+            seed: 42,
+        }
+    }
+}
+
+/// A fitted softmax model over `k` classes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SoftmaxModel {
+    /// Number of classes.
+    pub k: usize,
+    /// Feature-major weights: `w[j·k + c]` is feature j's weight for class c.
+    pub w: Vec<f32>,
+    /// One bias per class.
+    pub bias: Vec<f32>,
+}
+
+impl SoftmaxModel {
+    /// The logits z_c = w_c·x + b_c into `out` (length k).
+    pub fn logits(&self, row: RowRef<'_>, out: &mut [f32]) {
+        out.copy_from_slice(&self.bias);
+        accumulate_logits(&self.w, self.k, 1.0, row, out);
+    }
+
+    /// The class probabilities.
+    pub fn probabilities(&self, row: RowRef<'_>) -> Vec<f32> {
+        let mut z = vec![0.0; self.k];
+        self.logits(row, &mut z);
+        softmax_in_place(&mut z);
+        z
+    }
+
+    /// The most probable class and its logit.
+    pub fn decide(&self, row: RowRef<'_>) -> (usize, f32) {
+        let mut z = vec![0.0; self.k];
+        self.logits(row, &mut z);
+        z.iter()
+            .enumerate()
+            .fold((0, f32::NEG_INFINITY), |best, (c, &s)| {
+                if s > best.1 { (c, s) } else { best }
+            })
+    }
+
+    /// For two classes: the binary linear model w₁ − w₀, b₁ − b₀ (a logit for class 1).
+    pub fn to_binary(&self) -> Option<super::LinearModel> {
+        (self.k == 2).then(|| super::LinearModel {
+            w: self.w.chunks_exact(2).map(|c| c[1] - c[0]).collect(),
+            bias: self.bias[1] - self.bias[0],
+        })
+    }
+}
+
+/// out += scale · (row's weights summed per class).
+#[inline]
+fn accumulate_logits(w: &[f32], k: usize, scale: f32, row: RowRef<'_>, out: &mut [f32]) {
+    for (n, &j) in row.ids.iter().enumerate() {
+        let v = scale * row.vals.map_or(1.0, |v| v[n]);
+        let wj = &w[j as usize * k..(j as usize + 1) * k];
+        for (o, &wc) in out.iter_mut().zip(wj) {
+            *o += v * wc;
+        }
+    }
+}
+
+/// z ← softmax(z), stably.
+fn softmax_in_place(z: &mut [f32]) {
+    let max = z.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut sum = 0.0;
+    for v in z.iter_mut() {
+        *v = (*v - max).exp();
+        sum += *v;
+    }
+    for v in z.iter_mut() {
+        *v /= sum;
+    }
+}
+
+impl SoftmaxRegression {
+    /// Checks the hyper-parameters before any work.
+    pub fn validate(&self) -> Result<()> {
+        check_rate("the learning rate (--eta)", self.eta)?;
+        if !(self.l2.is_finite() && self.l2 >= 0.0 && self.eta * self.l2 < 1.0) {
+            return Err(Error::config(format!(
+                "the L2 strength (--l2) must be ≥ 0 with --eta × --l2 below 1, got {}",
+                self.l2
+            )));
+        }
+        if self.epochs == 0 {
+            return Err(Error::config("the number of epochs must be at least 1"));
+        }
+        if self.batch == 0 {
+            return Err(Error::config("--batch-size must be at least 1"));
+        }
+        Ok(())
+    }
+
+    /// Fits on single-label data: `classes[i]` is row i's class, below `k`.
+    pub fn fit_classes<X: SparseRows>(
+        &self,
+        x: &X,
+        classes: &[usize],
+        k: usize,
+    ) -> Result<Fitted<SoftmaxModel>> {
+        let targets: Vec<Vec<usize>> = classes.iter().map(|&c| vec![c]).collect();
+        self.fit_targets(x, &targets, k)
+    }
+
+    /// Fits on label sets: row i's target distribution gives each of `targets[i]` an
+    /// equal share (rows with no label are skipped).
+    pub fn fit_targets<X: SparseRows>(
+        &self,
+        x: &X,
+        targets: &[Vec<usize>],
+        k: usize,
+    ) -> Result<Fitted<SoftmaxModel>> {
+        self.validate()?;
+        if x.n_rows() != targets.len() {
+            return Err(Error::Data(format!(
+                "{} rows but {} label sets",
+                x.n_rows(),
+                targets.len()
+            )));
+        }
+        if k < 2 {
+            return Err(Error::Data("softmax regression needs at least two classes".into()));
+        }
+        if let Some(c) = targets.iter().flatten().find(|&&c| c >= k) {
+            return Err(Error::Data(format!("class index {c} is not below {k}")));
+        }
+        let mut rows: Vec<usize> = (0..x.n_rows()).filter(|&i| !targets[i].is_empty()).collect();
+        if rows.is_empty() {
+            return Err(Error::Data("no labelled training examples".into()));
+        }
+        let n = rows.len();
+        let mut w = Scaled::zeros(x.n_cols() * k);
+        let mut b = vec![0f32; k];
+        let batch = self.batch.min(n);
+        let mut grads: Vec<f32> = Vec::with_capacity(batch * k);
+        let mut z = vec![0f32; k];
+        let mut report = TrainReport::default();
+        let mut seen = 0u64;
+        for epoch in 0..self.epochs {
+            epoch_order(&mut rows, Some(self.seed), epoch);
+            let mut mistakes = 0u64;
+            for chunk in rows.chunks(batch) {
+                let eta = self.schedule.rate(self.eta, seen as f32 / n as f32);
+                grads.clear();
+                for &i in chunk {
+                    z.copy_from_slice(&b);
+                    accumulate_logits(&w.v, k, w.s, x.row(i), &mut z);
+                    let top = (0..k).fold(0, |a, c| if z[c] > z[a] { c } else { a });
+                    mistakes += u64::from(!targets[i].contains(&top));
+                    softmax_in_place(&mut z);
+                    let share = 1.0 / targets[i].len() as f32;
+                    for &c in &targets[i] {
+                        z[c] -= share;
+                    }
+                    // The gradient of the cross-entropy in z is p − t; store t − p.
+                    grads.extend(z.iter().map(|g| -g));
+                }
+                let step = eta / chunk.len() as f32;
+                w.shrink(1.0 - eta * self.l2);
+                for (&i, g) in chunk.iter().zip(grads.chunks_exact(k)) {
+                    let row = x.row(i);
+                    let a = step / w.s;
+                    for (nz, &j) in row.ids.iter().enumerate() {
+                        let v = a * row.vals.map_or(1.0, |v| v[nz]);
+                        let wj = &mut w.v[j as usize * k..(j as usize + 1) * k];
+                        for (wc, &gc) in wj.iter_mut().zip(g) {
+                            *wc += v * gc;
+                        }
+                    }
+                    for (bc, &gc) in b.iter_mut().zip(g) {
+                        *bc += step * gc;
+                    }
+                }
+                seen += chunk.len() as u64;
+                report.updates += 1;
+            }
+            report.epochs += 1;
+            report.mistakes_per_epoch.push(mistakes);
+        }
+        report.steps = seen;
+        Ok(Fitted {
+            model: SoftmaxModel {
+                k,
+                w: w.to_vec(),
+                bias: b,
+            },
+            report,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::{SparseRows as _, real_from_dense};
+    use crate::learn::{Classifier, Label, Learner, LogisticRegression, Solver};
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn two_classes_make_the_logistic_models_decisions() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let rows: Vec<Vec<f32>> = (0..200)
+            .map(|_| (0..10).map(|_| if rng.gen_bool(0.5) { 1.0 } else { 0.0 }).collect())
+            .collect();
+        let y: Vec<Label> = rows
+            .iter()
+            .map(|r| if r[0] + r[1] - r[2] + rng.gen_range(-0.8..0.8) > 0.5 { 1 } else { -1 })
+            .collect();
+        let x = real_from_dense(&rows);
+        let sm = SoftmaxRegression {
+            eta: 0.2,
+            l2: 0.01,
+            epochs: 5,
+            ..SoftmaxRegression::default()
+        };
+        let classes: Vec<usize> = y.iter().map(|&l| usize::from(l > 0)).collect();
+        let soft = sm.fit_classes(&x, &classes, 2).unwrap().model;
+        let lr = LogisticRegression {
+            solver: Solver::Sgd,
+            eta: 0.4,
+            schedule: sm.schedule,
+            l2: 0.005,
+            epochs: 5,
+            seed: sm.seed,
+            ..LogisticRegression::default()
+        };
+        let logit = lr.fit(&x, &y).unwrap().model;
+        let bin = soft.to_binary().unwrap();
+        let mut compared = 0;
+        for i in 0..x.n_rows() {
+            let (a, b) = (logit.score(x.row(i)), bin.score(x.row(i)));
+            assert!((a - b).abs() < 1e-3, "row {i}: logistic {a}, softmax {b}");
+            if a.abs() > 1e-3 {
+                assert_eq!(soft.decide(x.row(i)).0, usize::from(a > 0.0));
+                compared += 1;
+            }
+        }
+        assert!(compared > 150);
+        let p = soft.probabilities(x.row(0));
+        assert!((p[0] + p[1] - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn three_classes_are_learned_and_bad_targets_refused() {
+        let x = real_from_dense(&[
+            vec![1.0, 0.0, 0.0],
+            vec![0.0, 1.0, 0.0],
+            vec![0.0, 0.0, 1.0],
+            vec![1.0, 0.0, 0.0],
+        ]);
+        let m = SoftmaxRegression {
+            epochs: 50,
+            ..SoftmaxRegression::default()
+        }
+        .fit_classes(&x, &[0, 1, 2, 0], 3)
+        .unwrap()
+        .model;
+        for (i, c) in [0, 1, 2, 0].into_iter().enumerate() {
+            assert_eq!(m.decide(x.row(i)).0, c);
+        }
+        let sm = SoftmaxRegression::default();
+        assert!(sm.fit_classes(&x, &[0, 1, 5, 0], 3).is_err());
+        assert!(sm.fit_classes(&x, &[0, 1], 3).is_err());
+    }
+}

@@ -1,0 +1,142 @@
+//! Winnow, balanced (Littlestone 1988; Dagan, Karov & Roth 1997): multiplicative updates.
+//! Each feature has a positive and a negative weight, both starting at 1, so the
+//! effective weight starts at 0; on a mistake the row's features are promoted or demoted
+//! by α^(y·xⱼ). Its mistake bound grows with the logarithm of the number of features
+//! (O(k log d) for k relevant ones), where the perceptron's grows with d: the attribute-
+//! efficient choice when few features matter.
+//!
+//! Both weights of a feature move in opposite directions, so their product stays 1 and one
+//! log-weight θⱼ per feature suffices: wⱼ = e^θⱼ − e^−θⱼ. The effective weights are kept
+//! materialized (updated only at the row's nonzeros), so scoring is the perceptron's dot
+//! product. Scores are compared with 0 only, so all weights may share a common factor:
+//! when θ grows large the weights are recomputed with a smaller one (rare, amortized).
+
+use super::online::epoch_order;
+use super::{Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
+use crate::features::{SparseRows, ops};
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// Winnow's configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Winnow {
+    /// The promotion factor α > 1 (demotion is 1/α).
+    pub alpha: f32,
+    /// Passes over the data.
+    pub epochs: usize,
+    /// Learn a bias as the balanced weight of a constant feature 1.
+    pub bias: bool,
+    /// Update also when the signed margin is at most this (0: on mistakes only).
+    pub margin: f32,
+    /// Seeded random order each epoch (`None`: input order).
+    pub shuffle: Option<u64>,
+}
+
+impl Default for Winnow {
+    fn default() -> Self {
+        Winnow {
+            alpha: 1.5,
+            epochs: 10,
+            bias: true,
+            margin: 0.0,
+            shuffle: Some(42),
+        }
+    }
+}
+
+impl Winnow {
+    /// Checks the hyper-parameters before any work.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.alpha.is_finite() && self.alpha > 1.0) {
+            return Err(Error::config(format!(
+                "Winnow's promotion factor (--alpha) must be a number above 1, got {}",
+                self.alpha
+            )));
+        }
+        if self.epochs == 0 {
+            return Err(Error::config("the number of epochs must be at least 1"));
+        }
+        if !(self.margin.is_finite() && self.margin >= 0.0) {
+            return Err(Error::config("the margin (--margin) must be a number ≥ 0"));
+        }
+        Ok(())
+    }
+
+    /// Fits, calling `on_mistake()` after every online mistake (for mistake-bound studies).
+    pub fn fit_counting<X: SparseRows>(
+        &self,
+        x: &X,
+        y: &[Label],
+        mut on_mistake: impl FnMut(),
+    ) -> Result<Fitted<LinearModel>> {
+        self.validate()?;
+        check_binary(x, y)?;
+        let ln_a = self.alpha.ln();
+        let d = x.n_cols();
+        // theta[d] is the bias feature's log-weight.
+        let mut theta = vec![0f32; d + 1];
+        let mut w = vec![0f32; d];
+        let mut b = 0f32;
+        let mut shift = 0f32; // weights are e^(θ−shift) − e^(−θ−shift)
+        let eff = |t: f32, shift: f32| (t - shift).exp() - (-t - shift).exp();
+        let mut order: Vec<usize> = (0..x.n_rows()).collect();
+        let mut report = TrainReport::default();
+        for epoch in 0..self.epochs {
+            epoch_order(&mut order, self.shuffle, epoch);
+            let (mut mistakes, mut updates) = (0u64, 0u64);
+            for &i in &order {
+                let row = x.row(i);
+                let yi = f32::from(y[i]);
+                let m = yi * (ops::dot(&w, row) + b);
+                report.steps += 1;
+                if m <= 0.0 {
+                    mistakes += 1;
+                    on_mistake();
+                }
+                if m > self.margin * (-shift).exp() && m > 0.0 {
+                    continue;
+                }
+                updates += 1;
+                let mut top = 0f32;
+                for (k, &j) in row.ids.iter().enumerate() {
+                    let v = row.vals.map_or(1.0, |v| v[k]);
+                    let t = &mut theta[j as usize];
+                    *t += yi * v * ln_a;
+                    top = top.max(t.abs());
+                    w[j as usize] = eff(*t, shift);
+                }
+                if self.bias {
+                    theta[d] += yi * ln_a;
+                    top = top.max(theta[d].abs());
+                    b = eff(theta[d], shift);
+                }
+                if top - shift > 60.0 {
+                    // Rescale every weight by e^−30 (the sign of each score is kept).
+                    shift += 30.0;
+                    for (wj, &t) in w.iter_mut().zip(&theta) {
+                        *wj = eff(t, shift);
+                    }
+                    b = if self.bias { eff(theta[d], shift) } else { 0.0 };
+                }
+            }
+            report.epochs += 1;
+            report.updates += updates;
+            report.mistakes_per_epoch.push(mistakes);
+            if updates == 0 {
+                report.converged = Some(true);
+                break;
+            }
+        }
+        Ok(Fitted {
+            model: LinearModel { w, bias: b },
+            report,
+        })
+    }
+}
+
+impl Learner for Winnow {
+    type Model = LinearModel;
+    fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
+        self.fit_counting(x, y, || {})
+    }
+}
