@@ -69,6 +69,10 @@ pub enum Thresholds {
         folds: usize,
         /// Seed of the fold assignment.
         seed: u64,
+        /// A label whose best out-of-fold F1 is below this keeps the default threshold
+        /// (a poor ranking's "best" cut is usually far too low and floods the label with
+        /// false positives; Yang's SCutFBR).
+        min_f1: f64,
     },
 }
 
@@ -84,7 +88,11 @@ pub struct MultiLabelOptions {
 impl Default for MultiLabelOptions {
     fn default() -> Self {
         MultiLabelOptions {
-            thresholds: Thresholds::CrossValidated { folds: 5, seed: 42 },
+            thresholds: Thresholds::CrossValidated {
+                folds: 5,
+                seed: 42,
+                min_f1: 0.3,
+            },
             at_least_one: true,
         }
     }
@@ -200,7 +208,12 @@ pub fn fit_multilabel<X: SparseRows>(
     let full = fit_scorer(learner, x, sets, k)?;
     let default = full.model.default_threshold();
     let mut thresholds = vec![default; k];
-    if let Thresholds::CrossValidated { folds, seed } = opt.thresholds {
+    if let Thresholds::CrossValidated {
+        folds,
+        seed,
+        min_f1,
+    } = opt.thresholds
+    {
         if folds < 2 || folds > x.n_rows() {
             return Err(Error::config(format!(
                 "threshold tuning needs 2 to {} folds, got {folds}",
@@ -222,7 +235,9 @@ pub fn fit_multilabel<X: SparseRows>(
                 .zip(sets)
                 .map(|(s, set)| (s[c], set.contains(&c)))
                 .collect();
-            if let Some((best, _)) = best_threshold(&mut pairs) {
+            if let Some((best, f1)) = best_threshold(&mut pairs)
+                && f1 >= min_f1
+            {
                 *t = best;
             }
         }

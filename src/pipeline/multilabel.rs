@@ -1,0 +1,133 @@
+//! Multi-label corpora (documents with several labels, or none, such as Reuters-21578)
+//! through the pipeline: label sets, training with per-label thresholds, evaluation by
+//! micro- and macro-F1.
+
+use super::{TrainConfig, Trained, fit_vocab, vectorize_for};
+use crate::eval::MultiLabelMetrics;
+use crate::features::{SparseRows, vectorize};
+use crate::input::Document;
+use crate::learn::multilabel::{MultiLabelOptions, fit_multilabel};
+use crate::model::{FeatureSpace, Metadata, Predictor, SavedModel};
+use crate::{Error, Result};
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// Whether a labelled corpus needs the multi-label path: some document carries a number
+/// of labels other than one.
+pub fn is_multilabel(docs: &[Document]) -> bool {
+    docs.iter().any(|d| d.labels.len() != 1)
+}
+
+/// Each document's labels as indices into `classes`; a label the model does not know is
+/// an error naming the document.
+pub fn label_sets(docs: &[Document], classes: &[String]) -> Result<Vec<Vec<usize>>> {
+    docs.iter()
+        .map(|d| {
+            d.labels
+                .iter()
+                .map(|l| {
+                    classes.iter().position(|c| c == l).ok_or_else(|| {
+                        Error::Data(format!("{}: label {l:?} is not one of the model's labels", d.id))
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Trains a multi-label model: one binary classifier per label (softmax: one model over
+/// all), thresholds as `opt` says.
+pub fn train_multilabel(
+    docs: &[Document],
+    cfg: &TrainConfig,
+    opt: &MultiLabelOptions,
+    inputs: Vec<String>,
+) -> Result<Trained> {
+    let start = Instant::now();
+    cfg.vocab.validate()?;
+    cfg.learner.validate()?;
+    let mut classes: Vec<String> = docs.iter().flat_map(|d| d.labels.iter().cloned()).collect();
+    classes.sort();
+    classes.dedup();
+    if classes.is_empty() {
+        return Err(Error::Data("no document has a label".into()));
+    }
+    let sets = label_sets(docs, &classes)?;
+    let vocab = fit_vocab(&cfg.analyzer, &cfg.vocab, docs);
+    let x = vectorize(&cfg.analyzer, &vocab, docs).matrix;
+    let fit_start = Instant::now();
+    let fitted = fit_multilabel(&cfg.learner, &x, &sets, classes.len(), opt)?;
+    let fit_seconds = fit_start.elapsed().as_secs_f64();
+    let mut model = SavedModel {
+        analyzer: cfg.analyzer.clone(),
+        vocab,
+        features: FeatureSpace::Text,
+        classes,
+        predictor: Predictor::MultiLabel(fitted.model),
+        meta: Metadata {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            learner: cfg.learner.name().to_string(),
+            options: cfg.options.clone(),
+            inputs,
+            documents: docs.len() as u64,
+            nnz: x.nnz() as u64,
+            report: fitted.report,
+            fit_seconds,
+            ..Default::default()
+        },
+    };
+    let predicted = decide_labels(&model, &x);
+    let exact = predicted
+        .iter()
+        .zip(&sets)
+        .filter(|(p, t)| {
+            let mut p: Vec<usize> = p.iter().map(|l| l.0).collect();
+            let mut t = (*t).clone();
+            p.sort_unstable();
+            t.sort_unstable();
+            p == t
+        })
+        .count();
+    model.meta.training_accuracy = exact as f64 / docs.len().max(1) as f64;
+    model.meta.seconds = start.elapsed().as_secs_f64();
+    Ok(Trained { model, matrix: x })
+}
+
+/// The labels of every row with their scores (probabilities where the model has them),
+/// computed in parallel, in row order.
+pub fn decide_labels<X: SparseRows>(model: &SavedModel, x: &X) -> Vec<Vec<(usize, f32)>> {
+    (0..x.n_rows())
+        .into_par_iter()
+        .map(|i| model.predictor.labels(x.row(i)))
+        .collect()
+}
+
+/// The labels ranked by training frequency (most frequent first, ties by name), for the
+/// "top 10" averages; models without counts rank every label equally.
+fn top_labels(model: &SavedModel, n: usize) -> Vec<usize> {
+    let counts = match &model.predictor {
+        Predictor::MultiLabel(m) => m.train_counts.clone(),
+        _ => vec![0; model.classes.len()],
+    };
+    let mut idx: Vec<usize> = (0..model.classes.len()).collect();
+    idx.sort_by(|&a, &b| counts[b].cmp(&counts[a]).then(a.cmp(&b)));
+    idx.truncate(n);
+    idx
+}
+
+/// Evaluates a model on documents with label sets: micro/macro-F1, over all labels and
+/// the 10 most frequent in training.
+pub fn evaluate_multilabel(model: &SavedModel, docs: &[Document]) -> Result<MultiLabelMetrics> {
+    let truth = label_sets(docs, &model.classes)?;
+    let x = vectorize_for(model, docs).matrix;
+    let predicted: Vec<Vec<usize>> = decide_labels(model, &x)
+        .into_iter()
+        .map(|ls| ls.into_iter().map(|l| l.0).collect())
+        .collect();
+    Ok(MultiLabelMetrics::new(
+        model.classes.clone(),
+        &truth,
+        &predicted,
+        top_labels(model, 10),
+    ))
+}
