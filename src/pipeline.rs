@@ -2,7 +2,9 @@
 //! model applied to new documents. The CLI and library users share these.
 
 use crate::eval::Metrics;
-use crate::features::{BinaryMatrix, SparseRows, Vectorized, count_df, vectorize};
+use crate::features::{
+    BinaryMatrix, SparseRows, StreamVectorizer, Vectorized, count_df, vectorize,
+};
 use crate::input::Document;
 use crate::learn::{AnyLearner, Label, combine_reports};
 use crate::model::{Decision, FeatureSpace, Metadata, Predictor, SavedModel};
@@ -94,6 +96,17 @@ pub fn fit_vocab(analyzer: &Analyzer, config: &VocabConfig, docs: &[Document]) -
     Vocabulary::from_counts(count_df(analyzer, docs), config)
 }
 
+/// Builds the vocabulary of training documents and their rows in one tokenizing pass.
+pub fn vectorize_training(
+    analyzer: &Analyzer,
+    config: &VocabConfig,
+    docs: &[Document],
+) -> (Vocabulary, BinaryMatrix) {
+    let mut s = StreamVectorizer::new(analyzer.clone());
+    s.push(docs);
+    s.finish(config)
+}
+
 /// Trains a model on labelled documents.
 pub fn train(docs: &[Document], cfg: &TrainConfig, inputs: Vec<String>) -> Result<Trained> {
     let start = Instant::now();
@@ -101,8 +114,7 @@ pub fn train(docs: &[Document], cfg: &TrainConfig, inputs: Vec<String>) -> Resul
     cfg.learner.validate()?;
     let classes = classes_of(docs, cfg.positive.as_deref())?;
     let idx = class_indices(docs, &classes)?;
-    let vocab = fit_vocab(&cfg.analyzer, &cfg.vocab, docs);
-    let x = vectorize(&cfg.analyzer, &vocab, docs).matrix;
+    let (vocab, x) = vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
     let mut model = fit_rows(&x, &idx, classes, cfg, inputs)?;
     model.vocab = vocab;
     model.features = FeatureSpace::Text;
@@ -125,9 +137,13 @@ pub fn fit_rows<X: SparseRows>(
     let (predictor, report, theory) = if classes.len() == 2 {
         let y = binary_labels(idx, 1);
         let fitted = cfg.learner.fit(x, &y)?;
-        let th = fitted.model.as_linear().map(|m| {
-            theory::diagnose(m, x, &y, cfg.learner.has_bias(), Some(fitted.report.updates))
-        });
+        let th = theory::diagnose_any(
+            &fitted.model,
+            &cfg.learner,
+            x,
+            &y,
+            Some(fitted.report.updates),
+        );
         (Predictor::Binary(fitted.model), fitted.report, th)
     } else {
         let fits: Vec<_> = (0..classes.len())

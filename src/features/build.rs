@@ -49,6 +49,12 @@ impl MatrixBuilder {
             .extend(other.indptr.iter().skip(1).map(|p| p + base));
     }
 
+    /// Replaces the contents with raw CSR arrays (rows sorted and unique).
+    pub fn set_raw(&mut self, indptr: Vec<usize>, indices: Vec<u32>) {
+        self.indptr = indptr;
+        self.indices = indices;
+    }
+
     /// Number of rows so far.
     pub fn rows(&self) -> usize {
         self.indptr.len().saturating_sub(1)

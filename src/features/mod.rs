@@ -8,9 +8,14 @@
 
 mod build;
 pub mod ops;
+mod stream;
+mod view;
+pub mod synthetic;
 mod vectorize;
 
 pub use build::MatrixBuilder;
+pub use stream::StreamVectorizer;
+pub use view::{CsrView, GenericRows, RowAccess, RowTask, with_rows};
 pub use vectorize::{Vectorized, count_df, vectorize, vectorize_sequential};
 
 /// Binary bag-of-words rows: sprs CSR with zero-sized values, sorted unique ids per row.
@@ -50,6 +55,11 @@ pub trait SparseRows: Sync {
     fn row(&self, i: usize) -> RowRef<'_>;
     /// Total number of nonzeros.
     fn nnz(&self) -> usize;
+    /// The raw CSR arrays as a [`CsrView`], what the learners' tight loops run on; `None`
+    /// for row sources that are not stored as one CSR block (they take the generic path).
+    fn csr(&self) -> Option<CsrView<'_>> {
+        None
+    }
 }
 
 impl SparseRows for BinaryMatrix {
@@ -66,6 +76,9 @@ impl SparseRows for BinaryMatrix {
     }
     fn nnz(&self) -> usize {
         self.indices().len()
+    }
+    fn csr(&self) -> Option<CsrView<'_>> {
+        Some(CsrView::new(proper_indptr(self.indptr()), self.indices(), None, self.cols()))
     }
 }
 
@@ -87,6 +100,21 @@ impl SparseRows for RealMatrix {
     fn nnz(&self) -> usize {
         self.indices().len()
     }
+    fn csr(&self) -> Option<CsrView<'_>> {
+        Some(CsrView::new(
+            proper_indptr(self.indptr()),
+            self.indices(),
+            Some(self.data()),
+            self.cols(),
+        ))
+    }
+}
+
+/// sprs matrices built by [`MatrixBuilder`] or `new` have an indptr starting at 0; a view
+/// into a larger one may not, and would need offsets the tight loops do not handle.
+fn proper_indptr(p: sprs::IndPtrView<'_, usize>) -> &[usize] {
+    assert!(p.is_proper(), "CSR matrices here always start their indptr at 0");
+    p.into_raw_storage()
 }
 
 /// Selects rows `idx` of a binary matrix (for splits and folds), keeping their order.

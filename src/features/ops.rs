@@ -31,6 +31,48 @@ pub fn dot_binary(w: &[f32], ids: &[u32]) -> f32 {
     s
 }
 
+/// Checks once that every id is below `n` — the precondition of the unchecked loops.
+pub fn ids_below(ids: &[u32], n: usize) -> bool {
+    ids.iter().all(|&j| (j as usize) < n)
+}
+
+/// `w · x` for a binary row without bounds checks: the learners' inner loop.
+///
+/// # Safety
+/// Every id in `ids` must be below `w.len()` (see [`ids_below`]).
+#[inline(always)]
+pub unsafe fn dot_binary_unchecked(w: &[f32], ids: &[u32]) -> f32 {
+    let mut acc = [0f32; 4];
+    let chunks = ids.chunks_exact(4);
+    let rest = chunks.remainder();
+    // SAFETY: the caller guarantees every id is in bounds.
+    unsafe {
+        for c in chunks {
+            acc[0] += *w.get_unchecked(c[0] as usize);
+            acc[1] += *w.get_unchecked(c[1] as usize);
+            acc[2] += *w.get_unchecked(c[2] as usize);
+            acc[3] += *w.get_unchecked(c[3] as usize);
+        }
+        let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+        for &j in rest {
+            s += *w.get_unchecked(j as usize);
+        }
+        s
+    }
+}
+
+/// `w ← w + a·x` for a binary row without bounds checks.
+///
+/// # Safety
+/// Every id in `ids` must be below `w.len()` (see [`ids_below`]).
+#[inline(always)]
+pub unsafe fn axpy_binary_unchecked(a: f32, ids: &[u32], w: &mut [f32]) {
+    for &j in ids {
+        // SAFETY: the caller guarantees every id is in bounds.
+        unsafe { *w.get_unchecked_mut(j as usize) += a };
+    }
+}
+
 /// `w ← w + a·x`.
 #[inline]
 pub fn axpy(a: f32, x: RowRef<'_>, w: &mut [f32]) {

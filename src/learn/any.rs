@@ -2,6 +2,7 @@
 //! model file names exactly what it contains and `--learner NAME` maps to one variant.
 
 use super::{Classifier, Fitted, Label, Learner, LinearModel, Perceptron, TrainReport};
+use super::{KernelModel, KernelPerceptron};
 use crate::Result;
 use crate::features::{RowRef, SparseRows};
 use serde::{Deserialize, Serialize};
@@ -11,6 +12,8 @@ use serde::{Deserialize, Serialize};
 pub enum AnyLearner {
     /// Rosenblatt's perceptron.
     Perceptron(Perceptron),
+    /// The dual (kernel) perceptron, for small corpora.
+    KernelPerceptron(KernelPerceptron),
 }
 
 /// Any fitted binary model.
@@ -18,6 +21,8 @@ pub enum AnyLearner {
 pub enum AnyModel {
     /// w·x + b.
     Linear(LinearModel),
+    /// Σ c_s K(x_s, x) + b over support vectors.
+    Kernel(KernelModel),
 }
 
 impl AnyLearner {
@@ -25,6 +30,7 @@ impl AnyLearner {
     pub fn name(&self) -> &'static str {
         match self {
             AnyLearner::Perceptron(_) => "perceptron",
+            AnyLearner::KernelPerceptron(_) => "kernel-perceptron",
         }
     }
 
@@ -32,6 +38,7 @@ impl AnyLearner {
     pub fn validate(&self) -> Result<()> {
         match self {
             AnyLearner::Perceptron(p) => p.validate(),
+            AnyLearner::KernelPerceptron(p) => p.validate(),
         }
     }
 
@@ -39,6 +46,7 @@ impl AnyLearner {
     pub fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<AnyModel>> {
         match self {
             AnyLearner::Perceptron(p) => wrap(p.fit(x, y)?, AnyModel::Linear),
+            AnyLearner::KernelPerceptron(p) => wrap(p.fit(x, y)?, AnyModel::Kernel),
         }
     }
 
@@ -46,6 +54,7 @@ impl AnyLearner {
     pub fn has_bias(&self) -> bool {
         match self {
             AnyLearner::Perceptron(p) => p.bias != super::Bias::None,
+            AnyLearner::KernelPerceptron(p) => p.bias != super::Bias::None,
         }
     }
 }
@@ -62,6 +71,15 @@ impl AnyModel {
     pub fn as_linear(&self) -> Option<&LinearModel> {
         match self {
             AnyModel::Linear(m) => Some(m),
+            AnyModel::Kernel(_) => None,
+        }
+    }
+
+    /// The kernel model inside, where there is one.
+    pub fn as_kernel(&self) -> Option<&KernelModel> {
+        match self {
+            AnyModel::Kernel(m) => Some(m),
+            _ => None,
         }
     }
 }
@@ -71,6 +89,7 @@ impl Classifier for AnyModel {
     fn score(&self, row: RowRef<'_>) -> f32 {
         match self {
             AnyModel::Linear(m) => m.score(row),
+            AnyModel::Kernel(m) => m.score(row),
         }
     }
 }

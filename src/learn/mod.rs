@@ -5,10 +5,17 @@
 //! model with a [`TrainReport`]. A [`Classifier`] is read-only and shared across threads.
 
 mod any;
+pub mod dual;
+pub mod gram;
+pub mod kernel;
+mod kernel_model;
 mod linear;
 pub mod perceptron;
 
 pub use any::{AnyLearner, AnyModel, combine_reports};
+pub use dual::{Averaging, KernelPerceptron};
+pub use kernel::Kernel;
+pub use kernel_model::{KernelModel, SupportRows, Vote};
 pub use linear::LinearModel;
 pub use perceptron::{Bias, Perceptron, Schedule};
 

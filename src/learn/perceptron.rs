@@ -7,7 +7,7 @@
 //! an augmented constant feature x̃ = (x, 1), or the R² step b ← b + η·y·R².
 
 use super::{Fitted, Label, Learner, LinearModel, TrainReport, check_binary, check_rate};
-use crate::features::{SparseRows, ops};
+use crate::features::{RowAccess, RowTask, SparseRows, with_rows};
 use crate::{Error, Result};
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -104,78 +104,57 @@ impl Perceptron {
         &self,
         x: &X,
         y: &[Label],
-        mut observer: impl FnMut(Update<'_>),
+        observer: impl FnMut(Update<'_>),
     ) -> Result<Fitted<LinearModel>> {
         self.validate()?;
         check_binary(x, y)?;
-        let mut m = LinearModel::zeros(x.n_cols());
-        let bias_step = match self.bias {
+        let task = Train { p: self, y, n_cols: x.n_cols(), observer };
+        Ok(with_rows(x, task))
+    }
+}
+
+/// The training loop, written once over [`RowAccess`] so binary CSR runs unchecked.
+struct Train<'a, F> {
+    p: &'a Perceptron,
+    y: &'a [Label],
+    n_cols: usize,
+    observer: F,
+}
+
+impl<F: FnMut(Update<'_>)> RowTask for Train<'_, F> {
+    type Output = Fitted<LinearModel>;
+
+    fn run<A: RowAccess>(mut self, x: &A) -> Fitted<LinearModel> {
+        let (p, y, n) = (self.p, self.y, x.n_rows());
+        let mut m = LinearModel::zeros(self.n_cols);
+        let bias_step = match p.bias {
             Bias::None => 0.0,
-            Bias::Augmented => self.eta,
-            Bias::R2 => {
-                let r2 = (0..x.n_rows())
-                    .map(|i| ops::nrm2_sq(x.row(i)))
-                    .fold(0.0, f32::max);
-                self.eta * r2
-            }
+            Bias::Augmented => p.eta,
+            Bias::R2 => p.eta * (0..n).map(|i| x.nrm2_sq(i)).fold(0.0, f32::max),
         };
         let mut report = TrainReport::default();
-        // One visit: predict, and update on a mistake. Returns whether it updated.
-        let mut visit = |i: usize, epoch: usize, m: &mut LinearModel, report: &mut TrainReport| {
-            let row = x.row(i);
+        // One visit: predict, and update on a mistake (y·(w·x + b) ≤ 0). Returns whether
+        // it updated.
+        let mut visit = |i: usize, epoch: usize, m: &mut LinearModel| {
             let yi = f32::from(y[i]);
-            report.steps += 1;
-            if yi * (ops::dot(&m.w, row) + m.bias) <= 0.0 {
-                ops::axpy(self.eta * yi, row, &mut m.w);
+            if yi * (x.dot(i, &m.w) + m.bias) <= 0.0 {
+                x.axpy(i, p.eta * yi, &mut m.w);
                 m.bias += bias_step * yi;
-                report.updates += 1;
-                observer(Update {
-                    example: i,
-                    epoch,
-                    w: &m.w,
-                    bias: m.bias,
-                });
+                (self.observer)(Update { example: i, epoch, w: &m.w, bias: m.bias });
                 true
             } else {
                 false
             }
         };
-        let n = x.n_rows();
-        match self.schedule {
-            Schedule::Online | Schedule::Epochs(_) | Schedule::UntilConvergence { .. } => {
-                let (epochs, stop_clean) = match self.schedule {
-                    Schedule::Online => (1, false),
-                    Schedule::Epochs(e) => (e, false),
-                    Schedule::UntilConvergence { max_epochs } => (max_epochs, true),
-                    Schedule::Randomized { .. } => unreachable!(),
-                };
-                for epoch in 0..epochs {
-                    let mut mistakes = 0;
-                    for i in 0..n {
-                        mistakes += u64::from(visit(i, epoch, &mut m, &mut report));
-                    }
-                    report.epochs += 1;
-                    report.mistakes_per_epoch.push(mistakes);
-                    if stop_clean && mistakes == 0 {
-                        break;
-                    }
-                }
-                if stop_clean {
-                    report.converged = Some(report.mistakes_per_epoch.last() == Some(&0));
-                }
-            }
-            Schedule::Randomized {
-                rounds,
-                seed,
-                patience,
-            } => {
+        match p.schedule {
+            Schedule::Randomized { rounds, seed, patience } => {
                 let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
                 let (mut quiet, mut mistakes) = (0u64, 0u64);
                 let mut stopped = false;
                 for round in 0..rounds {
                     let i = rng.gen_range(0..n);
-                    let epoch = (round / n as u64) as usize;
-                    if visit(i, epoch, &mut m, &mut report) {
+                    report.steps += 1;
+                    if visit(i, (round / n as u64) as usize, &mut m) {
                         quiet = 0;
                         mistakes += 1;
                     } else {
@@ -186,12 +165,36 @@ impl Perceptron {
                         break;
                     }
                 }
+                report.updates = mistakes;
                 report.epochs = report.steps.div_ceil(n as u64) as usize;
                 report.mistakes_per_epoch.push(mistakes);
                 report.converged = patience.map(|_| stopped);
             }
+            fixed => {
+                let (epochs, stop_clean) = match fixed {
+                    Schedule::Epochs(e) => (e, false),
+                    Schedule::UntilConvergence { max_epochs } => (max_epochs, true),
+                    _ => (1, false),
+                };
+                for epoch in 0..epochs {
+                    let mut mistakes = 0;
+                    for i in 0..n {
+                        mistakes += u64::from(visit(i, epoch, &mut m));
+                    }
+                    report.steps += n as u64;
+                    report.updates += mistakes;
+                    report.epochs += 1;
+                    report.mistakes_per_epoch.push(mistakes);
+                    if stop_clean && mistakes == 0 {
+                        break;
+                    }
+                }
+                if stop_clean {
+                    report.converged = Some(report.mistakes_per_epoch.last() == Some(&0));
+                }
+            }
         }
-        Ok(Fitted { model: m, report })
+        Fitted { model: m, report }
     }
 }
 

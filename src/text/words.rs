@@ -99,11 +99,35 @@ fn joins(prev: u8, mid: u8, next: u8) -> bool {
 }
 
 impl Tokenizer for Words {
+    /// ASCII stretches take the fast path and the rest the Unicode path. The text is cut
+    /// only at an ASCII whitespace byte that follows ASCII text or precedes it: UAX #29
+    /// always breaks there (no rule joins a letter, digit or mark to such whitespace, and
+    /// whitespace itself is never part of a word), so the tokens are exactly the Unicode
+    /// path's.
     fn tokens(&self, text: &str, sink: &mut dyn FnMut(&str)) {
-        if text.is_ascii() {
-            self.tokens_ascii(text, sink)
-        } else {
-            self.tokens_unicode(text, sink)
+        let b = text.as_bytes();
+        let mut start = 0;
+        while start < b.len() {
+            let Some(off) = b[start..].iter().position(|&c| c >= 0x80) else {
+                self.tokens_ascii(&text[start..], sink);
+                return;
+            };
+            let first = start + off;
+            // The ASCII part ends at the last whitespace before the first non-ASCII byte.
+            let cut = b[start..first]
+                .iter()
+                .rposition(u8::is_ascii_whitespace)
+                .map_or(start, |p| start + p);
+            if cut > start {
+                self.tokens_ascii(&text[start..cut], sink);
+            }
+            // The Unicode part ends at the first whitespace followed by ASCII (or the end).
+            let mut end = first;
+            while end < b.len() && !(b[end].is_ascii_whitespace() && b.get(end + 1).is_none_or(|&c| c < 0x80)) {
+                end += 1;
+            }
+            self.tokens_unicode(&text[cut..end], sink);
+            start = end;
         }
     }
 }
@@ -133,7 +157,29 @@ mod tests {
         );
     }
 
+    fn mixed(text: &str) -> (Vec<String>, Vec<String>) {
+        let w = Words::default();
+        let (mut a, mut u) = (Vec::new(), Vec::new());
+        w.tokens(text, &mut |t| a.push(t.to_string()));
+        w.tokens_unicode(text, &mut |t| u.push(t.to_string()));
+        (a, u)
+    }
+
+    #[test]
+    fn mixed_text_known_cases() {
+        for t in ["café au lait", "naïve\tfaçade x", "a \u{301}b c", "日本語 text 123", "x\u{200d} y"] {
+            let (a, u) = mixed(t);
+            assert_eq!(a, u, "{t:?}");
+        }
+    }
+
     proptest! {
+        #[test]
+        fn mixed_path_equals_unicode_path(s in "([a-zA-Z0-9 \t\n.,:'_-]|é|ß|İ|日|\u{301}|\u{200d}|\u{a0}|\u{2019}|😀|Ω){0,60}") {
+            let (a, u) = mixed(&s);
+            prop_assert_eq!(a, u);
+        }
+
         #[test]
         fn ascii_path_equals_unicode_path(s in "[a-zA-Z0-9_.,;:' \n\t!?@#$%&()\"-]{0,80}") {
             let (a, u) = both(&s);

@@ -82,6 +82,25 @@ proptest! {
     }
 
     #[test]
+    fn one_pass_streaming_equals_two_pass(docs in corpus(), cut in 0usize..700, min_df in 1u32..4, max in proptest::option::of(1usize..12)) {
+        let a = Analyzer::default();
+        let cfg = VocabConfig { min_df, max_features: max };
+        let vocab = pipeline::fit_vocab(&a, &cfg, &docs);
+        let two = vectorize(&a, &vocab, &docs).matrix;
+        let mut s = rosenblatt::features::StreamVectorizer::new(a.clone());
+        let cut = cut.min(docs.len());
+        s.push(&docs[..cut]);
+        s.push(&docs[cut..]);
+        let (v1, one) = s.finish(&cfg);
+        prop_assert_eq!(v1.len(), vocab.len());
+        for id in 0..vocab.len() as u32 {
+            prop_assert_eq!(v1.word(id), vocab.word(id));
+            prop_assert_eq!(v1.df(id), vocab.df(id));
+        }
+        prop_assert_eq!(one, two);
+    }
+
+    #[test]
     fn save_load_gives_identical_scores(mut docs in corpus()) {
         docs[0].labels = vec!["spam".into()];
         docs[1].labels = vec!["ham".into()];

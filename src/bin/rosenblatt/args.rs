@@ -53,6 +53,8 @@ pub enum Mode {
 pub enum LearnerName {
     /// Rosenblatt's perceptron (see --mode, --epochs, --eta, --bias).
     Perceptron,
+    /// The dual (kernel) perceptron, for small corpora (see --kernel, --memory).
+    KernelPerceptron,
 }
 
 /// `rosenblatt train`.
@@ -113,6 +115,8 @@ pub struct TrainArgs {
     /// Print the summary as one JSON object.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub kernel: crate::kernel_flags::KernelArgs,
 }
 
 /// Output formats of `classify`.

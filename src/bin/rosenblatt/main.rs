@@ -5,6 +5,7 @@ mod args;
 mod classify;
 mod eval;
 mod inspect;
+mod kernel_flags;
 mod load;
 mod progress;
 mod train;

@@ -16,24 +16,29 @@ use std::process::ExitCode;
 
 /// Turns the flags into a validated training plan before any file is read.
 fn config(a: &TrainArgs) -> Result<TrainConfig> {
+    let schedule = match a.mode {
+        Mode::Online => Schedule::Online,
+        Mode::Batch => Schedule::Epochs(a.epochs),
+        Mode::Converge => Schedule::UntilConvergence {
+            max_epochs: a.epochs,
+        },
+        Mode::Random => Schedule::Randomized {
+            rounds: a.rounds.unwrap_or(0),
+            seed: a.seed,
+            patience: a.patience,
+        },
+    };
     let learner = match a.learner {
         LearnerName::Perceptron => AnyLearner::Perceptron(Perceptron {
             eta: a.eta,
             bias: a.bias,
-            schedule: match a.mode {
-                Mode::Online => Schedule::Online,
-                Mode::Batch => Schedule::Epochs(a.epochs),
-                Mode::Converge => Schedule::UntilConvergence {
-                    max_epochs: a.epochs,
-                },
-                Mode::Random => Schedule::Randomized {
-                    rounds: a.rounds.unwrap_or(0),
-                    seed: a.seed,
-                    patience: a.patience,
-                },
-            },
+            schedule,
         }),
+        LearnerName::KernelPerceptron => crate::kernel_flags::learner(a, schedule)?,
     };
+    if a.learner != LearnerName::KernelPerceptron {
+        crate::kernel_flags::refuse_unused(a)?;
+    }
     if a.mode != Mode::Random && (a.rounds.is_some() || a.patience.is_some()) {
         bail!("--rounds and --patience apply to --mode random only");
     }
@@ -53,9 +58,12 @@ fn config(a: &TrainArgs) -> Result<TrainConfig> {
             min_df: a.min_df,
             max_features: a.max_features,
         },
+        options: match crate::kernel_flags::describe(&learner) {
+            Some(k) => format!("{}, {k}", options_string(a)),
+            None => options_string(a),
+        },
         learner,
         positive: a.positive.clone(),
-        options: options_string(a),
     };
     cfg.vocab.validate()?;
     if a.mode != Mode::Random {
@@ -76,8 +84,13 @@ fn options_string(a: &TrainArgs) -> String {
 
 /// Random mode's default rounds depend on the corpus size (10 passes' worth of draws).
 fn with_rounds(mut cfg: TrainConfig, n: usize) -> Result<TrainConfig> {
-    let AnyLearner::Perceptron(p) = &mut cfg.learner;
-    if let Schedule::Randomized { rounds, .. } = &mut p.schedule
+    let schedule = match &mut cfg.learner {
+        AnyLearner::Perceptron(p) => Some(&mut p.schedule),
+        AnyLearner::KernelPerceptron(p) => Some(&mut p.schedule),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    };
+    if let Some(Schedule::Randomized { rounds, .. }) = schedule
         && *rounds == 0
     {
         *rounds = 10 * n as u64;

@@ -1,0 +1,109 @@
+//! The dual (kernel) perceptron's flags for `train`, and their translation into a learner.
+
+use crate::args::TrainArgs;
+use anyhow::{Result, bail};
+use clap::{Args, ValueEnum};
+use rosenblatt::learn::dual::{DEFAULT_MAX_SECONDS, parse_memory};
+use rosenblatt::learn::{AnyLearner, Averaging, Kernel, KernelPerceptron, Schedule};
+
+/// The kernels `--kernel` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KernelName {
+    /// K(x, z) = x·z (binary rows: the number of shared words).
+    Linear,
+    /// K(x, z) = (x·z + coef0)^degree.
+    Poly,
+    /// K(x, z) = exp(−gamma·‖x − z‖²).
+    Rbf,
+}
+
+/// Flags of `--learner kernel-perceptron`.
+#[derive(Debug, Args, Clone)]
+pub struct KernelArgs {
+    /// Kernel of --learner kernel-perceptron.
+    #[arg(long, value_enum)]
+    pub kernel: Option<KernelName>,
+    /// Degree d of the polynomial kernel.
+    #[arg(long)]
+    pub degree: Option<u32>,
+    /// Constant c of the polynomial kernel (x·z + c)^d.
+    #[arg(long)]
+    pub coef0: Option<f32>,
+    /// Width γ of the RBF kernel exp(−γ‖x − z‖²).
+    #[arg(long)]
+    pub gamma: Option<f32>,
+    /// Last, averaged or voted hypothesis of the kernel perceptron.
+    #[arg(long, value_enum)]
+    pub averaging: Option<Averaging>,
+    /// Memory for the kernel perceptron's Gram matrix (e.g. 512M, 2G); above it, rows are
+    /// computed on demand [default: 1G].
+    #[arg(long, value_parser = parse_memory)]
+    pub memory: Option<u64>,
+    /// Train the kernel perceptron even when its time or memory estimate is above the limits.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// The kernel perceptron configured by the flags.
+pub fn learner(a: &TrainArgs, schedule: Schedule) -> Result<AnyLearner> {
+    let k = &a.kernel;
+    let name = k.kernel.unwrap_or(KernelName::Linear);
+    if name != KernelName::Poly && (k.degree.is_some() || k.coef0.is_some()) {
+        bail!("--degree and --coef0 apply to --kernel poly only");
+    }
+    if name != KernelName::Rbf && k.gamma.is_some() {
+        bail!("--gamma applies to --kernel rbf only");
+    }
+    let kernel = match name {
+        KernelName::Linear => Kernel::Linear,
+        KernelName::Poly => Kernel::Polynomial {
+            degree: k.degree.unwrap_or(2),
+            coef0: k.coef0.unwrap_or(1.0),
+        },
+        KernelName::Rbf => Kernel::Rbf {
+            gamma: k.gamma.unwrap_or(0.1),
+        },
+    };
+    if a.eta != 1.0 {
+        bail!("--eta does not apply to the kernel perceptron (it only rescales α)");
+    }
+    Ok(AnyLearner::KernelPerceptron(KernelPerceptron {
+        kernel,
+        bias: a.bias,
+        schedule,
+        averaging: k.averaging.unwrap_or(Averaging::None),
+        memory: k.memory.unwrap_or(rosenblatt::learn::dual::DEFAULT_MEMORY),
+        max_seconds: DEFAULT_MAX_SECONDS,
+        force: k.force,
+    }))
+}
+
+/// Refuses kernel flags given with another learner.
+pub fn refuse_unused(a: &TrainArgs) -> Result<()> {
+    let k = &a.kernel;
+    if k.kernel.is_some()
+        || k.degree.is_some()
+        || k.coef0.is_some()
+        || k.gamma.is_some()
+        || k.averaging.is_some()
+        || k.memory.is_some()
+        || k.force
+    {
+        bail!(
+            "--kernel, --degree, --coef0, --gamma, --averaging, --memory and --force apply to --learner kernel-perceptron only"
+        );
+    }
+    Ok(())
+}
+
+/// A few words on the kernel settings for the model's options string.
+pub fn describe(l: &AnyLearner) -> Option<String> {
+    match l {
+        AnyLearner::KernelPerceptron(p) => Some(format!(
+            "{}, averaging {:?}",
+            p.kernel.describe(),
+            p.averaging
+        )),
+        _ => None,
+    }
+}

@@ -1,0 +1,170 @@
+//! [`CsrView`]: the raw CSR arrays of a binary or real matrix behind a checked boundary,
+//! so the learners' inner loops run without per-element bounds checks.
+//!
+//! The invariants (indptr non-decreasing from 0 to nnz, every id below `n_cols`) are
+//! checked once when the view is made; `dot` and `axpy` then check only that the weight
+//! vector covers `n_cols`, once per call, and index without further checks.
+
+use super::RowRef;
+use super::ops;
+
+/// Borrowed CSR rows with validated structure.
+#[derive(Debug, Clone, Copy)]
+pub struct CsrView<'a> {
+    indptr: &'a [usize],
+    indices: &'a [u32],
+    vals: Option<&'a [f32]>,
+    n_cols: usize,
+}
+
+impl<'a> CsrView<'a> {
+    /// Validates and wraps raw CSR arrays; panics on a broken structure (a bug, not input:
+    /// every matrix is validated by sprs when built).
+    pub fn new(indptr: &'a [usize], indices: &'a [u32], vals: Option<&'a [f32]>, n_cols: usize) -> Self {
+        assert!(!indptr.is_empty() && indptr[0] == 0 && indptr[indptr.len() - 1] == indices.len());
+        assert!(indptr.windows(2).all(|w| w[0] <= w[1]));
+        assert!(vals.is_none_or(|v| v.len() == indices.len()));
+        assert!(ops::ids_below(indices, n_cols), "feature id beyond the matrix width");
+        CsrView { indptr, indices, vals, n_cols }
+    }
+
+    /// Number of rows.
+    #[inline]
+    pub fn n_rows(&self) -> usize {
+        self.indptr.len() - 1
+    }
+
+    /// Number of columns.
+    #[inline]
+    pub fn n_cols(&self) -> usize {
+        self.n_cols
+    }
+
+    /// Row `i` (panics when `i` is out of range).
+    #[inline]
+    pub fn row(&self, i: usize) -> RowRef<'a> {
+        let (s, e) = (self.indptr[i], self.indptr[i + 1]);
+        // SAFETY: the constructor checked indptr is non-decreasing and ends at nnz.
+        unsafe {
+            RowRef {
+                ids: self.indices.get_unchecked(s..e),
+                vals: self.vals.map(|v| v.get_unchecked(s..e)),
+            }
+        }
+    }
+
+    /// `w · xᵢ`.
+    #[inline]
+    pub fn dot(&self, i: usize, w: &[f32]) -> f32 {
+        assert!(w.len() >= self.n_cols);
+        let r = self.row(i);
+        match r.vals {
+            // SAFETY: ids < n_cols ≤ w.len() (checked in `new` and above).
+            None => unsafe { ops::dot_binary_unchecked(w, r.ids) },
+            Some(v) => r.ids.iter().zip(v).map(|(&j, &v)| unsafe { *w.get_unchecked(j as usize) } * v).sum(),
+        }
+    }
+
+    /// `w ← w + a·xᵢ`.
+    #[inline]
+    pub fn axpy(&self, i: usize, a: f32, w: &mut [f32]) {
+        assert!(w.len() >= self.n_cols);
+        let r = self.row(i);
+        match r.vals {
+            // SAFETY: ids < n_cols ≤ w.len() (checked in `new` and above).
+            None => unsafe { ops::axpy_binary_unchecked(a, r.ids, w) },
+            Some(v) => {
+                for (&j, &v) in r.ids.iter().zip(v) {
+                    // SAFETY: as above.
+                    unsafe { *w.get_unchecked_mut(j as usize) += a * v };
+                }
+            }
+        }
+    }
+
+    /// `‖xᵢ‖²`.
+    #[inline]
+    pub fn nrm2_sq(&self, i: usize) -> f32 {
+        ops::nrm2_sq(self.row(i))
+    }
+}
+
+/// Row arithmetic a learner needs, implemented by the fast [`CsrView`] and by
+/// [`GenericRows`] for any [`SparseRows`](super::SparseRows); learners write their loop
+/// once, generic over this, and pick the implementation with [`with_rows`].
+pub trait RowAccess: Sync {
+    /// Number of rows.
+    fn n_rows(&self) -> usize;
+    /// `w · xᵢ`.
+    fn dot(&self, i: usize, w: &[f32]) -> f32;
+    /// `w ← w + a·xᵢ`.
+    fn axpy(&self, i: usize, a: f32, w: &mut [f32]);
+    /// `‖xᵢ‖²`.
+    fn nrm2_sq(&self, i: usize) -> f32;
+    /// Row `i`.
+    fn row_ref(&self, i: usize) -> RowRef<'_>;
+}
+
+impl RowAccess for CsrView<'_> {
+    #[inline]
+    fn n_rows(&self) -> usize {
+        CsrView::n_rows(self)
+    }
+    #[inline]
+    fn dot(&self, i: usize, w: &[f32]) -> f32 {
+        CsrView::dot(self, i, w)
+    }
+    #[inline]
+    fn axpy(&self, i: usize, a: f32, w: &mut [f32]) {
+        CsrView::axpy(self, i, a, w)
+    }
+    #[inline]
+    fn nrm2_sq(&self, i: usize) -> f32 {
+        CsrView::nrm2_sq(self, i)
+    }
+    #[inline]
+    fn row_ref(&self, i: usize) -> RowRef<'_> {
+        self.row(i)
+    }
+}
+
+/// [`RowAccess`] through [`SparseRows::row`](super::SparseRows::row) and the checked ops.
+pub struct GenericRows<'a, X>(pub &'a X);
+
+impl<X: super::SparseRows> RowAccess for GenericRows<'_, X> {
+    fn n_rows(&self) -> usize {
+        self.0.n_rows()
+    }
+    #[inline]
+    fn dot(&self, i: usize, w: &[f32]) -> f32 {
+        ops::dot(w, self.0.row(i))
+    }
+    #[inline]
+    fn axpy(&self, i: usize, a: f32, w: &mut [f32]) {
+        ops::axpy(a, self.0.row(i), w)
+    }
+    #[inline]
+    fn nrm2_sq(&self, i: usize) -> f32 {
+        ops::nrm2_sq(self.0.row(i))
+    }
+    #[inline]
+    fn row_ref(&self, i: usize) -> RowRef<'_> {
+        self.0.row(i)
+    }
+}
+
+/// Something to run over rows, whatever their access path (a generic closure).
+pub trait RowTask {
+    /// What the task returns.
+    type Output;
+    /// Runs the task.
+    fn run<A: RowAccess>(self, rows: &A) -> Self::Output;
+}
+
+/// Runs `task` over `x`'s fast [`CsrView`] when it has one, else over [`GenericRows`].
+pub fn with_rows<X: super::SparseRows, T: RowTask>(x: &X, task: T) -> T::Output {
+    match x.csr() {
+        Some(v) => task.run(&v),
+        None => task.run(&GenericRows(x)),
+    }
+}

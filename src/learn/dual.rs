@@ -1,0 +1,570 @@
+//! The dual (kernel) perceptron from the seed lecture: αᵢ counts the updates on example i
+//! and h(x) = sgn(Σᵢ αᵢ yᵢ K(xᵢ, x) + b). With the linear kernel it makes exactly the
+//! primal perceptron's mistakes, in the same order, and ends with the same scores.
+//!
+//! Training keeps the score fⱼ = Σᵢ αᵢ yᵢ (K(xᵢ, xⱼ) + β) of every example up to date: an
+//! update on example i adds yᵢ·(row i of the Gram matrix + β) to f, so a visit costs O(1)
+//! and an update O(n). The bias is the augmented constant feature β (1, or R² for the R²
+//! step), which is the primal perceptron's bias in the feature space of K + β.
+//!
+//! The dual form costs O(n²) time and memory: [`KernelPerceptron::estimate`] predicts both
+//! before any work, and `fit` refuses when they exceed the limits (unless `force`).
+
+use super::gram::{Gram, GramRows};
+use super::kernel::Kernel;
+use super::kernel_model::{KernelModel, SupportRows, Vote};
+use super::{Bias, Fitted, Label, Learner, Schedule, TrainReport, check_binary};
+use crate::features::SparseRows;
+use crate::{Error, Result};
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The default memory budget for the Gram matrix: 1 GiB.
+pub const DEFAULT_MEMORY: u64 = 1 << 30;
+/// The default limit on the estimated training time, in seconds.
+pub const DEFAULT_MAX_SECONDS: f64 = 300.0;
+
+/// How the final hypothesis is formed from the sequence of prediction vectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+pub enum Averaging {
+    /// The last vector: cᵢ = αᵢ yᵢ.
+    None,
+    /// The average of the vectors after every step (the averaged perceptron).
+    Averaged,
+    /// Each vector votes sgn(v·x) weighted by how many steps it survived (Freund and
+    /// Schapire's voted perceptron).
+    Voted,
+}
+
+/// The dual perceptron's configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct KernelPerceptron {
+    /// The kernel.
+    pub kernel: Kernel,
+    /// Bias handling, as for the primal perceptron.
+    pub bias: Bias,
+    /// Visiting order and stopping rule, as for the primal perceptron.
+    pub schedule: Schedule,
+    /// Last, averaged or voted hypothesis.
+    pub averaging: Averaging,
+    /// Bytes the Gram matrix may use; above it rows are computed on demand.
+    pub memory: u64,
+    /// Refuse to start when the estimated time exceeds this many seconds.
+    pub max_seconds: f64,
+    /// Start even when the estimate is above the limits.
+    pub force: bool,
+}
+
+impl Default for KernelPerceptron {
+    fn default() -> Self {
+        KernelPerceptron {
+            kernel: Kernel::Linear,
+            bias: Bias::None,
+            schedule: Schedule::Epochs(10),
+            averaging: Averaging::None,
+            memory: DEFAULT_MEMORY,
+            max_seconds: DEFAULT_MAX_SECONDS,
+            force: false,
+        }
+    }
+}
+
+/// One update of the dual perceptron, reported to an observer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DualUpdate {
+    /// The example that caused it.
+    pub example: usize,
+    /// The epoch (0-based) it happened in.
+    pub epoch: usize,
+}
+
+/// What the dual form will cost, predicted before any work.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    /// Training rows n.
+    pub rows: usize,
+    /// Bytes of the full Gram matrix (4n²).
+    pub gram_bytes: u64,
+    /// Whether all of it fits the memory budget (else rows above it are recomputed).
+    pub fits: bool,
+    /// Peak bytes: Gram row cache, postings index and per-example state.
+    pub memory_bytes: u64,
+    /// The part of `memory_bytes` that is not Gram cache (needed whatever the budget).
+    pub state_bytes: u64,
+    /// Gram rows expected to be computed: one per update, assuming about n updates.
+    pub rows_computed: u64,
+    /// Estimated seconds, on the same assumption.
+    pub seconds: f64,
+}
+
+impl fmt::Display for Estimate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} rows: about {} of memory and {:.1} s (Gram matrix {}, {})",
+            self.rows,
+            human_bytes(self.memory_bytes),
+            self.seconds,
+            human_bytes(self.gram_bytes),
+            if self.fits {
+                "cached"
+            } else {
+                "above the budget: rows computed on the fly"
+            }
+        )
+    }
+}
+
+/// Bytes as KiB/MiB/GiB for messages.
+pub fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let (mut v, mut u) = (b as f64, 0);
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// Parses a memory size such as `512M`, `2G`, `1.5GiB` or `1000000` (bytes), for
+/// `--memory`.
+pub fn parse_memory(s: &str) -> std::result::Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a size (e.g. 512M, 2G)"))?;
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        other => return Err(format!("{s:?}: unknown unit {other:?} (use K, M, G or T)")),
+    };
+    let bytes = v * mult as f64;
+    if !(bytes.is_finite() && bytes >= 1.0) {
+        return Err(format!("{s:?} is not a positive size"));
+    }
+    Ok(bytes as u64)
+}
+
+/// Nanoseconds per postings addition, per kernel transform and per score update, measured
+/// on one core of a small machine (see benches/gram.rs); estimates, not promises.
+const NS_ADD: f64 = 1.0;
+const NS_UPDATE: f64 = 0.5;
+const NS_VISIT: f64 = 2.0;
+
+fn ns_kernel(k: &Kernel) -> f64 {
+    match k {
+        Kernel::Linear => 0.2,
+        Kernel::Polynomial { .. } => 1.5,
+        Kernel::Rbf { .. } => 4.0,
+    }
+}
+
+impl KernelPerceptron {
+    /// Checks the hyper-parameters before any work.
+    pub fn validate(&self) -> Result<()> {
+        self.kernel.validate()?;
+        super::Perceptron {
+            eta: 1.0,
+            bias: self.bias,
+            schedule: self.schedule,
+        }
+        .validate()?;
+        if self.memory == 0 {
+            return Err(Error::config(
+                "the memory budget (--memory) must be positive",
+            ));
+        }
+        if !(self.max_seconds > 0.0) {
+            return Err(Error::config("the time limit must be positive"));
+        }
+        Ok(())
+    }
+
+    /// Predicts time and memory for training on the rows indexed by `gram`, assuming
+    /// about one update per example (text usually needs fewer; noisy data more).
+    pub fn estimate(&self, gram: &Gram) -> Estimate {
+        let n = gram.n() as u64;
+        let gram_bytes = n * n * 4;
+        let nnz = gram.nnz() as u64;
+        let state_bytes = nnz * 12 + (n + gram.n_cols() as u64) * 8 + n * 40;
+        let updates = n;
+        let threads = rayon::current_num_threads().max(1) as f64;
+        let per_row_ns = if n == 0 {
+            0.0
+        } else {
+            gram.pair_ops() as f64 / n as f64 * NS_ADD + n as f64 * ns_kernel(&self.kernel)
+        };
+        let epochs = match self.schedule {
+            Schedule::Online => 1.0,
+            Schedule::Epochs(e) | Schedule::UntilConvergence { max_epochs: e } => e as f64,
+            Schedule::Randomized { rounds, .. } => rounds as f64 / (n.max(1)) as f64,
+        };
+        let ns = updates as f64 * (per_row_ns / threads + n as f64 * NS_UPDATE)
+            + epochs * n as f64 * NS_VISIT;
+        Estimate {
+            rows: n as usize,
+            gram_bytes,
+            fits: gram_bytes <= self.memory,
+            memory_bytes: state_bytes + gram_bytes.min(self.memory),
+            state_bytes,
+            rows_computed: updates,
+            seconds: ns * 1e-9,
+        }
+    }
+
+    /// Refuses an estimate above the limits, unless `force`.
+    fn check(&self, e: &Estimate) -> Result<()> {
+        if self.force {
+            return Ok(());
+        }
+        let over_time = e.seconds > self.max_seconds;
+        let over_memory = e.state_bytes > self.memory;
+        if over_time || over_memory {
+            return Err(Error::config(format!(
+                "the dual (kernel) perceptron is meant for small corpora; here it would need \
+                 {e}, above the limit of {} and {:.0} s. Use the primal form \
+                 (--learner perceptron), a smaller sample, a larger --memory, or --force to \
+                 run it anyway",
+                human_bytes(self.memory),
+                self.max_seconds
+            )));
+        }
+        Ok(())
+    }
+
+    /// Fits, calling `observer` after every update.
+    pub fn fit_observed<X: SparseRows>(
+        &self,
+        x: &X,
+        y: &[Label],
+        mut observer: impl FnMut(DualUpdate),
+    ) -> Result<Fitted<KernelModel>> {
+        self.validate()?;
+        check_binary(x, y)?;
+        let gram = Gram::new(x, self.kernel);
+        let estimate = self.estimate(&gram);
+        self.check(&estimate)?;
+        let n = x.n_rows();
+        let beta = match self.bias {
+            Bias::None => 0.0,
+            Bias::Augmented => 1.0,
+            Bias::R2 => (0..n).map(|i| gram.diag(i)).fold(0.0, f32::max),
+        };
+        let beta64 = f64::from(beta);
+        let mut rows = GramRows::new(gram, self.memory);
+        let mut f = vec![0f64; n];
+        let mut alpha = vec![0u32; n];
+        let mut step_sum = vec![0u64; n];
+        let mut votes: Vec<(usize, u64)> = Vec::new();
+        let mut report = TrainReport::default();
+        let mut visit = |i: usize, epoch: usize, report: &mut TrainReport| {
+            report.steps += 1;
+            let yi = f64::from(y[i]);
+            if yi * f[i] > 0.0 {
+                return false;
+            }
+            alpha[i] += 1;
+            step_sum[i] += report.steps;
+            votes.push((i, report.steps));
+            report.updates += 1;
+            for (fj, &k) in f.iter_mut().zip(rows.row(i)) {
+                *fj += yi * (f64::from(k) + beta64);
+            }
+            observer(DualUpdate { example: i, epoch });
+            true
+        };
+        match self.schedule {
+            Schedule::Online | Schedule::Epochs(_) | Schedule::UntilConvergence { .. } => {
+                let (epochs, stop_clean) = match self.schedule {
+                    Schedule::Epochs(e) => (e, false),
+                    Schedule::UntilConvergence { max_epochs } => (max_epochs, true),
+                    _ => (1, false),
+                };
+                for epoch in 0..epochs {
+                    let mut mistakes = 0;
+                    for i in 0..n {
+                        mistakes += u64::from(visit(i, epoch, &mut report));
+                    }
+                    report.epochs += 1;
+                    report.mistakes_per_epoch.push(mistakes);
+                    if stop_clean && mistakes == 0 {
+                        break;
+                    }
+                }
+                if stop_clean {
+                    report.converged = Some(report.mistakes_per_epoch.last() == Some(&0));
+                }
+            }
+            Schedule::Randomized {
+                rounds,
+                seed,
+                patience,
+            } => {
+                // The same draws as the primal perceptron's randomized schedule.
+                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+                let (mut quiet, mut mistakes, mut stopped) = (0u64, 0u64, false);
+                for round in 0..rounds {
+                    let i = rng.gen_range(0..n);
+                    if visit(i, (round / n as u64) as usize, &mut report) {
+                        quiet = 0;
+                        mistakes += 1;
+                    } else {
+                        quiet += 1;
+                    }
+                    if patience.is_some_and(|p| quiet >= p) {
+                        stopped = true;
+                        break;
+                    }
+                }
+                report.epochs = report.steps.div_ceil(n as u64) as usize;
+                report.mistakes_per_epoch.push(mistakes);
+                report.converged = patience.map(|_| stopped);
+            }
+        }
+        let model = self.build(x, y, &rows, beta, &alpha, &step_sum, &votes, report.steps);
+        Ok(Fitted { model, report })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build<X: SparseRows>(
+        &self,
+        x: &X,
+        y: &[Label],
+        rows: &GramRows,
+        beta: f32,
+        alpha: &[u32],
+        step_sum: &[u64],
+        updates: &[(usize, u64)],
+        steps: u64,
+    ) -> KernelModel {
+        let sv: Vec<usize> = (0..alpha.len()).filter(|&i| alpha[i] > 0).collect();
+        let t = steps as f64;
+        let coef: Vec<f32> = sv
+            .iter()
+            .map(|&i| {
+                let yi = f64::from(y[i]);
+                match self.averaging {
+                    Averaging::Averaged => {
+                        let c = f64::from(alpha[i]) * (t + 1.0) - step_sum[i] as f64;
+                        (yi * c / t) as f32
+                    }
+                    _ => (yi * f64::from(alpha[i])) as f32,
+                }
+            })
+            .collect();
+        let votes = (self.averaging == Averaging::Voted).then(|| {
+            let mut slot = vec![u32::MAX; alpha.len()];
+            for (s, &i) in sv.iter().enumerate() {
+                slot[i] = s as u32;
+            }
+            updates
+                .iter()
+                .enumerate()
+                .map(|(k, &(i, at))| Vote {
+                    sv: slot[i],
+                    y: y[i],
+                    count: updates.get(k + 1).map_or(steps + 1, |u| u.1) - at,
+                })
+                .collect()
+        });
+        let bias = (f64::from(beta) * coef.iter().map(|&c| f64::from(c)).sum::<f64>()) as f32;
+        KernelModel {
+            kernel: self.kernel,
+            beta,
+            support: SupportRows::select(x, &sv),
+            sq_norms: sv.iter().map(|&i| rows.gram().sq_norms()[i]).collect(),
+            coef,
+            alpha: sv.iter().map(|&i| alpha[i]).collect(),
+            bias,
+            votes,
+            index: Default::default(),
+        }
+    }
+}
+
+impl Learner for KernelPerceptron {
+    type Model = KernelModel;
+    fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<KernelModel>> {
+        self.fit_observed(x, y, |_| {})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::{MatrixBuilder, real_from_dense};
+    use crate::learn::{Classifier, Perceptron};
+    use proptest::prelude::*;
+
+    fn four_points() -> (crate::RealMatrix, Vec<Label>) {
+        let x = real_from_dense(&[vec![1., 2.], vec![2., 1.], vec![-1., -1.], vec![-1., 1.]]);
+        (x, vec![1, 1, -1, -1])
+    }
+
+    fn dual(kernel: Kernel, averaging: Averaging) -> KernelPerceptron {
+        KernelPerceptron {
+            kernel,
+            averaging,
+            schedule: Schedule::UntilConvergence { max_epochs: 50 },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn four_points_alpha_counts_updates() {
+        // The seed's trace: mistakes on x1 then x4 in epoch 1, none in epoch 2.
+        let (x, y) = four_points();
+        let mut seq = Vec::new();
+        let fit = dual(Kernel::Linear, Averaging::None)
+            .fit_observed(&x, &y, |u| seq.push((u.example, u.epoch)))
+            .unwrap();
+        assert_eq!(seq, vec![(0, 0), (3, 0)]);
+        assert_eq!(fit.model.alpha, vec![1, 1]);
+        assert_eq!(fit.model.coef, vec![1.0, -1.0]);
+        assert_eq!(fit.report.mistakes_per_epoch, vec![2, 0]);
+        // w = x1 − x4 = (2, 1): scores equal the primal w·x.
+        for (i, s) in [(0, 4.0), (1, 5.0), (2, -3.0), (3, -1.0)] {
+            assert_eq!(fit.model.score(x.row(i)), s);
+        }
+    }
+
+    #[test]
+    fn averaged_and_voted_coefficients_by_hand() {
+        // Updates at steps 1 (x1) and 4 (x4) of T = 8: w_t = x1 for t = 1..3 and
+        // x1 − x4 for t = 4..8, so the average is x1 − (5/8)·x4; the votes are 3 and 5.
+        let (x, y) = four_points();
+        let avg = dual(Kernel::Linear, Averaging::Averaged)
+            .fit(&x, &y)
+            .unwrap();
+        assert_eq!(avg.model.coef, vec![1.0, -0.625]);
+        let voted = dual(Kernel::Linear, Averaging::Voted).fit(&x, &y).unwrap();
+        let votes = voted.model.votes.as_ref().unwrap();
+        assert_eq!(
+            votes
+                .iter()
+                .map(|v| (v.sv, v.y, v.count))
+                .collect::<Vec<_>>(),
+            vec![(0, 1, 3), (1, -1, 5)]
+        );
+        // x3 = (−1, −1): v1·x3 = −3 and v2·x3 = −3 → (3·(−1) + 5·(−1)) / 8 = −1.
+        assert_eq!(voted.model.score(x.row(2)), -1.0);
+        // x4 = (−1, 1): v1·x4 = 1 (vote +3), v2·x4 = −1 (vote −5) → −2/8.
+        assert_eq!(voted.model.score(x.row(3)), -0.25);
+    }
+
+    #[test]
+    fn xor_needs_a_product_feature() {
+        // Linearly inseparable: never converges with the linear kernel, with or without a
+        // bias; (x·z + 1)² contains x₁x₂, which separates it.
+        let x = real_from_dense(&[vec![1., 1.], vec![-1., -1.], vec![1., -1.], vec![-1., 1.]]);
+        let y = vec![1, 1, -1, -1];
+        for bias in [Bias::None, Bias::Augmented] {
+            let p = KernelPerceptron {
+                bias,
+                ..dual(Kernel::Linear, Averaging::None)
+            };
+            let fit = p.fit(&x, &y).unwrap();
+            assert_eq!(fit.report.converged, Some(false));
+            assert!(fit.report.mistakes_per_epoch.iter().all(|&m| m > 0));
+        }
+        let poly = Kernel::Polynomial {
+            degree: 2,
+            coef0: 1.0,
+        };
+        let fit = dual(poly, Averaging::None).fit(&x, &y).unwrap();
+        assert_eq!(fit.report.converged, Some(true));
+        for i in 0..4 {
+            assert_eq!(fit.model.predict(x.row(i)), y[i]);
+        }
+    }
+
+    #[test]
+    fn refuses_above_the_limits_unless_forced() {
+        let (x, y) = four_points();
+        let tight = KernelPerceptron {
+            max_seconds: 1e-12,
+            ..dual(Kernel::Linear, Averaging::None)
+        };
+        let e = tight.fit(&x, &y).unwrap_err().to_string();
+        assert!(
+            e.contains("4 rows") && e.contains("--learner perceptron"),
+            "{e}"
+        );
+        assert!(e.contains("--force"), "{e}");
+        let forced = KernelPerceptron {
+            force: true,
+            ..tight
+        };
+        assert!(forced.fit(&x, &y).is_ok());
+        let small = KernelPerceptron {
+            memory: 8,
+            ..dual(Kernel::Linear, Averaging::None)
+        };
+        let e = small.fit(&x, &y).unwrap_err().to_string();
+        assert!(e.contains("memory") && e.contains("8 B"), "{e}");
+    }
+
+    #[test]
+    fn memory_sizes_parse() {
+        assert_eq!(parse_memory("512M"), Ok(512 << 20));
+        assert_eq!(parse_memory("1.5GiB"), Ok(3 << 29));
+        assert_eq!(parse_memory("1000"), Ok(1000));
+        assert!(parse_memory("lots").is_err());
+        assert!(parse_memory("5X").is_err());
+        assert!(parse_memory("0").is_err());
+        assert_eq!(human_bytes(3 << 29), "1.5 GiB");
+    }
+
+    proptest! {
+        #[test]
+        fn linear_kernel_replays_the_primal_perceptron(
+            rows in proptest::collection::vec(
+                (proptest::collection::vec(0u32..25, 0..10), any::<bool>()), 2..60),
+            bias in prop_oneof![Just(Bias::None), Just(Bias::Augmented), Just(Bias::R2)],
+            random in any::<bool>(),
+            budget_rows in 0u64..70,
+        ) {
+            let mut b = MatrixBuilder::default();
+            let mut y = Vec::new();
+            for (mut r, pos) in rows {
+                b.push_unsorted(&mut r);
+                y.push(if pos { 1 } else { -1 });
+            }
+            let x = b.finish(25);
+            let schedule = if random {
+                Schedule::Randomized { rounds: 200, seed: 7, patience: Some(40) }
+            } else {
+                Schedule::Epochs(4)
+            };
+            let primal = Perceptron { eta: 1.0, bias, schedule };
+            let mut p_seq = Vec::new();
+            let p = primal.fit_observed(&x, &y, |u| p_seq.push((u.example, u.epoch))).unwrap();
+            let d_cfg = KernelPerceptron {
+                bias,
+                schedule,
+                memory: (budget_rows * x.n_rows() as u64 * 4).max(1),
+                force: true,
+                ..Default::default()
+            };
+            let mut d_seq = Vec::new();
+            let d = d_cfg.fit_observed(&x, &y, |u| d_seq.push((u.example, u.epoch))).unwrap();
+            prop_assert_eq!(p_seq, d_seq);
+            prop_assert_eq!(&p.report, &d.report);
+            for i in 0..x.n_rows() {
+                prop_assert_eq!(p.model.score(x.row(i)), d.model.score(x.row(i)));
+            }
+        }
+    }
+}

@@ -1,0 +1,354 @@
+//! The Gram matrix K(xᵢ, xⱼ) of a training set, for the dual perceptron.
+//!
+//! A row of it is computed by walking [`Postings`] (the transposed matrix: for each
+//! feature, the rows that contain it) instead of n merge-based sparse dot products: row i
+//! costs Σ_{f ∈ xᵢ} df(f) additions plus n kernel transforms. The additions for one pair
+//! happen in increasing feature order starting from 0, exactly as in [`ops::sparse_dot`],
+//! so the values are bit-identical to [`Kernel::eval`]. The full matrix is computed in parallel
+//! over rows (rayon); a single row is split over column ranges when it is long.
+//! [`GramRows`] holds the full matrix when it fits a memory budget, and otherwise computes
+//! rows on demand, keeping as many as the budget allows.
+
+use super::kernel::Kernel;
+use super::kernel_model::SupportRows;
+use crate::features::{RowRef, SparseRows, ops};
+use rayon::prelude::*;
+
+/// The fewest columns per parallel work item when one row is computed in parallel.
+const MIN_ROW_CHUNK: usize = 2048;
+
+/// The transposed rows: for each feature, the rows that contain it (ascending) and their
+/// values. Dot products of one query row with every indexed row cost Σ_{f ∈ q} df(f).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Postings {
+    ptr: Vec<usize>,
+    rows: Vec<u32>,
+    vals: Option<Vec<f32>>,
+}
+
+impl Postings {
+    /// Indexes the rows of `x` by feature (a counting sort).
+    pub fn new<X: SparseRows>(x: &X) -> Self {
+        let n = x.n_rows();
+        let real = (0..n).any(|i| x.row(i).vals.is_some());
+        let mut ptr = vec![0usize; x.n_cols() + 1];
+        for i in 0..n {
+            for &j in x.row(i).ids {
+                ptr[j as usize + 1] += 1;
+            }
+        }
+        for f in 1..ptr.len() {
+            ptr[f] += ptr[f - 1];
+        }
+        let mut next = ptr.clone();
+        let mut rows = vec![0u32; x.nnz()];
+        let mut vals = real.then(|| vec![0f32; x.nnz()]);
+        for i in 0..n {
+            let r = x.row(i);
+            for (k, &j) in r.ids.iter().enumerate() {
+                let f = j as usize;
+                rows[next[f]] = i as u32;
+                if let Some(v) = &mut vals {
+                    v[next[f]] = r.vals.map_or(1.0, |rv| rv[k]);
+                }
+                next[f] += 1;
+            }
+        }
+        Postings { ptr, rows, vals }
+    }
+
+    /// Number of features indexed.
+    pub fn n_cols(&self) -> usize {
+        self.ptr.len().saturating_sub(1)
+    }
+
+    /// Σ_f df(f)²: the postings additions of all pairwise dot products.
+    pub fn pair_ops(&self) -> u64 {
+        self.ptr
+            .windows(2)
+            .map(|w| ((w[1] - w[0]) as u64).pow(2))
+            .sum()
+    }
+
+    /// `out[j − lo] = q·x_j` for the indexed rows j in `lo .. lo + out.len()`. For one
+    /// pair the products are added in increasing feature order from 0, as in
+    /// [`ops::sparse_dot`], so the values are bit-identical to it.
+    pub fn dots_into(&self, q: RowRef<'_>, lo: usize, out: &mut [f32]) {
+        let hi = lo + out.len();
+        out.fill(0.0);
+        for (k, &f) in q.ids.iter().enumerate() {
+            let f = f as usize;
+            if f + 1 >= self.ptr.len() {
+                break; // ids are sorted: the rest are unknown to the index too
+            }
+            let (pa, pb) = (self.ptr[f], self.ptr[f + 1]);
+            let rows = &self.rows[pa..pb];
+            let start = if lo == 0 {
+                0
+            } else {
+                rows.partition_point(|&r| (r as usize) < lo)
+            };
+            match &self.vals {
+                None if q.vals.is_none() => {
+                    for &r in &rows[start..] {
+                        let j = r as usize;
+                        if j >= hi {
+                            break;
+                        }
+                        out[j - lo] += 1.0;
+                    }
+                }
+                _ => {
+                    let v = q.vals.map_or(1.0, |qv| qv[k]);
+                    for (p, &r) in rows.iter().enumerate().skip(start) {
+                        let j = r as usize;
+                        if j >= hi {
+                            break;
+                        }
+                        let pv = self.vals.as_ref().map_or(1.0, |pv| pv[pa + p]);
+                        out[j - lo] += v * pv;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What a Gram matrix needs: the rows, their postings, squared norms and the kernel.
+#[derive(Debug, Clone)]
+pub struct Gram {
+    kernel: Kernel,
+    rows: SupportRows,
+    post: Postings,
+    sq_norms: Vec<f32>,
+}
+
+impl Gram {
+    /// Indexes the rows of `x` for kernel `kernel`.
+    pub fn new<X: SparseRows>(x: &X, kernel: Kernel) -> Self {
+        let all: Vec<usize> = (0..x.n_rows()).collect();
+        Gram {
+            kernel,
+            rows: SupportRows::select(x, &all),
+            post: Postings::new(x),
+            sq_norms: (0..x.n_rows()).map(|i| ops::nrm2_sq(x.row(i))).collect(),
+        }
+    }
+
+    /// Number of rows n (the matrix is n × n).
+    pub fn n(&self) -> usize {
+        self.sq_norms.len()
+    }
+
+    /// Number of features (columns).
+    pub fn n_cols(&self) -> usize {
+        self.post.n_cols()
+    }
+
+    /// Number of nonzeros indexed.
+    pub fn nnz(&self) -> usize {
+        self.rows.nnz()
+    }
+
+    /// The kernel.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// ‖xᵢ‖² for every row.
+    pub fn sq_norms(&self) -> &[f32] {
+        &self.sq_norms
+    }
+
+    /// K(xᵢ, xᵢ).
+    pub fn diag(&self, i: usize) -> f32 {
+        let s = self.sq_norms[i];
+        self.kernel.from_dot(s, s, s)
+    }
+
+    /// Postings additions a full matrix costs: Σ_f df(f)².
+    pub fn pair_ops(&self) -> u64 {
+        self.post.pair_ops()
+    }
+
+    /// Writes K(xᵢ, xⱼ) for j in `lo .. lo + out.len()` into `out`.
+    pub fn row_range_into(&self, i: usize, lo: usize, out: &mut [f32]) {
+        self.post.dots_into(self.rows.row(i), lo, out);
+        if self.kernel != Kernel::Linear {
+            let hi = lo + out.len();
+            let si = self.sq_norms[i];
+            for (o, &sj) in out.iter_mut().zip(&self.sq_norms[lo..hi]) {
+                *o = self.kernel.from_dot(*o, si, sj);
+            }
+        }
+    }
+
+    /// Row i, computed in parallel over column ranges when it is long.
+    pub fn row_into(&self, i: usize, out: &mut [f32]) {
+        let n = self.n();
+        debug_assert_eq!(out.len(), n);
+        let chunk = n
+            .div_ceil(rayon::current_num_threads().max(1))
+            .max(MIN_ROW_CHUNK);
+        if n <= chunk {
+            self.row_range_into(i, 0, out);
+        } else {
+            out.par_chunks_mut(chunk)
+                .enumerate()
+                .for_each(|(c, o)| self.row_range_into(i, c * chunk, o));
+        }
+    }
+
+    /// The whole n × n matrix, row-major, rows computed in parallel on the current rayon
+    /// pool (run it inside `ThreadPool::install` to choose the number of threads).
+    pub fn full(&self) -> Vec<f32> {
+        let n = self.n();
+        let mut g = vec![0f32; n * n];
+        if n > 0 {
+            g.par_chunks_mut(n)
+                .enumerate()
+                .for_each(|(i, row)| self.row_range_into(i, 0, row));
+        }
+        g
+    }
+}
+
+/// Gram rows for training, computed on demand (each row in parallel over column ranges)
+/// and cached while the memory budget lasts. When all n rows fit, no row is ever computed
+/// twice; above the budget the rows that do not fit are recomputed on every use. Only the
+/// rows of examples that cause updates (the support vectors) are ever asked for, which on
+/// text is a small fraction of n.
+#[derive(Debug)]
+pub struct GramRows {
+    gram: Gram,
+    slot_of: Vec<u32>,
+    cache: Vec<Box<[f32]>>,
+    capacity_rows: usize,
+    scratch: Vec<f32>,
+    computed: u64,
+}
+
+impl GramRows {
+    /// Rows of `gram`, caching at most `budget` bytes of them.
+    pub fn new(gram: Gram, budget: u64) -> Self {
+        let n = gram.n();
+        let row_bytes = (n as u64 * 4).max(1);
+        GramRows {
+            slot_of: vec![u32::MAX; n],
+            cache: Vec::new(),
+            capacity_rows: (budget / row_bytes).min(n as u64) as usize,
+            scratch: Vec::new(),
+            computed: 0,
+            gram,
+        }
+    }
+
+    /// Whether every row fits in the cache (the whole matrix when all are asked for).
+    pub fn fits(&self) -> bool {
+        self.capacity_rows == self.gram.n()
+    }
+
+    /// Rows computed so far (recomputations included).
+    pub fn rows_computed(&self) -> u64 {
+        self.computed
+    }
+
+    /// Rows held in the cache.
+    pub fn rows_cached(&self) -> usize {
+        self.cache.len()
+    }
+
+    /// The index behind the rows.
+    pub fn gram(&self) -> &Gram {
+        &self.gram
+    }
+
+    /// Row i: K(xᵢ, xⱼ) for every j.
+    pub fn row(&mut self, i: usize) -> &[f32] {
+        let n = self.gram.n();
+        let slot = self.slot_of[i];
+        if slot != u32::MAX {
+            return &self.cache[slot as usize];
+        }
+        self.computed += 1;
+        if self.cache.len() < self.capacity_rows {
+            let mut row = vec![0f32; n].into_boxed_slice();
+            self.gram.row_into(i, &mut row);
+            self.slot_of[i] = self.cache.len() as u32;
+            self.cache.push(row);
+            self.cache.last().expect("just pushed")
+        } else {
+            self.scratch.resize(n, 0.0);
+            self.gram.row_into(i, &mut self.scratch);
+            &self.scratch
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::{MatrixBuilder, real_from_dense};
+    use proptest::prelude::*;
+
+    fn kernels() -> [Kernel; 3] {
+        [
+            Kernel::Linear,
+            Kernel::Polynomial {
+                degree: 3,
+                coef0: 1.0,
+            },
+            Kernel::Rbf { gamma: 0.25 },
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn postings_rows_equal_pairwise_kernel(
+            rows in proptest::collection::vec(proptest::collection::vec(0u32..40, 0..15), 1..40),
+            budget_rows in 0usize..50,
+        ) {
+            let mut b = MatrixBuilder::default();
+            for mut r in rows.clone() {
+                b.push_unsorted(&mut r);
+            }
+            let x = b.finish(40);
+            let n = x.n_rows();
+            for k in kernels() {
+                let g = Gram::new(&x, k);
+                let full = g.full();
+                for i in 0..n {
+                    for j in 0..n {
+                        prop_assert_eq!(full[i * n + j], k.eval(x.row(i), x.row(j)));
+                    }
+                }
+                // Rows on demand with a partial cache give the same values.
+                let mut lazy = GramRows::new(g.clone(), (budget_rows * n * 4) as u64);
+                prop_assert_eq!(lazy.fits(), budget_rows >= n);
+                for i in (0..n).rev().chain(0..n) {
+                    prop_assert_eq!(lazy.row(i), &full[i * n..(i + 1) * n]);
+                }
+                prop_assert_eq!(lazy.rows_cached(), budget_rows.min(n));
+                let recomputed = if budget_rows >= n { n } else { 2 * n - budget_rows };
+                prop_assert_eq!(lazy.rows_computed(), recomputed as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn real_rows_and_long_rows_split_over_ranges() {
+        let dense: Vec<Vec<f32>> = (0..5000)
+            .map(|i| (0..6).map(|j| ((i * 7 + j * 3) % 5) as f32 - 2.0).collect())
+            .collect();
+        let x = real_from_dense(&dense);
+        let g = Gram::new(&x, Kernel::Linear);
+        let mut row = vec![0.0; 5000];
+        for i in [0, 1234, 4999] {
+            g.row_into(i, &mut row);
+            for j in (0..5000).step_by(97) {
+                assert_eq!(row[j], Kernel::Linear.eval(x.row(i), x.row(j)));
+            }
+        }
+        assert_eq!(g.pair_ops(), 6 * 4000u64.pow(2));
+    }
+}
