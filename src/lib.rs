@@ -16,6 +16,7 @@
 pub mod error;
 pub mod eval;
 pub mod features;
+pub mod incremental;
 pub mod input;
 pub mod learn;
 pub mod model;

@@ -90,6 +90,9 @@ pub struct Metadata {
     pub seconds: f64,
     /// Messages learned one at a time after training (train-on-error updates).
     pub learned: u64,
+    /// Trained on mail messages: `classify`, `eval` and `learn` then parse their inputs
+    /// as mail (headers, MIME parts) before tokenizing.
+    pub mail: bool,
     /// Radius, margins, Novikoff bound (linear binary models).
     pub theory: Option<Theory>,
 }

@@ -187,6 +187,32 @@ impl Vocabulary {
     pub fn documents(&self) -> u64 {
         self.documents
     }
+
+    /// Adds a document learned after training (`rosenblatt learn`): counts it, bumps the
+    /// document frequency of each of its words and appends unseen words with the next
+    /// ids (so existing ids never change). Returns its ids, sorted and unique.
+    pub fn add_document<'a>(&mut self, words: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
+        let mut ids: Vec<u32> = words
+            .into_iter()
+            .map(|w| match self.index.get(w) {
+                Some(&id) => id,
+                None => {
+                    let id = self.words.len() as u32;
+                    self.words.push(w.into());
+                    self.df.push(0);
+                    self.index.insert(w.into(), id);
+                    id
+                }
+            })
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        for &id in &ids {
+            self.df[id as usize] += 1;
+        }
+        self.documents += 1;
+        ids
+    }
 }
 
 #[cfg(test)]
@@ -239,5 +265,20 @@ mod tests {
         let s = Vocabulary::from_counts(all, &cfg);
         assert_eq!(m.words, s.words);
         assert_eq!(m.df, vec![3, 1]);
+    }
+
+    #[test]
+    fn add_document_keeps_ids_and_appends_new_words() {
+        let mut v = Vocabulary::from_counts(
+            counts(&[&["free", "call"], &["free"]]),
+            &VocabConfig::default(),
+        );
+        assert_eq!((v.word(0), v.word(1)), ("free", "call"));
+        let ids = v.add_document(["win", "free", "win", "cash"]);
+        assert_eq!(ids, vec![0, 2, 3]);
+        assert_eq!((v.word(2), v.word(3)), ("win", "cash"));
+        assert_eq!((v.df(0), v.df(1), v.df(2)), (3, 1, 1));
+        assert_eq!(v.get("cash"), Some(3));
+        assert_eq!((v.len(), v.documents()), (4, 3));
     }
 }

@@ -2,8 +2,13 @@
 
 mod metrics;
 mod predict;
+pub mod roc;
+mod spam;
 mod split;
+pub mod trec;
 
 pub use metrics::{ClassMetrics, Metrics};
 pub use predict::{scores, scores_sequential};
+pub use roc::{one_minus_roca_pct, roc_auc};
+pub use spam::SpamMetrics;
 pub use split::{kfold, train_test_split};

@@ -7,6 +7,7 @@
 mod decode;
 mod dirs;
 mod jsonl;
+pub mod mail;
 pub mod svmlight;
 mod tsv;
 

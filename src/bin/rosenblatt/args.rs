@@ -25,6 +25,9 @@ pub enum Command {
     Eval(EvalArgs),
     /// Show a saved model: summary, training metadata, strongest words.
     Inspect(InspectArgs),
+    /// Train-on-error update of a saved mail filter with one message (or a folder/mbox),
+    /// under a file lock, written atomically: for mail delivery and "this is spam" buttons.
+    Learn(crate::learn::LearnArgs),
 }
 
 /// How inputs are read.
@@ -61,8 +64,11 @@ pub enum LearnerName {
 #[derive(Debug, Args)]
 pub struct TrainArgs {
     /// Labelled input(s): a DIR/<class>/<files> folder, a .jsonl or a label<TAB>text file.
-    #[arg(required = true)]
+    #[arg(required_unless_present_any = ["spam", "ham"], conflicts_with_all = ["spam", "ham"])]
     pub inputs: Vec<PathBuf>,
+    /// Mail to train a spam filter on (--spam PATH... --ham PATH...).
+    #[command(flatten)]
+    pub mail: crate::mail::MailInputs,
     /// Where to write the model.
     #[arg(short, long)]
     pub output: PathBuf,
@@ -138,9 +144,12 @@ pub struct ClassifyArgs {
     #[arg(long = "format", value_enum, default_value_t = OutputFormat::Tsv)]
     pub output_format: OutputFormat,
     /// Documents: files, folders (every file under them) or line files with --format;
-    /// `-` reads one document from stdin.
-    #[arg(required = true)]
+    /// `-` (or nothing) reads one document from stdin. For a mail filter: messages, Maildir
+    /// folders or mbox files.
     pub inputs: Vec<PathBuf>,
+    /// Spam-filter options (exit codes, --passthrough, --unsure).
+    #[command(flatten)]
+    pub filter: crate::mail::FilterArgs,
     /// Input format: `text` (each file one document), or a line format (jsonl, tsv:
     /// one document per line, id = line number). Detected from the extension when omitted.
     #[arg(long = "input-format", value_enum)]
@@ -161,12 +170,15 @@ pub enum ClassifyFormat {
 /// `rosenblatt eval`.
 #[derive(Debug, Args)]
 pub struct EvalArgs {
-    /// The model file.
-    #[arg(short, long)]
-    pub model: PathBuf,
+    /// The model file (with --online: the filter to start from; default an empty one).
+    #[arg(short, long, required_unless_present = "online")]
+    pub model: Option<PathBuf>,
     /// Labelled input(s), as for `train`.
-    #[arg(required = true)]
+    #[arg(required_unless_present_any = ["spam", "ham", "online"], conflicts_with_all = ["spam", "ham", "online"])]
     pub inputs: Vec<PathBuf>,
+    /// Labelled mail (--spam PATH... --ham PATH...) or a TREC index (--online INDEX).
+    #[command(flatten)]
+    pub mail: crate::mail_eval::EvalMailArgs,
     #[command(flatten)]
     pub input: InputArgs,
     /// Print one JSON object (keys accuracy, per_class, confusion, documents).

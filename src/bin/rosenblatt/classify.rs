@@ -21,13 +21,22 @@ fn read_stdin() -> Result<Document> {
 /// Runs `classify`.
 pub fn run(a: ClassifyArgs) -> Result<ExitCode> {
     let model = SavedModel::load(&a.model)?;
+    if model.meta.mail || a.filter.is_set() {
+        return crate::mail::classify(&a, &model);
+    }
     let format = a.input_format.map(|f| match f {
         ClassifyFormat::Text => Format::Text,
         ClassifyFormat::Jsonl => Format::Jsonl,
         ClassifyFormat::Tsv => Format::Tsv,
     });
     let mut corpus = Corpus::default();
-    for p in &a.inputs {
+    let stdin = [std::path::PathBuf::from("-")];
+    let inputs = if a.inputs.is_empty() {
+        &stdin[..]
+    } else {
+        &a.inputs[..]
+    };
+    for p in inputs {
         if p.as_os_str() == "-" {
             corpus.docs.push(read_stdin()?);
         } else {

@@ -3,7 +3,7 @@
 use crate::args::EvalArgs;
 use crate::load::read_inputs;
 use crate::progress::Phase;
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use rosenblatt::input::Format;
 use rosenblatt::model::SavedModel;
 use rosenblatt::pipeline;
@@ -11,7 +11,11 @@ use std::process::ExitCode;
 
 /// Runs `eval`.
 pub fn run(a: EvalArgs) -> Result<ExitCode> {
-    let model = SavedModel::load(&a.model)?;
+    if a.mail.is_set() {
+        return crate::mail_eval::run(a);
+    }
+    let path = a.model.as_deref().context("--model is required")?;
+    let model = SavedModel::load(path)?;
     let phase = Phase::start("reading documents");
     let corpus = read_inputs(&a.inputs, a.input.format, Format::detect)?;
     if corpus.docs.is_empty() {

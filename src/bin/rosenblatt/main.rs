@@ -6,7 +6,10 @@ mod classify;
 mod eval;
 mod inspect;
 mod kernel_flags;
+mod learn;
 mod load;
+mod mail;
+mod mail_eval;
 mod progress;
 mod train;
 
@@ -15,9 +18,12 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let error_code = match cli.command {
-        Command::Classify(_) => 3,
+        Command::Classify(_) | Command::Learn(_) => 3,
         _ => 1,
     };
     let result = match cli.command {
@@ -25,6 +31,7 @@ fn main() -> ExitCode {
         Command::Classify(a) => classify::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Inspect(a) => inspect::run(a),
+        Command::Learn(a) => learn::run(a),
     };
     match result {
         Ok(code) => code,
@@ -33,6 +40,19 @@ fn main() -> ExitCode {
             eprintln!("rosenblatt: error: {e:#}");
             ExitCode::from(error_code)
         }
+    }
+}
+
+/// Prints a usage error (or --help/--version) and exits: 0 for help, 3 for `classify` and
+/// `learn` (whose 2 means "unsure" to mail filters), clap's 2 otherwise.
+fn usage_error(e: clap::Error) -> ExitCode {
+    let _ = e.print();
+    if !e.use_stderr() {
+        return ExitCode::SUCCESS;
+    }
+    match std::env::args().nth(1).as_deref() {
+        Some("classify" | "learn") => ExitCode::from(3),
+        _ => ExitCode::from(2),
     }
 }
 

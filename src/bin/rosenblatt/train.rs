@@ -107,13 +107,17 @@ fn pick(docs: &[Document], idx: &[usize]) -> Vec<Document> {
 pub fn run(a: TrainArgs) -> Result<ExitCode> {
     let cfg = config(&a)?;
     let phase = Phase::start("reading documents");
-    let corpus = read_inputs(&a.inputs, a.input.format, Format::detect)?;
+    let corpus = if a.mail.is_set() {
+        a.mail.read_for_training(a.seed)?
+    } else {
+        read_inputs(&a.inputs, a.input.format, Format::detect)?
+    };
     let docs = corpus.docs;
+    let inputs: Vec<String> = a.mail.names(&a.inputs);
     if docs.is_empty() {
-        bail!("no documents in {}", a.inputs[0].display());
+        bail!("no documents in {}", inputs.join(" "));
     }
     let cfg = with_rounds(cfg, docs.len())?;
-    let inputs: Vec<String> = a.inputs.iter().map(|p| p.display().to_string()).collect();
 
     let (train_docs, test_docs) = match a.holdout {
         Some(h) => {
@@ -123,7 +127,8 @@ pub fn run(a: TrainArgs) -> Result<ExitCode> {
         None => (docs.clone(), None),
     };
     phase.set("training");
-    let trained = pipeline::train(&train_docs, &cfg, inputs)?;
+    let mut trained = pipeline::train(&train_docs, &cfg, inputs)?;
+    trained.model.meta.mail = a.mail.is_set();
     phase.set("saving");
     trained.model.save(&a.output)?;
     let held_out = match &test_docs {
@@ -140,6 +145,10 @@ pub fn run(a: TrainArgs) -> Result<ExitCode> {
         }
         None => None,
     };
+    let spam = match &test_docs {
+        Some(t) if a.mail.is_set() => Some(crate::mail::spam_metrics(&trained.model, t)?),
+        _ => None,
+    };
     drop(phase);
     print_summary(
         &a,
@@ -147,6 +156,7 @@ pub fn run(a: TrainArgs) -> Result<ExitCode> {
         corpus.skipped.len(),
         held_out.as_ref(),
         folds.as_deref(),
+        spam.as_ref(),
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -188,6 +198,7 @@ fn print_summary(
     skipped: usize,
     held_out: Option<&Metrics>,
     folds: Option<&[f64]>,
+    spam: Option<&rosenblatt::eval::SpamMetrics>,
 ) {
     let meta = &m.meta;
     if a.json {
@@ -209,6 +220,9 @@ fn print_summary(
         });
         if let Some(h) = held_out {
             v["held_out"] = h.to_json();
+        }
+        if let (Some(s), Some(o)) = (spam, v["held_out"].as_object_mut()) {
+            o.extend(s.to_json().as_object().cloned().unwrap_or_default());
         }
         if let Some(f) = folds {
             v["cv_accuracy"] = serde_json::json!(f);
@@ -238,6 +252,9 @@ fn print_summary(
             frac * 100.0,
             a.seed
         );
+        if let Some(s) = spam {
+            print!("{}\n", s.to_text());
+        }
         print!("{}", h.to_text());
     }
     if let Some(f) = folds {

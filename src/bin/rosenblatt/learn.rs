@@ -1,0 +1,128 @@
+//! `rosenblatt learn`: teach a saved filter one message (or a folder, Maildir or mbox of
+//! them) as spam or ham — the perceptron's train-on-error step, see
+//! [`rosenblatt::incremental`].
+//!
+//! Safe for concurrent deliveries: the whole read–update–write runs under an exclusive
+//! lock on the sidecar file `MODEL.lock` (the model itself is replaced by a rename, so it
+//! cannot carry the lock), and the model is written atomically. Every message counts in
+//! the model's `learned`; none is lost when several `learn` processes run at once.
+
+use crate::mail::report;
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use rosenblatt::incremental::learn_document;
+use rosenblatt::input::mail::{self, MailCorpus};
+use rosenblatt::input::{Corpus, Document, decode_text, read_text};
+use rosenblatt::model::SavedModel;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// `rosenblatt learn`.
+#[derive(Debug, Args)]
+pub struct LearnArgs {
+    /// The model file, updated in place.
+    #[arg(short, long)]
+    pub model: PathBuf,
+    /// Learn the message(s) as spam.
+    #[arg(long, required_unless_present = "ham", conflicts_with = "ham")]
+    pub spam: bool,
+    /// Learn the message(s) as ham.
+    #[arg(long)]
+    pub ham: bool,
+    /// A message file, a Maildir, an mbox or a folder of messages; `-` or nothing reads
+    /// one message from stdin.
+    pub inputs: Vec<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The lock file beside `model`: `MODEL.lock`.
+pub fn lock_path(model: &Path) -> PathBuf {
+    let mut name = model.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+fn read_stdin() -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .context("reading the message from stdin")?;
+    Ok(bytes)
+}
+
+/// The documents to learn, read as mail for a spam filter and as plain text otherwise.
+fn documents(inputs: &[PathBuf], as_mail: bool) -> Result<Corpus> {
+    let stdin = [PathBuf::from("-")];
+    let inputs = if inputs.is_empty() {
+        &stdin[..]
+    } else {
+        inputs
+    };
+    let mut m = MailCorpus::default();
+    for p in inputs {
+        if p.as_os_str() == "-" {
+            let bytes = read_stdin()?;
+            if as_mail {
+                m.extend(mail::read_message_bytes(&bytes, "-", None));
+            } else {
+                m.corpus
+                    .docs
+                    .push(Document::new("-", decode_text(bytes), None));
+            }
+        } else if as_mail {
+            m.extend(mail::read_mail(p, None)?);
+        } else {
+            m.corpus.extend(read_text(p)?);
+        }
+    }
+    Ok(report(m))
+}
+
+/// Runs `learn`.
+pub fn run(a: LearnArgs) -> Result<ExitCode> {
+    let class = if a.spam { "spam" } else { "ham" };
+    let lock_file = lock_path(&a.model);
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_file)
+        .with_context(|| format!("opening the lock file {}", lock_file.display()))?;
+    lock.lock()
+        .with_context(|| format!("locking {}", lock_file.display()))?;
+    let mut model = SavedModel::load(&a.model)?;
+    let corpus = documents(&a.inputs, model.meta.mail)?;
+    if corpus.docs.is_empty() {
+        bail!("no message to learn");
+    }
+    let (words_before, mut updates) = (model.vocab.len(), 0u64);
+    for d in &corpus.docs {
+        updates += u64::from(learn_document(&mut model, d, class)?.updated);
+    }
+    model.save(&a.model)?;
+    lock.unlock()
+        .with_context(|| format!("unlocking {}", lock_file.display()))?;
+    let n = corpus.docs.len();
+    let new_words = model.vocab.len() - words_before;
+    if a.json {
+        let v = serde_json::json!({
+            "model": a.model.display().to_string(),
+            "class": class,
+            "messages": n,
+            "updates": updates,
+            "new_words": new_words,
+            "learned": model.meta.learned,
+        });
+        println!("{v}");
+    } else {
+        println!(
+            "learned {n} message(s) as {class}: {updates} update(s), {new_words} new word(s); \
+             the model has learned {} message(s) since training",
+            model.meta.learned
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,169 @@
+//! Learning after training, one document at a time: the perceptron's train-on-error step
+//! applied to a saved model, as a mail filter does when a user files a message as spam or
+//! ham (`rosenblatt learn`) and as the TREC online protocol does after every message.
+//!
+//! The document is scored with the current model; when that is a mistake
+//! (y·(w·x + b) ≤ 0, a zero score counting as one), the update w ← w + y·x, b ← b + y runs
+//! (η = 1, the bias learned as the weight of a constant feature, as `train` does by
+//! default). Words the vocabulary has never seen are added with the next ids and a weight
+//! of 0 before the update, so new spam vocabulary is learned too: the vocabulary grows with
+//! every update (pruning settings of the original training apply no more). A correctly
+//! classified document changes no weight and no vocabulary entry. Every document counts
+//! in the model's `meta.learned`; updates in `meta.report.updates`.
+
+use crate::input::Document;
+use crate::learn::{AnyModel, LinearModel};
+use crate::model::{FeatureSpace, Metadata, Predictor, SavedModel};
+use crate::text::Analyzer;
+use crate::vocab::Vocabulary;
+use crate::{Error, Result};
+use hashbrown::HashSet;
+
+/// A model that knows nothing yet: an empty vocabulary, zero weights, classes
+/// `[negative, positive]`. Learning starts from it in the TREC online protocol.
+pub fn empty_model(analyzer: Analyzer, negative: &str, positive: &str, mail: bool) -> SavedModel {
+    SavedModel {
+        analyzer,
+        vocab: Vocabulary::default(),
+        features: FeatureSpace::Text,
+        classes: vec![negative.to_string(), positive.to_string()],
+        predictor: Predictor::Binary(AnyModel::Linear(LinearModel::zeros(0))),
+        meta: Metadata {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            learner: "perceptron".to_string(),
+            options: "online, train on error".to_string(),
+            mail,
+            ..Default::default()
+        },
+    }
+}
+
+/// What learning one document did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LearnOutcome {
+    /// The score before learning (positive: the positive class).
+    pub score: f32,
+    /// Whether it was a mistake, hence an update.
+    pub updated: bool,
+    /// Words added to the vocabulary.
+    pub new_words: usize,
+}
+
+/// The binary linear model inside `model`, or an error saying why learning cannot work.
+fn linear_mut(model: &mut SavedModel) -> Result<&mut LinearModel> {
+    match &mut model.predictor {
+        Predictor::Binary(AnyModel::Linear(m)) => Ok(m),
+        Predictor::Binary(_) => Err(Error::config(
+            "learning one message at a time needs a linear model from the perceptron family \
+             (train with --learner perceptron or averaged-perceptron)",
+        )),
+        _ => Err(Error::config(
+            "learning one message at a time needs a two-class model (e.g. spam/ham)",
+        )),
+    }
+}
+
+/// The ±1 label of class `class` in a two-class model.
+pub fn binary_label(model: &SavedModel, class: &str) -> Result<f32> {
+    match model.classes.iter().position(|c| c == class) {
+        Some(1) if model.classes.len() == 2 => Ok(1.0),
+        Some(0) if model.classes.len() == 2 => Ok(-1.0),
+        _ => Err(Error::config(format!(
+            "class {class:?} is not one of the model's two classes {:?}",
+            model.classes
+        ))),
+    }
+}
+
+/// The unique tokens of `doc` under the model's analyzer.
+fn unique_tokens(model: &SavedModel, doc: &Document) -> Vec<String> {
+    let mut seen: HashSet<String> = HashSet::new();
+    model.analyzer.tokens(doc, &mut |t| {
+        if !seen.contains(t) {
+            seen.insert(t.to_string());
+        }
+    });
+    let mut v: Vec<String> = seen.into_iter().collect();
+    v.sort_unstable(); // new words get ids in a deterministic order
+    v
+}
+
+/// The current score of `doc`: w·x + b over the words the vocabulary knows.
+pub fn score_document(model: &SavedModel, doc: &Document) -> Result<f32> {
+    let Predictor::Binary(m) = &model.predictor else {
+        return Err(Error::config("scoring needs a two-class model"));
+    };
+    let mut ids: Vec<u32> = unique_tokens(model, doc)
+        .iter()
+        .filter_map(|t| model.vocab.get(t))
+        .collect();
+    ids.sort_unstable();
+    Ok(crate::Classifier::score(m, crate::RowRef::binary(&ids)))
+}
+
+/// Learns `doc` as a member of `class` (train-on-error); see the module docs.
+pub fn learn_document(model: &mut SavedModel, doc: &Document, class: &str) -> Result<LearnOutcome> {
+    let y = binary_label(model, class)?;
+    linear_mut(model)?;
+    let tokens = unique_tokens(model, doc);
+    let score = {
+        let mut ids: Vec<u32> = tokens.iter().filter_map(|t| model.vocab.get(t)).collect();
+        ids.sort_unstable();
+        let m = linear_mut(model)?;
+        crate::Classifier::score(&*m, crate::RowRef::binary(&ids))
+    };
+    model.meta.learned += 1;
+    if y * score > 0.0 {
+        return Ok(LearnOutcome {
+            score,
+            updated: false,
+            new_words: 0,
+        });
+    }
+    let before = model.vocab.len();
+    let ids = model.vocab.add_document(tokens.iter().map(String::as_str));
+    let n = model.vocab.len();
+    let m = linear_mut(model)?;
+    m.w.resize(n, 0.0);
+    for &j in &ids {
+        m.w[j as usize] += y;
+    }
+    m.bias += y;
+    model.meta.report.updates += 1;
+    Ok(LearnOutcome {
+        score,
+        updated: true,
+        new_words: n - before,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn empty() -> SavedModel {
+        empty_model(Analyzer::default(), "ham", "spam", false)
+    }
+
+    #[test]
+    fn mistake_updates_and_grows_then_correct_is_left_alone() {
+        let mut m = empty();
+        let spam = Document::new("1", "Free money free", None);
+        // Zero score is a mistake: both words are added with weight +1, bias +1.
+        let o = learn_document(&mut m, &spam, "spam").unwrap();
+        assert_eq!((o.score, o.updated, o.new_words), (0.0, true, 2));
+        assert_eq!(score_document(&m, &spam).unwrap(), 3.0);
+        // Now correct (score 3 > 0): nothing changes but the count.
+        let o = learn_document(&mut m, &spam, "spam").unwrap();
+        assert_eq!((o.score, o.updated), (3.0, false));
+        let ham = Document::new("2", "money meeting", None);
+        // Score: money +1, bias +1 = 2 → a mistake for ham: money 0, meeting −1, bias 0.
+        let o = learn_document(&mut m, &ham, "ham").unwrap();
+        assert_eq!((o.score, o.updated, o.new_words), (2.0, true, 1));
+        assert_eq!(score_document(&m, &ham).unwrap(), -1.0);
+        assert_eq!(score_document(&m, &spam).unwrap(), 1.0);
+        assert_eq!((m.meta.learned, m.meta.report.updates), (3, 2));
+        assert_eq!(m.vocab.len(), 3);
+        assert!(learn_document(&mut m, &ham, "eggs").is_err());
+    }
+}

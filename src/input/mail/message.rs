@@ -1,0 +1,321 @@
+//! One raw message (bytes) → one [`Document`], with mail-parser doing the decoding:
+//! quoted-printable, base64, RFC 2047 encoded words and charsets to UTF-8.
+//!
+//! - body: every text part, HTML parts turned into text (plus `html:TAG` and `url:HOST`
+//!   features), text of attached messages;
+//! - header fields as prefixed fields (`subject:free` is not body `free`): each field of the
+//!   top-level header, named by its lowercase name; dates are left out;
+//! - tags: `hdr:NAME` for each field present, `from_domain:…`/`to_domain:…`, `attach:TYPE`
+//!   for non-text parts (their content is skipped), `mime:TYPE`, `charset:…`, `cte:…`, and
+//!   a few structural features (`mail:parts=N`, `mail:html_only`, `mail:size=2^K`, …).
+//!
+//! The mbox envelope line (`From sender date`) is dropped: it is not content. A message that
+//! cannot be parsed (no header field that mail defines, an empty message, or a parser
+//! failure) still yields tokens from its raw bytes, tagged `mail:unparsed`, and the reason is
+//! returned so the caller can count it.
+
+use super::html::html_features;
+use crate::input::{Document, decode_text};
+use mail_parser::{
+    Address, Encoding, HeaderName, HeaderValue, Message, MessageParser, MimeHeaders, PartType,
+};
+use std::fmt::Write;
+use std::sync::LazyLock;
+
+/// The longest header field value kept, in bytes (longer ones are cut).
+const MAX_FIELD: usize = 4096;
+/// The longest body text kept, in bytes.
+const MAX_BODY: usize = 1 << 20;
+/// How deep attached messages are followed.
+const MAX_DEPTH: usize = 3;
+
+static PARSER: LazyLock<MessageParser> =
+    LazyLock::new(|| MessageParser::new().default_header_text());
+
+/// A message as a document, and why it had to be read as raw bytes, if it had to.
+#[derive(Debug, Clone)]
+pub struct ParsedMessage {
+    /// The document to tokenize.
+    pub doc: Document,
+    /// `Some(reason)` when the message could not be parsed as mail.
+    pub unparsed: Option<&'static str>,
+}
+
+/// Turns a raw message into a document with id `id` and label `label`. Never panics: a
+/// failure inside the MIME parser is caught and the raw bytes are used instead.
+pub fn parse_message(raw: &[u8], id: String, label: Option<&str>) -> ParsedMessage {
+    let body = strip_envelope(raw);
+    let mut doc = Document::new(id, String::new(), label);
+    if body.iter().all(u8::is_ascii_whitespace) {
+        doc.tags.push("mail:unparsed".into());
+        doc.tags.push("mail:empty".into());
+        return ParsedMessage {
+            doc,
+            unparsed: Some("empty message"),
+        };
+    }
+    let built = std::panic::catch_unwind(|| {
+        let msg = PARSER.parse(body)?;
+        let root = msg.parts.first()?;
+        if !root.headers.iter().any(|h| !h.name.is_other()) {
+            return None;
+        }
+        let mut d = Document::default();
+        message_features(&msg, raw.len(), &mut d);
+        Some(d)
+    });
+    let reason = match built {
+        Ok(Some(d)) => {
+            doc.text = d.text;
+            doc.fields = d.fields;
+            doc.tags = d.tags;
+            return ParsedMessage {
+                doc,
+                unparsed: None,
+            };
+        }
+        Ok(None) => "no mail header fields",
+        Err(_) => "the MIME parser failed on it",
+    };
+    doc.text = decode_text(body.to_vec());
+    doc.tags.push("mail:unparsed".into());
+    ParsedMessage {
+        doc,
+        unparsed: Some(reason),
+    }
+}
+
+/// Drops a leading mbox envelope line (`From ` + anything; a header would be `From:`).
+pub fn strip_envelope(raw: &[u8]) -> &[u8] {
+    if raw.starts_with(b"From ") {
+        match raw.iter().position(|&b| b == b'\n') {
+            Some(i) => &raw[i + 1..],
+            None => &[],
+        }
+    } else {
+        raw
+    }
+}
+
+/// Fills `d` with the body text, fields and tags of a parsed message.
+fn message_features(msg: &Message<'_>, raw_len: usize, d: &mut Document) {
+    let root = &msg.parts[0];
+    let mut received = 0usize;
+    let mut subject = None;
+    for h in &root.headers {
+        let name = h.name.as_str().to_ascii_lowercase();
+        if name.is_empty() || name.len() > 64 {
+            continue;
+        }
+        d.tags.push(format!("hdr:{name}"));
+        let mut text = String::new();
+        match (&h.name, &h.value) {
+            (HeaderName::Date | HeaderName::ResentDate, _) => continue,
+            (HeaderName::Received, _) => {
+                received += 1;
+                let raw = msg
+                    .raw_message
+                    .get(h.offset_start as usize..h.offset_end as usize)
+                    .unwrap_or_default();
+                text = String::from_utf8_lossy(raw).into_owned();
+            }
+            (HeaderName::Subject, v) => {
+                value_text(v, &mut text);
+                subject = Some(text.clone());
+            }
+            (n, HeaderValue::Address(a)) => {
+                address_text(a, &mut text);
+                if let Some(prefix) = domain_prefix(n) {
+                    for dom in domains(a) {
+                        d.tags.push(format!("{prefix}:{dom}"));
+                    }
+                }
+            }
+            (_, v) => value_text(v, &mut text),
+        }
+        if !text.trim().is_empty() {
+            truncate(&mut text, MAX_FIELD);
+            d.fields.push((name.into_boxed_str(), text));
+        }
+    }
+    subject_tags(subject.as_deref(), &mut d.tags);
+    let mut s = Structure::default();
+    walk_parts(msg, 0, d, &mut s);
+    truncate(&mut d.text, MAX_BODY);
+    let t = &mut d.tags;
+    t.push(format!("mail:parts={}", msg.parts.len().min(10)));
+    if s.attachments > 0 {
+        t.push(format!("mail:attachments={}", s.attachments.min(5)));
+    }
+    if s.html > 0 && s.text == 0 {
+        t.push("mail:html_only".into());
+    }
+    if d.text.trim().is_empty() {
+        t.push("mail:no_body_text".into());
+    }
+    t.push(format!("mail:received={}", received.min(10)));
+    t.push(format!(
+        "mail:size=2^{}",
+        usize::BITS - raw_len.leading_zeros()
+    ));
+    t.sort_unstable();
+    t.dedup();
+}
+
+/// Counts of part kinds seen while walking a message.
+#[derive(Default)]
+struct Structure {
+    text: usize,
+    html: usize,
+    attachments: usize,
+}
+
+/// Body text and part tags of every part, following attached messages.
+fn walk_parts(msg: &Message<'_>, depth: usize, d: &mut Document, s: &mut Structure) {
+    for part in &msg.parts {
+        let mime = part.content_type().map(|ct| {
+            format!("{}/{}", ct.ctype(), ct.subtype().unwrap_or("")).to_ascii_lowercase()
+        });
+        if let Some(cs) = part.content_type().and_then(|ct| ct.attribute("charset")) {
+            d.tags.push(format!("charset:{}", cs.to_ascii_lowercase()));
+        }
+        match part.encoding {
+            Encoding::Base64 => d.tags.push("cte:base64".into()),
+            Encoding::QuotedPrintable => d.tags.push("cte:quoted-printable".into()),
+            Encoding::None => {}
+        }
+        if part.is_encoding_problem {
+            d.tags.push("mail:encoding_problem".into());
+        }
+        if let Some(m) = &mime {
+            d.tags.push(format!("mime:{m}"));
+        }
+        match &part.body {
+            PartType::Text(t) => {
+                s.text += 1;
+                push_text(&mut d.text, t);
+            }
+            PartType::Html(h) => {
+                s.html += 1;
+                html_features(h, &mut |t| d.tags.push(t));
+                push_text(&mut d.text, &mail_parser::decoders::html::html_to_text(h));
+            }
+            PartType::Binary(_) | PartType::InlineBinary(_) => {
+                s.attachments += 1;
+                let m = mime.as_deref().unwrap_or("application/octet-stream");
+                d.tags.push(format!("attach:{m}"));
+                if let Some(ext) = part
+                    .attachment_name()
+                    .and_then(|n| n.rsplit_once('.'))
+                    .map(|(_, e)| e.to_ascii_lowercase())
+                    .filter(|e| !e.is_empty() && e.len() <= 8)
+                {
+                    d.tags.push(format!("attach_ext:{ext}"));
+                }
+            }
+            PartType::Message(inner) => {
+                s.attachments += 1;
+                d.tags.push("attach:message/rfc822".into());
+                if depth < MAX_DEPTH {
+                    if let Some(subj) = inner.subject() {
+                        push_text(&mut d.text, subj);
+                    }
+                    walk_parts(inner, depth + 1, d, s);
+                }
+            }
+            PartType::Multipart(_) => {}
+        }
+    }
+}
+
+fn push_text(out: &mut String, t: &str) {
+    if out.len() < MAX_BODY {
+        out.push_str(t);
+        out.push('\n');
+    }
+}
+
+/// Cuts `s` to at most `max` bytes, at a character boundary.
+fn truncate(s: &mut String, max: usize) {
+    if s.len() > max {
+        let mut i = max;
+        while !s.is_char_boundary(i) {
+            i -= 1;
+        }
+        s.truncate(i);
+    }
+}
+
+/// The tag prefix for the domains of an address field, for the fields that have one.
+fn domain_prefix(name: &HeaderName<'_>) -> Option<&'static str> {
+    match name {
+        HeaderName::From | HeaderName::Sender => Some("from_domain"),
+        HeaderName::To | HeaderName::Cc => Some("to_domain"),
+        HeaderName::ReplyTo => Some("reply_to_domain"),
+        _ => None,
+    }
+}
+
+/// Lowercase domains of every address in `a`.
+fn domains(a: &Address<'_>) -> Vec<String> {
+    let mut out: Vec<String> = a
+        .iter()
+        .filter_map(|x| x.address.as_deref())
+        .filter_map(|addr| addr.rsplit_once('@'))
+        .map(|(_, dom)| dom.trim_end_matches('>').to_ascii_lowercase())
+        .filter(|d| !d.is_empty() && d.len() <= 80)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Display names and addresses, space-separated.
+fn address_text(a: &Address<'_>, out: &mut String) {
+    for x in a.iter() {
+        if let Some(n) = &x.name {
+            let _ = write!(out, "{n} ");
+        }
+        if let Some(addr) = &x.address {
+            let _ = write!(out, "{addr} ");
+        }
+    }
+}
+
+/// The text of a typed header value (addresses, lists, content types; dates give none).
+fn value_text(v: &HeaderValue<'_>, out: &mut String) {
+    match v {
+        HeaderValue::Text(t) => out.push_str(t),
+        HeaderValue::TextList(l) => {
+            for t in l {
+                out.push_str(t);
+                out.push(' ');
+            }
+        }
+        HeaderValue::Address(a) => address_text(a, out),
+        HeaderValue::ContentType(ct) => {
+            let _ = write!(out, "{}/{}", ct.ctype(), ct.subtype().unwrap_or(""));
+            for at in ct.attributes().unwrap_or_default() {
+                if !at.name.eq_ignore_ascii_case("boundary") {
+                    let _ = write!(out, " {}", at.value);
+                }
+            }
+        }
+        HeaderValue::Received(_) | HeaderValue::DateTime(_) | HeaderValue::Empty => {}
+    }
+}
+
+/// `subject:none`, `subject:allcaps`, `subject:exclaim`: shapes of the subject line.
+fn subject_tags(subject: Option<&str>, tags: &mut Vec<String>) {
+    let Some(s) = subject.filter(|s| !s.trim().is_empty()) else {
+        tags.push("mail:no_subject".into());
+        return;
+    };
+    let letters: Vec<char> = s.chars().filter(|c| c.is_alphabetic()).collect();
+    if letters.len() >= 4 && letters.iter().all(|c| !c.is_lowercase()) {
+        tags.push("mail:subject_allcaps".into());
+    }
+    if s.contains('!') {
+        tags.push("mail:subject_exclaim".into());
+    }
+}

@@ -1,0 +1,204 @@
+//! Mail: Maildir folders, mbox files and folders of one message per file → [`Document`]s.
+//!
+//! Every source is read as bytes. [`detect`] tells the kinds apart: a folder with `cur/` or
+//! `new/` is a Maildir, any other folder is walked recursively (one message per file, as
+//! the SpamAssassin corpus is laid out), and a file whose first line is an envelope line
+//! (`From sender date`) is an mbox, streamed message by message. Messages are parsed in
+//! parallel; each becomes a document through [`parse_message`]. A message that is not mail
+//! still becomes a document (from its raw bytes) and is listed in [`MailCorpus::unparsed`];
+//! a file that cannot be read is listed in the corpus's `skipped`. Nothing aborts the run
+//! but a path that does not exist.
+
+mod html;
+mod maildir;
+mod mbox;
+mod message;
+
+pub use html::html_features;
+pub use maildir::{is_maildir, maildir_files};
+pub use mbox::{MboxMessage, MboxReader, is_envelope, starts_with_envelope};
+pub use message::{ParsedMessage, parse_message, strip_envelope};
+
+use super::{Corpus, walk_files};
+use crate::{Error, Result};
+use rayon::prelude::*;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// Messages parsed per parallel batch when streaming an mbox.
+const BATCH: usize = 512;
+
+/// The kinds of mail source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MailSource {
+    /// A Maildir: `cur/` and `new/` (and Maildir++ `.Sub/` folders).
+    Maildir,
+    /// A folder of files, walked recursively; each file one message (or an mbox).
+    Folder,
+    /// An mbox file: messages separated by "From " envelope lines.
+    Mbox,
+    /// A single message file.
+    Message,
+}
+
+/// Mail read from one or more sources.
+#[derive(Debug, Default)]
+pub struct MailCorpus {
+    /// The messages as documents; files that could not be read are in `corpus.skipped`.
+    pub corpus: Corpus,
+    /// Messages that could not be parsed as mail (id, reason); they are in `corpus.docs`
+    /// too, tokenized from their raw bytes.
+    pub unparsed: Vec<(String, String)>,
+}
+
+impl MailCorpus {
+    /// Appends another mail corpus.
+    pub fn extend(&mut self, other: MailCorpus) {
+        self.corpus.extend(other.corpus);
+        self.unparsed.extend(other.unparsed);
+    }
+
+    fn push(&mut self, p: ParsedMessage) {
+        if let Some(why) = p.unparsed {
+            self.unparsed.push((p.doc.id.clone(), why.to_string()));
+        }
+        self.corpus.docs.push(p.doc);
+    }
+}
+
+/// What kind of mail source `path` is.
+pub fn detect(path: &Path) -> Result<MailSource> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if meta.is_dir() {
+        return Ok(if is_maildir(path) {
+            MailSource::Maildir
+        } else {
+            MailSource::Folder
+        });
+    }
+    let mut head = Vec::with_capacity(1024);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(1024).read_to_end(&mut head))
+        .map_err(|e| Error::io(path, e))?;
+    Ok(if starts_with_envelope(&head) {
+        MailSource::Mbox
+    } else {
+        MailSource::Message
+    })
+}
+
+/// Reads every message under `path` (any [`MailSource`]), labelled `label`.
+pub fn read_mail(path: &Path, label: Option<&str>) -> Result<MailCorpus> {
+    match detect(path)? {
+        MailSource::Maildir => Ok(read_files(maildir_files(path)?, label)),
+        MailSource::Folder => {
+            let files = walk_files(path)?
+                .into_iter()
+                .filter(|f| !in_maildir_tmp(f))
+                .collect();
+            Ok(read_files(files, label))
+        }
+        MailSource::Mbox => read_mbox(path, label),
+        MailSource::Message => Ok(read_files(vec![path.to_path_buf()], label)),
+    }
+}
+
+/// One message given as bytes (stdin, a delivery).
+pub fn read_message_bytes(bytes: &[u8], id: &str, label: Option<&str>) -> MailCorpus {
+    let mut out = MailCorpus::default();
+    out.push(parse_message(bytes, id.to_string(), label));
+    out
+}
+
+/// A file under a Maildir's `tmp/` (a delivery in progress): not a message yet.
+fn in_maildir_tmp(f: &Path) -> bool {
+    let Some(dir) = f.parent() else { return false };
+    dir.file_name().is_some_and(|n| n == "tmp") && dir.parent().is_some_and(is_maildir)
+}
+
+/// Reads message files in parallel, keeping their order. A file holding several
+/// envelope-separated messages yields each of them (`FILE#N`).
+fn read_files(files: Vec<PathBuf>, label: Option<&str>) -> MailCorpus {
+    let results: Vec<std::result::Result<Vec<ParsedMessage>, (String, String)>> = files
+        .par_iter()
+        .map(|f| {
+            let bytes = std::fs::read(f).map_err(|e| (f.display().to_string(), e.to_string()))?;
+            Ok(split_file(&bytes, f, label))
+        })
+        .collect();
+    let mut out = MailCorpus::default();
+    for r in results {
+        match r {
+            Ok(msgs) => msgs.into_iter().for_each(|m| out.push(m)),
+            Err(s) => out.corpus.skipped.push(s),
+        }
+    }
+    out
+}
+
+fn split_file(bytes: &[u8], f: &Path, label: Option<&str>) -> Vec<ParsedMessage> {
+    let name = f.display().to_string();
+    if !starts_with_envelope(bytes) {
+        return vec![parse_message(bytes, name, label)];
+    }
+    let msgs: Vec<MboxMessage> = MboxReader::new(bytes)
+        .map_while(std::io::Result::ok)
+        .collect();
+    if msgs.len() <= 1 {
+        let body = msgs.into_iter().next().map(|m| m.bytes).unwrap_or_default();
+        return vec![parse_message(&body, name, label)];
+    }
+    msgs.iter()
+        .enumerate()
+        .map(|(i, m)| parse_message(&m.bytes, format!("{name}#{}", i + 1), label))
+        .collect()
+}
+
+/// Streams an mbox: batches of messages are parsed in parallel while the file is read
+/// sequentially. Ids are `FILE#N` (N counts from 1).
+fn read_mbox(path: &Path, label: Option<&str>) -> Result<MailCorpus> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let name = path.display().to_string();
+    let mut out = MailCorpus::default();
+    let mut batch: Vec<(usize, Vec<u8>)> = Vec::with_capacity(BATCH);
+    let mut n = 0usize;
+    let flush = |batch: &mut Vec<(usize, Vec<u8>)>, out: &mut MailCorpus| {
+        let parsed: Vec<ParsedMessage> = batch
+            .par_iter()
+            .map(|(i, b)| parse_message(b, format!("{name}#{i}"), label))
+            .collect();
+        parsed.into_iter().for_each(|p| out.push(p));
+        batch.clear();
+    };
+    for m in MboxReader::new(BufReader::with_capacity(1 << 16, file)) {
+        match m {
+            Ok(m) => {
+                n += 1;
+                batch.push((n, m.bytes));
+                if batch.len() == BATCH {
+                    flush(&mut batch, &mut out);
+                }
+            }
+            Err(e) => {
+                out.corpus
+                    .skipped
+                    .push((format!("{name}#{}", n + 1), e.to_string()));
+                break;
+            }
+        }
+    }
+    flush(&mut batch, &mut out);
+    Ok(out)
+}
+
+/// Labelled mail for training and evaluation: every `spam` path labelled `spam`, every
+/// `ham` path labelled `ham`.
+pub fn read_labelled(spam: &[PathBuf], ham: &[PathBuf]) -> Result<MailCorpus> {
+    let mut out = MailCorpus::default();
+    for (paths, label) in [(spam, "spam"), (ham, "ham")] {
+        for p in paths {
+            out.extend(read_mail(p, Some(label))?);
+        }
+    }
+    Ok(out)
+}
