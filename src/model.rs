@@ -6,7 +6,7 @@
 //! before any decoding. Files are written atomically: a temporary file in the same
 //! folder, synced, then renamed over the target.
 
-use crate::learn::{AnyModel, Classifier, TrainReport};
+use crate::learn::{AnyModel, Classifier, MultiLabelModel, SoftmaxModel, TrainReport};
 use crate::text::Analyzer;
 use crate::theory::Theory;
 use crate::vocab::Vocabulary;
@@ -28,6 +28,10 @@ pub enum Predictor {
     Binary(AnyModel),
     /// One binary model per class; the class with the highest score wins.
     OneVsRest(Vec<AnyModel>),
+    /// One softmax model over the classes; the most probable class wins.
+    Softmax(SoftmaxModel),
+    /// Several labels per document: every label whose score clears its threshold.
+    MultiLabel(MultiLabelModel),
 }
 
 /// One decision: the class index and its score.
@@ -63,6 +67,43 @@ impl Predictor {
                 }
                 best
             }
+            Predictor::Softmax(m) => {
+                let (class, score) = m.decide(row);
+                Decision { class, score }
+            }
+            Predictor::MultiLabel(m) => {
+                let (class, score) = m.labels(row).first().copied().unwrap_or((0, f32::NAN));
+                Decision { class, score }
+            }
+        }
+    }
+
+    /// The probability of the decided class, where the model has one: P(class | x) for
+    /// logistic and softmax models (one-vs-rest: the winning model's own probability).
+    pub fn probability(&self, row: RowRef<'_>, d: &Decision) -> Option<f32> {
+        match self {
+            Predictor::Binary(m) => m
+                .probability(d.score)
+                .map(|p| if d.class == 1 { p } else { 1.0 - p }),
+            Predictor::OneVsRest(ms) => ms[d.class].probability(d.score),
+            Predictor::Softmax(m) => Some(m.probabilities(row)[d.class]),
+            Predictor::MultiLabel(m) => m.scorer.probability(d.class, d.score),
+        }
+    }
+
+    /// Every label of a row with its score (probability where the model has one), best
+    /// first: all labels above threshold for multi-label models, else the one decision.
+    pub fn labels(&self, row: RowRef<'_>) -> Vec<(usize, f32)> {
+        match self {
+            Predictor::MultiLabel(m) => m
+                .labels(row)
+                .into_iter()
+                .map(|(c, s)| (c, m.scorer.probability(c, s).unwrap_or(s)))
+                .collect(),
+            _ => {
+                let d = self.decide(row);
+                vec![(d.class, self.probability(row, &d).unwrap_or(d.score))]
+            }
         }
     }
 }
@@ -95,6 +136,9 @@ pub struct Metadata {
     pub mail: bool,
     /// Radius, margins, Novikoff bound (linear binary models).
     pub theory: Option<Theory>,
+    /// Seconds spent fitting the classifier alone (no reading or vectorizing; for
+    /// multi-label models the final fit, without threshold tuning).
+    pub fit_seconds: f64,
 }
 
 /// What the model's feature ids mean.

@@ -6,7 +6,7 @@ use crate::features::{
     BinaryMatrix, SparseRows, StreamVectorizer, Vectorized, count_df, vectorize,
 };
 use crate::input::Document;
-use crate::learn::{AnyLearner, Label, combine_reports};
+use crate::learn::{AnyLearner, Label, combine_reports, ovr};
 use crate::model::{Decision, FeatureSpace, Metadata, Predictor, SavedModel};
 use crate::text::Analyzer;
 use crate::theory;
@@ -14,6 +14,11 @@ use crate::vocab::{VocabConfig, Vocabulary};
 use crate::{Error, Result};
 use rayon::prelude::*;
 use std::time::Instant;
+
+mod multilabel;
+pub use multilabel::{
+    decide_labels, evaluate_multilabel, is_multilabel, label_sets, train_multilabel,
+};
 
 /// Everything `train` needs to know besides the documents.
 #[derive(Debug, Clone)]
@@ -145,18 +150,27 @@ pub fn fit_rows<X: SparseRows>(
             Some(fitted.report.updates),
         );
         (Predictor::Binary(fitted.model), fitted.report, th)
+    } else if let AnyLearner::Softmax(s) = &cfg.learner {
+        let f = s.fit_classes(x, idx, classes.len())?;
+        (Predictor::Softmax(f.model), f.report, None)
     } else {
-        let fits: Vec<_> = (0..classes.len())
-            .into_par_iter()
-            .map(|c| cfg.learner.fit(x, &binary_labels(idx, c)))
-            .collect::<Result<_>>()?;
+        let fits = ovr::fit_one_vs_rest(&cfg.learner, x, classes.len(), |c| {
+            ovr::single_label(idx, c)
+        })?;
         let report = combine_reports(&fits.iter().map(|f| f.report.clone()).collect::<Vec<_>>());
-        (Predictor::OneVsRest(fits.into_iter().map(|f| f.model).collect()), report, None)
+        (
+            Predictor::OneVsRest(fits.into_iter().map(|f| f.model).collect()),
+            report,
+            None,
+        )
     };
+    let fit_seconds = start.elapsed().as_secs_f64();
     let mut model = SavedModel {
         analyzer: cfg.analyzer.clone(),
         vocab: Vocabulary::default(),
-        features: FeatureSpace::Indexed { n_features: x.n_cols() },
+        features: FeatureSpace::Indexed {
+            n_features: x.n_cols(),
+        },
         classes,
         predictor,
         meta: Metadata {
@@ -168,11 +182,16 @@ pub fn fit_rows<X: SparseRows>(
             nnz: x.nnz() as u64,
             report,
             theory,
+            fit_seconds,
             ..Default::default()
         },
     };
     let decisions = decide(&model, x);
-    let correct = decisions.iter().zip(idx).filter(|(d, t)| d.class == **t).count();
+    let correct = decisions
+        .iter()
+        .zip(idx)
+        .filter(|(d, t)| d.class == **t)
+        .count();
     model.meta.training_accuracy = correct as f64 / idx.len().max(1) as f64;
     model.meta.seconds = start.elapsed().as_secs_f64();
     Ok(model)
@@ -185,7 +204,10 @@ pub fn label_indices(labels: &[String], classes: &[String]) -> Result<Vec<usize>
         .enumerate()
         .map(|(i, l)| {
             classes.iter().position(|c| c == l).ok_or_else(|| {
-                Error::Data(format!("row {}: label {l:?} is not one of {classes:?}", i + 1))
+                Error::Data(format!(
+                    "row {}: label {l:?} is not one of {classes:?}",
+                    i + 1
+                ))
             })
         })
         .collect()

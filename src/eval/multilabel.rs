@@ -26,7 +26,11 @@ pub struct MultiLabelMetrics {
 
 fn f1(tp: u64, fp: u64, fn_: u64) -> f64 {
     let d = 2 * tp + fp + fn_;
-    if d == 0 { 0.0 } else { 2.0 * tp as f64 / d as f64 }
+    if d == 0 {
+        0.0
+    } else {
+        2.0 * tp as f64 / d as f64
+    }
 }
 
 fn ratio(a: u64, b: u64) -> f64 {
@@ -133,7 +137,13 @@ impl MultiLabelMetrics {
     pub fn to_text(&self) -> String {
         use std::fmt::Write;
         let mut s = String::new();
-        let w = self.classes.iter().map(String::len).max().unwrap_or(5).max(5);
+        let w = self
+            .classes
+            .iter()
+            .map(String::len)
+            .max()
+            .unwrap_or(5)
+            .max(5);
         let _ = writeln!(s, "documents      {}", self.documents);
         let _ = writeln!(s, "labels         {}", self.classes.len());
         let _ = writeln!(s, "micro-F1       {:.4}", self.micro_f1());

@@ -8,12 +8,14 @@ mod decode;
 mod dirs;
 mod jsonl;
 pub mod mail;
+mod reuters;
 pub mod svmlight;
 mod tsv;
 
 pub use decode::decode_text;
 pub use dirs::{read_dirs, walk_files};
 pub use jsonl::read_jsonl;
+pub use reuters::{Split, read_reuters};
 pub use tsv::read_tsv;
 
 use crate::{Error, Result};
@@ -74,6 +76,9 @@ pub enum Format {
     Jsonl,
     /// `label<TAB>text` lines.
     Tsv,
+    /// Reuters-21578 SGML (a folder of `reut2-*.sgm` or one file), ModApte documents of
+    /// the 90 categories; `--split train|test` picks a part.
+    Reuters,
     /// SVMlight/libsvm vectors (`label id:value …`); detected from `.svm`, `.svmlight`,
     /// `.libsvm`. These are rows, not documents: read them with [`svmlight::read_svmlight`].
     Svmlight,
@@ -108,6 +113,12 @@ impl Format {
 
 /// Reads `path` in `format` (detected when `None`).
 pub fn read(path: &Path, format: Option<Format>) -> Result<Corpus> {
+    read_part(path, format, None)
+}
+
+/// Reads `path` in `format`, only the `split` part for formats with a fixed split
+/// (Reuters ModApte); other formats ignore `split`.
+pub fn read_part(path: &Path, format: Option<Format>, split: Option<Split>) -> Result<Corpus> {
     if !path.exists() {
         return Err(Error::io(
             path,
@@ -119,6 +130,7 @@ pub fn read(path: &Path, format: Option<Format>) -> Result<Corpus> {
         Format::Text => read_text(path),
         Format::Jsonl => read_jsonl(path),
         Format::Tsv => read_tsv(path),
+        Format::Reuters => read_reuters(path, split),
         Format::Svmlight => Err(Error::config(format!(
             "{}: SVMlight files hold vectors, not documents",
             path.display()

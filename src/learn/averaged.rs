@@ -57,7 +57,12 @@ mod tests {
         for _ in 0..epochs {
             for (r, &yi) in rows.iter().zip(y) {
                 let yi = f64::from(yi);
-                let s: f64 = r.iter().zip(&w).map(|(a, b)| f64::from(*a) * b).sum::<f64>() + b;
+                let s: f64 = r
+                    .iter()
+                    .zip(&w)
+                    .map(|(a, b)| f64::from(*a) * b)
+                    .sum::<f64>()
+                    + b;
                 if yi * s <= 0.0 {
                     for (wj, xj) in w.iter_mut().zip(r) {
                         *wj += yi * f64::from(*xj);

@@ -5,8 +5,8 @@
 //! baseline every other learner should beat.
 
 use super::{Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
+use crate::Result;
 use crate::features::{SparseRows, ops};
-use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// The nearest-centroid learner (no hyper-parameters).
@@ -29,10 +29,17 @@ impl Learner for NearestCentroid {
                 n_neg += 1;
             }
         }
+        let report = TrainReport {
+            epochs: 1,
+            steps: y.len() as u64,
+            updates: y.len() as u64,
+            ..TrainReport::default()
+        };
         if n_pos == 0 || n_neg == 0 {
-            return Err(Error::Data(
-                "the nearest-centroid classifier needs examples of both classes".into(),
-            ));
+            // One class only (e.g. a rare label absent from a fold): always predict it.
+            let mut m = LinearModel::zeros(d);
+            m.bias = if n_pos == 0 { -1.0 } else { 1.0 };
+            return Ok(Fitted { model: m, report });
         }
         let (sp, sn) = (1.0 / n_pos as f32, 1.0 / n_neg as f32);
         let (mut np, mut nn) = (0f64, 0f64);
@@ -46,12 +53,6 @@ impl Learner for NearestCentroid {
                 p - q
             })
             .collect();
-        let report = TrainReport {
-            epochs: 1,
-            steps: y.len() as u64,
-            updates: y.len() as u64,
-            ..TrainReport::default()
-        };
         Ok(Fitted {
             model: LinearModel {
                 w,
@@ -65,7 +66,7 @@ impl Learner for NearestCentroid {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::{SparseRows as _, real_from_dense};
+    use crate::features::real_from_dense;
     use crate::learn::Classifier;
 
     #[test]
@@ -83,6 +84,8 @@ mod tests {
         // (0.5, 0.5) is nearer c₊ (distance² 2) than c₋ (2.5): score (2.5 − 2)/2 = 0.25.
         let p = real_from_dense(&[vec![0.5, 0.5]]);
         assert!((m.score(p.row(0)) - (2.0 - 1.75)).abs() < 1e-6);
-        assert!(NearestCentroid.fit(&x, &[1, 1, 1, 1]).is_err());
+        // One class only: that class, whatever the row.
+        let all = NearestCentroid.fit(&x, &[-1, -1, -1, -1]).unwrap().model;
+        assert!(all.score(x.row(0)) < 0.0 && all.score(p.row(0)) < 0.0);
     }
 }

@@ -130,7 +130,11 @@ pub fn objective<X: SparseRows>(
         let yi = f64::from(yi);
         let z: f64 = dot64(&m.w, row) + f64::from(m.bias);
         let mg = yi * z;
-        loss += (if mg > 0.0 { (-mg).exp().ln_1p() } else { -mg + mg.exp().ln_1p() }) / n;
+        loss += (if mg > 0.0 {
+            (-mg).exp().ln_1p()
+        } else {
+            -mg + mg.exp().ln_1p()
+        }) / n;
         // d/dz ln(1 + e^(−y z)) = −y·θ(−y z)
         let c = -yi / (1.0 + mg.exp()) / n;
         for (k, &j) in row.ids.iter().enumerate() {
@@ -221,7 +225,9 @@ impl LogisticRegression {
                 )));
             }
             if es.patience == 0 {
-                return Err(Error::config("the early-stopping patience must be at least 1"));
+                return Err(Error::config(
+                    "the early-stopping patience must be at least 1",
+                ));
             }
         }
         Ok(())
@@ -260,7 +266,9 @@ impl Learner for LogisticRegression {
             _ => ((0..n_all).collect(), Vec::new()),
         };
         if rows.is_empty() {
-            return Err(Error::Data("no rows left to train on after holding out".into()));
+            return Err(Error::Data(
+                "no rows left to train on after holding out".into(),
+            ));
         }
         let n = rows.len();
         let batch = match self.solver {
@@ -341,7 +349,7 @@ impl Learner for LogisticRegression {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::{RealMatrix, SparseRows as _, real_from_dense};
+    use crate::features::{RealMatrix, real_from_dense};
     use crate::learn::Classifier;
     use rand::{Rng, SeedableRng};
 
@@ -362,7 +370,13 @@ mod tests {
             .collect();
         let y = rows
             .iter()
-            .map(|r| if r[0] - r[1] + rng.gen_range(-0.2..0.2) > 0.0 { 1 } else { -1 })
+            .map(|r| {
+                if r[0] - r[1] + rng.gen_range(-0.2..0.2) > 0.0 {
+                    1
+                } else {
+                    -1
+                }
+            })
             .collect();
         (real_from_dense(&rows), y)
     }
@@ -381,8 +395,8 @@ mod tests {
             let (mut a, mut b) = (m.clone(), m.clone());
             a.w[j] += h;
             b.w[j] -= h;
-            let fd = (objective(&a, &x, &y, l2).0 - objective(&b, &x, &y, l2).0)
-                / (2.0 * f64::from(h));
+            let fd =
+                (objective(&a, &x, &y, l2).0 - objective(&b, &x, &y, l2).0) / (2.0 * f64::from(h));
             assert!((fd - g[j]).abs() < 1e-4, "w[{j}]: {fd} vs {}", g[j]);
         }
         let (mut a, mut b) = (m.clone(), m.clone());
@@ -410,7 +424,10 @@ mod tests {
             assert!((f64::from(one.w[j]) + 0.5 * g[j]).abs() < 1e-5);
         }
         assert!((f64::from(one.bias) + 0.5 * gb).abs() < 1e-5);
-        let many = LogisticRegression { epochs: 30, ..lr }.fit(&x, &y).unwrap().model;
+        let many = LogisticRegression { epochs: 30, ..lr }
+            .fit(&x, &y)
+            .unwrap()
+            .model;
         let j1 = objective(&one, &x, &y, 0.05).0;
         let j30 = objective(&many, &x, &y, 0.05).0;
         assert!(j30 < j1 && j1 < j0, "{j0} {j1} {j30}");
@@ -450,5 +467,4 @@ mod tests {
         };
         assert!(bad.validate().is_err());
     }
-
 }

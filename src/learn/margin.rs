@@ -82,6 +82,13 @@ mod tests {
         for (i, &yi) in y.iter().enumerate() {
             assert!(f32::from(yi) * f.model.score(x.row(i)) > 2.0);
         }
-        assert!(MarginPerceptron { tau: -1.0, ..learner }.validate().is_err());
+        assert!(
+            MarginPerceptron {
+                tau: -1.0,
+                ..learner
+            }
+            .validate()
+            .is_err()
+        );
     }
 }

@@ -5,19 +5,39 @@
 //! model with a [`TrainReport`]. A [`Classifier`] is read-only and shared across threads.
 
 mod any;
+pub mod averaged;
+pub mod centroid;
 pub mod dual;
 pub mod gram;
 pub mod kernel;
 mod kernel_model;
 mod linear;
+pub mod logistic;
+pub mod margin;
+pub mod multilabel;
+pub mod online;
+pub mod ovr;
+pub mod ovr_online;
+pub mod pa;
 pub mod perceptron;
+pub mod softmax;
+pub mod winnow;
 
 pub use any::{AnyLearner, AnyModel, combine_reports};
+pub use averaged::AveragedPerceptron;
+pub use centroid::NearestCentroid;
 pub use dual::{Averaging, KernelPerceptron};
 pub use kernel::Kernel;
 pub use kernel_model::{KernelModel, SupportRows, Vote};
 pub use linear::LinearModel;
+pub use logistic::{EarlyStopping, LogisticRegression, RateSchedule, Solver};
+pub use margin::MarginPerceptron;
+pub use multilabel::{LabelScorer, MultiLabelModel, Thresholds};
+pub use online::OnlineOptions;
+pub use pa::PassiveAggressive;
 pub use perceptron::{Bias, Perceptron, Schedule};
+pub use softmax::{SoftmaxModel, SoftmaxRegression};
+pub use winnow::Winnow;
 
 use crate::features::{RowRef, SparseRows};
 use crate::{Error, Result};

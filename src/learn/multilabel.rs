@@ -5,7 +5,7 @@
 //! what lets rare labels be predicted at all: their scores rarely clear 0.
 
 use super::ovr::{RowSubset, fit_one_vs_rest, multi_label};
-use super::{AnyLearner, AnyModel, Classifier, Fitted, SoftmaxModel, TrainReport};
+use super::{AnyLearner, AnyModel, Classifier, Fitted, SoftmaxModel};
 use crate::features::{RowRef, SparseRows};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -192,6 +192,15 @@ pub fn best_threshold(pairs: &mut [(f32, bool)]) -> Option<(f32, f64)> {
     best
 }
 
+/// Documents per label.
+pub fn label_counts(sets: &[Vec<usize>], k: usize) -> Vec<u32> {
+    let mut counts = vec![0u32; k];
+    for &c in sets.iter().flatten() {
+        counts[c] += 1;
+    }
+    counts
+}
+
 /// Fits a multi-label model: the scorer on all rows, thresholds as `opt` says.
 pub fn fit_multilabel<X: SparseRows>(
     learner: &AnyLearner,
@@ -201,13 +210,32 @@ pub fn fit_multilabel<X: SparseRows>(
     opt: &MultiLabelOptions,
 ) -> Result<Fitted<MultiLabelModel>> {
     check_sets(x, sets, k)?;
-    let mut train_counts = vec![0u32; k];
-    for &c in sets.iter().flatten() {
-        train_counts[c] += 1;
-    }
+    let train_counts = label_counts(sets, k);
     let full = fit_scorer(learner, x, sets, k)?;
-    let default = full.model.default_threshold();
-    let mut thresholds = vec![default; k];
+    let thresholds = tune_thresholds(learner, x, sets, &full.model, opt)?;
+    Ok(Fitted {
+        model: MultiLabelModel {
+            scorer: full.model,
+            thresholds,
+            train_counts,
+            at_least_one: opt.at_least_one,
+        },
+        report: full.report,
+    })
+}
+
+/// Per-label thresholds for a fitted `scorer` as `opt` says: its default, or tuned on
+/// out-of-fold scores of scorers fitted like it on k − 1 folds.
+pub fn tune_thresholds<X: SparseRows>(
+    learner: &AnyLearner,
+    x: &X,
+    sets: &[Vec<usize>],
+    scorer: &LabelScorer,
+    opt: &MultiLabelOptions,
+) -> Result<Vec<f32>> {
+    let k = scorer.len();
+    check_sets(x, sets, k)?;
+    let mut thresholds = vec![scorer.default_threshold(); k];
     if let Thresholds::CrossValidated {
         folds,
         seed,
@@ -242,16 +270,7 @@ pub fn fit_multilabel<X: SparseRows>(
             }
         }
     }
-    let report: TrainReport = full.report;
-    Ok(Fitted {
-        model: MultiLabelModel {
-            scorer: full.model,
-            thresholds,
-            train_counts,
-            at_least_one: opt.at_least_one,
-        },
-        report,
-    })
+    Ok(thresholds)
 }
 
 /// Seeded k-fold (train, test) index lists over `0..n`.
@@ -273,7 +292,7 @@ fn folds_of(n: usize, k: usize, seed: u64) -> Vec<(Vec<usize>, Vec<usize>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::{SparseRows as _, real_from_dense};
+    use crate::features::real_from_dense;
     use crate::learn::AveragedPerceptron;
 
     #[test]

@@ -3,7 +3,8 @@
 //! lecture's argmax). The same machinery trains the per-label models of multi-label
 //! corpora, where a row may be positive for several classes.
 
-use super::{AnyLearner, AnyModel, Classifier, Fitted, Label};
+use super::ovr_online::Rule;
+use super::{AnyLearner, AnyModel, Classifier, Fitted, Label, OnlineOptions};
 use crate::Result;
 use crate::features::{RowRef, SparseRows};
 use rayon::prelude::*;
@@ -20,15 +21,52 @@ where
     F: Fn(usize) -> Vec<Label> + Sync,
 {
     learner.validate()?;
+    if let Some((opt, rule)) = online_rule(learner) {
+        // All classes in one pass over the rows (same models as class by class).
+        let ys: Vec<Vec<Label>> = (0..k).map(&labels).collect();
+        let fits = super::ovr_online::fit_online_ovr(x, &ys, &opt, rule)?;
+        return Ok(fits
+            .into_iter()
+            .map(|f| Fitted {
+                model: AnyModel::Linear(f.model),
+                report: f.report,
+            })
+            .collect());
+    }
     (0..k)
         .into_par_iter()
         .map(|c| learner.fit(x, &labels(c)))
         .collect()
 }
 
+/// The online settings and step rule of the additive online learners.
+fn online_rule(learner: &AnyLearner) -> Option<(OnlineOptions, Rule)> {
+    match learner {
+        AnyLearner::AveragedPerceptron(p) => Some((
+            OnlineOptions {
+                average: true,
+                ..p.online
+            },
+            Rule::Perceptron,
+        )),
+        AnyLearner::MarginPerceptron(p) => Some((
+            p.online,
+            Rule::Margin {
+                tau: p.tau,
+                eta: p.eta,
+            },
+        )),
+        AnyLearner::PassiveAggressive(p) => Some((p.online, Rule::PassiveAggressive { c: p.c })),
+        _ => None,
+    }
+}
+
 /// ±1 labels of problem `c` for single-label rows (`classes[i]` is row i's class).
 pub fn single_label(classes: &[usize], c: usize) -> Vec<Label> {
-    classes.iter().map(|&i| if i == c { 1 } else { -1 }).collect()
+    classes
+        .iter()
+        .map(|&i| if i == c { 1 } else { -1 })
+        .collect()
 }
 
 /// ±1 labels of problem `c` for label sets.
@@ -84,7 +122,7 @@ impl<X: SparseRows> SparseRows for RowSubset<'_, X> {
 mod tests {
     use super::*;
     use crate::features::real_from_dense;
-    use crate::learn::{AveragedPerceptron, Learner};
+    use crate::learn::{AveragedPerceptron, Learner, MarginPerceptron, PassiveAggressive};
 
     #[test]
     fn parallel_problems_equal_sequential_fits_and_argmax_picks_the_class() {
@@ -104,6 +142,39 @@ mod tests {
         for c in 0..3 {
             let alone = ap.fit(&x, &single_label(&classes, c)).unwrap().model;
             assert_eq!(models[c], AnyModel::Linear(alone));
+        }
+        // The joint pass of the other online learners equals their class-by-class fits.
+        let online = OnlineOptions {
+            epochs: 3,
+            ..OnlineOptions::default()
+        };
+        let others = [
+            AnyLearner::PassiveAggressive(PassiveAggressive { c: 0.5, online }),
+            AnyLearner::MarginPerceptron(MarginPerceptron {
+                tau: 1.0,
+                eta: 0.5,
+                online: OnlineOptions {
+                    average: false,
+                    ..online
+                },
+            }),
+        ];
+        for l in others {
+            let joint = fit_one_vs_rest(&l, &x, 3, |c| single_label(&classes, c)).unwrap();
+            for (c, f) in joint.iter().enumerate() {
+                let alone = l.fit(&x, &single_label(&classes, c)).unwrap();
+                let (AnyModel::Linear(a), AnyModel::Linear(b)) = (&f.model, &alone.model) else {
+                    panic!("linear models expected");
+                };
+                for (p, q) in a.w.iter().zip(&b.w) {
+                    assert!((p - q).abs() < 1e-5, "{l:?} class {c}: {p} vs {q}");
+                }
+                assert!((a.bias - b.bias).abs() < 1e-5);
+                if matches!(l, AnyLearner::MarginPerceptron(_)) {
+                    // Steps of 0.5 on 0/1 rows are exact: the same updates, in any order.
+                    assert_eq!(f.report.updates, alone.report.updates);
+                }
+            }
         }
         for (i, &c) in classes.iter().enumerate() {
             assert_eq!(argmax(&models, x.row(i)).0, c);

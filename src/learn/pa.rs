@@ -71,11 +71,21 @@ mod tests {
             shuffle: None,
             ..OnlineOptions::default()
         };
-        let f = PassiveAggressive { c: 10.0, online: opt }.fit(&x, &[1]).unwrap();
+        let f = PassiveAggressive {
+            c: 10.0,
+            online: opt,
+        }
+        .fit(&x, &[1])
+        .unwrap();
         assert!((f.model.w[0] - 0.12).abs() < 1e-6 && (f.model.w[1] - 0.16).abs() < 1e-6);
         assert!((f.model.score(x.row(0)) - 1.0).abs() < 1e-6);
         // Capped: C = 0.01 < 1/25.
-        let f = PassiveAggressive { c: 0.01, online: opt }.fit(&x, &[1]).unwrap();
+        let f = PassiveAggressive {
+            c: 0.01,
+            online: opt,
+        }
+        .fit(&x, &[1])
+        .unwrap();
         assert!((f.model.w[0] - 0.03).abs() < 1e-6);
         assert_eq!(pa1_step(1.5, 2.0, 1.0), 0.0);
     }

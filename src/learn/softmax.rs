@@ -165,12 +165,16 @@ impl SoftmaxRegression {
             )));
         }
         if k < 2 {
-            return Err(Error::Data("softmax regression needs at least two classes".into()));
+            return Err(Error::Data(
+                "softmax regression needs at least two classes".into(),
+            ));
         }
         if let Some(c) = targets.iter().flatten().find(|&&c| c >= k) {
             return Err(Error::Data(format!("class index {c} is not below {k}")));
         }
-        let mut rows: Vec<usize> = (0..x.n_rows()).filter(|&i| !targets[i].is_empty()).collect();
+        let mut rows: Vec<usize> = (0..x.n_rows())
+            .filter(|&i| !targets[i].is_empty())
+            .collect();
         if rows.is_empty() {
             return Err(Error::Data("no labelled training examples".into()));
         }
@@ -238,7 +242,7 @@ impl SoftmaxRegression {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::{SparseRows as _, real_from_dense};
+    use crate::features::real_from_dense;
     use crate::learn::{Classifier, Label, Learner, LogisticRegression, Solver};
     use rand::{Rng, SeedableRng};
 
@@ -246,11 +250,21 @@ mod tests {
     fn two_classes_make_the_logistic_models_decisions() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         let rows: Vec<Vec<f32>> = (0..200)
-            .map(|_| (0..10).map(|_| if rng.gen_bool(0.5) { 1.0 } else { 0.0 }).collect())
+            .map(|_| {
+                (0..10)
+                    .map(|_| if rng.gen_bool(0.5) { 1.0 } else { 0.0 })
+                    .collect()
+            })
             .collect();
         let y: Vec<Label> = rows
             .iter()
-            .map(|r| if r[0] + r[1] - r[2] + rng.gen_range(-0.8..0.8) > 0.5 { 1 } else { -1 })
+            .map(|r| {
+                if r[0] + r[1] - r[2] + rng.gen_range(-0.8..0.8) > 0.5 {
+                    1
+                } else {
+                    -1
+                }
+            })
             .collect();
         let x = real_from_dense(&rows);
         let sm = SoftmaxRegression {

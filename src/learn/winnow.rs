@@ -140,3 +140,83 @@ impl Learner for Winnow {
         self.fit_counting(x, y, || {})
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::real_from_dense;
+    use crate::learn::{Bias, Perceptron, Schedule};
+    use rand::{Rng, SeedableRng};
+
+    /// `n` uniform points of {−1, 1}^d labelled by the conjunction x₀ ∧ … ∧ x_{k−1}.
+    fn conjunction(n: usize, d: usize, k: usize, seed: u64) -> (Vec<Vec<f32>>, Vec<Label>) {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let rows: Vec<Vec<f32>> = (0..n)
+            .map(|_| {
+                (0..d)
+                    .map(|_| if rng.gen_bool(0.5) { 1.0 } else { -1.0 })
+                    .collect()
+            })
+            .collect();
+        let y = rows
+            .iter()
+            .map(|r| {
+                if r[..k].iter().all(|&v| v > 0.0) {
+                    1
+                } else {
+                    -1
+                }
+            })
+            .collect();
+        (rows, y)
+    }
+
+    /// Online mistakes (one pass over 1500 points) of Winnow and the perceptron,
+    /// averaged over three seeds.
+    fn mistakes(d: usize, k: usize) -> (f64, f64) {
+        let (mut w, mut p) = (0u64, 0u64);
+        for seed in 0..3 {
+            let (rows, y) = conjunction(1500, d, k, seed);
+            let x = real_from_dense(&rows);
+            let winnow = Winnow {
+                alpha: 1.5,
+                epochs: 1,
+                bias: true,
+                margin: 0.0,
+                shuffle: None,
+            };
+            winnow.fit_counting(&x, &y, || w += 1).unwrap();
+            let perceptron = Perceptron {
+                eta: 1.0,
+                bias: Bias::Augmented,
+                schedule: Schedule::Online,
+            };
+            p += perceptron.fit(&x, &y).unwrap().report.mistakes_per_epoch[0];
+        }
+        (w as f64 / 3.0, p as f64 / 3.0)
+    }
+
+    #[test]
+    fn conjunction_mistakes_grow_with_log_d_for_winnow_and_with_d_for_the_perceptron() {
+        let k = 2;
+        let (w16, p16) = mistakes(16, k);
+        let (w256, p256) = mistakes(256, k);
+        eprintln!("d=16: winnow {w16} perceptron {p16}; d=256: winnow {w256} perceptron {p256}");
+        // d grows 16×, log d 2×: Winnow's mistakes stay within a small factor of log d,
+        // the perceptron's grow several times more.
+        assert!(w256 < 3.0 * w16, "winnow: {w16} → {w256}");
+        assert!(p256 > 4.0 * p16, "perceptron: {p16} → {p256}");
+        assert!(p256 > 3.0 * w256);
+        // Multiplicative updates stay finite however far they go.
+        let (rows, y) = conjunction(300, 64, 3, 9);
+        let m = Winnow {
+            alpha: 3.0,
+            epochs: 50,
+            ..Winnow::default()
+        }
+        .fit(&real_from_dense(&rows), &y)
+        .unwrap()
+        .model;
+        assert!(m.w.iter().all(|v| v.is_finite()) && m.bias.is_finite());
+    }
+}

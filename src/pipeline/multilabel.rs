@@ -6,7 +6,8 @@ use super::{TrainConfig, Trained, fit_vocab, vectorize_for};
 use crate::eval::MultiLabelMetrics;
 use crate::features::{SparseRows, vectorize};
 use crate::input::Document;
-use crate::learn::multilabel::{MultiLabelOptions, fit_multilabel};
+use crate::learn::multilabel::{MultiLabelOptions, fit_scorer, label_counts, tune_thresholds};
+use crate::learn::{Fitted, MultiLabelModel};
 use crate::model::{FeatureSpace, Metadata, Predictor, SavedModel};
 use crate::{Error, Result};
 use rayon::prelude::*;
@@ -27,7 +28,10 @@ pub fn label_sets(docs: &[Document], classes: &[String]) -> Result<Vec<Vec<usize
                 .iter()
                 .map(|l| {
                     classes.iter().position(|c| c == l).ok_or_else(|| {
-                        Error::Data(format!("{}: label {l:?} is not one of the model's labels", d.id))
+                        Error::Data(format!(
+                            "{}: label {l:?} is not one of the model's labels",
+                            d.id
+                        ))
                     })
                 })
                 .collect()
@@ -55,9 +59,20 @@ pub fn train_multilabel(
     let sets = label_sets(docs, &classes)?;
     let vocab = fit_vocab(&cfg.analyzer, &cfg.vocab, docs);
     let x = vectorize(&cfg.analyzer, &vocab, docs).matrix;
+    // The scorer's fit is timed alone; threshold tuning refits it on folds.
     let fit_start = Instant::now();
-    let fitted = fit_multilabel(&cfg.learner, &x, &sets, classes.len(), opt)?;
+    let scorer = fit_scorer(&cfg.learner, &x, &sets, classes.len())?;
     let fit_seconds = fit_start.elapsed().as_secs_f64();
+    let thresholds = tune_thresholds(&cfg.learner, &x, &sets, &scorer.model, opt)?;
+    let fitted = Fitted {
+        model: MultiLabelModel {
+            scorer: scorer.model,
+            thresholds,
+            train_counts: label_counts(&sets, classes.len()),
+            at_least_one: opt.at_least_one,
+        },
+        report: scorer.report,
+    };
     let mut model = SavedModel {
         analyzer: cfg.analyzer.clone(),
         vocab,

@@ -2,5 +2,8 @@
 
 mod common;
 mod core_cli;
+mod kernel;
+mod learners;
+mod mail;
 mod properties;
 mod seed_examples;

@@ -36,6 +36,10 @@ pub struct InputArgs {
     /// Input format; detected when omitted (folder → dir, .jsonl → jsonl, else tsv).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
+    /// The part of a corpus with a fixed split to read (--format reuters: ModApte
+    /// train or test; both when omitted).
+    #[arg(long, value_enum)]
+    pub split: Option<rosenblatt::input::Split>,
 }
 
 /// The perceptron's visiting order and stopping rule.
@@ -58,6 +62,20 @@ pub enum LearnerName {
     Perceptron,
     /// The dual (kernel) perceptron, for small corpora (see --kernel, --memory).
     KernelPerceptron,
+    /// The averaged perceptron (see --epochs, --bias, --no-shuffle).
+    AveragedPerceptron,
+    /// Updates when y·(w·x + b) ≤ τ (see --margin, --eta, --average).
+    MarginPerceptron,
+    /// Passive-Aggressive PA-I (see --pa-c, --average).
+    Pa,
+    /// Balanced Winnow, multiplicative updates (see --alpha, --margin).
+    Winnow,
+    /// Nearest class centroid (no parameters).
+    Centroid,
+    /// Logistic regression (see --solver, --eta, --l2, --lr-schedule, --early-stop).
+    Logistic,
+    /// Softmax (multinomial) regression (see --solver, --eta, --l2, --lr-schedule).
+    Softmax,
 }
 
 /// `rosenblatt train`.
@@ -123,6 +141,8 @@ pub struct TrainArgs {
     pub json: bool,
     #[command(flatten)]
     pub kernel: crate::kernel_flags::KernelArgs,
+    #[command(flatten)]
+    pub learners: crate::learner_flags::LearnerArgs,
 }
 
 /// Output formats of `classify`.
@@ -154,6 +174,9 @@ pub struct ClassifyArgs {
     /// one document per line, id = line number). Detected from the extension when omitted.
     #[arg(long = "input-format", value_enum)]
     pub input_format: Option<ClassifyFormat>,
+    /// With --input-format reuters: the ModApte part to classify (train or test).
+    #[arg(long, value_enum)]
+    pub split: Option<rosenblatt::input::Split>,
 }
 
 /// How `classify` reads its inputs.
@@ -165,6 +188,8 @@ pub enum ClassifyFormat {
     Jsonl,
     /// `label<TAB>text` or `text` lines.
     Tsv,
+    /// Reuters-21578 SGML (see --split).
+    Reuters,
 }
 
 /// `rosenblatt eval`.

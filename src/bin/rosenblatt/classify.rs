@@ -2,10 +2,10 @@
 //! `id<TAB>label<TAB>score` or a JSON object per line.
 
 use crate::args::{ClassifyArgs, ClassifyFormat, OutputFormat};
-use crate::load::read_inputs;
+use crate::load::read_inputs_part;
 use anyhow::{Context, Result};
 use rosenblatt::input::{Corpus, Document, Format, decode_text};
-use rosenblatt::model::SavedModel;
+use rosenblatt::model::{Predictor, SavedModel};
 use rosenblatt::pipeline;
 use std::io::{BufWriter, Read, Write};
 use std::process::ExitCode;
@@ -28,6 +28,7 @@ pub fn run(a: ClassifyArgs) -> Result<ExitCode> {
         ClassifyFormat::Text => Format::Text,
         ClassifyFormat::Jsonl => Format::Jsonl,
         ClassifyFormat::Tsv => Format::Tsv,
+        ClassifyFormat::Reuters => Format::Reuters,
     });
     let mut corpus = Corpus::default();
     let stdin = [std::path::PathBuf::from("-")];
@@ -40,25 +41,39 @@ pub fn run(a: ClassifyArgs) -> Result<ExitCode> {
         if p.as_os_str() == "-" {
             corpus.docs.push(read_stdin()?);
         } else {
-            corpus.extend(read_inputs(
+            corpus.extend(read_inputs_part(
                 std::slice::from_ref(p),
                 format,
+                a.split,
                 Format::detect_unlabelled,
             )?);
         }
     }
     let x = pipeline::vectorize_for(&model, &corpus.docs).matrix;
-    let decisions = pipeline::decide(&model, &x);
+    // Each document's labels (one, or all above threshold for multi-label models) with
+    // their scores, probabilities where the model has them.
+    let decisions = pipeline::decide_labels(&model, &x);
     let mut out = BufWriter::new(std::io::stdout().lock());
-    for (d, dec) in corpus.docs.iter().zip(&decisions) {
-        let label = &model.classes[dec.class];
+    for (d, labels) in corpus.docs.iter().zip(&decisions) {
+        let names: Vec<&str> = labels.iter().map(|l| model.classes[l.0].as_str()).collect();
+        let scores: Vec<f32> = labels.iter().map(|l| l.1).collect();
         match a.output_format {
-            OutputFormat::Tsv => writeln!(out, "{}\t{}\t{}", d.id, label, dec.score)?,
-            OutputFormat::Jsonl => writeln!(
-                out,
-                "{}",
-                serde_json::json!({"id": d.id, "label": label, "score": dec.score})
-            )?,
+            OutputFormat::Tsv => {
+                let s: Vec<String> = scores.iter().map(f32::to_string).collect();
+                writeln!(out, "{}\t{}\t{}", d.id, names.join(","), s.join(","))?
+            }
+            OutputFormat::Jsonl => {
+                let mut v = serde_json::json!({
+                    "id": d.id,
+                    "label": names.first(),
+                    "score": scores.first(),
+                });
+                if matches!(model.predictor, Predictor::MultiLabel(_)) {
+                    v["labels"] = serde_json::json!(names);
+                    v["scores"] = serde_json::json!(scores);
+                }
+                writeln!(out, "{v}")?
+            }
         }
     }
     out.flush()?;

@@ -106,8 +106,37 @@ impl LearnerArgs {
     }
 }
 
+/// Refuses flags that the chosen learner would ignore.
+pub fn refuse_unused(a: &TrainArgs) -> Result<()> {
+    let f = &a.learners;
+    let per_perceptron = matches!(
+        a.learner,
+        LearnerName::AveragedPerceptron | LearnerName::MarginPerceptron | LearnerName::Pa
+    );
+    if !per_perceptron && (f.average || f.pa_c.is_some()) {
+        bail!("--average and --pa-c apply to the perceptron family (margin-perceptron, pa)");
+    }
+    if f.margin.is_some()
+        && !matches!(a.learner, LearnerName::MarginPerceptron | LearnerName::Winnow)
+    {
+        bail!("--margin applies to --learner margin-perceptron and winnow only");
+    }
+    if f.alpha.is_some() && a.learner != LearnerName::Winnow {
+        bail!("--alpha applies to --learner winnow only");
+    }
+    if f.early_stop.is_some() && a.learner != LearnerName::Logistic {
+        bail!("--early-stop applies to --learner logistic only");
+    }
+    if f.no_shuffle && matches!(a.learner, LearnerName::Perceptron | LearnerName::KernelPerceptron)
+    {
+        bail!("--no-shuffle does not apply to the perceptron (see --mode)");
+    }
+    Ok(())
+}
+
 /// The learner named by `--learner`, for the names this file handles (`None`: another).
 pub fn learner(a: &TrainArgs) -> Result<Option<AnyLearner>> {
+    refuse_unused(a)?;
     let f = &a.learners;
     let online = OnlineOptions {
         epochs: a.epochs,
@@ -116,24 +145,13 @@ pub fn learner(a: &TrainArgs) -> Result<Option<AnyLearner>> {
         shuffle: (!f.no_shuffle).then_some(a.seed),
         positive_weight: f.positive_weight,
     };
-    let per_perceptron = matches!(
-        a.learner,
-        LearnerName::AveragedPerceptron | LearnerName::MarginPerceptron | LearnerName::Pa
-    );
-    if !per_perceptron && (f.average || f.pa_c.is_some()) {
-        bail!("--average and --pa-c apply to the perceptron family (margin-perceptron, pa)");
-    }
-    if f.margin.is_some() && !matches!(a.learner, LearnerName::MarginPerceptron | LearnerName::Winnow) {
-        bail!("--margin applies to --learner margin-perceptron and winnow only");
-    }
-    if f.alpha.is_some() && a.learner != LearnerName::Winnow {
-        bail!("--alpha applies to --learner winnow only");
-    }
-    if a.mode != Mode::Batch && !matches!(a.learner, LearnerName::Perceptron | LearnerName::KernelPerceptron) {
+    if a.mode != Mode::Batch
+        && !matches!(
+            a.learner,
+            LearnerName::Perceptron | LearnerName::KernelPerceptron
+        )
+    {
         bail!("--mode applies to the perceptron and the kernel perceptron only");
-    }
-    if f.early_stop.is_some() && a.learner != LearnerName::Logistic {
-        bail!("--early-stop applies to --learner logistic only");
     }
     let solver = match f.solver {
         SolverName::Batch => Solver::Batch,
@@ -187,7 +205,11 @@ pub fn learner(a: &TrainArgs) -> Result<Option<AnyLearner>> {
                 schedule: f.lr_schedule,
                 l2: f.l2,
                 epochs: a.epochs,
-                batch: if f.solver == SolverName::Minibatch { f.batch_size } else { 1 },
+                batch: if f.solver == SolverName::Minibatch {
+                    f.batch_size
+                } else {
+                    1
+                },
                 seed: a.seed,
             })
         }
@@ -209,9 +231,14 @@ pub fn describe(l: &AnyLearner) -> Option<String> {
     };
     Some(match l {
         AnyLearner::AveragedPerceptron(p) => on(&p.online),
-        AnyLearner::MarginPerceptron(p) => format!("margin {}, eta {}, {}", p.tau, p.eta, on(&p.online)),
+        AnyLearner::MarginPerceptron(p) => {
+            format!("margin {}, eta {}, {}", p.tau, p.eta, on(&p.online))
+        }
         AnyLearner::PassiveAggressive(p) => format!("C {}, {}", p.c, on(&p.online)),
-        AnyLearner::Winnow(w) => format!("alpha {}, margin {}, {} epochs", w.alpha, w.margin, w.epochs),
+        AnyLearner::Winnow(w) => format!(
+            "alpha {}, margin {}, {} epochs",
+            w.alpha, w.margin, w.epochs
+        ),
         AnyLearner::Centroid(_) => "class means".to_string(),
         AnyLearner::Logistic(r) => format!(
             "{:?}, eta {} ({:?}), l2 {}, {} epochs, early stopping {:?}",

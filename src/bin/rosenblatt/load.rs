@@ -6,15 +6,20 @@ use std::path::PathBuf;
 
 /// Reads every input (format given or detected) into one corpus; prefixes line-number ids
 /// with the file name when there are several inputs.
-pub fn read_inputs(
+/// With `split`, reads only that part of corpora with a fixed split (Reuters).
+pub fn read_inputs_part(
     paths: &[PathBuf],
     format: Option<Format>,
+    split: Option<input::Split>,
     detect: fn(&std::path::Path) -> Format,
 ) -> Result<Corpus> {
+    if split.is_some() && format != Some(Format::Reuters) {
+        anyhow::bail!("--split applies to --format reuters only");
+    }
     let mut corpus = Corpus::default();
     for p in paths {
         let fmt = format.unwrap_or_else(|| detect(p));
-        let mut c = input::read(p, Some(fmt))?;
+        let mut c = input::read_part(p, Some(fmt), split)?;
         if paths.len() > 1 && matches!(fmt, Format::Jsonl | Format::Tsv) {
             for d in &mut c.docs {
                 d.id = format!("{}:{}", p.display(), d.id);

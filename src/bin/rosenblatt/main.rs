@@ -7,6 +7,7 @@ mod eval;
 mod inspect;
 mod kernel_flags;
 mod learn;
+mod learner_flags;
 mod load;
 mod mail;
 mod mail_eval;

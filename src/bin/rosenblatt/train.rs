@@ -2,7 +2,7 @@
 //! optionally evaluate on a seeded held-out part and run k-fold cross-validation.
 
 use crate::args::{LearnerName, Mode, TrainArgs};
-use crate::load::read_inputs;
+use crate::load::read_inputs_part;
 use crate::progress::Phase;
 use anyhow::{Context, Result, bail};
 use rosenblatt::eval::{Metrics, kfold, train_test_split};
@@ -35,10 +35,12 @@ fn config(a: &TrainArgs) -> Result<TrainConfig> {
             schedule,
         }),
         LearnerName::KernelPerceptron => crate::kernel_flags::learner(a, schedule)?,
+        _ => crate::learner_flags::learner(a)?.context("no such learner")?,
     };
     if a.learner != LearnerName::KernelPerceptron {
         crate::kernel_flags::refuse_unused(a)?;
     }
+    crate::learner_flags::refuse_unused(a)?;
     if a.mode != Mode::Random && (a.rounds.is_some() || a.patience.is_some()) {
         bail!("--rounds and --patience apply to --mode random only");
     }
@@ -60,7 +62,7 @@ fn config(a: &TrainArgs) -> Result<TrainConfig> {
         },
         options: match crate::kernel_flags::describe(&learner) {
             Some(k) => format!("{}, {k}", options_string(a)),
-            None => options_string(a),
+            None => crate::learner_flags::describe(&learner).unwrap_or_else(|| options_string(a)),
         },
         learner,
         positive: a.positive.clone(),
@@ -110,7 +112,7 @@ pub fn run(a: TrainArgs) -> Result<ExitCode> {
     let corpus = if a.mail.is_set() {
         a.mail.read_for_training(a.seed)?
     } else {
-        read_inputs(&a.inputs, a.input.format, Format::detect)?
+        read_inputs_part(&a.inputs, a.input.format, a.input.split, Format::detect)?
     };
     let docs = corpus.docs;
     let inputs: Vec<String> = a.mail.names(&a.inputs);
@@ -127,7 +129,19 @@ pub fn run(a: TrainArgs) -> Result<ExitCode> {
         None => (docs.clone(), None),
     };
     phase.set("training");
-    let mut trained = pipeline::train(&train_docs, &cfg, inputs)?;
+    let multilabel = pipeline::is_multilabel(&train_docs);
+    if multilabel && (a.holdout.is_some() || a.cv.is_some()) {
+        bail!(
+            "--holdout and --cv are for single-label corpora; this one has documents with \
+             several labels (or none): train, then run `eval` on a test part"
+        );
+    }
+    let mut trained = if multilabel {
+        let opt = a.learners.multilabel(a.seed);
+        pipeline::train_multilabel(&train_docs, &cfg, &opt, inputs)?
+    } else {
+        pipeline::train(&train_docs, &cfg, inputs)?
+    };
     trained.model.meta.mail = a.mail.is_set();
     phase.set("saving");
     trained.model.save(&a.output)?;
@@ -216,6 +230,7 @@ fn print_summary(
             "converged": meta.report.converged,
             "training_accuracy": meta.training_accuracy,
             "seconds": meta.seconds,
+            "fit_seconds": meta.fit_seconds,
             "theory": meta.theory,
         });
         if let Some(h) = held_out {
@@ -244,7 +259,10 @@ fn print_summary(
     if let Some(t) = &meta.theory {
         print_theory(t);
     }
-    println!("time           {:.3} s", meta.seconds);
+    println!(
+        "time           {:.3} s (fitting {:.3} s)",
+        meta.seconds, meta.fit_seconds
+    );
     println!("model          {}", a.output.display());
     if let (Some(h), Some(frac)) = (held_out, a.holdout) {
         println!(

@@ -1,0 +1,187 @@
+//! One-vs-rest for the additive online learners (averaged and margin perceptrons, PA-I)
+//! with every class trained in the same pass over the rows. The weights of a block of
+//! classes are stored feature-major (a feature's class weights side by side), so the
+//! scores of all the block's classes for a row are a sum of contiguous vectors, one per
+//! nonzero (SIMD-friendly), instead of one gather-dot per class. Updates touch only the
+//! row's nonzeros of the classes that need them. Blocks of classes run in parallel.
+//!
+//! Every class visits the rows in the same seeded order its own binary fit would, so the
+//! models equal the ones [`super::online::train_online`] fits class by class.
+
+use super::online::{OnlineOptions, epoch_order};
+use super::{Fitted, Label, LinearModel, TrainReport, check_binary};
+use crate::Result;
+use crate::features::{SparseRows, ops};
+use rayon::prelude::*;
+
+/// The step-size rule of an additive online learner.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Rule {
+    /// A unit step on a mistake (y·(w·x + b) ≤ 0).
+    Perceptron,
+    /// A step η when y·(w·x + b) ≤ τ.
+    Margin {
+        /// τ.
+        tau: f32,
+        /// η.
+        eta: f32,
+    },
+    /// PA-I: min(C, (1 − m)/‖x‖²) when the margin m is below 1.
+    PassiveAggressive {
+        /// C.
+        c: f32,
+    },
+}
+
+impl Rule {
+    /// The step size for signed margin `m` and squared norm `q`.
+    #[inline]
+    pub fn step(self, m: f32, q: f32) -> f32 {
+        match self {
+            Rule::Perceptron => {
+                if m <= 0.0 {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+            Rule::Margin { tau, eta } => {
+                if m <= tau {
+                    eta
+                } else {
+                    0.0
+                }
+            }
+            Rule::PassiveAggressive { c } => super::pa::pa1_step(m, q, c),
+        }
+    }
+}
+
+/// Classes per block: enough blocks to keep every thread busy, at most 32 classes each.
+fn block_size(k: usize) -> usize {
+    let threads = rayon::current_num_threads().max(1);
+    let blocks = k.div_ceil(32).max(threads).div_ceil(threads) * threads;
+    k.div_ceil(blocks).max(1)
+}
+
+/// Fits `k` binary problems (labels `y[c]`) with one online rule, blocks of classes in
+/// parallel, every class of a block in one pass over the rows.
+pub fn fit_online_ovr<X: SparseRows>(
+    x: &X,
+    y: &[Vec<Label>],
+    opt: &OnlineOptions,
+    rule: Rule,
+) -> Result<Vec<Fitted<LinearModel>>> {
+    opt.validate()?;
+    for yc in y {
+        check_binary(x, yc)?;
+    }
+    let bs = block_size(y.len());
+    let blocks: Vec<Vec<Fitted<LinearModel>>> = y
+        .par_chunks(bs)
+        .map(|ys| fit_block(x, ys, opt, rule))
+        .collect();
+    Ok(blocks.into_iter().flatten().collect())
+}
+
+fn fit_block<X: SparseRows>(
+    x: &X,
+    y: &[Vec<Label>],
+    opt: &OnlineOptions,
+    rule: Rule,
+) -> Vec<Fitted<LinearModel>> {
+    let (k, d, n) = (y.len(), x.n_cols(), x.n_rows());
+    let mut w = vec![0f32; d * k];
+    let mut u = vec![0f64; if opt.average { d * k } else { 0 }];
+    let (mut b, mut ub) = (vec![0f32; k], vec![0f64; k]);
+    let mut s = vec![0f32; k];
+    let extra = if opt.bias { 1.0 } else { 0.0 };
+    let mut reports = vec![TrainReport::default(); k];
+    let mut done = vec![false; k];
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut t = 0u64;
+    for epoch in 0..opt.epochs {
+        epoch_order(&mut order, opt.shuffle, epoch);
+        let mut mistakes = vec![0u64; k];
+        let mut updates = vec![0u64; k];
+        for &i in &order {
+            let row = x.row(i);
+            s.iter_mut().for_each(|a| *a = 0.0);
+            for (nz, &j) in row.ids.iter().enumerate() {
+                let wj = &w[j as usize * k..(j as usize + 1) * k];
+                match row.vals {
+                    None => s.iter_mut().zip(wj).for_each(|(a, &v)| *a += v),
+                    Some(v) => {
+                        let v = v[nz];
+                        s.iter_mut().zip(wj).for_each(|(a, &wv)| *a += v * wv);
+                    }
+                }
+            }
+            // The bias last, as the class-by-class loop adds it.
+            s.iter_mut().zip(&b).for_each(|(a, &bc)| *a += bc);
+            let q = ops::nrm2_sq(row) + extra;
+            for c in 0..k {
+                if done[c] {
+                    continue;
+                }
+                let yc = f32::from(y[c][i]);
+                let m = yc * s[c];
+                mistakes[c] += u64::from(m <= 0.0);
+                let mut tau = rule.step(m, q);
+                if yc > 0.0 {
+                    tau *= opt.positive_weight;
+                }
+                if tau <= 0.0 {
+                    continue;
+                }
+                let step = tau * yc;
+                let acc = t as f64 * f64::from(step);
+                for (nz, &j) in row.ids.iter().enumerate() {
+                    let v = row.vals.map_or(1.0, |v| v[nz]);
+                    let at = j as usize * k + c;
+                    w[at] += step * v;
+                    if opt.average {
+                        u[at] += acc * f64::from(v);
+                    }
+                }
+                if opt.bias {
+                    b[c] += step;
+                    ub[c] += acc;
+                }
+                updates[c] += 1;
+            }
+            t += 1;
+        }
+        for c in 0..k {
+            if done[c] {
+                continue;
+            }
+            let r = &mut reports[c];
+            r.epochs += 1;
+            r.updates += updates[c];
+            r.steps += n as u64;
+            r.mistakes_per_epoch.push(mistakes[c]);
+            if updates[c] == 0 && !opt.average {
+                r.converged = Some(true);
+                done[c] = true;
+            }
+        }
+    }
+    let tf = t as f64;
+    (0..k)
+        .map(|c| {
+            let mut wc: Vec<f32> = (0..d).map(|j| w[j * k + c]).collect();
+            let mut bc = b[c];
+            if opt.average && t > 0 {
+                for (j, wj) in wc.iter_mut().enumerate() {
+                    *wj = (f64::from(*wj) - u[j * k + c] / tf) as f32;
+                }
+                bc = (f64::from(bc) - ub[c] / tf) as f32;
+            }
+            Fitted {
+                model: LinearModel { w: wc, bias: bc },
+                report: std::mem::take(&mut reports[c]),
+            }
+        })
+        .collect()
+}
