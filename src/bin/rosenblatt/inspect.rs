@@ -36,6 +36,7 @@ pub fn run(a: InspectArgs) -> Result<ExitCode> {
             .unwrap_or_default()
     };
     let (pos, neg) = (top(true), top(false));
+    let support = crate::kernel_flags::support_summary(&m.predictor);
     if a.json {
         let v = serde_json::json!({
             "model": a.model.display().to_string(),
@@ -55,6 +56,8 @@ pub fn run(a: InspectArgs) -> Result<ExitCode> {
             "bias": linear.map(|l| l.bias),
             "most_positive": pos,
             "most_negative": neg,
+            "support_vectors": support.as_ref().map(|s| s.0),
+            "kernel": support.as_ref().map(|s| &s.1),
         });
         println!("{v}");
         return Ok(ExitCode::SUCCESS);
@@ -75,6 +78,9 @@ pub fn run(a: InspectArgs) -> Result<ExitCode> {
     println!("training acc   {:.4}", meta.training_accuracy);
     if meta.learned > 0 {
         println!("learned since  {} message(s)", meta.learned);
+    }
+    if let Some((n, kernel)) = &support {
+        println!("support vecs   {n} ({kernel})");
     }
     if let Some(t) = &meta.theory {
         crate::train::print_theory(t);

@@ -107,3 +107,18 @@ pub fn describe(l: &AnyLearner) -> Option<String> {
         _ => None,
     }
 }
+
+/// Support vectors and kernel of a model's kernel perceptrons (summed over one-vs-rest
+/// models), for `inspect`.
+pub fn support_summary(p: &rosenblatt::model::Predictor) -> Option<(usize, String)> {
+    use rosenblatt::model::Predictor;
+    let models: Vec<&rosenblatt::learn::KernelModel> = match p {
+        Predictor::Binary(m) => m.as_kernel().into_iter().collect(),
+        Predictor::OneVsRest(ms) => ms.iter().filter_map(|m| m.as_kernel()).collect(),
+        _ => Vec::new(),
+    };
+    let first = models.first()?;
+    let n = models.iter().map(|m| m.n_support()).sum();
+    let voted = if first.votes.is_some() { ", voted" } else { "" };
+    Some((n, format!("{}{voted}", first.kernel.describe())))
+}
