@@ -271,7 +271,7 @@ fn print_summary(
             a.seed
         );
         if let Some(s) = spam {
-            print!("{}\n", s.to_text());
+            println!("{}", s.to_text());
         }
         print!("{}", h.to_text());
     }

@@ -104,6 +104,9 @@ impl<R: BufRead> Iterator for MboxReader<R> {
                 }
                 Ok(0) => {
                     self.done = true;
+                    if started {
+                        trim_separator(&mut msg.bytes); // the last one ends with a blank line too
+                    }
                     return (started || !msg.bytes.is_empty()).then_some(Ok(msg));
                 }
                 Ok(_) => {}

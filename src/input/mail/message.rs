@@ -29,8 +29,38 @@ const MAX_BODY: usize = 1 << 20;
 /// How deep attached messages are followed.
 const MAX_DEPTH: usize = 3;
 
-static PARSER: LazyLock<MessageParser> =
-    LazyLock::new(|| MessageParser::new().default_header_text());
+/// The fields parsed as mail-parser's defaults do, except that `Received` is read raw (its
+/// words are what matters, not its structure), dates are not parsed (they are left out),
+/// and unknown fields are decoded as text (RFC 2047).
+static PARSER: LazyLock<MessageParser> = LazyLock::new(|| {
+    use HeaderName as H;
+    let mut p = MessageParser::new()
+        .with_mime_headers()
+        .with_address_headers()
+        .with_message_ids()
+        .header_text(H::Subject)
+        .header_text(H::Comments)
+        .header_id(H::ReturnPath)
+        .header_comma_separated(H::Keywords)
+        .header_comma_separated(H::ContentLanguage)
+        .header_raw(H::MimeVersion)
+        .header_raw(H::Received)
+        .ignore_header(H::Date)
+        .ignore_header(H::ResentDate)
+        .default_header_text();
+    for list in [
+        H::ListArchive,
+        H::ListHelp,
+        H::ListId,
+        H::ListOwner,
+        H::ListPost,
+        H::ListSubscribe,
+        H::ListUnsubscribe,
+    ] {
+        p = p.header_address(list);
+    }
+    p
+});
 
 /// A message as a document, and why it had to be read as raw bytes, if it had to.
 #[derive(Debug, Clone)]
@@ -165,6 +195,8 @@ fn message_features(msg: &Message<'_>, raw_len: usize, d: &mut Document) {
 /// Counts of part kinds seen while walking a message.
 #[derive(Default)]
 struct Structure {
+    /// HTML features already tagged (a message repeats its tags many times).
+    seen: hashbrown::HashSet<String>,
     text: usize,
     html: usize,
     attachments: usize,
@@ -197,7 +229,11 @@ fn walk_parts(msg: &Message<'_>, depth: usize, d: &mut Document, s: &mut Structu
             }
             PartType::Html(h) => {
                 s.html += 1;
-                html_features(h, &mut |t| d.tags.push(t));
+                html_features(h, &mut |t| {
+                    if s.seen.insert(t.clone()) {
+                        d.tags.push(t);
+                    }
+                });
                 push_text(&mut d.text, &mail_parser::decoders::html::html_to_text(h));
             }
             PartType::Binary(_) | PartType::InlineBinary(_) => {
