@@ -276,6 +276,21 @@ fn classify_uses_bogofilter_exit_codes_and_passthrough() {
     assert!(out.starts_with(head), "{out}");
     assert!(out.contains("\nX-Rosenblatt: spam; score="));
     assert!(out.ends_with(&format!("\n\n{body}")));
+    // A filter in a delivery chain must not fail on ham: the verdict is in the header.
+    let out = bin()
+        .args(["classify", "--passthrough", "-m"])
+        .arg(&model)
+        .write_stdin(ham.clone())
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    assert!(
+        String::from_utf8(out)
+            .unwrap()
+            .contains("\nX-Rosenblatt: ham; score=-")
+    );
 }
 
 #[test]

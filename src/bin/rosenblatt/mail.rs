@@ -158,7 +158,8 @@ fn read_one_raw(p: &std::path::Path) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// `classify` with a spam filter; see the module docs.
+/// `classify` with a spam filter; see the module docs. With `--passthrough` the exit code
+/// is 0 whatever the verdict (3 on error), as with bogofilter's `-p -e`.
 pub fn classify(a: &ClassifyArgs, model: &SavedModel) -> Result<ExitCode> {
     if !model.meta.mail {
         bail!(
@@ -209,9 +210,13 @@ pub fn classify(a: &ClassifyArgs, model: &SavedModel) -> Result<ExitCode> {
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
     if let Some(bytes) = raw {
+        // The verdict travels in the header; a filter's exit code must say "delivered"
+        // (procmail's `w` and maildrop's xfilter treat non-zero as a failure).
         let (v, _) = verdict(&decisions[0]);
         let header = format!("{v}; score={:.4}", decisions[0].score);
         out.write_all(&add_header(&bytes, "X-Rosenblatt", &header))?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
     } else {
         for (d, dec) in corpus.docs.iter().zip(&decisions) {
             let (v, _) = verdict(dec);
