@@ -1,4 +1,4 @@
-//! Mail: Maildir folders, mbox files and folders of one message per file → [`Document`]s.
+//! Mail: Maildir folders, mbox files and folders of one message per file → [`Document`](crate::input::Document)s.
 //!
 //! Every source is read as bytes. [`detect`] tells the kinds apart: a folder with `cur/` or
 //! `new/` is a Maildir, any other folder is walked recursively (one message per file, as
