@@ -8,15 +8,17 @@
 
 mod build;
 pub mod ops;
+mod seen;
 mod stream;
-mod view;
 pub mod synthetic;
 mod vectorize;
+mod view;
 
 pub use build::MatrixBuilder;
+pub use seen::Seen;
 pub use stream::StreamVectorizer;
-pub use view::{CsrView, GenericRows, RowAccess, RowTask, with_rows};
 pub use vectorize::{Vectorized, count_df, vectorize, vectorize_sequential};
+pub use view::{CsrView, GenericRows, RowAccess, RowTask, with_rows};
 
 /// Binary bag-of-words rows: sprs CSR with zero-sized values, sorted unique ids per row.
 pub type BinaryMatrix = sprs::CsMatI<(), u32, usize>;
@@ -78,7 +80,12 @@ impl SparseRows for BinaryMatrix {
         self.indices().len()
     }
     fn csr(&self) -> Option<CsrView<'_>> {
-        Some(CsrView::new(proper_indptr(self.indptr()), self.indices(), None, self.cols()))
+        Some(CsrView::new(
+            proper_indptr(self.indptr()),
+            self.indices(),
+            None,
+            self.cols(),
+        ))
     }
 }
 
@@ -113,7 +120,10 @@ impl SparseRows for RealMatrix {
 /// sprs matrices built by [`MatrixBuilder`] or `new` have an indptr starting at 0; a view
 /// into a larger one may not, and would need offsets the tight loops do not handle.
 fn proper_indptr(p: sprs::IndPtrView<'_, usize>) -> &[usize] {
-    assert!(p.is_proper(), "CSR matrices here always start their indptr at 0");
+    assert!(
+        p.is_proper(),
+        "CSR matrices here always start their indptr at 0"
+    );
     p.into_raw_storage()
 }
 

@@ -9,22 +9,22 @@
 //! Renumbering and pruning happen in place, so peak memory stays near one matrix plus the
 //! vocabulary.
 
-use super::{BinaryMatrix, MatrixBuilder};
+use super::{BinaryMatrix, MatrixBuilder, Seen};
 use crate::input::Document;
 use crate::text::Analyzer;
-use crate::vocab::{VocabConfig, Vocabulary};
-use hashbrown::HashMap;
+use crate::vocab::{VocabConfig, Vocabulary, WordTable, key};
 use rayon::prelude::*;
 
 const CHUNK: usize = 256;
+/// Documents per sequential slice of a large batch.
+const SLICE: usize = 4096;
 const LOCAL: u32 = 1 << 31;
 
 /// Accumulates training documents batch by batch into rows and a growing vocabulary.
 #[derive(Debug, Default)]
 pub struct StreamVectorizer {
     analyzer: Analyzer,
-    index: HashMap<Box<str>, u32>,
-    words: Vec<Box<str>>,
+    words: WordTable,
     indptr: Vec<usize>,
     indices: Vec<u32>,
     bytes: u64,
@@ -33,65 +33,89 @@ pub struct StreamVectorizer {
 struct Chunk {
     lens: Vec<u32>,
     ids: Vec<u32>,
-    new_words: Vec<Box<str>>,
+    new_words: WordTable,
 }
 
 impl StreamVectorizer {
     /// An empty vectorizer tokenizing with `analyzer`.
     pub fn new(analyzer: Analyzer) -> Self {
-        StreamVectorizer { analyzer, indptr: vec![0], ..Default::default() }
+        StreamVectorizer {
+            analyzer,
+            indptr: vec![0],
+            ..Default::default()
+        }
     }
 
-    /// Tokenizes a batch of documents (in parallel) and appends their rows.
+    /// Tokenizes a batch of documents and appends their rows. Large batches are taken in
+    /// slices, so that after the first slice most words are found in the shared vocabulary
+    /// rather than re-collected by every chunk.
     pub fn push(&mut self, docs: &[Document]) {
+        for part in docs.chunks(SLICE) {
+            self.push_slice(part);
+        }
+    }
+
+    fn push_slice(&mut self, docs: &[Document]) {
         self.bytes += docs.iter().map(|d| d.text.len() as u64).sum::<u64>();
-        let (analyzer, index) = (&self.analyzer, &self.index);
+        let (analyzer, known) = (&self.analyzer, &self.words);
         let chunks: Vec<Chunk> = docs
             .par_chunks(CHUNK)
-            .map(|chunk| {
-                let mut local: HashMap<Box<str>, u32> = HashMap::new();
-                let mut out = Chunk { lens: Vec::with_capacity(chunk.len()), ids: Vec::new(), new_words: Vec::new() };
-                let mut row = Vec::new();
-                for d in chunk {
-                    row.clear();
-                    analyzer.tokens(d, &mut |t| match index.get(t) {
-                        Some(&id) => row.push(id),
-                        None => {
-                            let next = out.new_words.len() as u32;
-                            let id = *local.entry_ref(t).or_insert_with(|| {
-                                out.new_words.push(t.into());
-                                next
-                            });
-                            row.push(LOCAL | id);
-                        }
-                    });
-                    row.sort_unstable();
-                    row.dedup();
-                    out.lens.push(row.len() as u32);
-                    out.ids.extend_from_slice(&row);
-                }
-                out
-            })
+            .map_init(
+                || (Seen::new(known.len()), Seen::default()),
+                |(seen, seen_new), chunk| {
+                    let mut out = Chunk {
+                        lens: Vec::with_capacity(chunk.len()),
+                        ids: Vec::new(),
+                        new_words: WordTable::default(),
+                    };
+                    let mut row = Vec::new();
+                    for d in chunk {
+                        row.clear();
+                        seen.next_document();
+                        seen_new.next_document();
+                        analyzer.tokens(d, &mut |t| {
+                            let k = key(t);
+                            match known.get_key(t, k) {
+                                Some(id) => {
+                                    if seen.first(id) {
+                                        row.push(id)
+                                    }
+                                }
+                                None => {
+                                    let id = out.new_words.insert_key(t, k).0;
+                                    seen_new.grow(id as usize + 1);
+                                    if seen_new.first(id) {
+                                        row.push(LOCAL | id)
+                                    }
+                                }
+                            }
+                        });
+                        row.sort_unstable();
+                        out.lens.push(row.len() as u32);
+                        out.ids.extend_from_slice(&row);
+                    }
+                    out
+                },
+            )
             .collect();
         let mut remap = Vec::new();
         let mut row = Vec::new();
         for c in chunks {
             remap.clear();
-            for w in c.new_words {
-                let next = self.words.len() as u32;
-                let id = *self.index.entry_ref(&*w).or_insert(next);
-                if id == next {
-                    self.words.push(w);
-                }
-                remap.push(id);
-            }
+            remap.extend(c.new_words.words().map(|w| self.words.insert(w)));
             let mut at = 0;
             for len in c.lens {
                 let ids = &c.ids[at..at + len as usize];
                 at += len as usize;
                 if ids.last().is_some_and(|&j| j & LOCAL != 0) {
                     row.clear();
-                    row.extend(ids.iter().map(|&j| if j & LOCAL != 0 { remap[(j & !LOCAL) as usize] } else { j }));
+                    row.extend(ids.iter().map(|&j| {
+                        if j & LOCAL != 0 {
+                            remap[(j & !LOCAL) as usize]
+                        } else {
+                            j
+                        }
+                    }));
                     row.sort_unstable();
                     row.dedup();
                     self.indices.extend_from_slice(&row);
@@ -115,14 +139,24 @@ impl StreamVectorizer {
 
     /// Prunes and renumbers the vocabulary (df desc, then word) and returns it with the rows.
     pub fn finish(self, config: &VocabConfig) -> (Vocabulary, BinaryMatrix) {
-        let StreamVectorizer { index, words, mut indptr, mut indices, .. } = self;
-        drop(index);
+        let StreamVectorizer {
+            words,
+            mut indptr,
+            mut indices,
+            ..
+        } = self;
         let mut df = vec![0u32; words.len()];
         for &j in &indices {
             df[j as usize] += 1;
         }
-        let mut order: Vec<u32> = (0..words.len() as u32).filter(|&j| df[j as usize] >= config.min_df).collect();
-        order.sort_unstable_by(|&a, &b| df[b as usize].cmp(&df[a as usize]).then_with(|| words[a as usize].cmp(&words[b as usize])));
+        let mut order: Vec<u32> = (0..words.len() as u32)
+            .filter(|&j| df[j as usize] >= config.min_df)
+            .collect();
+        order.sort_unstable_by(|&a, &b| {
+            df[b as usize]
+                .cmp(&df[a as usize])
+                .then_with(|| words.word(a).cmp(words.word(b)))
+        });
         if let Some(max) = config.max_features {
             order.truncate(max);
         }
@@ -152,9 +186,8 @@ impl StreamVectorizer {
         indices.shrink_to_fit();
         let mut kept_words = Vec::with_capacity(order.len());
         let mut kept_df = Vec::with_capacity(order.len());
-        let mut words: Vec<Option<Box<str>>> = words.into_iter().map(Some).collect();
         for &old in &order {
-            kept_words.push(words[old as usize].take().unwrap());
+            kept_words.push(Box::<str>::from(words.word(old)));
             kept_df.push(df[old as usize]);
         }
         let docs = (indptr.len() - 1) as u64;

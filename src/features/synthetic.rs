@@ -22,8 +22,16 @@ impl XorShift {
 
 /// `rows` binary rows over `features` columns with about `avg_nnz` nonzeros each (drawn
 /// between avg/2 and 3·avg/2 before deduplication), and ±1 labels.
-pub fn zipf_rows(rows: usize, features: usize, avg_nnz: usize, seed: u64) -> (BinaryMatrix, Vec<Label>) {
-    assert!(features > 0 && avg_nnz > 0, "zipf_rows needs features and nonzeros");
+pub fn zipf_rows(
+    rows: usize,
+    features: usize,
+    avg_nnz: usize,
+    seed: u64,
+) -> (BinaryMatrix, Vec<Label>) {
+    assert!(
+        features > 0 && avg_nnz > 0,
+        "zipf_rows needs features and nonzeros"
+    );
     let mut r = XorShift(seed.max(1));
     let mut b = MatrixBuilder::with_capacity(rows, rows * avg_nnz);
     let mut y = Vec::with_capacity(rows);
@@ -33,13 +41,19 @@ pub fn zipf_rows(rows: usize, features: usize, avg_nnz: usize, seed: u64) -> (Bi
         row.clear();
         let k = avg_nnz / 2 + (r.next() as usize % avg_nnz);
         for _ in 0..k {
-            let c = ((r.unit() * lv).exp() as usize).saturating_sub(1).min(features - 1);
+            let c = ((r.unit() * lv).exp() as usize)
+                .saturating_sub(1)
+                .min(features - 1);
             row.push(c as u32);
         }
         b.push_unsorted(&mut row);
         let s: i64 = row.iter().map(|&c| if c % 7 == 0 { 1 } else { -1 }).sum();
         let noisy = s + (r.next() % 9) as i64 - 4;
-        y.push(if noisy > -(row.len() as i64) * 5 / 7 { 1 } else { -1 });
+        y.push(if noisy > -(row.len() as i64) * 5 / 7 {
+            1
+        } else {
+            -1
+        });
     }
     (b.finish(features), y)
 }

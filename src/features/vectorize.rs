@@ -1,7 +1,7 @@
 //! Documents → binary rows, in parallel over documents with per-thread scratch; the result
 //! is identical to the sequential path (chunks are stitched back in input order).
 
-use super::{BinaryMatrix, MatrixBuilder};
+use super::{BinaryMatrix, MatrixBuilder, Seen};
 use crate::input::Document;
 use crate::text::Analyzer;
 use crate::vocab::{DfCounts, Vocabulary};
@@ -34,17 +34,25 @@ fn vectorize_chunk(
     analyzer: &Analyzer,
     vocab: &Vocabulary,
     docs: &[Document],
-    ids: &mut Vec<u32>,
+    scratch: &mut (Vec<u32>, Seen),
 ) -> (MatrixBuilder, u64) {
+    let (ids, seen) = scratch;
+    seen.grow(vocab.len());
     let mut b = MatrixBuilder::with_capacity(docs.len(), docs.len() * 64);
     let mut unknown = 0u64;
     for d in docs {
         ids.clear();
+        seen.next_document();
         analyzer.tokens(d, &mut |t| match vocab.get(t) {
-            Some(id) => ids.push(id),
+            Some(id) => {
+                if seen.first(id) {
+                    ids.push(id)
+                }
+            }
             None => unknown += 1,
         });
-        b.push_unsorted(ids);
+        ids.sort_unstable();
+        b.push_sorted(ids);
     }
     (b, unknown)
 }
@@ -53,9 +61,10 @@ fn vectorize_chunk(
 pub fn vectorize(analyzer: &Analyzer, vocab: &Vocabulary, docs: &[Document]) -> Vectorized {
     let parts: Vec<(MatrixBuilder, u64)> = docs
         .par_chunks(CHUNK)
-        .map_init(Vec::new, |ids, chunk| {
-            vectorize_chunk(analyzer, vocab, chunk, ids)
-        })
+        .map_init(
+            || (Vec::new(), Seen::default()),
+            |scratch, chunk| vectorize_chunk(analyzer, vocab, chunk, scratch),
+        )
         .collect();
     let nnz = parts.iter().map(|(b, _)| b.rows()).sum::<usize>();
     let mut all = MatrixBuilder::with_capacity(nnz, 0);
@@ -76,7 +85,7 @@ pub fn vectorize_sequential(
     vocab: &Vocabulary,
     docs: &[Document],
 ) -> Vectorized {
-    let (b, unknown_tokens) = vectorize_chunk(analyzer, vocab, docs, &mut Vec::new());
+    let (b, unknown_tokens) = vectorize_chunk(analyzer, vocab, docs, &mut Default::default());
     Vectorized {
         matrix: b.finish(vocab.len()),
         unknown_tokens,

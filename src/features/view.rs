@@ -20,12 +20,25 @@ pub struct CsrView<'a> {
 impl<'a> CsrView<'a> {
     /// Validates and wraps raw CSR arrays; panics on a broken structure (a bug, not input:
     /// every matrix is validated by sprs when built).
-    pub fn new(indptr: &'a [usize], indices: &'a [u32], vals: Option<&'a [f32]>, n_cols: usize) -> Self {
+    pub fn new(
+        indptr: &'a [usize],
+        indices: &'a [u32],
+        vals: Option<&'a [f32]>,
+        n_cols: usize,
+    ) -> Self {
         assert!(!indptr.is_empty() && indptr[0] == 0 && indptr[indptr.len() - 1] == indices.len());
         assert!(indptr.windows(2).all(|w| w[0] <= w[1]));
         assert!(vals.is_none_or(|v| v.len() == indices.len()));
-        assert!(ops::ids_below(indices, n_cols), "feature id beyond the matrix width");
-        CsrView { indptr, indices, vals, n_cols }
+        assert!(
+            ops::ids_below(indices, n_cols),
+            "feature id beyond the matrix width"
+        );
+        CsrView {
+            indptr,
+            indices,
+            vals,
+            n_cols,
+        }
     }
 
     /// Number of rows.
@@ -61,7 +74,12 @@ impl<'a> CsrView<'a> {
         match r.vals {
             // SAFETY: ids < n_cols ≤ w.len() (checked in `new` and above).
             None => unsafe { ops::dot_binary_unchecked(w, r.ids) },
-            Some(v) => r.ids.iter().zip(v).map(|(&j, &v)| unsafe { *w.get_unchecked(j as usize) } * v).sum(),
+            Some(v) => r
+                .ids
+                .iter()
+                .zip(v)
+                .map(|(&j, &v)| unsafe { *w.get_unchecked(j as usize) } * v)
+                .sum(),
         }
     }
 

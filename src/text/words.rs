@@ -42,30 +42,30 @@ impl Words {
         let mut scratch = Vec::<u8>::with_capacity(64);
         let mut i = 0;
         while i < b.len() {
-            if !is_word(b[i]) {
+            if CLASS[b[i] as usize] & WORD == 0 {
                 i += 1;
                 continue;
             }
             let start = i;
-            let mut alnum = b[i] != b'_';
+            let mut flags = CLASS[b[i] as usize];
             i += 1;
             while i < b.len() {
-                let c = b[i];
-                if is_word(c) {
-                    alnum |= c != b'_';
+                let c = CLASS[b[i] as usize];
+                if c & WORD != 0 {
+                    flags |= c;
                     i += 1;
-                } else if i + 1 < b.len() && joins(b[i - 1], c, b[i + 1]) {
+                } else if i + 1 < b.len() && joins(b[i - 1], b[i], b[i + 1]) {
+                    flags |= CLASS[b[i + 1] as usize];
                     i += 2;
-                    alnum = true;
                 } else {
                     break;
                 }
             }
-            if !alnum {
+            if flags & ALNUM == 0 {
                 continue;
             }
             let word = &b[start..i];
-            if self.lowercase {
+            if self.lowercase && flags & UPPER != 0 {
                 scratch.clear();
                 scratch.extend(word.iter().map(u8::to_ascii_lowercase));
                 // SAFETY: lowercasing ASCII bytes keeps them ASCII, hence valid UTF-8.
@@ -78,11 +78,30 @@ impl Words {
     }
 }
 
-/// ALetter, Numeric or ExtendNumLet (`_`): these join with each other (WB5, 8–10, 13a/b).
-#[inline]
-fn is_word(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_'
-}
+/// Byte classes of the ASCII path: part of a word (letter, digit, `_`), a letter or digit,
+/// an uppercase letter.
+const WORD: u8 = 1;
+const ALNUM: u8 = 2;
+const UPPER: u8 = 4;
+
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        if b.is_ascii_alphanumeric() {
+            t[c] = WORD | ALNUM;
+        }
+        if b.is_ascii_uppercase() {
+            t[c] |= UPPER;
+        }
+        if b == b'_' {
+            t[c] = WORD;
+        }
+        c += 1;
+    }
+    t
+};
 
 /// Whether `prev mid next` stays one word: letters around MidLetter/MidNumLet/quote (WB6/7),
 /// digits around MidNum/MidNumLet/quote (WB11/12).
@@ -123,7 +142,9 @@ impl Tokenizer for Words {
             }
             // The Unicode part ends at the first whitespace followed by ASCII (or the end).
             let mut end = first;
-            while end < b.len() && !(b[end].is_ascii_whitespace() && b.get(end + 1).is_none_or(|&c| c < 0x80)) {
+            while end < b.len()
+                && !(b[end].is_ascii_whitespace() && b.get(end + 1).is_none_or(|&c| c < 0x80))
+            {
                 end += 1;
             }
             self.tokens_unicode(&text[cut..end], sink);
@@ -167,7 +188,13 @@ mod tests {
 
     #[test]
     fn mixed_text_known_cases() {
-        for t in ["café au lait", "naïve\tfaçade x", "a \u{301}b c", "日本語 text 123", "x\u{200d} y"] {
+        for t in [
+            "café au lait",
+            "naïve\tfaçade x",
+            "a \u{301}b c",
+            "日本語 text 123",
+            "x\u{200d} y",
+        ] {
             let (a, u) = mixed(t);
             assert_eq!(a, u, "{t:?}");
         }

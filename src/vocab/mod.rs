@@ -6,6 +6,10 @@
 //! order (document frequency descending, then the word), so the result never depends on
 //! how work was split between threads.
 
+mod table;
+
+pub use table::{Key, WordTable, key};
+
 use crate::{Error, Result};
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
@@ -97,10 +101,9 @@ impl DfCounts {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(from = "VocabRepr", into = "VocabRepr")]
 pub struct Vocabulary {
-    words: Vec<Box<str>>,
+    table: WordTable,
     df: Vec<u32>,
     documents: u64,
-    index: HashMap<Box<str>, u32>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -119,7 +122,7 @@ impl From<VocabRepr> for Vocabulary {
 impl From<Vocabulary> for VocabRepr {
     fn from(v: Vocabulary) -> Self {
         VocabRepr {
-            words: v.words,
+            words: v.table.words().map(Into::into).collect(),
             df: v.df,
             documents: v.documents,
         }
@@ -143,29 +146,38 @@ impl Vocabulary {
         Vocabulary::from_parts(words, df, counts.docs)
     }
 
-    /// A vocabulary from its words (id = position) and their document frequencies.
+    /// A vocabulary from its distinct words (id = position) and their document frequencies.
     pub fn from_parts(words: Vec<Box<str>>, df: Vec<u32>, documents: u64) -> Vocabulary {
-        let mut index = HashMap::with_capacity(words.len());
-        for (i, w) in words.iter().enumerate() {
-            index.insert(w.clone(), i as u32);
+        let mut table = WordTable::with_capacity(words.len());
+        for w in &words {
+            table.insert(w);
         }
+        assert_eq!(
+            table.len(),
+            words.len(),
+            "vocabulary words must be distinct"
+        );
         Vocabulary {
-            words,
+            table,
             df,
             documents,
-            index,
         }
     }
 
     /// The id of `word`, if known.
     #[inline]
     pub fn get(&self, word: &str) -> Option<u32> {
-        self.index.get(word).copied()
+        self.table.get(word)
+    }
+
+    /// The word index itself, for hot loops that precompute keys.
+    pub fn table(&self) -> &WordTable {
+        &self.table
     }
 
     /// The word with id `id`.
     pub fn word(&self, id: u32) -> &str {
-        &self.words[id as usize]
+        self.table.word(id)
     }
 
     /// Document frequency of word `id` in the training documents.
@@ -175,12 +187,12 @@ impl Vocabulary {
 
     /// Number of words.
     pub fn len(&self) -> usize {
-        self.words.len()
+        self.table.len()
     }
 
     /// Whether there are no words.
     pub fn is_empty(&self) -> bool {
-        self.words.is_empty()
+        self.table.is_empty()
     }
 
     /// Number of training documents the counts came from.
@@ -194,15 +206,12 @@ impl Vocabulary {
     pub fn add_document<'a>(&mut self, words: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
         let mut ids: Vec<u32> = words
             .into_iter()
-            .map(|w| match self.index.get(w) {
-                Some(&id) => id,
-                None => {
-                    let id = self.words.len() as u32;
-                    self.words.push(w.into());
+            .map(|w| {
+                let (id, new) = self.table.insert_key(w, key(w));
+                if new {
                     self.df.push(0);
-                    self.index.insert(w.into(), id);
-                    id
                 }
+                id
             })
             .collect();
         ids.sort_unstable();
@@ -263,7 +272,10 @@ mod tests {
         };
         let m = Vocabulary::from_counts(a.merge(b), &cfg);
         let s = Vocabulary::from_counts(all, &cfg);
-        assert_eq!(m.words, s.words);
+        assert_eq!(
+            m.table.words().collect::<Vec<_>>(),
+            s.table.words().collect::<Vec<_>>()
+        );
         assert_eq!(m.df, vec![3, 1]);
     }
 
