@@ -10,18 +10,10 @@ use crate::features::SparseRows;
 use serde::{Deserialize, Serialize};
 
 /// The averaged perceptron's configuration.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct AveragedPerceptron {
     /// Epochs, bias, shuffling (averaging is always on).
     pub online: OnlineOptions,
-}
-
-impl Default for AveragedPerceptron {
-    fn default() -> Self {
-        AveragedPerceptron {
-            online: OnlineOptions::default(),
-        }
-    }
 }
 
 impl AveragedPerceptron {

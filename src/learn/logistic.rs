@@ -347,6 +347,7 @@ impl Learner for LogisticRegression {
 }
 
 #[cfg(test)]
+#[allow(clippy::needless_range_loop)] // indices name rows and features
 mod tests {
     use super::*;
     use crate::features::{RealMatrix, real_from_dense};

@@ -290,6 +290,7 @@ fn folds_of(n: usize, k: usize, seed: u64) -> Vec<(Vec<usize>, Vec<usize>)> {
 }
 
 #[cfg(test)]
+#[allow(clippy::needless_range_loop)] // indices name rows and features
 mod tests {
     use super::*;
     use crate::features::real_from_dense;

@@ -119,6 +119,7 @@ impl<X: SparseRows> SparseRows for RowSubset<'_, X> {
 }
 
 #[cfg(test)]
+#[allow(clippy::needless_range_loop)] // indices name rows and features
 mod tests {
     use super::*;
     use crate::features::real_from_dense;

@@ -117,7 +117,10 @@ pub fn refuse_unused(a: &TrainArgs) -> Result<()> {
         bail!("--average and --pa-c apply to the perceptron family (margin-perceptron, pa)");
     }
     if f.margin.is_some()
-        && !matches!(a.learner, LearnerName::MarginPerceptron | LearnerName::Winnow)
+        && !matches!(
+            a.learner,
+            LearnerName::MarginPerceptron | LearnerName::Winnow
+        )
     {
         bail!("--margin applies to --learner margin-perceptron and winnow only");
     }
@@ -127,7 +130,11 @@ pub fn refuse_unused(a: &TrainArgs) -> Result<()> {
     if f.early_stop.is_some() && a.learner != LearnerName::Logistic {
         bail!("--early-stop applies to --learner logistic only");
     }
-    if f.no_shuffle && matches!(a.learner, LearnerName::Perceptron | LearnerName::KernelPerceptron)
+    if f.no_shuffle
+        && matches!(
+            a.learner,
+            LearnerName::Perceptron | LearnerName::KernelPerceptron
+        )
     {
         bail!("--no-shuffle does not apply to the perceptron (see --mode)");
     }
