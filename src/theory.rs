@@ -227,7 +227,7 @@ mod tests {
             ..Default::default()
         };
         let dfit = d.fit(&x, &y).unwrap();
-        let dual = AnyModel::Kernel(dfit.model);
+        let dual = AnyModel::Kernel(Box::new(dfit.model));
         let td = diagnose_any(&dual, &AnyLearner::KernelPerceptron(d), &x, &y, Some(9)).unwrap();
         assert!(close(td.radius, t.radius) && close(td.geometric_margin, t.geometric_margin));
         assert!(close(td.novikoff_bound.unwrap(), 104.0));

@@ -40,7 +40,7 @@ pub enum AnyModel {
     /// w·x + b.
     Linear(LinearModel),
     /// Σ c_s K(x_s, x) + b over support vectors.
-    Kernel(KernelModel),
+    Kernel(Box<KernelModel>),
     /// A logit w·x + b with P(y = 1 | x) = θ(w·x + b) (logistic and softmax regression).
     Logistic(LinearModel),
 }
@@ -80,7 +80,9 @@ impl AnyLearner {
     pub fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<AnyModel>> {
         match self {
             AnyLearner::Perceptron(p) => wrap(p.fit(x, y)?, AnyModel::Linear),
-            AnyLearner::KernelPerceptron(p) => wrap(p.fit(x, y)?, AnyModel::Kernel),
+            AnyLearner::KernelPerceptron(p) => {
+                wrap(p.fit(x, y)?, |m| AnyModel::Kernel(Box::new(m)))
+            }
             AnyLearner::AveragedPerceptron(p) => wrap(p.fit(x, y)?, AnyModel::Linear),
             AnyLearner::MarginPerceptron(p) => wrap(p.fit(x, y)?, AnyModel::Linear),
             AnyLearner::PassiveAggressive(p) => wrap(p.fit(x, y)?, AnyModel::Linear),
@@ -146,7 +148,7 @@ impl AnyModel {
     /// The kernel model inside, where there is one.
     pub fn as_kernel(&self) -> Option<&KernelModel> {
         match self {
-            AnyModel::Kernel(m) => Some(m),
+            AnyModel::Kernel(m) => Some(m.as_ref()),
             _ => None,
         }
     }

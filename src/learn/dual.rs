@@ -186,7 +186,7 @@ impl KernelPerceptron {
                 "the memory budget (--memory) must be positive",
             ));
         }
-        if !(self.max_seconds > 0.0) {
+        if self.max_seconds.is_nan() || self.max_seconds <= 0.0 {
             return Err(Error::config("the time limit must be positive"));
         }
         Ok(())
@@ -485,8 +485,8 @@ mod tests {
         };
         let fit = dual(poly, Averaging::None).fit(&x, &y).unwrap();
         assert_eq!(fit.report.converged, Some(true));
-        for i in 0..4 {
-            assert_eq!(fit.model.predict(x.row(i)), y[i]);
+        for (i, &yi) in y.iter().enumerate() {
+            assert_eq!(fit.model.predict(x.row(i)), yi);
         }
     }
 

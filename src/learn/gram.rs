@@ -204,12 +204,23 @@ impl Gram {
     pub fn full(&self) -> Vec<f32> {
         let n = self.n();
         let mut g = vec![0f32; n * n];
+        self.full_into(&mut g);
+        g
+    }
+
+    /// [`Gram::full`] into a caller's n × n buffer (reused across calls, it spares the
+    /// operating system's zeroing of fresh pages).
+    ///
+    /// # Panics
+    /// When `out` does not hold exactly n² values.
+    pub fn full_into(&self, out: &mut [f32]) {
+        let n = self.n();
+        assert_eq!(out.len(), n * n, "the Gram buffer must hold n² values");
         if n > 0 {
-            g.par_chunks_mut(n)
+            out.par_chunks_mut(n)
                 .enumerate()
                 .for_each(|(i, row)| self.row_range_into(i, 0, row));
         }
-        g
     }
 }
 

@@ -16,6 +16,7 @@ pub struct Cli {
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once per run; boxing buys nothing
 pub enum Command {
     /// Train a model on labelled documents and save it.
     Train(TrainArgs),
