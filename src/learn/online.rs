@@ -7,7 +7,7 @@
 //! after each visit, (1/T)·Σₜ wₜ, equals `w − u/T`. No dense work per example.
 
 use super::{Fitted, Label, LinearModel, TrainReport, check_binary};
-use crate::features::{SparseRows, ops};
+use crate::features::{RowAccess, RowTask, SparseRows, with_rows};
 use crate::{Error, Result};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -66,67 +66,80 @@ pub fn train_online<X: SparseRows>(
     x: &X,
     y: &[Label],
     opt: &OnlineOptions,
-    mut rule: impl FnMut(f32, f32) -> f32,
+    rule: impl FnMut(f32, f32) -> f32,
 ) -> Result<Fitted<LinearModel>> {
     opt.validate()?;
     check_binary(x, y)?;
-    let n = x.n_rows();
-    let mut w = vec![0f32; x.n_cols()];
-    let mut u = vec![0f64; if opt.average { x.n_cols() } else { 0 }];
-    let (mut b, mut ub) = (0f32, 0f64);
-    let extra = if opt.bias { 1.0 } else { 0.0 };
-    let mut order: Vec<usize> = (0..n).collect();
-    let mut report = TrainReport::default();
-    let mut t = 0u64; // visits so far
-    for epoch in 0..opt.epochs {
-        epoch_order(&mut order, opt.shuffle, epoch);
-        let (mut mistakes, mut updates) = (0u64, 0u64);
-        for &i in &order {
-            let row = x.row(i);
-            let yi = f32::from(y[i]);
-            let m = yi * (ops::dot(&w, row) + b);
-            mistakes += u64::from(m <= 0.0);
-            let mut tau = rule(m, ops::nrm2_sq(row) + extra);
-            if yi > 0.0 {
-                tau *= opt.positive_weight;
-            }
-            if tau > 0.0 {
-                let step = tau * yi;
-                ops::axpy(step, row, &mut w);
-                if opt.bias {
-                    b += step;
+    Ok(with_rows(x, Online { y, opt, rule, n_cols: x.n_cols() }))
+}
+
+/// The loop itself, written once over [`RowAccess`] so binary CSR runs unchecked.
+struct Online<'a, R> {
+    y: &'a [Label],
+    opt: &'a OnlineOptions,
+    rule: R,
+    n_cols: usize,
+}
+
+impl<R: FnMut(f32, f32) -> f32> RowTask for Online<'_, R> {
+    type Output = Fitted<LinearModel>;
+
+    fn run<A: RowAccess>(mut self, x: &A) -> Fitted<LinearModel> {
+        let (y, opt) = (self.y, self.opt);
+        let n = x.n_rows();
+        let mut w = vec![0f32; self.n_cols];
+        let mut u = vec![0f64; if opt.average { self.n_cols } else { 0 }];
+        let (mut b, mut ub) = (0f32, 0f64);
+        let extra = if opt.bias { 1.0 } else { 0.0 };
+        let mut order: Vec<usize> = (0..n).collect();
+        let mut report = TrainReport::default();
+        let mut t = 0u64; // visits so far
+        for epoch in 0..opt.epochs {
+            epoch_order(&mut order, opt.shuffle, epoch);
+            let (mut mistakes, mut updates) = (0u64, 0u64);
+            for &i in &order {
+                let yi = f32::from(y[i]);
+                let m = yi * (x.dot(i, &w) + b);
+                mistakes += u64::from(m <= 0.0);
+                let mut tau = (self.rule)(m, x.nrm2_sq(i) + extra);
+                if yi > 0.0 {
+                    tau *= opt.positive_weight;
                 }
-                if opt.average {
-                    let c = t as f64 * f64::from(step);
-                    accumulate(&mut u, row, c);
+                if tau > 0.0 {
+                    let step = tau * yi;
+                    x.axpy(i, step, &mut w);
                     if opt.bias {
-                        ub += c;
+                        b += step;
                     }
+                    if opt.average {
+                        let c = t as f64 * f64::from(step);
+                        accumulate(&mut u, x.row_ref(i), c);
+                        if opt.bias {
+                            ub += c;
+                        }
+                    }
+                    updates += 1;
                 }
-                updates += 1;
+                t += 1;
             }
-            t += 1;
+            report.epochs += 1;
+            report.updates += updates;
+            report.mistakes_per_epoch.push(mistakes);
+            if updates == 0 && !opt.average {
+                report.converged = Some(true);
+                break;
+            }
         }
-        report.epochs += 1;
-        report.updates += updates;
-        report.mistakes_per_epoch.push(mistakes);
-        if updates == 0 && !opt.average {
-            report.converged = Some(true);
-            break;
+        report.steps = t;
+        if opt.average && t > 0 {
+            let tf = t as f64;
+            for (wj, uj) in w.iter_mut().zip(&u) {
+                *wj = (f64::from(*wj) - uj / tf) as f32;
+            }
+            b = (f64::from(b) - ub / tf) as f32;
         }
+        Fitted { model: LinearModel { w, bias: b }, report }
     }
-    report.steps = t;
-    if opt.average && t > 0 {
-        let tf = t as f64;
-        for (wj, uj) in w.iter_mut().zip(&u) {
-            *wj = (f64::from(*wj) - uj / tf) as f32;
-        }
-        b = (f64::from(b) - ub / tf) as f32;
-    }
-    Ok(Fitted {
-        model: LinearModel { w, bias: b },
-        report,
-    })
 }
 
 /// `u ← u + c·x` in double precision (the accumulator can grow large).
