@@ -108,7 +108,12 @@ impl Perceptron {
     ) -> Result<Fitted<LinearModel>> {
         self.validate()?;
         check_binary(x, y)?;
-        let task = Train { p: self, y, n_cols: x.n_cols(), observer };
+        let task = Train {
+            p: self,
+            y,
+            n_cols: x.n_cols(),
+            observer,
+        };
         Ok(with_rows(x, task))
     }
 }
@@ -140,14 +145,23 @@ impl<F: FnMut(Update<'_>)> RowTask for Train<'_, F> {
             if yi * (x.dot(i, &m.w) + m.bias) <= 0.0 {
                 x.axpy(i, p.eta * yi, &mut m.w);
                 m.bias += bias_step * yi;
-                (self.observer)(Update { example: i, epoch, w: &m.w, bias: m.bias });
+                (self.observer)(Update {
+                    example: i,
+                    epoch,
+                    w: &m.w,
+                    bias: m.bias,
+                });
                 true
             } else {
                 false
             }
         };
         match p.schedule {
-            Schedule::Randomized { rounds, seed, patience } => {
+            Schedule::Randomized {
+                rounds,
+                seed,
+                patience,
+            } => {
                 let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
                 let (mut quiet, mut mistakes) = (0u64, 0u64);
                 let mut stopped = false;

@@ -29,6 +29,9 @@ pub enum Command {
     /// Train-on-error update of a saved mail filter with one message (or a folder/mbox),
     /// under a file lock, written atomically: for mail delivery and "this is spam" buttons.
     Learn(crate::learn::LearnArgs),
+    /// Benchmark sparse update throughput: vectorizing, each learner's epochs and parallel
+    /// prediction on a corpus, an SVMlight file or synthetic Zipf-shaped rows.
+    Bench(crate::bench::BenchArgs),
 }
 
 /// How inputs are read.

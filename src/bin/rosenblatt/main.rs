@@ -2,6 +2,7 @@
 //! turns its outcome into an exit code. A closed pipe (`… | head`) ends quietly with 0.
 
 mod args;
+mod bench;
 mod classify;
 mod eval;
 mod inspect;
@@ -33,6 +34,7 @@ fn main() -> ExitCode {
         Command::Eval(a) => eval::run(a),
         Command::Inspect(a) => inspect::run(a),
         Command::Learn(a) => learn::run(a),
+        Command::Bench(a) => bench::run(a),
     };
     match result {
         Ok(code) => code,

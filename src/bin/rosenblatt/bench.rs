@@ -1,0 +1,345 @@
+//! `rosenblatt bench`: sparse update throughput on a corpus, an SVMlight file or
+//! synthetic Zipf-shaped rows — per phase, learner and thread count — with peak memory.
+//!
+//! Phases: `vectorize` (corpus input: tokenize + build the vocabulary + rows, text MB/s),
+//! `train` (each learner; nonzeros visited per second, updates per second, CSR MB/s), and
+//! `predict` (parallel scoring of every row). Every figure is wall-clock time of that phase
+//! alone, measured in this process; compare ratios taken in one run.
+
+use crate::args::LearnerName;
+use crate::load::read_inputs_part;
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use rosenblatt::eval::scores;
+use rosenblatt::features::synthetic::zipf_rows;
+use rosenblatt::features::{BinaryMatrix, SparseRows, StreamVectorizer};
+use rosenblatt::input::Format;
+use rosenblatt::input::svmlight::{Rows, read_svmlight};
+use rosenblatt::learn::{
+    AnyLearner, AveragedPerceptron, Bias, Label, LogisticRegression, MarginPerceptron,
+    NearestCentroid, OnlineOptions, PassiveAggressive, Perceptron, Schedule, Winnow,
+};
+use rosenblatt::pipeline::{binary_labels, class_indices, classes_of};
+use rosenblatt::text::Analyzer;
+use rosenblatt::vocab::VocabConfig;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// `rosenblatt bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// A labelled corpus (as for `train`) or an SVMlight file; synthetic rows when omitted.
+    pub inputs: Vec<PathBuf>,
+    /// Input format; detected when omitted.
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Synthetic data: number of rows.
+    #[arg(long, default_value_t = 200_000)]
+    pub rows: usize,
+    /// Synthetic data: number of features (columns).
+    #[arg(long, default_value_t = 50_000)]
+    pub features: usize,
+    /// Synthetic data: average nonzeros per row (before duplicates are removed).
+    #[arg(long, default_value_t = 120)]
+    pub nnz: usize,
+    /// Synthetic data: generator seed.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Learners to time (comma-separated): perceptron, averaged-perceptron,
+    /// margin-perceptron, pa, winnow, logistic, centroid.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "perceptron,averaged-perceptron,pa,logistic"
+    )]
+    pub learner: Vec<LearnerName>,
+    /// Thread counts to run the parallel phases with (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    pub threads: Vec<usize>,
+    /// Epochs per learner.
+    #[arg(long, default_value_t = 5)]
+    pub epochs: usize,
+    /// Print one JSON object per line instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One timed phase.
+struct Row {
+    phase: &'static str,
+    learner: String,
+    threads: usize,
+    seconds: f64,
+    docs: f64,
+    nnz: f64,
+    updates: Option<u64>,
+    bytes: f64,
+}
+
+fn learner(name: LearnerName, epochs: usize) -> Result<AnyLearner> {
+    let online = OnlineOptions {
+        epochs,
+        shuffle: None,
+        ..OnlineOptions::default()
+    };
+    Ok(match name {
+        LearnerName::Perceptron => AnyLearner::Perceptron(Perceptron {
+            eta: 1.0,
+            bias: Bias::Augmented,
+            schedule: Schedule::Epochs(epochs),
+        }),
+        LearnerName::AveragedPerceptron => {
+            AnyLearner::AveragedPerceptron(AveragedPerceptron { online })
+        }
+        LearnerName::MarginPerceptron => AnyLearner::MarginPerceptron(MarginPerceptron {
+            online,
+            ..MarginPerceptron::default()
+        }),
+        LearnerName::Pa => AnyLearner::PassiveAggressive(PassiveAggressive {
+            online,
+            ..PassiveAggressive::default()
+        }),
+        LearnerName::Winnow => AnyLearner::Winnow(Winnow {
+            epochs,
+            shuffle: None,
+            ..Winnow::default()
+        }),
+        LearnerName::Logistic => AnyLearner::Logistic(LogisticRegression {
+            epochs,
+            ..LogisticRegression::default()
+        }),
+        LearnerName::Centroid => AnyLearner::Centroid(NearestCentroid),
+        other => bail!("bench does not time {other:?}; use one of the linear learners"),
+    })
+}
+
+fn pool(threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("starting threads")
+}
+
+/// Peak resident memory of this process (Linux `VmHWM`), in bytes.
+fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+fn csr_bytes<X: SparseRows>(x: &X) -> f64 {
+    (4 * x.nnz() + 8 * x.n_rows()) as f64
+}
+
+/// Times every learner (train, then predict at each thread count) on rows `x`.
+fn time_learners<X: SparseRows>(
+    a: &BenchArgs,
+    x: &X,
+    y: &[Label],
+    out: &mut Vec<Row>,
+) -> Result<()> {
+    for &name in &a.learner {
+        let l = learner(name, a.epochs)?;
+        l.validate()?;
+        let t = Instant::now();
+        let fit = l.fit(x, y)?;
+        let secs = t.elapsed().as_secs_f64();
+        let epochs = fit.report.epochs.max(1) as f64;
+        out.push(Row {
+            phase: "train",
+            learner: l.name().to_string(),
+            threads: 1,
+            seconds: secs,
+            docs: fit.report.steps as f64,
+            nnz: epochs * x.nnz() as f64,
+            updates: Some(fit.report.updates),
+            bytes: epochs * csr_bytes(x),
+        });
+        for &th in &a.threads {
+            let p = pool(th)?;
+            let t = Instant::now();
+            let s = p.install(|| scores(&fit.model, x));
+            let secs = t.elapsed().as_secs_f64();
+            assert_eq!(s.len(), x.n_rows());
+            out.push(Row {
+                phase: "predict",
+                learner: l.name().to_string(),
+                threads: th,
+                seconds: secs,
+                docs: x.n_rows() as f64,
+                nnz: x.nnz() as f64,
+                updates: None,
+                bytes: csr_bytes(x),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The ±1 labels of a corpus: its positive class against the rest.
+fn corpus_labels(labels: &[Vec<String>]) -> Result<Vec<Label>> {
+    let docs: Vec<rosenblatt::input::Document> = labels
+        .iter()
+        .map(|l| rosenblatt::input::Document {
+            labels: l.iter().take(1).cloned().collect(),
+            ..Default::default()
+        })
+        .collect();
+    let classes = classes_of(&docs, None)?;
+    Ok(binary_labels(&class_indices(&docs, &classes)?, 1))
+}
+
+/// Runs `bench`.
+pub fn run(a: BenchArgs) -> Result<ExitCode> {
+    if a.threads.is_empty() || a.threads.contains(&0) {
+        bail!("--threads needs thread counts of at least 1");
+    }
+    if a.epochs == 0 {
+        bail!("--epochs must be at least 1");
+    }
+    for &name in &a.learner {
+        learner(name, a.epochs)?;
+    }
+    let mut out = Vec::new();
+    let source;
+    if a.inputs.is_empty() {
+        if a.rows == 0 || a.features == 0 || a.nnz == 0 {
+            bail!("--rows, --features and --nnz must be at least 1");
+        }
+        let (x, y) = zipf_rows(a.rows, a.features, a.nnz, a.seed);
+        source = format!(
+            "synthetic Zipf rows: {} rows, {} features, {} nonzeros",
+            x.n_rows(),
+            x.n_cols(),
+            x.nnz()
+        );
+        time_learners(&a, &x, &y, &mut out)?;
+    } else if a.format == Some(Format::Svmlight)
+        || (a.format.is_none() && Format::detect(&a.inputs[0]) == Format::Svmlight)
+    {
+        let t = Instant::now();
+        let data = read_svmlight(&a.inputs[0])?;
+        let secs = t.elapsed().as_secs_f64();
+        let bytes = std::fs::metadata(&a.inputs[0])
+            .map(|m| m.len() as f64)
+            .unwrap_or(0.0);
+        out.push(Row {
+            phase: "parse",
+            learner: "-".into(),
+            threads: 1,
+            seconds: secs,
+            docs: data.labels.len() as f64,
+            nnz: data.rows.nnz() as f64,
+            updates: None,
+            bytes,
+        });
+        let y = corpus_labels(
+            &data
+                .labels
+                .iter()
+                .map(|l| vec![l.clone()])
+                .collect::<Vec<_>>(),
+        )?;
+        source = format!(
+            "{}: {} rows, {} nonzeros",
+            a.inputs[0].display(),
+            data.rows.n_rows(),
+            data.rows.nnz()
+        );
+        match &data.rows {
+            Rows::Binary(x) => time_learners(&a, x, &y, &mut out)?,
+            Rows::Real(x) => time_learners(&a, x, &y, &mut out)?,
+        }
+    } else {
+        let corpus = read_inputs_part(&a.inputs, a.format, None, Format::detect)?;
+        let docs = corpus.docs;
+        if docs.is_empty() {
+            bail!("no documents in the input");
+        }
+        let text: f64 = docs.iter().map(|d| d.text.len() as f64).sum();
+        let mut x: Option<BinaryMatrix> = None;
+        for &th in &a.threads {
+            let p = pool(th)?;
+            let t = Instant::now();
+            let (_, m) = p.install(|| {
+                let mut s = StreamVectorizer::new(Analyzer::default());
+                s.push(&docs);
+                s.finish(&VocabConfig::default())
+            });
+            let secs = t.elapsed().as_secs_f64();
+            out.push(Row {
+                phase: "vectorize",
+                learner: "-".into(),
+                threads: th,
+                seconds: secs,
+                docs: docs.len() as f64,
+                nnz: m.nnz() as f64,
+                updates: None,
+                bytes: text,
+            });
+            x = Some(m);
+        }
+        let x = x.expect("at least one thread count");
+        let labels: Vec<Vec<String>> = docs.iter().map(|d| d.labels.clone()).collect();
+        let y = corpus_labels(&labels)?;
+        source = format!(
+            "{} documents, {:.1} MB of text, {} nonzeros",
+            docs.len(),
+            text / 1e6,
+            x.nnz()
+        );
+        time_learners(&a, &x, &y, &mut out)?;
+    }
+    print(&a, &source, &out);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print(a: &BenchArgs, source: &str, rows: &[Row]) {
+    let peak = peak_memory();
+    if a.json {
+        for r in rows {
+            let v = serde_json::json!({
+                "phase": r.phase, "learner": r.learner, "threads": r.threads, "seconds": r.seconds,
+                "docs_per_s": r.docs / r.seconds, "nnz_per_s": r.nnz / r.seconds,
+                "updates_per_s": r.updates.map(|u| u as f64 / r.seconds), "mb_per_s": r.bytes / r.seconds / 1e6,
+            });
+            println!("{v}");
+        }
+        println!(
+            "{}",
+            serde_json::json!({"peak_memory_bytes": peak, "source": source})
+        );
+        return;
+    }
+    println!("{source}");
+    println!(
+        "{:<10} {:<20} {:>7} {:>9} {:>12} {:>12} {:>12} {:>9}",
+        "phase", "learner", "threads", "seconds", "docs/s", "updates/s", "nnz/s", "MB/s"
+    );
+    for r in rows {
+        let updates = r
+            .updates
+            .map_or("-".to_string(), |u| format!("{:.3e}", u as f64 / r.seconds));
+        println!(
+            "{:<10} {:<20} {:>7} {:>9.4} {:>12.0} {:>12} {:>12.3e} {:>9.1}",
+            r.phase,
+            r.learner,
+            r.threads,
+            r.seconds,
+            r.docs / r.seconds,
+            updates,
+            r.nnz / r.seconds,
+            r.bytes / r.seconds / 1e6
+        );
+    }
+    match peak {
+        Some(b) => println!("peak memory {:.1} MiB", b as f64 / (1u64 << 20) as f64),
+        None => println!("peak memory n/a"),
+    }
+    println!(
+        "(MB/s: text for vectorize and parse, CSR bytes — 4 per nonzero + 8 per row — for train and predict)"
+    );
+}
