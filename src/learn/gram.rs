@@ -121,17 +121,53 @@ pub struct Gram {
     rows: SupportRows,
     post: Postings,
     sq_norms: Vec<f32>,
+    /// For binary rows: K by integer dot product (polynomial) or squared distance (RBF).
+    table: Option<Vec<f32>>,
+}
+
+/// The largest squared norm for which binary kernel values are tabulated.
+const MAX_TABLE_NORM: f32 = 65536.0;
+
+/// For binary rows every dot product and squared distance is a small integer, so the
+/// kernel transform is a table lookup, bit-identical to [`Kernel::from_dot`] (the integers
+/// are exact in `f32`).
+fn binary_table(kernel: Kernel, max_sq: f32) -> Option<Vec<f32>> {
+    if max_sq > MAX_TABLE_NORM {
+        return None;
+    }
+    let m = max_sq as usize;
+    match kernel {
+        Kernel::Linear => None,
+        Kernel::Polynomial { .. } => Some(
+            (0..=m)
+                .map(|k| kernel.from_dot(k as f32, 0.0, 0.0))
+                .collect(),
+        ),
+        Kernel::Rbf { .. } => Some(
+            (0..=2 * m)
+                .map(|k| kernel.from_dot(0.0, k as f32, 0.0))
+                .collect(),
+        ),
+    }
 }
 
 impl Gram {
     /// Indexes the rows of `x` for kernel `kernel`.
     pub fn new<X: SparseRows>(x: &X, kernel: Kernel) -> Self {
         let all: Vec<usize> = (0..x.n_rows()).collect();
+        let rows = SupportRows::select(x, &all);
+        let sq_norms: Vec<f32> = (0..x.n_rows()).map(|i| ops::nrm2_sq(x.row(i))).collect();
+        let table = if rows.vals.is_none() {
+            binary_table(kernel, sq_norms.iter().copied().fold(0.0, f32::max))
+        } else {
+            None
+        };
         Gram {
             kernel,
-            rows: SupportRows::select(x, &all),
+            rows,
             post: Postings::new(x),
-            sq_norms: (0..x.n_rows()).map(|i| ops::nrm2_sq(x.row(i))).collect(),
+            sq_norms,
+            table,
         }
     }
 
@@ -174,11 +210,26 @@ impl Gram {
     /// Writes K(xᵢ, xⱼ) for j in `lo .. lo + out.len()` into `out`.
     pub fn row_range_into(&self, i: usize, lo: usize, out: &mut [f32]) {
         self.post.dots_into(self.rows.row(i), lo, out);
-        if self.kernel != Kernel::Linear {
-            let hi = lo + out.len();
-            let si = self.sq_norms[i];
-            for (o, &sj) in out.iter_mut().zip(&self.sq_norms[lo..hi]) {
-                *o = self.kernel.from_dot(*o, si, sj);
+        let hi = lo + out.len();
+        let si = self.sq_norms[i];
+        let norms = &self.sq_norms[lo..hi];
+        match (&self.table, self.kernel) {
+            (_, Kernel::Linear) => {}
+            (Some(t), Kernel::Polynomial { .. }) => {
+                for o in out.iter_mut() {
+                    *o = t[*o as usize];
+                }
+            }
+            (Some(t), Kernel::Rbf { .. }) => {
+                let si = si as usize;
+                for (o, &sj) in out.iter_mut().zip(norms) {
+                    *o = t[si + sj as usize - 2 * (*o as usize)];
+                }
+            }
+            (None, k) => {
+                for (o, &sj) in out.iter_mut().zip(norms) {
+                    *o = k.from_dot(*o, si, sj);
+                }
             }
         }
     }
