@@ -13,6 +13,7 @@
 //! classifier, so that classification tokenizes exactly as training did.
 #![warn(missing_docs)]
 
+pub mod atomic;
 pub mod error;
 pub mod eval;
 pub mod features;

@@ -32,6 +32,11 @@ pub fn walk_files(dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// Reads a class-per-folder corpus; files are read in parallel, order is sorted by path.
 pub fn read_dirs(dir: &Path) -> Result<Corpus> {
+    read_files(list_dirs(dir)?)
+}
+
+/// The (class, file) pairs of a class-per-folder corpus, classes and files in sorted order.
+pub(super) fn list_dirs(dir: &Path) -> Result<Vec<(Option<String>, PathBuf)>> {
     let mut jobs = Vec::new();
     let mut classes = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
@@ -54,7 +59,7 @@ pub fn read_dirs(dir: &Path) -> Result<Corpus> {
             jobs.push((Some(class.clone()), f));
         }
     }
-    read_files(jobs)
+    Ok(jobs)
 }
 
 /// Reads (label, file) pairs in parallel, one document per file, keeping their order;

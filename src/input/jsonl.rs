@@ -30,23 +30,28 @@ pub fn read_jsonl(path: &Path) -> Result<Corpus> {
         if line.trim().is_empty() {
             continue;
         }
-        let fallback = (i + 1).to_string();
-        match serde_json::from_str::<Line>(line) {
-            Ok(l) => {
-                let mut labels: Vec<String> = l.labels.into_iter().map(label_string).collect();
-                labels.extend(l.label.map(label_string));
-                let id = l.id.map(label_string).unwrap_or(fallback);
-                corpus.docs.push(Document {
-                    id,
-                    text: l.text,
-                    labels,
-                    ..Default::default()
-                });
-            }
+        match parse_line(line, i + 1) {
+            Ok(d) => corpus.docs.push(d),
             Err(e) => corpus
                 .skipped
-                .push((format!("{}:{fallback}", path.display()), e.to_string())),
+                .push((format!("{}:{}", path.display(), i + 1), e)),
         }
     }
     Ok(corpus)
+}
+
+/// One non-blank line as a document (id: its `"id"`, else `line_no`), or why it is not one.
+pub(super) fn parse_line(line: &str, line_no: usize) -> std::result::Result<Document, String> {
+    let l = serde_json::from_str::<Line>(line).map_err(|e| e.to_string())?;
+    let mut labels: Vec<String> = l.labels.into_iter().map(label_string).collect();
+    labels.extend(l.label.map(label_string));
+    let id =
+        l.id.map(label_string)
+            .unwrap_or_else(|| line_no.to_string());
+    Ok(Document {
+        id,
+        text: l.text,
+        labels,
+        ..Default::default()
+    })
 }

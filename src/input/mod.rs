@@ -9,6 +9,7 @@ mod dirs;
 mod jsonl;
 pub mod mail;
 mod reuters;
+pub mod stream;
 pub mod svmlight;
 mod tsv;
 
@@ -16,6 +17,7 @@ pub use decode::decode_text;
 pub use dirs::{read_dirs, walk_files};
 pub use jsonl::read_jsonl;
 pub use reuters::{Split, read_reuters};
+pub use stream::DocStream;
 pub use tsv::read_tsv;
 
 use crate::{Error, Result};

@@ -87,7 +87,9 @@ pub fn parse_svmlight(bytes: &[u8], path: &Path) -> Result<SvmData> {
             Some(p) => &line[..p],
             None => line,
         };
-        let mut toks = line.split(|b| b.is_ascii_whitespace()).filter(|t| !t.is_empty());
+        let mut toks = line
+            .split(|b| b.is_ascii_whitespace())
+            .filter(|t| !t.is_empty());
         let Some(label) = toks.next() else { continue };
         let err = |m: String| Error::parse(path, Some(line_no), m);
         let label = std::str::from_utf8(label).map_err(|_| err("label is not UTF-8".into()))?;
@@ -96,17 +98,22 @@ pub fn parse_svmlight(bytes: &[u8], path: &Path) -> Result<SvmData> {
         }
         row.clear();
         for t in toks {
-            let colon = t
-                .iter()
-                .position(|&b| b == b':')
-                .ok_or_else(|| err(format!("expected id:value, found {:?}", String::from_utf8_lossy(t))))?;
+            let colon = t.iter().position(|&b| b == b':').ok_or_else(|| {
+                err(format!(
+                    "expected id:value, found {:?}",
+                    String::from_utf8_lossy(t)
+                ))
+            })?;
             let (id, val) = (&t[..colon], &t[colon + 1..]);
             if id == b"qid" {
                 continue;
             }
-            let id = parse_id(id)
-                .filter(|&i| i >= 1)
-                .ok_or_else(|| err(format!("bad feature id {:?} (ids start at 1)", String::from_utf8_lossy(id))))?;
+            let id = parse_id(id).filter(|&i| i >= 1).ok_or_else(|| {
+                err(format!(
+                    "bad feature id {:?} (ids start at 1)",
+                    String::from_utf8_lossy(id)
+                ))
+            })?;
             let v: f32 = if val == b"1" {
                 1.0
             } else {
@@ -143,7 +150,11 @@ pub fn parse_svmlight(bytes: &[u8], path: &Path) -> Result<SvmData> {
     } else {
         Rows::Real(RealMatrix::new(shape, indptr, indices, values))
     };
-    Ok(SvmData { labels, rows, lines })
+    Ok(SvmData {
+        labels,
+        rows,
+        lines,
+    })
 }
 
 /// Reads an SVMlight file.
@@ -153,27 +164,211 @@ pub fn read_svmlight(path: &Path) -> Result<SvmData> {
 }
 
 /// Writes rows with their labels as SVMlight (1-based ids; binary values written as 1).
-pub fn write_svmlight<X: SparseRows, W: Write>(x: &X, labels: &[String], out: &mut W) -> std::io::Result<()> {
-    let mut line = String::new();
+pub fn write_svmlight<X: SparseRows, W: Write>(
+    x: &X,
+    labels: &[String],
+    out: &mut W,
+) -> std::io::Result<()> {
+    write_svmlight_with(x, |i| labels.get(i).map_or("0", String::as_str), out)
+}
+
+/// Writes rows as SVMlight, asking `label(i)` for row `i`'s label (so callers need not
+/// hold one string per row).
+pub fn write_svmlight_with<'a, X: SparseRows, W: Write>(
+    x: &X,
+    label: impl Fn(usize) -> &'a str,
+    out: &mut W,
+) -> std::io::Result<()> {
+    let mut line: Vec<u8> = Vec::new();
     for i in 0..x.n_rows() {
-        use std::fmt::Write as _;
         line.clear();
-        line.push_str(labels.get(i).map_or("0", String::as_str));
+        line.extend_from_slice(label(i).as_bytes());
         let r = x.row(i);
         for (k, &j) in r.ids.iter().enumerate() {
+            line.push(b' ');
+            push_u64(&mut line, u64::from(j) + 1);
             match r.vals {
-                None => {
-                    let _ = write!(line, " {}:1", j + 1);
-                }
+                None => line.extend_from_slice(b":1"),
                 Some(v) => {
-                    let _ = write!(line, " {}:{}", j + 1, v[k]);
+                    use std::io::Write as _;
+                    let _ = write!(line, ":{}", v[k]);
                 }
             }
         }
-        line.push('\n');
-        out.write_all(line.as_bytes())?;
+        line.push(b'\n');
+        out.write_all(&line)?;
     }
     Ok(())
+}
+
+fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[at..]);
+}
+
+/// How a feature id is shown to users of indexed models: its 1-based SVMlight id.
+pub fn feature_name(id: u32) -> String {
+    (u64::from(id) + 1).to_string()
+}
+
+fn numeric(s: &str) -> Option<f64> {
+    s.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// The classes of SVMlight labels, sorted numerically when all are numbers (else as
+/// strings); for two classes the positive one (`positive`, else the larger) comes last,
+/// as [`crate::pipeline::classes_of`] orders text classes.
+pub fn classes_of_labels(labels: &[String], positive: Option<&str>) -> Result<Vec<String>> {
+    let mut classes: Vec<String> = labels.to_vec();
+    classes.sort_unstable();
+    classes.dedup();
+    if classes.iter().all(|c| numeric(c).is_some()) {
+        classes.sort_by(|a, b| numeric(a).unwrap().total_cmp(&numeric(b).unwrap()));
+    }
+    if classes.len() < 2 {
+        return Err(Error::Data(format!(
+            "training needs at least two classes, found {}: {:?}",
+            classes.len(),
+            classes
+        )));
+    }
+    if let Some(p) = positive {
+        let p = normalize_label(p);
+        let i = classes.iter().position(|c| *c == p).ok_or_else(|| {
+            Error::config(format!(
+                "--positive {p}: no row has that label ({classes:?})"
+            ))
+        })?;
+        if classes.len() == 2 {
+            classes.swap(i, 1);
+        }
+    }
+    Ok(classes)
+}
+
+/// The SVMlight label written for each class of a corpus whose classes are `classes`
+/// (ordered as [`crate::pipeline::classes_of`] orders them): `-1`/`+1` for two classes
+/// (the positive one, last, is `+1`); the class names themselves when they are all
+/// numbers; otherwise `1..=k` in class order — numeric labels, as LIBLINEAR, Vowpal
+/// Wabbit and scikit-learn require.
+pub fn class_labels(classes: &[String]) -> Vec<String> {
+    if classes.len() == 2 {
+        return vec!["-1".into(), "+1".into()];
+    }
+    if classes.iter().all(|c| numeric(c).is_some()) {
+        return classes.iter().map(|c| normalize_label(c)).collect();
+    }
+    (1..=classes.len()).map(|i| i.to_string()).collect()
+}
+
+impl Rows {
+    /// Rows `idx`, in that order (for splits and folds).
+    pub fn select(&self, idx: &[usize]) -> Rows {
+        match self {
+            Rows::Binary(m) => Rows::Binary(crate::features::select_rows(m, idx)),
+            Rows::Real(m) => {
+                let mut indptr = Vec::with_capacity(idx.len() + 1);
+                indptr.push(0);
+                let (mut ids, mut vals) = (Vec::new(), Vec::new());
+                for &i in idx {
+                    let r = m.row(i);
+                    ids.extend_from_slice(r.ids);
+                    vals.extend_from_slice(r.vals.unwrap_or(&[]));
+                    indptr.push(ids.len());
+                }
+                Rows::Real(RealMatrix::new((idx.len(), m.cols()), indptr, ids, vals))
+            }
+        }
+    }
+
+    /// Real-valued rows (binary rows get value 1), for joining with real files.
+    fn into_real(self) -> RealMatrix {
+        match self {
+            Rows::Real(m) => m,
+            Rows::Binary(m) => {
+                let shape = (m.rows(), m.cols());
+                let (indptr, indices, _) = m.into_raw_storage();
+                let n = indices.len();
+                RealMatrix::new(shape, indptr, indices, vec![1.0; n])
+            }
+        }
+    }
+
+    /// The number of features (columns).
+    pub fn n_cols(&self) -> usize {
+        match self {
+            Rows::Binary(m) => m.cols(),
+            Rows::Real(m) => m.cols(),
+        }
+    }
+}
+
+/// Several SVMlight files read as one, in order. Row `lines` stay per file; the returned
+/// ids name each row (`LINE`, or `FILE:LINE` with several files).
+pub fn read_svmlight_files(paths: &[std::path::PathBuf]) -> Result<(SvmData, Vec<String>)> {
+    let mut parts = Vec::with_capacity(paths.len());
+    for p in paths {
+        parts.push(read_svmlight(p)?);
+    }
+    let mut ids = Vec::new();
+    for (p, d) in paths.iter().zip(&parts) {
+        ids.extend(d.lines.iter().map(|l| {
+            if paths.len() > 1 {
+                format!("{}:{l}", p.display())
+            } else {
+                l.to_string()
+            }
+        }));
+    }
+    if parts.len() == 1 {
+        return Ok((parts.pop().unwrap(), ids));
+    }
+    let binary = parts.iter().all(|d| matches!(d.rows, Rows::Binary(_)));
+    let n_cols = parts.iter().map(|d| d.rows.n_cols()).max().unwrap_or(0);
+    let (mut labels, mut lines) = (Vec::new(), Vec::new());
+    let mut indptr = vec![0usize];
+    let (mut indices, mut values) = (Vec::new(), Vec::new());
+    for d in parts {
+        labels.extend(d.labels);
+        lines.extend(d.lines);
+        let (p, i, v) = if binary {
+            let Rows::Binary(m) = d.rows else {
+                unreachable!()
+            };
+            let (p, i, _) = m.into_raw_storage();
+            (p, i, Vec::new())
+        } else {
+            d.rows.into_real().into_raw_storage()
+        };
+        let base = indices.len();
+        indptr.extend(p[1..].iter().map(|&o| o + base));
+        indices.extend(i);
+        values.extend(v);
+    }
+    let shape = (labels.len(), n_cols);
+    let rows = if binary {
+        let nnz = indices.len();
+        Rows::Binary(BinaryMatrix::new(shape, indptr, indices, vec![(); nnz]))
+    } else {
+        Rows::Real(RealMatrix::new(shape, indptr, indices, values))
+    };
+    Ok((
+        SvmData {
+            labels,
+            rows,
+            lines,
+        },
+        ids,
+    ))
 }
 
 /// Builds a binary matrix from rows given as 0-based id lists (for tests and tools).
@@ -198,7 +393,9 @@ mod tests {
         let d = parse("+1 3:1 1:1 # first\n\n# only a comment\n-1 2:1 qid:4\n-1\n").unwrap();
         assert_eq!(d.labels, ["1", "-1", "-1"]);
         assert_eq!(d.lines, [1, 4, 5]);
-        let Rows::Binary(m) = &d.rows else { panic!("expected binary rows") };
+        let Rows::Binary(m) = &d.rows else {
+            panic!("expected binary rows")
+        };
         assert_eq!(m.row(0).ids, &[0, 2]);
         assert_eq!(m.row(1).ids, &[1]);
         assert!(m.row(2).ids.is_empty());
@@ -208,11 +405,65 @@ mod tests {
     #[test]
     fn real_values_and_round_trip() {
         let d = parse("2 1:0.5 4:-2\n0 2:1\n").unwrap();
-        let Rows::Real(m) = &d.rows else { panic!("expected real rows") };
+        let Rows::Real(m) = &d.rows else {
+            panic!("expected real rows")
+        };
         assert_eq!(m.row(0).vals.unwrap(), &[0.5, -2.0]);
         let mut out = Vec::new();
         write_svmlight(m, &d.labels, &mut out).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "2 1:0.5 4:-2\n0 2:1\n");
+    }
+
+    #[test]
+    fn classes_sort_numerically_with_the_positive_last() {
+        let l = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            classes_of_labels(&l(&["1", "-1", "1"]), None).unwrap(),
+            ["-1", "1"]
+        );
+        assert_eq!(
+            classes_of_labels(&l(&["1", "-1"]), Some("-1")).unwrap(),
+            ["1", "-1"]
+        );
+        assert_eq!(
+            classes_of_labels(&l(&["10", "2", "1"]), None).unwrap(),
+            ["1", "2", "10"]
+        );
+        assert_eq!(
+            classes_of_labels(&l(&["b", "a", "10"]), None).unwrap(),
+            ["10", "a", "b"]
+        );
+        assert!(classes_of_labels(&l(&["1", "1"]), None).is_err());
+        assert!(classes_of_labels(&l(&["1", "2"]), Some("3")).is_err());
+        assert_eq!(class_labels(&l(&["ham", "spam"])), ["-1", "+1"]);
+        assert_eq!(class_labels(&l(&["3", "7", "10"])), ["3", "7", "10"]);
+        assert_eq!(class_labels(&l(&["acq", "crude", "earn"])), ["1", "2", "3"]);
+    }
+
+    #[test]
+    fn select_and_join_keep_rows_and_values() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.svm"), dir.path().join("b.svm"));
+        std::fs::write(&a, "1 1:1 3:1\n-1 2:1\n").unwrap();
+        std::fs::write(&b, "1 5:0.5\n").unwrap();
+        let (d, ids) = read_svmlight_files(&[a.clone(), b.clone()]).unwrap();
+        assert_eq!(d.labels, ["1", "-1", "1"]);
+        assert_eq!(ids[2], format!("{}:1", b.display()));
+        let Rows::Real(m) = &d.rows else {
+            panic!("a real file makes the join real")
+        };
+        assert_eq!(m.cols(), 5);
+        assert_eq!(m.row(0).ids, &[0, 2]);
+        assert_eq!(m.row(0).vals.unwrap(), &[1.0, 1.0]);
+        assert_eq!(m.row(2).ids, &[4]);
+        let Rows::Real(s) = d.rows.select(&[2, 0]) else {
+            panic!()
+        };
+        assert_eq!(s.row(0).vals.unwrap(), &[0.5]);
+        assert_eq!(s.row(1).ids, &[0, 2]);
+        let (d, _) = read_svmlight_files(&[a.clone(), a]).unwrap();
+        let Rows::Binary(m) = &d.rows else { panic!() };
+        assert_eq!((m.rows(), m.nnz(), m.row(2).ids), (4, 6, &[0u32, 2][..]));
     }
 
     #[test]

@@ -15,11 +15,16 @@ pub fn read_tsv(path: &Path) -> Result<Corpus> {
         if line.trim().is_empty() {
             continue;
         }
-        let id = (i + 1).to_string();
-        corpus.docs.push(match line.split_once('\t') {
-            Some((label, body)) => Document::new(id, body, Some(label.trim())),
-            None => Document::new(id, line, None),
-        });
+        corpus.docs.push(parse_line(line, i + 1));
     }
     Ok(corpus)
+}
+
+/// One non-blank line (without its line end) as a document whose id is `line_no`.
+pub(super) fn parse_line(line: &str, line_no: usize) -> Document {
+    let id = line_no.to_string();
+    match line.split_once('\t') {
+        Some((label, body)) => Document::new(id, body, Some(label.trim())),
+        None => Document::new(id, line, None),
+    }
 }

@@ -7,3 +7,4 @@ mod learners;
 mod mail;
 mod properties;
 mod seed_examples;
+mod svmlight;

@@ -32,6 +32,9 @@ pub enum Command {
     /// Benchmark sparse update throughput: vectorizing, each learner's epochs and parallel
     /// prediction on a corpus, an SVMlight file or synthetic Zipf-shaped rows.
     Bench(crate::bench::BenchArgs),
+    /// Write a corpus as SVMlight vectors (OUT) with its vocabulary (OUT.vocab) and class
+    /// labels (OUT.classes), streaming the input, for LIBLINEAR, Vowpal Wabbit, scikit-learn.
+    Vectorize(crate::vectorize::VectorizeArgs),
 }
 
 /// How inputs are read.
@@ -194,6 +197,8 @@ pub enum ClassifyFormat {
     Tsv,
     /// Reuters-21578 SGML (see --split).
     Reuters,
+    /// SVMlight vectors, for models trained on SVMlight input (id = line number).
+    Svmlight,
 }
 
 /// `rosenblatt eval`.

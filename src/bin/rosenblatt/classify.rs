@@ -21,15 +21,19 @@ fn read_stdin() -> Result<Document> {
 /// Runs `classify`.
 pub fn run(a: ClassifyArgs) -> Result<ExitCode> {
     let model = SavedModel::load(&a.model)?;
-    if model.meta.mail || a.filter.is_set() {
-        return crate::mail::classify(&a, &model);
-    }
     let format = a.input_format.map(|f| match f {
         ClassifyFormat::Text => Format::Text,
         ClassifyFormat::Jsonl => Format::Jsonl,
         ClassifyFormat::Tsv => Format::Tsv,
         ClassifyFormat::Reuters => Format::Reuters,
+        ClassifyFormat::Svmlight => Format::Svmlight,
     });
+    if let Some(code) = crate::svm::classify(&a, &model, format)? {
+        return Ok(code);
+    }
+    if model.meta.mail || a.filter.is_set() {
+        return crate::mail::classify(&a, &model);
+    }
     let mut corpus = Corpus::default();
     let stdin = [std::path::PathBuf::from("-")];
     let inputs = if a.inputs.is_empty() {

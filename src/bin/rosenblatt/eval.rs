@@ -16,6 +16,9 @@ pub fn run(a: EvalArgs) -> Result<ExitCode> {
     }
     let path = a.model.as_deref().context("--model is required")?;
     let model = SavedModel::load(path)?;
+    if let Some(code) = crate::svm::eval(&a, &model, path)? {
+        return Ok(code);
+    }
     let phase = Phase::start("reading documents");
     let corpus = read_inputs_part(&a.inputs, a.input.format, a.input.split, Format::detect)?;
     if corpus.docs.is_empty() {

@@ -2,8 +2,16 @@
 
 use crate::args::InspectArgs;
 use anyhow::Result;
-use rosenblatt::model::{Predictor, SavedModel};
+use rosenblatt::model::{FeatureSpace, Predictor, SavedModel};
 use std::process::ExitCode;
+
+/// A feature's name: its word, or its SVMlight id for models trained on vectors.
+fn feature_name(m: &SavedModel, j: u32) -> String {
+    match m.features {
+        FeatureSpace::Text => m.vocab.word(j).to_string(),
+        FeatureSpace::Indexed { .. } => rosenblatt::input::svmlight::feature_name(j),
+    }
+}
 
 /// Runs `inspect`.
 pub fn run(a: InspectArgs) -> Result<ExitCode> {
@@ -30,7 +38,7 @@ pub fn run(a: InspectArgs) -> Result<ExitCode> {
                             l.w[j as usize] < 0.0
                         }
                     })
-                    .map(|&j| (m.vocab.word(j).to_string(), l.w[j as usize]))
+                    .map(|&j| (feature_name(&m, j), l.w[j as usize]))
                     .collect()
             })
             .unwrap_or_default()
@@ -89,11 +97,15 @@ pub fn run(a: InspectArgs) -> Result<ExitCode> {
         println!("bias           {}", l.bias);
         let positive = m.classes.get(1).map(String::as_str).unwrap_or("+");
         let negative = m.classes.first().map(String::as_str).unwrap_or("-");
-        println!("\nmost {positive} words:");
+        let unit = match m.features {
+            FeatureSpace::Text => "words",
+            FeatureSpace::Indexed { .. } => "features",
+        };
+        println!("\nmost {positive} {unit}:");
         for (w, s) in &pos {
             println!("  {s:+10.3}  {w}");
         }
-        println!("\nmost {negative} words:");
+        println!("\nmost {negative} {unit}:");
         for (w, s) in &neg {
             println!("  {s:+10.3}  {w}");
         }

@@ -13,7 +13,9 @@ mod load;
 mod mail;
 mod mail_eval;
 mod progress;
+mod svm;
 mod train;
+mod vectorize;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
         Command::Inspect(a) => inspect::run(a),
         Command::Learn(a) => learn::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Vectorize(a) => vectorize::run(a),
     };
     match result {
         Ok(code) => code,

@@ -85,7 +85,7 @@ fn options_string(a: &TrainArgs) -> String {
 }
 
 /// Random mode's default rounds depend on the corpus size (10 passes' worth of draws).
-fn with_rounds(mut cfg: TrainConfig, n: usize) -> Result<TrainConfig> {
+pub(crate) fn with_rounds(mut cfg: TrainConfig, n: usize) -> Result<TrainConfig> {
     let schedule = match &mut cfg.learner {
         AnyLearner::Perceptron(p) => Some(&mut p.schedule),
         AnyLearner::KernelPerceptron(p) => Some(&mut p.schedule),
@@ -108,6 +108,9 @@ fn pick(docs: &[Document], idx: &[usize]) -> Vec<Document> {
 /// Runs `train`.
 pub fn run(a: TrainArgs) -> Result<ExitCode> {
     let cfg = config(&a)?;
+    if !a.mail.is_set() && crate::svm::is_svm(&a.inputs, a.input.format, Format::detect)? {
+        return crate::svm::train(&a, cfg);
+    }
     let phase = Phase::start("reading documents");
     let corpus = if a.mail.is_set() {
         a.mail.read_for_training(a.seed)?
@@ -206,7 +209,7 @@ pub fn print_theory(t: &Theory) {
     }
 }
 
-fn print_summary(
+pub(crate) fn print_summary(
     a: &TrainArgs,
     m: &rosenblatt::model::SavedModel,
     skipped: usize,
@@ -247,9 +250,19 @@ fn print_summary(
     }
     println!("documents      {} ({} skipped)", meta.documents, skipped);
     println!("classes        {}", m.classes.join(", "));
-    println!("vocabulary     {} words", m.vocab.len());
+    match m.features {
+        rosenblatt::model::FeatureSpace::Indexed { n_features } => {
+            println!("features       {n_features} (SVMlight ids)")
+        }
+        rosenblatt::model::FeatureSpace::Text => {
+            println!("vocabulary     {} words", m.vocab.len())
+        }
+    }
     println!("nonzeros       {}", meta.nnz);
     println!("learner        {} ({})", meta.learner, meta.options);
+    if let Some((n, kernel)) = crate::kernel_flags::support_summary(&m.predictor) {
+        println!("support vecs   {n} ({kernel})");
+    }
     println!("epochs         {}", meta.report.epochs);
     println!("updates k      {}", meta.report.updates);
     if let Some(c) = meta.report.converged {

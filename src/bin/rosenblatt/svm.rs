@@ -1,0 +1,251 @@
+//! SVMlight input for `train`, `eval` and `classify`: rows read as they are (no tokenizer,
+//! no vocabulary), models with an indexed feature space, and clear errors when text and
+//! vectors are mixed up.
+
+use crate::args::{ClassifyArgs, EvalArgs, OutputFormat, TrainArgs};
+use anyhow::{Context, Result, bail};
+use rosenblatt::eval::{Metrics, kfold, train_test_split};
+use rosenblatt::input::Format;
+use rosenblatt::input::svmlight::{self, Rows, SvmData};
+use rosenblatt::model::{FeatureSpace, Predictor, SavedModel};
+use rosenblatt::pipeline::{self, TrainConfig};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Whether the inputs are SVMlight: `--format svmlight`, or every input detected as such
+/// (`.svm`, `.svmlight`, `.libsvm`). Mixing vectors with documents is an error.
+pub fn is_svm(
+    paths: &[PathBuf],
+    format: Option<Format>,
+    detect: fn(&Path) -> Format,
+) -> Result<bool> {
+    if let Some(f) = format {
+        return Ok(f == Format::Svmlight);
+    }
+    let svm = paths
+        .iter()
+        .filter(|p| detect(p) == Format::Svmlight)
+        .count();
+    if svm > 0 && svm < paths.len() {
+        bail!(
+            "some inputs are SVMlight vectors and some are documents; give one kind (or \
+             --format)"
+        );
+    }
+    Ok(svm > 0)
+}
+
+/// For a model trained on vectors, inputs are read as SVMlight whatever their extension
+/// (libsvm files often have none) — unless they are plainly documents.
+fn looks_like_documents(p: &Path) -> bool {
+    p.is_dir()
+        || matches!(
+            p.extension().and_then(|e| e.to_str()),
+            Some("jsonl" | "json" | "ndjson" | "tsv" | "txt" | "eml" | "mbox" | "sgm")
+        )
+}
+
+/// Runs a function over the rows, whichever kind they are.
+macro_rules! with_rows {
+    ($rows:expr, $x:ident => $body:expr) => {
+        match $rows {
+            Rows::Binary($x) => $body,
+            Rows::Real($x) => $body,
+        }
+    };
+}
+
+fn names(paths: &[PathBuf]) -> Vec<String> {
+    paths.iter().map(|p| p.display().to_string()).collect()
+}
+
+fn read(paths: &[PathBuf]) -> Result<(SvmData, Vec<String>)> {
+    let (d, ids) = svmlight::read_svmlight_files(paths)?;
+    if d.labels.is_empty() {
+        bail!("no rows in {}", names(paths).join(" "));
+    }
+    Ok((d, ids))
+}
+
+fn fit(
+    rows: &Rows,
+    idx: &[usize],
+    classes: &[String],
+    cfg: &TrainConfig,
+    inputs: Vec<String>,
+) -> Result<SavedModel> {
+    Ok(with_rows!(rows, x => pipeline::fit_rows(x, idx, classes.to_vec(), cfg, inputs))?)
+}
+
+fn metrics(model: &SavedModel, rows: &Rows, truth: &[usize]) -> Metrics {
+    let decisions = with_rows!(rows, x => pipeline::decide(model, x));
+    let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
+    Metrics::new(model.classes.clone(), truth, &predicted)
+}
+
+fn pick(idx: &[usize], part: &[usize]) -> Vec<usize> {
+    part.iter().map(|&i| idx[i]).collect()
+}
+
+/// `train` on SVMlight rows: the model gets an indexed feature space and no vocabulary.
+pub fn train(a: &TrainArgs, cfg: TrainConfig) -> Result<ExitCode> {
+    let start = Instant::now();
+    if a.mail.is_set() {
+        bail!("--spam/--ham read mail, not SVMlight vectors");
+    }
+    if a.input.split.is_some() {
+        bail!("--split applies to --format reuters only");
+    }
+    if a.min_df != 1 || a.max_features.is_some() || a.keep_case {
+        bail!(
+            "--min-df, --max-features and --keep-case shape a vocabulary; SVMlight rows have none"
+        );
+    }
+    let (data, _) = read(&a.inputs)?;
+    let cfg = crate::train::with_rounds(cfg, data.labels.len())?;
+    let classes = svmlight::classes_of_labels(&data.labels, a.positive.as_deref())?;
+    let idx = pipeline::label_indices(&data.labels, &classes)?;
+    let (train_rows, train_idx, test) = match a.holdout {
+        Some(h) => {
+            let (tr, te) = train_test_split(idx.len(), h, a.seed);
+            let test = (data.rows.select(&te), pick(&idx, &te));
+            (data.rows.select(&tr), pick(&idx, &tr), Some(test))
+        }
+        None => (data.rows.clone(), idx.clone(), None),
+    };
+    let mut model = fit(&train_rows, &train_idx, &classes, &cfg, names(&a.inputs))?;
+    model.meta.seconds = start.elapsed().as_secs_f64();
+    model.save(&a.output)?;
+    let held_out = test.map(|(rows, truth)| metrics(&model, &rows, &truth));
+    let folds = match a.cv {
+        Some(k) if idx.len() < k => bail!("--cv {k}: only {} rows", idx.len()),
+        Some(k) => Some(
+            kfold(idx.len(), k, a.seed)
+                .iter()
+                .enumerate()
+                .map(|(f, (tr, te))| {
+                    let m = fit(
+                        &data.rows.select(tr),
+                        &pick(&idx, tr),
+                        &classes,
+                        &cfg,
+                        Vec::new(),
+                    )
+                    .with_context(|| format!("fold {}", f + 1))?;
+                    Ok(metrics(&m, &data.rows.select(te), &pick(&idx, te)).accuracy())
+                })
+                .collect::<Result<Vec<f64>>>()?,
+        ),
+        None => None,
+    };
+    crate::train::print_summary(a, &model, 0, held_out.as_ref(), folds.as_deref(), None);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses a model/input mismatch: vectors for a text model, or documents for an
+/// indexed one. Returns whether the inputs are SVMlight.
+fn check_kind(model: &SavedModel, model_path: &Path, svm_input: bool) -> Result<bool> {
+    let indexed = matches!(model.features, FeatureSpace::Indexed { .. });
+    if indexed && !svm_input {
+        bail!(
+            "{} was trained on SVMlight vectors; give it SVMlight input (--format svmlight), \
+             not documents",
+            model_path.display()
+        );
+    }
+    if !indexed && svm_input {
+        bail!(
+            "{} was trained on text; SVMlight vectors need a model trained on SVMlight \
+             input (or give the documents themselves)",
+            model_path.display()
+        );
+    }
+    Ok(indexed)
+}
+
+fn vectors_hint(model_path: &Path) -> String {
+    format!(
+        "{} was trained on SVMlight vectors, so its inputs are read as SVMlight",
+        model_path.display()
+    )
+}
+
+/// `eval` on SVMlight input when the model or the inputs call for it; `None` otherwise.
+pub fn eval(a: &EvalArgs, model: &SavedModel, model_path: &Path) -> Result<Option<ExitCode>> {
+    let indexed = matches!(model.features, FeatureSpace::Indexed { .. });
+    let svm_input = match a.input.format {
+        Some(f) => f == Format::Svmlight,
+        None if indexed => !a.inputs.iter().any(|p| looks_like_documents(p)),
+        None => is_svm(&a.inputs, None, Format::detect)?,
+    };
+    if !check_kind(model, model_path, svm_input)? {
+        return Ok(None);
+    }
+    if a.input.split.is_some() {
+        bail!("--split applies to --format reuters only");
+    }
+    let (data, _) = read(&a.inputs).with_context(|| vectors_hint(model_path))?;
+    let truth = pipeline::label_indices(&data.labels, &model.classes)
+        .context("the test rows' labels must be the model's classes")?;
+    let m = metrics(model, &data.rows, &truth);
+    if a.json {
+        println!("{}", m.to_json());
+    } else {
+        print!("{}", m.to_text());
+    }
+    Ok(Some(ExitCode::SUCCESS))
+}
+
+/// `classify` on SVMlight input when the model or the inputs call for it; `None`
+/// otherwise. Ids are line numbers (`FILE:LINE` with several files); labels in the file
+/// are ignored.
+pub fn classify(
+    a: &ClassifyArgs,
+    model: &SavedModel,
+    format: Option<Format>,
+) -> Result<Option<ExitCode>> {
+    let indexed = matches!(model.features, FeatureSpace::Indexed { .. });
+    let svm_input = match format {
+        Some(f) => f == Format::Svmlight,
+        None if indexed => !a.inputs.iter().any(|p| looks_like_documents(p)),
+        None => is_svm(&a.inputs, None, Format::detect_unlabelled)?,
+    };
+    if !check_kind(model, &a.model, svm_input)? {
+        return Ok(None);
+    }
+    if a.filter.is_set() {
+        bail!("the spam-filter options apply to mail models, not SVMlight vectors");
+    }
+    if a.inputs.is_empty() || a.inputs.iter().any(|p| p.as_os_str() == "-") {
+        bail!("classify reads SVMlight vectors from files; give their paths");
+    }
+    let (data, ids) = read(&a.inputs).with_context(|| vectors_hint(&a.model))?;
+    let labels = with_rows!(&data.rows, x => pipeline::decide_labels(model, x));
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for (id, labels) in ids.iter().zip(&labels) {
+        let names: Vec<&str> = labels.iter().map(|l| model.classes[l.0].as_str()).collect();
+        let scores: Vec<f32> = labels.iter().map(|l| l.1).collect();
+        match a.output_format {
+            OutputFormat::Tsv => {
+                let s: Vec<String> = scores.iter().map(f32::to_string).collect();
+                writeln!(out, "{id}\t{}\t{}", names.join(","), s.join(","))?
+            }
+            OutputFormat::Jsonl => {
+                let mut v = serde_json::json!({
+                    "id": id,
+                    "label": names.first(),
+                    "score": scores.first(),
+                });
+                if matches!(model.predictor, Predictor::MultiLabel(_)) {
+                    v["labels"] = serde_json::json!(names);
+                    v["scores"] = serde_json::json!(scores);
+                }
+                writeln!(out, "{v}")?
+            }
+        }
+    }
+    out.flush()?;
+    Ok(Some(ExitCode::SUCCESS))
+}

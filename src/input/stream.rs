@@ -1,0 +1,285 @@
+//! Documents in batches, for corpora too large to hold as strings: a [`DocStream`] yields
+//! a few thousand documents at a time, so a consumer (the streaming vectorizer) can
+//! tokenize a batch and drop its text before the next one is read.
+//!
+//! Folders are listed first (paths only), then their files are read batch by batch in
+//! parallel; TSV and JSONL files are read line by line through a buffered reader. Each
+//! batch equals the corresponding slice of what the whole-corpus readers return, except
+//! that line files are decoded line by line (a line that is not UTF-8 is read as latin-1
+//! on its own). Formats without a streaming reader (Reuters SGML) are read whole and
+//! handed out in batches.
+
+use super::{Corpus, Document, Format, Split, decode_text, dirs, jsonl, read_part, tsv};
+use crate::{Error, Result};
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+
+/// Documents per batch unless told otherwise.
+pub const DEFAULT_BATCH: usize = 2048;
+
+/// A source of document batches; one or more inputs read in order.
+#[derive(Debug)]
+pub struct DocStream {
+    inputs: std::vec::IntoIter<(PathBuf, Format)>,
+    split: Option<Split>,
+    current: Option<Source>,
+    batch: usize,
+    /// Documents that could not be read so far: (id, reason).
+    pub skipped: Vec<(String, String)>,
+    prefix_ids: bool,
+}
+
+#[derive(Debug)]
+enum Source {
+    /// Files still to read, with their labels.
+    Files(std::vec::IntoIter<(Option<String>, PathBuf)>),
+    /// A line file being read.
+    Lines {
+        path: PathBuf,
+        reader: BufReader<std::fs::File>,
+        jsonl: bool,
+        line_no: usize,
+    },
+    /// Documents read whole, handed out in batches.
+    Whole(std::vec::IntoIter<Document>),
+}
+
+impl DocStream {
+    /// Streams `paths` in `format` (each detected with [`Format::detect`] when `None`),
+    /// `batch` documents at a time. With several line files, ids are `FILE:LINE`.
+    /// Every path is checked to exist before any is read.
+    pub fn open(
+        paths: &[PathBuf],
+        format: Option<Format>,
+        split: Option<Split>,
+        batch: usize,
+    ) -> Result<DocStream> {
+        let mut inputs = Vec::with_capacity(paths.len());
+        for p in paths {
+            if !p.exists() {
+                return Err(Error::io(
+                    p,
+                    std::io::Error::from(std::io::ErrorKind::NotFound),
+                ));
+            }
+            let f = format.unwrap_or_else(|| Format::detect(p));
+            if f == Format::Svmlight {
+                return Err(Error::config(format!(
+                    "{}: SVMlight files hold vectors, not documents",
+                    p.display()
+                )));
+            }
+            inputs.push((p.clone(), f));
+        }
+        Ok(DocStream {
+            prefix_ids: paths.len() > 1,
+            inputs: inputs.into_iter(),
+            split,
+            current: None,
+            batch: batch.max(1),
+            skipped: Vec::new(),
+        })
+    }
+
+    fn start(&mut self, path: PathBuf, format: Format) -> Result<Source> {
+        Ok(match format {
+            Format::Dir => Source::Files(dirs::list_dirs(&path)?.into_iter()),
+            Format::Text => {
+                let files = if path.is_dir() {
+                    dirs::walk_files(&path)?
+                } else {
+                    vec![path]
+                };
+                Source::Files(
+                    files
+                        .into_iter()
+                        .map(|f| (None, f))
+                        .collect::<Vec<_>>()
+                        .into_iter(),
+                )
+            }
+            Format::Tsv | Format::Jsonl => {
+                let f = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
+                Source::Lines {
+                    reader: BufReader::with_capacity(1 << 20, f),
+                    path,
+                    jsonl: format == Format::Jsonl,
+                    line_no: 0,
+                }
+            }
+            Format::Reuters | Format::Svmlight => {
+                let c = read_part(&path, Some(format), self.split)?;
+                self.skipped.extend(c.skipped);
+                Source::Whole(c.docs.into_iter())
+            }
+        })
+    }
+
+    /// Up to `batch` documents from the current source; empty when it is exhausted.
+    fn next_from_current(&mut self) -> Result<Vec<Document>> {
+        let batch = self.batch;
+        let prefix = self.prefix_ids;
+        let Some(src) = &mut self.current else {
+            return Ok(Vec::new());
+        };
+        match src {
+            Source::Files(jobs) => {
+                let part: Vec<_> = jobs.by_ref().take(batch).collect();
+                let c: Corpus = dirs::read_files(part)?;
+                self.skipped.extend(c.skipped);
+                Ok(c.docs)
+            }
+            Source::Whole(docs) => Ok(docs.by_ref().take(batch).collect()),
+            Source::Lines {
+                path,
+                reader,
+                jsonl,
+                line_no,
+            } => {
+                let mut out = Vec::with_capacity(batch);
+                let mut buf = Vec::new();
+                while out.len() < batch {
+                    buf.clear();
+                    let n = reader
+                        .read_until(b'\n', &mut buf)
+                        .map_err(|e| Error::io(&*path, e))?;
+                    if n == 0 {
+                        break;
+                    }
+                    *line_no += 1;
+                    if buf.last() == Some(&b'\n') {
+                        buf.pop();
+                    }
+                    if buf.last() == Some(&b'\r') {
+                        buf.pop();
+                    }
+                    let line = decode_text(std::mem::take(&mut buf));
+                    if line.trim().is_empty() {
+                        continue;
+                    }
+                    let parsed = if *jsonl {
+                        jsonl::parse_line(&line, *line_no)
+                    } else {
+                        Ok(tsv::parse_line(&line, *line_no))
+                    };
+                    match parsed {
+                        Ok(mut d) => {
+                            if prefix {
+                                d.id = format!("{}:{}", path.display(), d.id);
+                            }
+                            out.push(d)
+                        }
+                        Err(e) => self
+                            .skipped
+                            .push((format!("{}:{}", path.display(), line_no), e)),
+                    }
+                }
+                Ok(out)
+            }
+        }
+    }
+}
+
+impl Iterator for DocStream {
+    type Item = Result<Vec<Document>>;
+
+    /// The next non-empty batch, an error (after which the stream ends), or `None`.
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.current.is_none() {
+                let (path, format) = self.inputs.next()?;
+                match self.start(path, format) {
+                    Ok(s) => self.current = Some(s),
+                    Err(e) => return self.fail(e),
+                }
+            }
+            match self.next_from_current() {
+                Ok(b) if b.is_empty() => self.current = None,
+                Ok(b) => return Some(Ok(b)),
+                Err(e) => return self.fail(e),
+            }
+        }
+    }
+}
+
+impl DocStream {
+    fn fail(&mut self, e: Error) -> Option<Result<Vec<Document>>> {
+        self.inputs = Vec::new().into_iter();
+        self.current = None;
+        Some(Err(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect(s: DocStream) -> Vec<Document> {
+        s.map(|b| b.unwrap()).flatten().collect()
+    }
+
+    fn fixture(name: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(name)
+    }
+
+    #[test]
+    fn batches_equal_the_whole_corpus_readers() {
+        for name in ["tiny", "tiny.tsv", "tiny.jsonl"] {
+            let p = fixture(name);
+            let whole = crate::input::read(&p, None).unwrap().docs;
+            for batch in [1, 2, 5, 1000] {
+                let s = DocStream::open(std::slice::from_ref(&p), None, None, batch).unwrap();
+                let sizes: Vec<usize> = DocStream::open(&[p.clone()], None, None, batch)
+                    .unwrap()
+                    .map(|b| b.unwrap().len())
+                    .collect();
+                assert!(sizes.iter().all(|&n| n >= 1 && n <= batch), "{sizes:?}");
+                assert_eq!(collect(s), whole, "{name}, batch {batch}");
+            }
+        }
+    }
+
+    #[test]
+    fn bad_json_lines_are_skipped_and_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.jsonl");
+        std::fs::write(
+            &p,
+            "{\"label\":\"a\",\"text\":\"one\"}\n\nnot json\r\n{\"label\":\"b\",\"text\":\"two\"}",
+        )
+        .unwrap();
+        let mut s = DocStream::open(&[p.clone(), p.clone()], None, None, 3).unwrap();
+        let docs: Vec<Document> = s.by_ref().map(|b| b.unwrap()).flatten().collect();
+        let ids: Vec<String> = docs.iter().map(|d| d.id.clone()).collect();
+        let f = p.display();
+        assert_eq!(
+            ids,
+            [
+                format!("{f}:1"),
+                format!("{f}:4"),
+                format!("{f}:1"),
+                format!("{f}:4")
+            ]
+        );
+        assert_eq!(docs[1].labels, ["b"]);
+        assert_eq!(s.skipped.len(), 2);
+        assert_eq!(s.skipped[0].0, format!("{f}:3"));
+    }
+
+    #[test]
+    fn missing_input_and_vectors_are_errors_before_reading() {
+        let e = DocStream::open(&[PathBuf::from("/nonexistent/x.tsv")], None, None, 8)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("/nonexistent/x.tsv"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.svm");
+        std::fs::write(&p, "1 1:1\n").unwrap();
+        let e = DocStream::open(&[p], None, None, 8)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("SVMlight"), "{e}");
+    }
+}
