@@ -333,7 +333,8 @@ impl KernelPerceptron {
                 report.converged = patience.map(|_| stopped);
             }
         }
-        let model = self.build(x, y, &rows, beta, &alpha, &step_sum, &votes, report.steps);
+        let mut model = self.build(x, y, &rows, beta, &alpha, &step_sum, &votes, report.steps);
+        model.cost = Some((estimate, rows.rows_computed()));
         Ok(Fitted { model, report })
     }
 
@@ -390,6 +391,7 @@ impl KernelPerceptron {
             bias,
             votes,
             index: Default::default(),
+            cost: None,
         }
     }
 }

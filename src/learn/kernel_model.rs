@@ -7,6 +7,7 @@
 //! plus one kernel transform per support vector, instead of one sparse merge per vector.
 
 use super::Classifier;
+use super::dual::Estimate;
 use super::gram::Postings;
 use super::kernel::Kernel;
 use crate::features::{RowRef, SparseRows, ops};
@@ -111,6 +112,8 @@ pub struct KernelModel {
     /// For the voted perceptron: the update sequence with each vector's vote; the score is
     /// then Σ_k c_k·sgn(v_k·x) / Σ_k c_k.
     pub votes: Option<Vec<Vote>>,
+    /// The cost predicted before training, and the Gram rows it actually computed.
+    pub cost: Option<(Estimate, u64)>,
     /// The support vectors by feature, built on first use (not saved).
     #[serde(skip)]
     pub index: OnceLock<Postings>,

@@ -100,9 +100,9 @@ pub fn refuse_unused(a: &TrainArgs) -> Result<()> {
 pub fn describe(l: &AnyLearner) -> Option<String> {
     match l {
         AnyLearner::KernelPerceptron(p) => Some(format!(
-            "{}, averaging {:?}",
+            "{}, averaging {}",
             p.kernel.describe(),
-            p.averaging
+            format!("{:?}", p.averaging).to_lowercase()
         )),
         _ => None,
     }
@@ -120,5 +120,13 @@ pub fn support_summary(p: &rosenblatt::model::Predictor) -> Option<(usize, Strin
     let first = models.first()?;
     let n = models.iter().map(|m| m.n_support()).sum();
     let voted = if first.votes.is_some() { ", voted" } else { "" };
-    Some((n, format!("{}{voted}", first.kernel.describe())))
+    let cost = match first.cost {
+        Some((e, rows)) => format!(
+            "; estimated {:.2} s and {}, {rows} Gram rows computed",
+            e.seconds,
+            rosenblatt::learn::dual::human_bytes(e.memory_bytes)
+        ),
+        None => String::new(),
+    };
+    Some((n, format!("{}{voted}{cost}", first.kernel.describe())))
 }
