@@ -50,8 +50,13 @@ impl StreamVectorizer {
     /// slices, so that after the first slice most words are found in the shared vocabulary
     /// rather than re-collected by every chunk.
     pub fn push(&mut self, docs: &[Document]) {
-        for part in docs.chunks(SLICE) {
+        let mut rest = docs;
+        while !rest.is_empty() {
+            // Slices grow from CHUNK to SLICE documents as the vocabulary fills up.
+            let n = (2 * self.rows()).clamp(CHUNK, SLICE).min(rest.len());
+            let (part, tail) = rest.split_at(n);
             self.push_slice(part);
+            rest = tail;
         }
     }
 
@@ -90,7 +95,6 @@ impl StreamVectorizer {
                                 }
                             }
                         });
-                        row.sort_unstable();
                         out.lens.push(row.len() as u32);
                         out.ids.extend_from_slice(&row);
                     }
@@ -98,8 +102,9 @@ impl StreamVectorizer {
                 },
             )
             .collect();
+        // Merge in input order. Rows stay unsorted until `finish` renumbers and sorts them;
+        // they are already duplicate-free (`Seen`), and new words map to fresh ids.
         let mut remap = Vec::new();
-        let mut row = Vec::new();
         for c in chunks {
             remap.clear();
             remap.extend(c.new_words.words().map(|w| self.words.insert(w)));
@@ -107,21 +112,13 @@ impl StreamVectorizer {
             for len in c.lens {
                 let ids = &c.ids[at..at + len as usize];
                 at += len as usize;
-                if ids.last().is_some_and(|&j| j & LOCAL != 0) {
-                    row.clear();
-                    row.extend(ids.iter().map(|&j| {
-                        if j & LOCAL != 0 {
-                            remap[(j & !LOCAL) as usize]
-                        } else {
-                            j
-                        }
-                    }));
-                    row.sort_unstable();
-                    row.dedup();
-                    self.indices.extend_from_slice(&row);
-                } else {
-                    self.indices.extend_from_slice(ids);
-                }
+                self.indices.extend(ids.iter().map(|&j| {
+                    if j & LOCAL != 0 {
+                        remap[(j & !LOCAL) as usize]
+                    } else {
+                        j
+                    }
+                }));
                 self.indptr.push(self.indices.len());
             }
         }

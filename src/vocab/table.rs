@@ -1,12 +1,11 @@
 //! [`WordTable`]: the word → id index on the tokenizer's hot path.
 //!
-//! Words live back to back in one byte arena; the hash table holds 16-byte slots with the
-//! word's first 8 bytes, its length and its id, so a lookup of a word of up to 8 bytes
-//! (most words) never leaves the table, and longer ones compare only their tail in the
-//! arena. The hash is computed once per token and reused for the insert that follows a
-//! miss. Ids are dense, in insertion order.
-
-use hashbrown::HashTable;
+//! Words live back to back in one byte arena; the hash table (open addressing, linear
+//! probing, at most half full) holds 16-byte slots with the word's first 8 bytes, its
+//! length and its id, so a lookup of a word of up to 8 bytes (most words) reads one slot
+//! and never leaves the table, and longer ones compare only their tail in the arena. The
+//! hash is computed once per token and reused for the insert that follows a miss. Ids are
+//! dense, in insertion order. Hand-written because it is the tokenizer's innermost loop.
 
 #[derive(Debug, Clone, Copy)]
 struct Slot {
@@ -56,19 +55,30 @@ pub fn key(word: &str) -> Key {
 /// Word ↔ dense id, insertion-ordered.
 #[derive(Debug, Clone, Default)]
 pub struct WordTable {
-    table: HashTable<Slot>,
+    /// Open addressing with linear probing, at most half full; `id == EMPTY` marks a
+    /// free slot. One cache line answers most lookups.
+    slots: Vec<Slot>,
     arena: Vec<u8>,
     ends: Vec<u32>,
 }
 
+const EMPTY: u32 = u32::MAX;
+const FREE: Slot = Slot {
+    head: 0,
+    len: 0,
+    id: EMPTY,
+};
+
 impl WordTable {
     /// An empty table with room for `n` words.
     pub fn with_capacity(n: usize) -> Self {
-        WordTable {
-            table: HashTable::with_capacity(n),
+        let mut t = WordTable {
+            slots: Vec::new(),
             arena: Vec::new(),
             ends: Vec::with_capacity(n),
-        }
+        };
+        t.rehash((2 * n).next_power_of_two().max(16));
+        t
     }
 
     /// Number of words.
@@ -97,26 +107,52 @@ impl WordTable {
     }
 
     #[inline]
-    fn matches(arena: &[u8], ends: &[u32], s: &Slot, word: &[u8], k: Key) -> bool {
+    fn matches(&self, s: &Slot, word: &[u8], k: Key) -> bool {
         if s.head != k.head || s.len as usize != word.len() {
             return false;
         }
         if word.len() <= 8 {
             return true;
         }
-        let end = ends[s.id as usize] as usize;
-        arena[end - word.len() + 8..end] == word[8..]
+        let end = self.ends[s.id as usize] as usize;
+        self.arena[end - word.len() + 8..end] == word[8..]
+    }
+
+    /// The slot holding `word`, or the free slot where it would go.
+    #[inline]
+    fn probe(&self, word: &[u8], k: Key) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = k.hash as usize & mask;
+        loop {
+            let s = &self.slots[i];
+            if s.id == EMPTY || self.matches(s, word, k) {
+                return i;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn rehash(&mut self, size: usize) {
+        let old = std::mem::replace(&mut self.slots, vec![FREE; size]);
+        let mask = size - 1;
+        for s in old.into_iter().filter(|s| s.id != EMPTY) {
+            let k = key(self.word(s.id));
+            let mut i = k.hash as usize & mask;
+            while self.slots[i].id != EMPTY {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = s;
+        }
     }
 
     /// The id of `word` given its precomputed key.
     #[inline]
     pub fn get_key(&self, word: &str, k: Key) -> Option<u32> {
-        let (arena, ends) = (&self.arena, &self.ends);
-        self.table
-            .find(k.hash, |s| {
-                Self::matches(arena, ends, s, word.as_bytes(), k)
-            })
-            .map(|s| s.id)
+        if self.slots.is_empty() {
+            return None;
+        }
+        let id = self.slots[self.probe(word.as_bytes(), k)].id;
+        (id != EMPTY).then_some(id)
     }
 
     /// The id of `word`.
@@ -129,32 +165,24 @@ impl WordTable {
     /// it was inserted.
     #[inline]
     pub fn insert_key(&mut self, word: &str, k: Key) -> (u32, bool) {
-        let (arena, ends) = (&mut self.arena, &mut self.ends);
-        let b = word.as_bytes();
-        let entry = self.table.entry(
-            k.hash,
-            |s| Self::matches(arena, ends, s, b, k),
-            |s| {
-                let end = ends[s.id as usize] as usize;
-                let start = end - s.len as usize;
-                // SAFETY: as in `word`.
-                key(unsafe { std::str::from_utf8_unchecked(&arena[start..end]) }).hash
-            },
-        );
-        match entry {
-            hashbrown::hash_table::Entry::Occupied(o) => (o.get().id, false),
-            hashbrown::hash_table::Entry::Vacant(v) => {
-                let id = ends.len() as u32;
-                arena.extend_from_slice(b);
-                ends.push(arena.len() as u32);
-                v.insert(Slot {
-                    head: k.head,
-                    len: b.len() as u32,
-                    id,
-                });
-                (id, true)
-            }
+        if 2 * (self.len() + 1) > self.slots.len() {
+            self.rehash((2 * self.slots.len()).max(16));
         }
+        let b = word.as_bytes();
+        let i = self.probe(b, k);
+        if self.slots[i].id != EMPTY {
+            return (self.slots[i].id, false);
+        }
+        let id = self.ends.len() as u32;
+        assert!(id != EMPTY, "a vocabulary holds fewer than 2³² words");
+        self.arena.extend_from_slice(b);
+        self.ends.push(self.arena.len() as u32);
+        self.slots[i] = Slot {
+            head: k.head,
+            len: b.len() as u32,
+            id,
+        };
+        (id, true)
     }
 
     /// The id of `word`, inserting it when absent.
