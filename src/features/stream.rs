@@ -52,8 +52,12 @@ impl StreamVectorizer {
     pub fn push(&mut self, docs: &[Document]) {
         let mut rest = docs;
         while !rest.is_empty() {
-            // Slices grow from CHUNK to SLICE documents as the vocabulary fills up.
-            let n = (2 * self.rows()).clamp(CHUNK, SLICE).min(rest.len());
+            // Slices grow from one chunk per thread to SLICE documents as the vocabulary
+            // fills up.
+            let first = CHUNK * rayon::current_num_threads();
+            let n = (2 * self.rows())
+                .clamp(first.min(SLICE), SLICE)
+                .min(rest.len());
             let (part, tail) = rest.split_at(n);
             self.push_slice(part);
             rest = tail;
@@ -71,7 +75,7 @@ impl StreamVectorizer {
                     let mut out = Chunk {
                         lens: Vec::with_capacity(chunk.len()),
                         ids: Vec::new(),
-                        new_words: WordTable::default(),
+                        new_words: WordTable::with_capacity(1024),
                     };
                     let mut row = Vec::new();
                     for d in chunk {

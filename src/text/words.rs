@@ -127,7 +127,14 @@ impl Tokenizer for Words {
         let b = text.as_bytes();
         let mut start = 0;
         while start < b.len() {
-            let Some(off) = b[start..].iter().position(|&c| c >= 0x80) else {
+            let rest = &b[start..];
+            // `is_ascii` checks a word at a time: the common all-ASCII case costs little.
+            let found = if rest.is_ascii() {
+                None
+            } else {
+                rest.iter().position(|&c| c >= 0x80)
+            };
+            let Some(off) = found else {
                 self.tokens_ascii(&text[start..], sink);
                 return;
             };
