@@ -52,6 +52,15 @@ pub fn key(word: &str) -> Key {
     }
 }
 
+/// Equal byte strings of the same length, compared 8 bytes at a time (no call to memcmp
+/// for the short tails of words).
+#[inline]
+fn tail_eq(a: &[u8], b: &[u8]) -> bool {
+    debug_assert_eq!(a.len(), b.len());
+    let (ca, cb) = (a.chunks(8), b.chunks(8));
+    ca.zip(cb).all(|(x, y)| head_of(x) == head_of(y))
+}
+
 /// Word ↔ dense id, insertion-ordered.
 #[derive(Debug, Clone, Default)]
 pub struct WordTable {
@@ -115,7 +124,7 @@ impl WordTable {
             return true;
         }
         let end = self.ends[s.id as usize] as usize;
-        self.arena[end - word.len() + 8..end] == word[8..]
+        tail_eq(&self.arena[end - word.len() + 8..end], &word[8..])
     }
 
     /// The slot holding `word`, or the free slot where it would go.

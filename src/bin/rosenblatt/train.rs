@@ -12,6 +12,7 @@ use rosenblatt::pipeline::{self, TrainConfig};
 use rosenblatt::text::Analyzer;
 use rosenblatt::theory::Theory;
 use rosenblatt::vocab::VocabConfig;
+use std::borrow::Cow;
 use std::process::ExitCode;
 
 /// Turns the flags into a validated training plan before any file is read.
@@ -124,12 +125,12 @@ pub fn run(a: TrainArgs) -> Result<ExitCode> {
     }
     let cfg = with_rounds(cfg, docs.len())?;
 
-    let (train_docs, test_docs) = match a.holdout {
+    let (train_docs, test_docs): (Cow<[Document]>, _) = match a.holdout {
         Some(h) => {
             let (tr, te) = train_test_split(docs.len(), h, a.seed);
-            (pick(&docs, &tr), Some(pick(&docs, &te)))
+            (Cow::Owned(pick(&docs, &tr)), Some(pick(&docs, &te)))
         }
-        None => (docs.clone(), None),
+        None => (Cow::Borrowed(&docs[..]), None),
     };
     phase.set("training");
     let multilabel = pipeline::is_multilabel(&train_docs);
