@@ -215,7 +215,7 @@ mod tests {
     use super::*;
 
     fn collect(s: DocStream) -> Vec<Document> {
-        s.map(|b| b.unwrap()).flatten().collect()
+        s.flat_map(|b| b.unwrap()).collect()
     }
 
     fn fixture(name: &str) -> PathBuf {
@@ -231,10 +231,11 @@ mod tests {
             let whole = crate::input::read(&p, None).unwrap().docs;
             for batch in [1, 2, 5, 1000] {
                 let s = DocStream::open(std::slice::from_ref(&p), None, None, batch).unwrap();
-                let sizes: Vec<usize> = DocStream::open(&[p.clone()], None, None, batch)
-                    .unwrap()
-                    .map(|b| b.unwrap().len())
-                    .collect();
+                let sizes: Vec<usize> =
+                    DocStream::open(std::slice::from_ref(&p), None, None, batch)
+                        .unwrap()
+                        .map(|b| b.unwrap().len())
+                        .collect();
                 assert!(sizes.iter().all(|&n| n >= 1 && n <= batch), "{sizes:?}");
                 assert_eq!(collect(s), whole, "{name}, batch {batch}");
             }
@@ -251,7 +252,7 @@ mod tests {
         )
         .unwrap();
         let mut s = DocStream::open(&[p.clone(), p.clone()], None, None, 3).unwrap();
-        let docs: Vec<Document> = s.by_ref().map(|b| b.unwrap()).flatten().collect();
+        let docs: Vec<Document> = s.by_ref().flat_map(|b| b.unwrap()).collect();
         let ids: Vec<String> = docs.iter().map(|d| d.id.clone()).collect();
         let f = p.display();
         assert_eq!(

@@ -104,6 +104,12 @@ pub fn train(a: &TrainArgs, cfg: TrainConfig) -> Result<ExitCode> {
         );
     }
     let (data, _) = read(&a.inputs)?;
+    if let Some(l) = data.labels.iter().find(|l| l.contains(',')) {
+        bail!(
+            "label {l:?}: multi-label SVMlight rows are not supported for training; train on \
+             the documents instead"
+        );
+    }
     let cfg = crate::train::with_rounds(cfg, data.labels.len())?;
     let classes = svmlight::classes_of_labels(&data.labels, a.positive.as_deref())?;
     let idx = pipeline::label_indices(&data.labels, &classes)?;
