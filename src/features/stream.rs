@@ -153,7 +153,7 @@ impl StreamVectorizer {
         let mut order: Vec<u32> = (0..words.len() as u32)
             .filter(|&j| df[j as usize] >= config.min_df)
             .collect();
-        order.sort_unstable_by(|&a, &b| {
+        order.par_sort_unstable_by(|&a, &b| {
             df[b as usize]
                 .cmp(&df[a as usize])
                 .then_with(|| words.word(a).cmp(words.word(b)))
@@ -165,37 +165,69 @@ impl StreamVectorizer {
         for (k, &old) in order.iter().enumerate() {
             new_id[old as usize] = k as u32;
         }
-        // Renumber in place, dropping pruned words; rows only shrink, so the write position
-        // never passes the read position.
-        let mut write = 0;
-        let mut start = 0;
-        for i in 0..indptr.len() - 1 {
-            let end = indptr[i + 1];
-            let row_start = write;
-            for r in start..end {
-                let n = new_id[indices[r] as usize];
-                if n != u32::MAX {
-                    indices[write] = n;
-                    write += 1;
-                }
-            }
-            indices[row_start..write].sort_unstable();
-            start = end;
-            indptr[i + 1] = write;
+        if order.len() == words.len() {
+            renumber_parallel(&indptr, &mut indices, &new_id);
+        } else {
+            renumber_pruning(&mut indptr, &mut indices, &new_id);
         }
-        indices.truncate(write);
-        indices.shrink_to_fit();
-        let mut kept_words = Vec::with_capacity(order.len());
-        let mut kept_df = Vec::with_capacity(order.len());
+        let mut table = WordTable::with_capacity(order.len());
         for &old in &order {
-            kept_words.push(Box::<str>::from(words.word(old)));
-            kept_df.push(df[old as usize]);
+            table.insert(words.word(old));
         }
+        let kept_df = order.iter().map(|&old| df[old as usize]).collect();
         let docs = (indptr.len() - 1) as u64;
-        let vocab = Vocabulary::from_parts(kept_words, kept_df, docs);
+        let vocab = Vocabulary::from_table(table, kept_df, docs);
         let n = vocab.len();
         let mut b = MatrixBuilder::default();
         b.set_raw(indptr, indices);
         (vocab, b.finish(n))
     }
+}
+
+/// Rows per parallel group when renumbering.
+const GROUP: usize = 1024;
+
+/// Renumbers every id (none pruned) and sorts each row, rows in parallel groups.
+fn renumber_parallel(indptr: &[usize], indices: &mut [u32], new_id: &[u32]) {
+    let n_rows = indptr.len() - 1;
+    let mut groups = Vec::new();
+    let mut rest = indices;
+    for lo in (0..n_rows).step_by(GROUP) {
+        let hi = (lo + GROUP).min(n_rows);
+        let (head, tail) = rest.split_at_mut(indptr[hi] - indptr[lo]);
+        groups.push((lo, hi, head));
+        rest = tail;
+    }
+    groups.into_par_iter().for_each(|(lo, hi, ids)| {
+        for j in ids.iter_mut() {
+            *j = new_id[*j as usize];
+        }
+        let base = indptr[lo];
+        for i in lo..hi {
+            ids[indptr[i] - base..indptr[i + 1] - base].sort_unstable();
+        }
+    });
+}
+
+/// Renumbers in place, dropping pruned words (`u32::MAX`); rows only shrink, so the write
+/// position never passes the read position.
+fn renumber_pruning(indptr: &mut [usize], indices: &mut Vec<u32>, new_id: &[u32]) {
+    let mut write = 0;
+    let mut start = 0;
+    for i in 0..indptr.len() - 1 {
+        let end = indptr[i + 1];
+        let row_start = write;
+        for r in start..end {
+            let n = new_id[indices[r] as usize];
+            if n != u32::MAX {
+                indices[write] = n;
+                write += 1;
+            }
+        }
+        indices[row_start..write].sort_unstable();
+        start = end;
+        indptr[i + 1] = write;
+    }
+    indices.truncate(write);
+    indices.shrink_to_fit();
 }

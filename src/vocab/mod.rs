@@ -164,6 +164,16 @@ impl Vocabulary {
         }
     }
 
+    /// A vocabulary from a word table (id = insertion order) and document frequencies.
+    pub fn from_table(table: WordTable, df: Vec<u32>, documents: u64) -> Vocabulary {
+        assert_eq!(table.len(), df.len(), "one document frequency per word");
+        Vocabulary {
+            table,
+            df,
+            documents,
+        }
+    }
+
     /// The id of `word`, if known.
     #[inline]
     pub fn get(&self, word: &str) -> Option<u32> {
