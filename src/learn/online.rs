@@ -70,7 +70,15 @@ pub fn train_online<X: SparseRows>(
 ) -> Result<Fitted<LinearModel>> {
     opt.validate()?;
     check_binary(x, y)?;
-    Ok(with_rows(x, Online { y, opt, rule, n_cols: x.n_cols() }))
+    Ok(with_rows(
+        x,
+        Online {
+            y,
+            opt,
+            rule,
+            n_cols: x.n_cols(),
+        },
+    ))
 }
 
 /// The loop itself, written once over [`RowAccess`] so binary CSR runs unchecked.
@@ -138,7 +146,10 @@ impl<R: FnMut(f32, f32) -> f32> RowTask for Online<'_, R> {
             }
             b = (f64::from(b) - ub / tf) as f32;
         }
-        Fitted { model: LinearModel { w, bias: b }, report }
+        Fitted {
+            model: LinearModel { w, bias: b },
+            report,
+        }
     }
 }
 
