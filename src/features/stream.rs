@@ -170,11 +170,23 @@ impl StreamVectorizer {
         } else {
             renumber_pruning(&mut indptr, &mut indices, &new_id);
         }
-        let mut table = WordTable::with_capacity(order.len());
+        // Copy the kept words out and free the growing table before the final index is
+        // built, so the two never live at once (this is the peak of a streaming run).
+        let mut text = String::new();
+        let mut ends = Vec::with_capacity(order.len());
         for &old in &order {
-            table.insert(words.word(old));
+            text.push_str(words.word(old));
+            ends.push(text.len());
         }
         let kept_df = order.iter().map(|&old| df[old as usize]).collect();
+        drop((words, df, new_id, order));
+        let mut table = WordTable::with_capacity(ends.len());
+        let mut start = 0;
+        for &end in &ends {
+            table.insert(&text[start..end]);
+            start = end;
+        }
+        drop((text, ends));
         let docs = (indptr.len() - 1) as u64;
         let vocab = Vocabulary::from_table(table, kept_df, docs);
         let n = vocab.len();
