@@ -80,12 +80,15 @@ impl SparseRows for BinaryMatrix {
         self.indices().len()
     }
     fn csr(&self) -> Option<CsrView<'_>> {
-        Some(CsrView::new(
-            proper_indptr(self.indptr()),
-            self.indices(),
-            None,
-            self.cols(),
-        ))
+        // SAFETY: sprs checked the structure when the matrix was built (`CsMatI::new`).
+        Some(unsafe {
+            CsrView::trusted(
+                proper_indptr(self.indptr()),
+                self.indices(),
+                None,
+                self.cols(),
+            )
+        })
     }
 }
 
@@ -108,12 +111,15 @@ impl SparseRows for RealMatrix {
         self.indices().len()
     }
     fn csr(&self) -> Option<CsrView<'_>> {
-        Some(CsrView::new(
-            proper_indptr(self.indptr()),
-            self.indices(),
-            Some(self.data()),
-            self.cols(),
-        ))
+        // SAFETY: sprs checked the structure when the matrix was built (`CsMatI::new`).
+        Some(unsafe {
+            CsrView::trusted(
+                proper_indptr(self.indptr()),
+                self.indices(),
+                Some(self.data()),
+                self.cols(),
+            )
+        })
     }
 }
 

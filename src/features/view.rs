@@ -41,6 +41,26 @@ impl<'a> CsrView<'a> {
         }
     }
 
+    /// Wraps the arrays of an sprs matrix without re-checking them: sprs validated the
+    /// same invariants (sorted rows, every id below the width) when the matrix was built.
+    ///
+    /// # Safety
+    /// The arrays must satisfy the invariants [`CsrView::new`] checks.
+    pub(crate) unsafe fn trusted(
+        indptr: &'a [usize],
+        indices: &'a [u32],
+        vals: Option<&'a [f32]>,
+        n_cols: usize,
+    ) -> Self {
+        debug_assert!(ops::ids_below(indices, n_cols));
+        CsrView {
+            indptr,
+            indices,
+            vals,
+            n_cols,
+        }
+    }
+
     /// Number of rows.
     #[inline]
     pub fn n_rows(&self) -> usize {
