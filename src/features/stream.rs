@@ -106,24 +106,42 @@ impl StreamVectorizer {
                 },
             )
             .collect();
-        // Merge in input order. Rows stay unsorted until `finish` renumbers and sorts them;
-        // they are already duplicate-free (`Seen`), and new words map to fresh ids.
-        let mut remap = Vec::new();
-        for c in chunks {
-            remap.clear();
-            remap.extend(c.new_words.words().map(|w| self.words.insert(w)));
-            let mut at = 0;
-            for len in c.lens {
-                let ids = &c.ids[at..at + len as usize];
-                at += len as usize;
-                self.indices.extend(ids.iter().map(|&j| {
-                    if j & LOCAL != 0 {
+        // Merge in input order: new words get global ids one chunk after another (cheap,
+        // few words), then every chunk's ids are remapped and copied into place in parallel.
+        // Rows stay unsorted until `finish` renumbers and sorts them; they are already
+        // duplicate-free (`Seen`), and new words map to fresh ids.
+        let remaps: Vec<Vec<u32>> = chunks
+            .iter()
+            .map(|c| c.new_words.words().map(|w| self.words.insert(w)).collect())
+            .collect();
+        let base = self.indices.len();
+        let total: usize = chunks.iter().map(|c| c.ids.len()).sum();
+        self.indices.resize(base + total, 0);
+        let mut parts = Vec::with_capacity(chunks.len());
+        let mut rest = &mut self.indices[base..];
+        for c in &chunks {
+            let (head, tail) = rest.split_at_mut(c.ids.len());
+            parts.push(head);
+            rest = tail;
+        }
+        parts
+            .into_par_iter()
+            .zip(&chunks)
+            .zip(&remaps)
+            .for_each(|((out, c), remap)| {
+                for (o, &j) in out.iter_mut().zip(&c.ids) {
+                    *o = if j & LOCAL != 0 {
                         remap[(j & !LOCAL) as usize]
                     } else {
                         j
-                    }
-                }));
-                self.indptr.push(self.indices.len());
+                    };
+                }
+            });
+        let mut at = base;
+        for c in &chunks {
+            for &len in &c.lens {
+                at += len as usize;
+                self.indptr.push(at);
             }
         }
     }
