@@ -28,7 +28,8 @@ fn gram(c: &mut Criterion) {
     let mut group = c.benchmark_group("gram_sms_5574");
     group
         .sample_size(20)
-        .measurement_time(Duration::from_secs(8));
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
     for (name, kernel) in [
         ("linear", Kernel::Linear),
         ("rbf", Kernel::Rbf { gamma: 0.1 }),

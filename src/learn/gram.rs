@@ -114,6 +114,38 @@ impl Postings {
     }
 }
 
+impl Postings {
+    /// For binary rows: `out[j − lo] = |q ∩ x_j|` as an integer count.
+    pub fn counts_into(&self, q: &[u32], lo: usize, out: &mut [u32]) {
+        let hi = lo + out.len();
+        out.fill(0);
+        for &f in q {
+            let f = f as usize;
+            if f + 1 >= self.ptr.len() {
+                break;
+            }
+            let rows = &self.rows[self.ptr[f]..self.ptr[f + 1]];
+            let start = if lo == 0 {
+                0
+            } else {
+                rows.partition_point(|&r| (r as usize) < lo)
+            };
+            for &r in &rows[start..] {
+                let j = r as usize;
+                if j >= hi {
+                    break;
+                }
+                out[j - lo] += 1;
+            }
+        }
+    }
+}
+
+thread_local! {
+    /// Per-thread integer scratch for binary rows' intersection counts.
+    static COUNTS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// What a Gram matrix needs: the rows, their postings, squared norms and the kernel.
 #[derive(Debug, Clone)]
 pub struct Gram {
@@ -123,6 +155,8 @@ pub struct Gram {
     sq_norms: Vec<f32>,
     /// For binary rows: K by integer dot product (polynomial) or squared distance (RBF).
     table: Option<Vec<f32>>,
+    /// For binary rows: |xᵢ| as integers (`None` for real-valued rows).
+    nnz: Option<Vec<u32>>,
 }
 
 /// The largest squared norm for which binary kernel values are tabulated.
@@ -157,17 +191,24 @@ impl Gram {
         let all: Vec<usize> = (0..x.n_rows()).collect();
         let rows = SupportRows::select(x, &all);
         let sq_norms: Vec<f32> = (0..x.n_rows()).map(|i| ops::nrm2_sq(x.row(i))).collect();
-        let table = if rows.vals.is_none() {
+        let binary = rows.vals.is_none();
+        let table = if binary {
             binary_table(kernel, sq_norms.iter().copied().fold(0.0, f32::max))
         } else {
             None
         };
+        let nnz = binary.then(|| {
+            (0..rows.n_rows())
+                .map(|i| rows.row(i).nnz() as u32)
+                .collect()
+        });
         Gram {
             kernel,
             rows,
             post: Postings::new(x),
             sq_norms,
             table,
+            nnz,
         }
     }
 
@@ -209,6 +250,16 @@ impl Gram {
 
     /// Writes K(xᵢ, xⱼ) for j in `lo .. lo + out.len()` into `out`.
     pub fn row_range_into(&self, i: usize, lo: usize, out: &mut [f32]) {
+        if let (Some(nnz), false) = (&self.nnz, self.kernel == Kernel::Linear) {
+            // Binary rows: integer counts, then one pass writes K (exact: the counts are
+            // the same integers `sparse_dot` sums in f32). The linear kernel is the f32
+            // count itself, written in place below.
+            return COUNTS.with_borrow_mut(|c| {
+                c.resize(out.len(), 0);
+                self.post.counts_into(self.rows.row(i).ids, lo, c);
+                self.counts_to_kernel(nnz[i], &nnz[lo..lo + out.len()], c, out);
+            });
+        }
         self.post.dots_into(self.rows.row(i), lo, out);
         let hi = lo + out.len();
         let si = self.sq_norms[i];
@@ -217,18 +268,44 @@ impl Gram {
             (_, Kernel::Linear) => {}
             (Some(t), Kernel::Polynomial { .. }) => {
                 for o in out.iter_mut() {
-                    *o = t[*o as usize];
+                    *o = t[*o as i32 as usize];
                 }
             }
             (Some(t), Kernel::Rbf { .. }) => {
-                let si = si as usize;
+                // ‖xᵢ − xⱼ‖² = |xᵢ| + |xⱼ| − 2|xᵢ ∩ xⱼ|, exact in f32.
                 for (o, &sj) in out.iter_mut().zip(norms) {
-                    *o = t[si + sj as usize - 2 * (*o as usize)];
+                    *o = t[(si + sj - 2.0 * *o) as i32 as usize];
                 }
             }
             (None, k) => {
                 for (o, &sj) in out.iter_mut().zip(norms) {
                     *o = k.from_dot(*o, si, sj);
+                }
+            }
+        }
+    }
+
+    fn counts_to_kernel(&self, ni: u32, nj: &[u32], counts: &[u32], out: &mut [f32]) {
+        match (&self.table, self.kernel) {
+            (_, Kernel::Linear) => {
+                for (o, &c) in out.iter_mut().zip(counts) {
+                    *o = c as f32;
+                }
+            }
+            (Some(t), Kernel::Polynomial { .. }) => {
+                for (o, &c) in out.iter_mut().zip(counts) {
+                    *o = t[c as usize];
+                }
+            }
+            (Some(t), Kernel::Rbf { .. }) => {
+                // ‖xᵢ − xⱼ‖² = |xᵢ| + |xⱼ| − 2|xᵢ ∩ xⱼ|.
+                for ((o, &c), &n) in out.iter_mut().zip(counts).zip(nj) {
+                    *o = t[(ni + n - 2 * c) as usize];
+                }
+            }
+            (None, k) => {
+                for ((o, &c), &n) in out.iter_mut().zip(counts).zip(nj) {
+                    *o = k.from_dot(c as f32, ni as f32, n as f32);
                 }
             }
         }

@@ -84,16 +84,6 @@ impl Kernel {
         self.from_dot(ops::sparse_dot(x, z), ops::nrm2_sq(x), ops::nrm2_sq(z))
     }
 
-    /// Whether K(x, z) is 0 whenever x and z share no feature (then only rows that share
-    /// a feature with x contribute to a score).
-    pub fn zero_when_disjoint(&self) -> bool {
-        match *self {
-            Kernel::Linear => true,
-            Kernel::Polynomial { coef0, .. } => coef0 == 0.0,
-            Kernel::Rbf { .. } => false,
-        }
-    }
-
     /// A short description for model metadata and messages.
     pub fn describe(&self) -> String {
         match *self {
