@@ -41,6 +41,8 @@ impl StreamVectorizer {
     pub fn new(analyzer: Analyzer) -> Self {
         StreamVectorizer {
             analyzer,
+            // Room for a typical corpus's words up front: fewer rehashes while it grows.
+            words: WordTable::with_capacity(1 << 15),
             indptr: vec![0],
             ..Default::default()
         }
