@@ -5,8 +5,22 @@
 pub fn decode_text(bytes: Vec<u8>) -> String {
     match String::from_utf8(bytes) {
         Ok(s) => s,
-        Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),
+        Err(e) => latin1(&e.into_bytes()),
     }
+}
+
+/// Decodes `bytes` as latin-1 (every byte is the character with that code); pure ASCII,
+/// the common case, is taken over without copying.
+pub fn decode_latin1(bytes: Vec<u8>) -> String {
+    if bytes.is_ascii() {
+        String::from_utf8(bytes).expect("ASCII is UTF-8")
+    } else {
+        latin1(&bytes)
+    }
+}
+
+fn latin1(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| b as char).collect()
 }
 
 #[cfg(test)]
@@ -18,5 +32,7 @@ mod tests {
         assert_eq!(decode_text("café".as_bytes().to_vec()), "café");
         assert_eq!(decode_text(vec![b'c', b'a', b'f', 0xE9]), "café");
         assert_eq!(decode_text(vec![0xFC, b'b']), "üb");
+        assert_eq!(decode_latin1("é".as_bytes().to_vec()), "Ã©");
+        assert_eq!(decode_latin1(b"plain".to_vec()), "plain");
     }
 }

@@ -13,7 +13,7 @@ pub mod stream;
 pub mod svmlight;
 mod tsv;
 
-pub use decode::decode_text;
+pub use decode::{decode_latin1, decode_text};
 pub use dirs::{read_dirs, walk_files};
 pub use jsonl::read_jsonl;
 pub use reuters::{Split, read_reuters};

@@ -10,8 +10,9 @@
 //!
 //! A `<REUTERS>` block that is cut off or lacks its attributes is counted and skipped.
 
-use super::{Corpus, Document};
+use super::{Corpus, Document, decode_latin1};
 use crate::{Error, Result};
+use rayon::prelude::*;
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -57,17 +58,29 @@ fn sgml_files(path: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// One file's articles and its skipped blocks (id, reason).
+type FilePart = (Vec<Article>, Vec<(String, String)>);
+
 /// Reads ModApte documents of the Reuters-21578 SGML folder (or one `.sgm` file): the
 /// given split, or both when `None`, labelled with the categories that have at least one
 /// training and one test document among the files read.
 pub fn read_reuters(path: &Path, split: Option<Split>) -> Result<Corpus> {
+    // Files are read and parsed in parallel, then joined in file order.
+    let parts: Vec<FilePart> = sgml_files(path)?
+        .par_iter()
+        .map(|f| {
+            let bytes = std::fs::read(f).map_err(|e| Error::io(f, e))?;
+            let text = decode_latin1(bytes);
+            let (mut articles, mut skipped) = (Vec::new(), Vec::new());
+            parse_file(&text, f, &mut articles, &mut skipped);
+            Ok((articles, skipped))
+        })
+        .collect::<Result<_>>()?;
     let mut articles = Vec::new();
     let mut corpus = Corpus::default();
-    for f in sgml_files(path)? {
-        let bytes = std::fs::read(&f).map_err(|e| Error::io(&f, e))?;
-        // latin-1: every byte is the character with that code.
-        let text: String = bytes.iter().map(|&b| b as char).collect();
-        parse_file(&text, &f, &mut articles, &mut corpus.skipped);
+    for (a, s) in parts {
+        articles.extend(a);
+        corpus.skipped.extend(s);
     }
     let in_split = |s: Split| -> HashSet<&str> {
         articles
