@@ -23,14 +23,23 @@ pub struct Key {
 
 const K: u64 = 0x9E37_79B9_7F4A_7C15;
 
+/// The first 8 bytes of `b`, zero-padded, little-endian — without a call to memcpy for
+/// short words: two overlapping 4-byte loads (4–7 bytes) or three single bytes (1–3).
 #[inline]
 fn head_of(b: &[u8]) -> u64 {
-    if b.len() >= 8 {
+    let n = b.len();
+    if n >= 8 {
         u64::from_le_bytes(b[..8].try_into().unwrap())
+    } else if n >= 4 {
+        let lo = u64::from(u32::from_le_bytes(b[..4].try_into().unwrap()));
+        let hi = u64::from(u32::from_le_bytes(b[n - 4..].try_into().unwrap()));
+        lo | (hi << ((n - 4) * 8))
+    } else if n > 0 {
+        u64::from(b[0])
+            | (u64::from(b[n / 2]) << (n / 2 * 8))
+            | (u64::from(b[n - 1]) << ((n - 1) * 8))
     } else {
-        let mut buf = [0u8; 8];
-        buf[..b.len()].copy_from_slice(b);
-        u64::from_le_bytes(buf)
+        0
     }
 }
 
@@ -226,6 +235,27 @@ mod tests {
                 prop_assert_eq!(t.word(id), w.as_str());
             }
             prop_assert_eq!(t.get("not-a-generated-word"), None);
+        }
+    }
+
+    #[test]
+    fn head_is_the_zero_padded_prefix() {
+        for w in [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "abcde",
+            "abcdef",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefghij",
+        ] {
+            let mut buf = [0u8; 8];
+            let n = w.len().min(8);
+            buf[..n].copy_from_slice(&w.as_bytes()[..n]);
+            assert_eq!(head_of(w.as_bytes()), u64::from_le_bytes(buf), "{w:?}");
         }
     }
 
