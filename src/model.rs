@@ -255,26 +255,7 @@ impl SavedModel {
 /// Writes `bytes` to `path` atomically: a temporary file beside it, synced, then renamed,
 /// so readers see the old file or the new one, never a partial write.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| Error::config(format!("{} is not a file name", path.display())))?;
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        Error::io(path, e)
-    })
+    let mut f = crate::atomic::AtomicFile::create(path)?;
+    f.write_all(bytes).map_err(|e| Error::io(path, e))?;
+    f.commit()
 }

@@ -249,7 +249,7 @@ pub fn tune_thresholds<X: SparseRows>(
             )));
         }
         let mut oof: Vec<Vec<f32>> = vec![Vec::new(); x.n_rows()];
-        for (train, test) in folds_of(x.n_rows(), folds, seed) {
+        for (train, test) in crate::eval::kfold(x.n_rows(), folds, seed) {
             let sub = RowSubset::new(x, &train);
             let sub_sets: Vec<Vec<usize>> = train.iter().map(|&i| sets[i].clone()).collect();
             let scorer = fit_scorer(learner, &sub, &sub_sets, k)?.model;
@@ -271,22 +271,6 @@ pub fn tune_thresholds<X: SparseRows>(
         }
     }
     Ok(thresholds)
-}
-
-/// Seeded k-fold (train, test) index lists over `0..n`.
-fn folds_of(n: usize, k: usize, seed: u64) -> Vec<(Vec<usize>, Vec<usize>)> {
-    let mut idx: Vec<usize> = (0..n).collect();
-    super::online::epoch_order(&mut idx, Some(seed), 0);
-    (0..k)
-        .map(|f| {
-            let (lo, hi) = (f * n / k, (f + 1) * n / k);
-            let mut test = idx[lo..hi].to_vec();
-            let mut train: Vec<usize> = idx[..lo].iter().chain(&idx[hi..]).copied().collect();
-            test.sort_unstable();
-            train.sort_unstable();
-            (train, test)
-        })
-        .collect()
 }
 
 #[cfg(test)]
