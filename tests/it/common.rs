@@ -26,7 +26,14 @@ pub fn shared_corpus(rel: &str) -> Option<PathBuf> {
     if p.exists() {
         Some(p)
     } else {
-        eprintln!("note: {} is absent; skipping this test", p.display());
+        // Written to stderr directly, past the test harness's capture, so the note shows
+        // even when the test passes.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "note: {} is absent; skipping this test",
+            p.display()
+        );
         None
     }
 }
