@@ -59,27 +59,39 @@ pub fn run(a: ClassifyArgs) -> Result<ExitCode> {
     let decisions = pipeline::decide_labels(&model, &x);
     let mut out = BufWriter::new(std::io::stdout().lock());
     for (d, labels) in corpus.docs.iter().zip(&decisions) {
-        let names: Vec<&str> = labels.iter().map(|l| model.classes[l.0].as_str()).collect();
-        let scores: Vec<f32> = labels.iter().map(|l| l.1).collect();
-        match a.output_format {
-            OutputFormat::Tsv => {
-                let s: Vec<String> = scores.iter().map(f32::to_string).collect();
-                writeln!(out, "{}\t{}\t{}", d.id, names.join(","), s.join(","))?
-            }
-            OutputFormat::Jsonl => {
-                let mut v = serde_json::json!({
-                    "id": d.id,
-                    "label": names.first(),
-                    "score": scores.first(),
-                });
-                if matches!(model.predictor, Predictor::MultiLabel(_)) {
-                    v["labels"] = serde_json::json!(names);
-                    v["scores"] = serde_json::json!(scores);
-                }
-                writeln!(out, "{v}")?
-            }
-        }
+        write_labels(&mut out, a.output_format, &model, &d.id, labels)?;
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes one document's line: `id<TAB>label1,label2<TAB>score1,score2`, or a JSON object
+/// (`labels` and `scores` added for multi-label models). Shared with SVMlight input.
+pub fn write_labels(
+    out: &mut impl Write,
+    format: OutputFormat,
+    model: &SavedModel,
+    id: &str,
+    labels: &[(usize, f32)],
+) -> std::io::Result<()> {
+    let names: Vec<&str> = labels.iter().map(|l| model.classes[l.0].as_str()).collect();
+    let scores: Vec<f32> = labels.iter().map(|l| l.1).collect();
+    match format {
+        OutputFormat::Tsv => {
+            let s: Vec<String> = scores.iter().map(f32::to_string).collect();
+            writeln!(out, "{id}\t{}\t{}", names.join(","), s.join(","))
+        }
+        OutputFormat::Jsonl => {
+            let mut v = serde_json::json!({
+                "id": id,
+                "label": names.first(),
+                "score": scores.first(),
+            });
+            if matches!(model.predictor, Predictor::MultiLabel(_)) {
+                v["labels"] = serde_json::json!(names);
+                v["scores"] = serde_json::json!(scores);
+            }
+            writeln!(out, "{v}")
+        }
+    }
 }

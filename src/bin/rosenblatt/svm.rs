@@ -2,12 +2,12 @@
 //! no vocabulary), models with an indexed feature space, and clear errors when text and
 //! vectors are mixed up.
 
-use crate::args::{ClassifyArgs, EvalArgs, OutputFormat, TrainArgs};
+use crate::args::{ClassifyArgs, EvalArgs, TrainArgs};
 use anyhow::{Context, Result, bail};
 use rosenblatt::eval::{Metrics, kfold, train_test_split};
 use rosenblatt::input::Format;
 use rosenblatt::input::svmlight::{self, Rows, SvmData};
-use rosenblatt::model::{FeatureSpace, Predictor, SavedModel};
+use rosenblatt::model::{FeatureSpace, SavedModel};
 use rosenblatt::pipeline::{self, TrainConfig};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -231,26 +231,7 @@ pub fn classify(
     let labels = with_rows!(&data.rows, x => pipeline::decide_labels(model, x));
     let mut out = BufWriter::new(std::io::stdout().lock());
     for (id, labels) in ids.iter().zip(&labels) {
-        let names: Vec<&str> = labels.iter().map(|l| model.classes[l.0].as_str()).collect();
-        let scores: Vec<f32> = labels.iter().map(|l| l.1).collect();
-        match a.output_format {
-            OutputFormat::Tsv => {
-                let s: Vec<String> = scores.iter().map(f32::to_string).collect();
-                writeln!(out, "{id}\t{}\t{}", names.join(","), s.join(","))?
-            }
-            OutputFormat::Jsonl => {
-                let mut v = serde_json::json!({
-                    "id": id,
-                    "label": names.first(),
-                    "score": scores.first(),
-                });
-                if matches!(model.predictor, Predictor::MultiLabel(_)) {
-                    v["labels"] = serde_json::json!(names);
-                    v["scores"] = serde_json::json!(scores);
-                }
-                writeln!(out, "{v}")?
-            }
-        }
+        crate::classify::write_labels(&mut out, a.output_format, model, id, labels)?;
     }
     out.flush()?;
     Ok(Some(ExitCode::SUCCESS))
