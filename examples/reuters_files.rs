@@ -10,7 +10,11 @@
 use std::path::{Path, PathBuf};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let out = PathBuf::from(std::env::args().nth(1).ok_or("usage: reuters_files OUT_DIR")?);
+    let out = PathBuf::from(
+        std::env::args()
+            .nth(1)
+            .ok_or("usage: reuters_files OUT_DIR")?,
+    );
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpora/reuters21578");
     let corpus = rosenblatt::input::read_reuters(&root, None)?;
     std::fs::create_dir_all(&out)?;
@@ -19,6 +23,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::fs::write(out.join(format!("{}.txt", d.id)), &d.text)?;
         bytes += d.text.len();
     }
-    println!("{} documents, {} bytes, in {}", corpus.docs.len(), bytes, out.display());
+    println!(
+        "{} documents, {} bytes, in {}",
+        corpus.docs.len(),
+        bytes,
+        out.display()
+    );
     Ok(())
 }
