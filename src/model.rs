@@ -236,7 +236,12 @@ impl SavedModel {
             ));
         }
         let (m, _) = bincode::serde::decode_from_slice(payload, bincode::config::standard())
-            .map_err(|e| Error::model(path, format!("cannot decode the model: {e}")))?;
+            .map_err(|e| {
+                Error::model(
+                    path,
+                    format!("cannot decode the model (written by an incompatible build?): {e}"),
+                )
+            })?;
         Ok(m)
     }
 

@@ -124,7 +124,7 @@ pub fn read_part(path: &Path, format: Option<Format>, split: Option<Split>) -> R
     if !path.exists() {
         return Err(Error::io(
             path,
-            std::io::Error::from(std::io::ErrorKind::NotFound),
+            std::io::Error::new(std::io::ErrorKind::NotFound, "no such file or folder"),
         ));
     }
     match format.unwrap_or_else(|| Format::detect(path)) {
