@@ -170,14 +170,18 @@ impl StreamVectorizer {
         for &j in &indices {
             df[j as usize] += 1;
         }
-        let mut order: Vec<u32> = (0..words.len() as u32)
+        // Sort by (df desc, word). Each key carries the word's first 8 bytes big-endian, so
+        // most comparisons are integer ones; equal heads fall back to the whole words.
+        let mut keys: Vec<(u32, u64, u32)> = (0..words.len() as u32)
             .filter(|&j| df[j as usize] >= config.min_df)
+            .map(|j| (u32::MAX - df[j as usize], sort_head(words.word(j)), j))
             .collect();
-        order.par_sort_unstable_by(|&a, &b| {
-            df[b as usize]
-                .cmp(&df[a as usize])
-                .then_with(|| words.word(a).cmp(words.word(b)))
+        keys.par_sort_unstable_by(|a, b| {
+            (a.0, a.1)
+                .cmp(&(b.0, b.1))
+                .then_with(|| words.word(a.2).cmp(words.word(b.2)))
         });
+        let mut order: Vec<u32> = keys.into_iter().map(|k| k.2).collect();
         if let Some(max) = config.max_features {
             order.truncate(max);
         }
@@ -214,6 +218,15 @@ impl StreamVectorizer {
         b.set_raw(indptr, indices);
         (vocab, b.finish(n))
     }
+}
+
+/// A word's first 8 bytes as a big-endian integer, zero-padded: integers compare as the
+/// words' prefixes do (words hold no NUL bytes).
+fn sort_head(w: &str) -> u64 {
+    let mut buf = [0u8; 8];
+    let n = w.len().min(8);
+    buf[..n].copy_from_slice(&w.as_bytes()[..n]);
+    u64::from_be_bytes(buf)
 }
 
 /// Rows per parallel group when renumbering.
