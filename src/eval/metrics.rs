@@ -67,14 +67,7 @@ impl Metrics {
 
     /// The metrics as the JSON object `eval --json` prints.
     pub fn to_json(&self) -> serde_json::Value {
-        let per_class: serde_json::Map<String, serde_json::Value> = (0..self.classes.len())
-            .map(|c| {
-                (
-                    self.classes[c].clone(),
-                    serde_json::to_value(self.class(c)).unwrap(),
-                )
-            })
-            .collect();
+        let per_class = per_class_json(&self.classes, |c| self.class(c));
         serde_json::json!({
             "accuracy": self.accuracy(),
             "documents": self.documents(),
@@ -121,6 +114,23 @@ impl Metrics {
         }
         s
     }
+}
+
+/// `{class: {precision, recall, f1, support}}`, the `per_class` object of `eval --json`.
+pub(crate) fn per_class_json(
+    classes: &[String],
+    class: impl Fn(usize) -> ClassMetrics,
+) -> serde_json::Map<String, serde_json::Value> {
+    classes
+        .iter()
+        .enumerate()
+        .map(|(c, name)| {
+            (
+                name.clone(),
+                serde_json::to_value(class(c)).unwrap_or_default(),
+            )
+        })
+        .collect()
 }
 
 fn ratio(a: u64, b: u64) -> f64 {

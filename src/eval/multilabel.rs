@@ -113,14 +113,7 @@ impl MultiLabelMetrics {
 
     /// The JSON object `eval --json` prints for multi-label models.
     pub fn to_json(&self) -> serde_json::Value {
-        let per_class: serde_json::Map<String, serde_json::Value> = (0..self.classes.len())
-            .map(|c| {
-                (
-                    self.classes[c].clone(),
-                    serde_json::to_value(self.class(c)).unwrap_or_default(),
-                )
-            })
-            .collect();
+        let per_class = super::metrics::per_class_json(&self.classes, |c| self.class(c));
         serde_json::json!({
             "documents": self.documents,
             "labels": self.classes.len(),
