@@ -13,10 +13,10 @@
 use super::gram::{Gram, GramRows};
 use super::kernel::Kernel;
 use super::kernel_model::{KernelModel, SupportRows, Vote};
-use super::{Bias, Fitted, Label, Learner, Schedule, TrainReport, check_binary};
+use super::perceptron::drive;
+use super::{Bias, Fitted, Label, Learner, Schedule, check_binary};
 use crate::features::SparseRows;
 use crate::{Error, Result};
-use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -268,71 +268,21 @@ impl KernelPerceptron {
         let mut alpha = vec![0u32; n];
         let mut step_sum = vec![0u64; n];
         let mut votes: Vec<(usize, u64)> = Vec::new();
-        let mut report = TrainReport::default();
-        let mut visit = |i: usize, epoch: usize, report: &mut TrainReport| {
-            report.steps += 1;
+        // The same visiting order as the primal perceptron: both run `drive`.
+        let report = drive(self.schedule, n, |i, epoch, step| {
             let yi = f64::from(y[i]);
             if yi * f[i] > 0.0 {
                 return false;
             }
             alpha[i] += 1;
-            step_sum[i] += report.steps;
-            votes.push((i, report.steps));
-            report.updates += 1;
+            step_sum[i] += step;
+            votes.push((i, step));
             for (fj, &k) in f.iter_mut().zip(rows.row(i)) {
                 *fj += yi * (f64::from(k) + beta64);
             }
             observer(DualUpdate { example: i, epoch });
             true
-        };
-        match self.schedule {
-            Schedule::Online | Schedule::Epochs(_) | Schedule::UntilConvergence { .. } => {
-                let (epochs, stop_clean) = match self.schedule {
-                    Schedule::Epochs(e) => (e, false),
-                    Schedule::UntilConvergence { max_epochs } => (max_epochs, true),
-                    _ => (1, false),
-                };
-                for epoch in 0..epochs {
-                    let mut mistakes = 0;
-                    for i in 0..n {
-                        mistakes += u64::from(visit(i, epoch, &mut report));
-                    }
-                    report.epochs += 1;
-                    report.mistakes_per_epoch.push(mistakes);
-                    if stop_clean && mistakes == 0 {
-                        break;
-                    }
-                }
-                if stop_clean {
-                    report.converged = Some(report.mistakes_per_epoch.last() == Some(&0));
-                }
-            }
-            Schedule::Randomized {
-                rounds,
-                seed,
-                patience,
-            } => {
-                // The same draws as the primal perceptron's randomized schedule.
-                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-                let (mut quiet, mut mistakes, mut stopped) = (0u64, 0u64, false);
-                for round in 0..rounds {
-                    let i = rng.gen_range(0..n);
-                    if visit(i, (round / n as u64) as usize, &mut report) {
-                        quiet = 0;
-                        mistakes += 1;
-                    } else {
-                        quiet += 1;
-                    }
-                    if patience.is_some_and(|p| quiet >= p) {
-                        stopped = true;
-                        break;
-                    }
-                }
-                report.epochs = report.steps.div_ceil(n as u64) as usize;
-                report.mistakes_per_epoch.push(mistakes);
-                report.converged = patience.map(|_| stopped);
-            }
-        }
+        });
         let mut model = self.build(x, y, &rows, beta, &alpha, &step_sum, &votes, report.steps);
         model.cost = Some((estimate, rows.rows_computed()));
         Ok(Fitted { model, report })

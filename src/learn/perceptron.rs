@@ -137,10 +137,9 @@ impl<F: FnMut(Update<'_>)> RowTask for Train<'_, F> {
             Bias::Augmented => p.eta,
             Bias::R2 => p.eta * (0..n).map(|i| x.nrm2_sq(i)).fold(0.0, f32::max),
         };
-        let mut report = TrainReport::default();
         // One visit: predict, and update on a mistake (y·(w·x + b) ≤ 0). Returns whether
         // it updated.
-        let mut visit = |i: usize, epoch: usize, m: &mut LinearModel| {
+        let report = drive(p.schedule, n, |i, epoch, _| {
             let yi = f32::from(y[i]);
             if yi * (x.dot(i, &m.w) + m.bias) <= 0.0 {
                 x.axpy(i, p.eta * yi, &mut m.w);
@@ -155,59 +154,7 @@ impl<F: FnMut(Update<'_>)> RowTask for Train<'_, F> {
             } else {
                 false
             }
-        };
-        match p.schedule {
-            Schedule::Randomized {
-                rounds,
-                seed,
-                patience,
-            } => {
-                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-                let (mut quiet, mut mistakes) = (0u64, 0u64);
-                let mut stopped = false;
-                for round in 0..rounds {
-                    let i = rng.gen_range(0..n);
-                    report.steps += 1;
-                    if visit(i, (round / n as u64) as usize, &mut m) {
-                        quiet = 0;
-                        mistakes += 1;
-                    } else {
-                        quiet += 1;
-                    }
-                    if patience.is_some_and(|p| quiet >= p) {
-                        stopped = true;
-                        break;
-                    }
-                }
-                report.updates = mistakes;
-                report.epochs = report.steps.div_ceil(n as u64) as usize;
-                report.mistakes_per_epoch.push(mistakes);
-                report.converged = patience.map(|_| stopped);
-            }
-            fixed => {
-                let (epochs, stop_clean) = match fixed {
-                    Schedule::Epochs(e) => (e, false),
-                    Schedule::UntilConvergence { max_epochs } => (max_epochs, true),
-                    _ => (1, false),
-                };
-                for epoch in 0..epochs {
-                    let mut mistakes = 0;
-                    for i in 0..n {
-                        mistakes += u64::from(visit(i, epoch, &mut m));
-                    }
-                    report.steps += n as u64;
-                    report.updates += mistakes;
-                    report.epochs += 1;
-                    report.mistakes_per_epoch.push(mistakes);
-                    if stop_clean && mistakes == 0 {
-                        break;
-                    }
-                }
-                if stop_clean {
-                    report.converged = Some(report.mistakes_per_epoch.last() == Some(&0));
-                }
-            }
-        }
+        });
         Fitted { model: m, report }
     }
 }
@@ -217,4 +164,71 @@ impl Learner for Perceptron {
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
         self.fit_observed(x, y, |_| {})
     }
+}
+
+/// Runs a schedule: visits examples in order for fixed epochs or until an epoch makes no
+/// mistake, or draws them at random (seeded) with optional patience, and keeps the report.
+/// `visit(i, epoch, step)` gets the example, its 0-based epoch and the 1-based count of
+/// visits so far, and says whether it updated. Shared by the primal and dual perceptrons,
+/// so both visit examples in exactly the same order.
+pub(crate) fn drive(
+    schedule: Schedule,
+    n: usize,
+    mut visit: impl FnMut(usize, usize, u64) -> bool,
+) -> TrainReport {
+    let mut report = TrainReport::default();
+    match schedule {
+        Schedule::Randomized {
+            rounds,
+            seed,
+            patience,
+        } => {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let (mut quiet, mut mistakes) = (0u64, 0u64);
+            let mut stopped = false;
+            for round in 0..rounds {
+                let i = rng.gen_range(0..n);
+                report.steps += 1;
+                if visit(i, (round / n as u64) as usize, report.steps) {
+                    quiet = 0;
+                    mistakes += 1;
+                } else {
+                    quiet += 1;
+                }
+                if patience.is_some_and(|p| quiet >= p) {
+                    stopped = true;
+                    break;
+                }
+            }
+            report.updates = mistakes;
+            report.epochs = report.steps.div_ceil(n as u64) as usize;
+            report.mistakes_per_epoch.push(mistakes);
+            report.converged = patience.map(|_| stopped);
+        }
+        fixed => {
+            let (epochs, stop_clean) = match fixed {
+                Schedule::Epochs(e) => (e, false),
+                Schedule::UntilConvergence { max_epochs } => (max_epochs, true),
+                _ => (1, false),
+            };
+            for epoch in 0..epochs {
+                let mut mistakes = 0;
+                let base = report.steps;
+                for i in 0..n {
+                    mistakes += u64::from(visit(i, epoch, base + i as u64 + 1));
+                }
+                report.steps += n as u64;
+                report.updates += mistakes;
+                report.epochs += 1;
+                report.mistakes_per_epoch.push(mistakes);
+                if stop_clean && mistakes == 0 {
+                    break;
+                }
+            }
+            if stop_clean {
+                report.converged = Some(report.mistakes_per_epoch.last() == Some(&0));
+            }
+        }
+    }
+    report
 }
