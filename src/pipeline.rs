@@ -174,16 +174,9 @@ pub fn fit_rows<X: SparseRows>(
         classes,
         predictor,
         meta: Metadata {
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            learner: cfg.learner.name().to_string(),
-            options: cfg.options.clone(),
-            inputs,
-            documents: idx.len() as u64,
-            nnz: x.nnz() as u64,
-            report,
             theory,
             fit_seconds,
-            ..Default::default()
+            ..training_metadata(cfg, inputs, idx.len(), x.nnz(), report)
         },
     };
     let decisions = decide(&model, x);
@@ -195,6 +188,27 @@ pub fn fit_rows<X: SparseRows>(
     model.meta.training_accuracy = correct as f64 / idx.len().max(1) as f64;
     model.meta.seconds = start.elapsed().as_secs_f64();
     Ok(model)
+}
+
+/// What every freshly trained model records: this build's version, the learner and its
+/// options, the inputs, the training set's size and the training report.
+pub fn training_metadata(
+    cfg: &TrainConfig,
+    inputs: Vec<String>,
+    documents: usize,
+    nnz: usize,
+    report: crate::learn::TrainReport,
+) -> Metadata {
+    Metadata {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        learner: cfg.learner.name().to_string(),
+        options: cfg.options.clone(),
+        inputs,
+        documents: documents as u64,
+        nnz: nnz as u64,
+        report,
+        ..Default::default()
+    }
 }
 
 /// Class indices of string labels (one per row), for pre-vectorized input such as SVMlight.

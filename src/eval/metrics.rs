@@ -81,13 +81,7 @@ impl Metrics {
     pub fn to_text(&self) -> String {
         use std::fmt::Write;
         let mut s = String::new();
-        let w = self
-            .classes
-            .iter()
-            .map(String::len)
-            .max()
-            .unwrap_or(5)
-            .max(5);
+        let w = label_width(&self.classes);
         let _ = writeln!(s, "documents  {}", self.documents());
         let _ = writeln!(s, "accuracy   {:.4}", self.accuracy());
         let _ = writeln!(s, "\n{:w$}  precision  recall  f1      support", "class");
@@ -131,6 +125,11 @@ pub(crate) fn per_class_json(
             )
         })
         .collect()
+}
+
+/// The width of a text table's label column: the longest label, at least 5.
+pub(crate) fn label_width(classes: &[String]) -> usize {
+    classes.iter().map(String::len).max().unwrap_or(5).max(5)
 }
 
 fn ratio(a: u64, b: u64) -> f64 {

@@ -130,13 +130,7 @@ impl MultiLabelMetrics {
     pub fn to_text(&self) -> String {
         use std::fmt::Write;
         let mut s = String::new();
-        let w = self
-            .classes
-            .iter()
-            .map(String::len)
-            .max()
-            .unwrap_or(5)
-            .max(5);
+        let w = super::metrics::label_width(&self.classes);
         let _ = writeln!(s, "documents      {}", self.documents);
         let _ = writeln!(s, "labels         {}", self.classes.len());
         let _ = writeln!(s, "micro-F1       {:.4}", self.micro_f1());

@@ -80,15 +80,8 @@ pub fn train_multilabel(
         classes,
         predictor: Predictor::MultiLabel(fitted.model),
         meta: Metadata {
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            learner: cfg.learner.name().to_string(),
-            options: cfg.options.clone(),
-            inputs,
-            documents: docs.len() as u64,
-            nnz: x.nnz() as u64,
-            report: fitted.report,
             fit_seconds,
-            ..Default::default()
+            ..super::training_metadata(cfg, inputs, docs.len(), x.nnz(), fitted.report)
         },
     };
     let predicted = decide_labels(&model, &x);
