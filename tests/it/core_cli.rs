@@ -161,41 +161,25 @@ fn corrupt_truncated_and_foreign_models_are_refused() {
 fn bad_flags_get_a_sentence() {
     let dir = tempfile::tempdir().unwrap();
     let m = dir.path().join("m");
-    bin()
-        .args(["train", "--eta", "0", "-o"])
-        .arg(&m)
-        .arg(data("tiny"))
-        .assert()
-        .failure()
-        .stderr(contains("learning rate"));
-    bin()
-        .args(["train", "--holdout", "1.5", "-o"])
-        .arg(&m)
-        .arg(data("tiny"))
-        .assert()
-        .failure()
-        .stderr(contains("--holdout"));
-    bin()
-        .args(["train", "--min-df", "0", "-o"])
-        .arg(&m)
-        .arg(data("tiny"))
-        .assert()
-        .failure()
-        .stderr(contains("--min-df"));
-    bin()
-        .args(["train", "--learner", "nonsense", "-o"])
-        .arg(&m)
-        .arg(data("tiny"))
-        .assert()
-        .failure()
-        .stderr(contains("invalid value"));
-    bin()
-        .args(["train", "-o"])
-        .arg(&m)
-        .arg(dir.path().join("missing.tsv"))
-        .assert()
-        .failure()
-        .stderr(contains("missing.tsv"));
+    let tiny = data("tiny");
+    let missing = dir.path().join("missing.tsv");
+    for (flags, input, says) in [
+        (&["--eta", "0"][..], &tiny, "learning rate"),
+        (&["--holdout", "1.5"], &tiny, "--holdout"),
+        (&["--min-df", "0"], &tiny, "--min-df"),
+        (&["--learner", "nonsense"], &tiny, "invalid value"),
+        (&[], &missing, "missing.tsv"),
+    ] {
+        bin()
+            .arg("train")
+            .args(flags)
+            .arg("-o")
+            .arg(&m)
+            .arg(input)
+            .assert()
+            .failure()
+            .stderr(contains(says));
+    }
     // One class only.
     bin()
         .args(["train", "-o"])
