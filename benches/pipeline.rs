@@ -153,6 +153,7 @@ fn learners() -> Vec<AnyLearner> {
             eta: 1.0,
             bias: Bias::None,
             schedule: Schedule::Epochs(1),
+            shuffle: None,
         }),
         AnyLearner::AveragedPerceptron(AveragedPerceptron { online }),
         AnyLearner::MarginPerceptron(MarginPerceptron {
@@ -180,6 +181,7 @@ fn epochs_on(c: &mut Criterion, group: &str, x: &BinaryMatrix, y: &[Label]) {
         eta: 1.0,
         bias: Bias::None,
         schedule: Schedule::Epochs(1),
+        shuffle: None,
     };
     assert_eq!(
         p.fit(x, y).unwrap().report.updates,
@@ -224,6 +226,7 @@ fn parallel_scoring(c: &mut Criterion) {
         eta: 1.0,
         bias: Bias::Augmented,
         schedule: Schedule::Epochs(2),
+        shuffle: None,
     };
     let m = p.fit(&x, &y).unwrap().model;
     let reference = scores_sequential(&m, &x);

@@ -63,6 +63,7 @@ fn main() {
                 eta: 1.0,
                 bias: Bias::Augmented,
                 schedule,
+                shuffle: None,
             };
             let fit = p.fit(&x, &y).expect("valid perceptron");
             let any = rosenblatt::learn::AnyModel::Linear(fit.model);
@@ -106,6 +107,7 @@ fn main() {
             eta: 1.0,
             bias,
             schedule: Schedule::UntilConvergence { max_epochs: 1000 },
+            shuffle: None,
         }
         .fit(&x, &y)
         .expect("valid perceptron");
@@ -123,6 +125,7 @@ fn main() {
             coef0: 1.0,
         },
         schedule: Schedule::UntilConvergence { max_epochs: 1000 },
+        shuffle: None,
         ..Default::default()
     }
     .fit(&x, &y)

@@ -213,6 +213,7 @@ mod tests {
             eta: 1.0,
             bias: Bias::R2,
             schedule,
+            shuffle: None,
         };
         let fit = p.fit(&x, &y).unwrap();
         assert_eq!((fit.model.w.clone(), fit.model.bias), (vec![3.0], -4.0));
@@ -224,6 +225,7 @@ mod tests {
         let d = KernelPerceptron {
             bias: Bias::R2,
             schedule,
+            shuffle: None,
             ..Default::default()
         };
         let dfit = d.fit(&x, &y).unwrap();
@@ -266,7 +268,7 @@ mod tests {
             let x = real_from_dense(&xs);
             let schedule = Schedule::UntilConvergence { max_epochs: 2000 };
             let learners = [
-                AnyLearner::Perceptron(Perceptron { eta: 1.0, bias, schedule }),
+                AnyLearner::Perceptron(Perceptron { eta: 1.0, bias, schedule, shuffle: Some(1) }),
                 AnyLearner::KernelPerceptron(KernelPerceptron { bias, schedule, ..Default::default() }),
                 AnyLearner::KernelPerceptron(KernelPerceptron {
                     kernel: Kernel::Polynomial { degree: 2, coef0: 1.0 },

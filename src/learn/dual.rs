@@ -46,6 +46,8 @@ pub struct KernelPerceptron {
     pub bias: Bias,
     /// Visiting order and stopping rule, as for the primal perceptron.
     pub schedule: Schedule,
+    /// Seeded random order per pass, as for the primal perceptron (`None`: input order).
+    pub shuffle: Option<u64>,
     /// Last, averaged or voted hypothesis.
     pub averaging: Averaging,
     /// Bytes the Gram matrix may use; above it rows are computed on demand.
@@ -60,8 +62,9 @@ impl Default for KernelPerceptron {
     fn default() -> Self {
         KernelPerceptron {
             kernel: Kernel::Linear,
-            bias: Bias::None,
+            bias: Bias::Augmented,
             schedule: Schedule::Epochs(10),
+            shuffle: Some(42),
             averaging: Averaging::None,
             memory: DEFAULT_MEMORY,
             max_seconds: DEFAULT_MAX_SECONDS,
@@ -179,6 +182,7 @@ impl KernelPerceptron {
             eta: 1.0,
             bias: self.bias,
             schedule: self.schedule,
+            shuffle: self.shuffle,
         }
         .validate()?;
         if self.memory == 0 {
@@ -269,7 +273,7 @@ impl KernelPerceptron {
         let mut step_sum = vec![0u64; n];
         let mut votes: Vec<(usize, u64)> = Vec::new();
         // The same visiting order as the primal perceptron: both run `drive`.
-        let report = drive(self.schedule, n, |i, epoch, step| {
+        let report = drive(self.schedule, self.shuffle, n, |i, epoch, step| {
             let yi = f64::from(y[i]);
             if yi * f[i] > 0.0 {
                 return false;
@@ -500,12 +504,13 @@ mod tests {
             } else {
                 Schedule::Epochs(4)
             };
-            let primal = Perceptron { eta: 1.0, bias, schedule };
+            let primal = Perceptron { eta: 1.0, bias, schedule, shuffle: Some(3) };
             let mut p_seq = Vec::new();
             let p = primal.fit_observed(&x, &y, |u| p_seq.push((u.example, u.epoch))).unwrap();
             let d_cfg = KernelPerceptron {
                 bias,
                 schedule,
+                shuffle: Some(3),
                 memory: (budget_rows * x.n_rows() as u64 * 4).max(1),
                 force: true,
                 ..Default::default()

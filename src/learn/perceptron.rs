@@ -6,6 +6,7 @@
 //! draws, optionally stopping after N consecutive examples without an update). Bias: none,
 //! an augmented constant feature x̃ = (x, 1), or the R² step b ← b + η·y·R².
 
+use super::online::epoch_order;
 use super::{Fitted, Label, Learner, LinearModel, TrainReport, check_binary, check_rate};
 use crate::features::{RowAccess, RowTask, SparseRows, with_rows};
 use crate::{Error, Result};
@@ -56,14 +57,19 @@ pub struct Perceptron {
     pub bias: Bias,
     /// Visiting order and stopping rule.
     pub schedule: Schedule,
+    /// Visit the examples of each pass in a fresh seeded random order (`None`: input
+    /// order, the seed notes' schedule). Input sorted by class makes an in-order
+    /// perceptron collapse towards the last class, hence the default.
+    pub shuffle: Option<u64>,
 }
 
 impl Default for Perceptron {
     fn default() -> Self {
         Perceptron {
             eta: 1.0,
-            bias: Bias::None,
+            bias: Bias::Augmented,
             schedule: Schedule::Epochs(10),
+            shuffle: Some(42),
         }
     }
 }
@@ -139,7 +145,7 @@ impl<F: FnMut(Update<'_>)> RowTask for Train<'_, F> {
         };
         // One visit: predict, and update on a mistake (y·(w·x + b) ≤ 0). Returns whether
         // it updated.
-        let report = drive(p.schedule, n, |i, epoch, _| {
+        let report = drive(p.schedule, p.shuffle, n, |i, epoch, _| {
             let yi = f32::from(y[i]);
             if yi * (x.dot(i, &m.w) + m.bias) <= 0.0 {
                 x.axpy(i, p.eta * yi, &mut m.w);
@@ -166,13 +172,15 @@ impl Learner for Perceptron {
     }
 }
 
-/// Runs a schedule: visits examples in order for fixed epochs or until an epoch makes no
-/// mistake, or draws them at random (seeded) with optional patience, and keeps the report.
+/// Runs a schedule: visits examples pass by pass (in input order, or a seeded shuffle per
+/// pass when `shuffle` is set) for fixed epochs or until a pass makes no mistake, or draws
+/// them at random (seeded) with optional patience, and keeps the report.
 /// `visit(i, epoch, step)` gets the example, its 0-based epoch and the 1-based count of
 /// visits so far, and says whether it updated. Shared by the primal and dual perceptrons,
 /// so both visit examples in exactly the same order.
 pub(crate) fn drive(
     schedule: Schedule,
+    shuffle: Option<u64>,
     n: usize,
     mut visit: impl FnMut(usize, usize, u64) -> bool,
 ) -> TrainReport {
@@ -211,11 +219,13 @@ pub(crate) fn drive(
                 Schedule::UntilConvergence { max_epochs } => (max_epochs, true),
                 _ => (1, false),
             };
+            let mut order: Vec<usize> = (0..n).collect();
             for epoch in 0..epochs {
                 let mut mistakes = 0;
                 let base = report.steps;
-                for i in 0..n {
-                    mistakes += u64::from(visit(i, epoch, base + i as u64 + 1));
+                epoch_order(&mut order, shuffle, epoch);
+                for (t, &i) in order.iter().enumerate() {
+                    mistakes += u64::from(visit(i, epoch, base + t as u64 + 1));
                 }
                 report.steps += n as u64;
                 report.updates += mistakes;

@@ -190,6 +190,7 @@ mod tests {
                 eta: 1.0,
                 bias: Bias::Augmented,
                 schedule: Schedule::Online,
+                shuffle: None,
             };
             p += perceptron.fit(&x, &y).unwrap().report.mistakes_per_epoch[0];
         }

@@ -49,6 +49,7 @@ fn linear_kernel_makes_the_primal_mistakes_in_order_on_sms_text() {
                 eta: 1.0,
                 bias,
                 schedule,
+                shuffle: Some(5),
             };
             let mut p_seq = Vec::new();
             let p = primal
@@ -57,6 +58,7 @@ fn linear_kernel_makes_the_primal_mistakes_in_order_on_sms_text() {
             let dual = KernelPerceptron {
                 bias,
                 schedule,
+                shuffle: Some(5),
                 ..Default::default()
             };
             let mut d_seq = Vec::new();

@@ -5,6 +5,7 @@ mod core_cli;
 mod kernel;
 mod learners;
 mod mail;
+mod order;
 mod properties;
 mod seed_examples;
 mod svmlight;

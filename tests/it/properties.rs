@@ -56,6 +56,7 @@ fn config() -> TrainConfig {
             eta: 1.0,
             bias: Bias::Augmented,
             schedule: Schedule::Epochs(3),
+            shuffle: Some(42),
         }),
         positive: None,
         options: String::new(),

@@ -17,6 +17,7 @@ fn four_point_batch_perceptron_weight_sequence() {
         eta: 1.0,
         bias: Bias::None,
         schedule: Schedule::UntilConvergence { max_epochs: 10 },
+        shuffle: None,
     };
     let mut seq = Vec::new();
     let fit = p
@@ -37,6 +38,7 @@ fn learning_rate_scales_the_weights_only() {
         eta,
         bias: Bias::None,
         schedule: Schedule::Epochs(3),
+        shuffle: None,
     };
     let a = p(1.0).fit(&x, &y).unwrap();
     let b = p(0.5).fit(&x, &y).unwrap();
@@ -56,6 +58,7 @@ fn xor_never_converges() {
             eta: 1.0,
             bias,
             schedule: Schedule::UntilConvergence { max_epochs: 50 },
+            shuffle: None,
         };
         let fit = p.fit(&x, &y).unwrap();
         assert_eq!(fit.report.converged, Some(false), "{bias:?}");
@@ -73,6 +76,7 @@ fn augmented_and_r2_bias_updates() {
         eta: 1.0,
         bias: Bias::Augmented,
         schedule: Schedule::UntilConvergence { max_epochs: 100 },
+        shuffle: None,
     }
     .fit(&x, &y)
     .unwrap();
@@ -86,6 +90,7 @@ fn augmented_and_r2_bias_updates() {
         eta: 1.0,
         bias: Bias::R2,
         schedule: Schedule::UntilConvergence { max_epochs: 100 },
+        shuffle: None,
     }
     .fit(&x, &y)
     .unwrap();
@@ -109,6 +114,7 @@ fn randomized_is_seeded_and_stops_on_patience() {
             seed,
             patience: Some(20),
         },
+        shuffle: None,
     };
     let a = p(7).fit(&x, &y).unwrap();
     assert_eq!(a.report.converged, Some(true));
@@ -132,6 +138,7 @@ fn online_mode_counts_mistakes_of_one_pass() {
         eta: 1.0,
         bias: Bias::None,
         schedule: Schedule::Online,
+        shuffle: None,
     };
     let fit = p.fit(&x, &y).unwrap();
     assert_eq!(fit.report.epochs, 1);
@@ -146,6 +153,7 @@ fn invalid_rates_are_refused_before_work() {
             eta,
             bias: Bias::None,
             schedule: Schedule::Epochs(1),
+            shuffle: None,
         };
         let e = p.fit(&x, &y).unwrap_err().to_string();
         assert!(e.contains("learning rate"), "{e}");

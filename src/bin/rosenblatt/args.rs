@@ -120,7 +120,7 @@ pub struct TrainArgs {
     /// For --mode random: stop after this many consecutive draws without an update.
     #[arg(long)]
     pub patience: Option<u64>,
-    /// Seed for random draws and the --holdout / --cv splits.
+    /// Seed of the per-epoch shuffle, of random draws and of the --holdout / --cv splits.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// Keep words seen in at least this many training documents.
@@ -150,6 +150,13 @@ pub struct TrainArgs {
     pub kernel: crate::kernel_flags::KernelArgs,
     #[command(flatten)]
     pub learners: crate::learner_flags::LearnerArgs,
+}
+
+impl TrainArgs {
+    /// The seed of the per-epoch shuffle, or `None` for input order (`--no-shuffle`).
+    pub fn shuffle(&self) -> Option<u64> {
+        (!self.learners.no_shuffle).then_some(self.seed)
+    }
 }
 
 /// Output formats of `classify`.

@@ -89,6 +89,7 @@ fn learner(name: LearnerName, epochs: usize) -> Result<AnyLearner> {
             eta: 1.0,
             bias: Bias::Augmented,
             schedule: Schedule::Epochs(epochs),
+            shuffle: None,
         }),
         LearnerName::AveragedPerceptron => {
             AnyLearner::AveragedPerceptron(AveragedPerceptron { online })

@@ -71,6 +71,7 @@ pub fn learner(a: &TrainArgs, schedule: Schedule) -> Result<AnyLearner> {
         kernel,
         bias: a.bias,
         schedule,
+        shuffle: a.shuffle(),
         averaging: k.averaging.unwrap_or(Averaging::None),
         memory: k.memory.unwrap_or(rosenblatt::learn::dual::DEFAULT_MEMORY),
         max_seconds: DEFAULT_MAX_SECONDS,

@@ -48,7 +48,9 @@ pub struct LearnerArgs {
     /// Return the averaged weights (margin-perceptron, pa).
     #[arg(long)]
     pub average: bool,
-    /// Visit documents in input order instead of a seeded shuffle per epoch.
+    /// Visit documents in input order, as the textbook perceptron does, instead of a fresh
+    /// seeded shuffle per epoch (every learner shuffles by default). Input sorted by class
+    /// (class folders) then pulls the model towards the last class; train warns.
     #[arg(long)]
     pub no_shuffle: bool,
     /// Multiply the steps on positive examples (helps rare classes in one-vs-rest).
@@ -133,10 +135,16 @@ pub fn refuse_unused(a: &TrainArgs) -> Result<()> {
     if f.no_shuffle
         && matches!(
             a.learner,
-            LearnerName::Perceptron | LearnerName::KernelPerceptron
+            LearnerName::Centroid | LearnerName::Logistic | LearnerName::Softmax
         )
     {
-        bail!("--no-shuffle does not apply to the perceptron (see --mode)");
+        bail!(
+            "--no-shuffle applies to the perceptron family and winnow (centroids ignore \
+             order; gradient descent always draws its seeded order)"
+        );
+    }
+    if f.no_shuffle && a.mode == Mode::Random {
+        bail!("--no-shuffle does not apply to --mode random (it draws documents at random)");
     }
     Ok(())
 }
@@ -149,7 +157,7 @@ pub fn learner(a: &TrainArgs) -> Result<Option<AnyLearner>> {
         epochs: a.epochs,
         bias: a.bias != Bias::None,
         average: f.average,
-        shuffle: (!f.no_shuffle).then_some(a.seed),
+        shuffle: a.shuffle(),
         positive_weight: f.positive_weight,
     };
     if a.mode != Mode::Batch

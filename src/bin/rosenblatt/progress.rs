@@ -17,6 +17,11 @@ impl Phase {
         Phase(pb)
     }
 
+    /// Prints a message on stderr without tearing the spinner.
+    pub fn suspend(&self, f: impl FnOnce()) {
+        self.0.suspend(f)
+    }
+
     /// Moves on to the next phase.
     pub fn set(&self, msg: &str) {
         self.0.set_message(msg.to_string());

@@ -34,6 +34,7 @@ fn config(a: &TrainArgs) -> Result<TrainConfig> {
             eta: a.eta,
             bias: a.bias,
             schedule,
+            shuffle: a.shuffle(),
         }),
         LearnerName::KernelPerceptron => crate::kernel_flags::learner(a, schedule)?,
         _ => crate::learner_flags::learner(a)?.context("no such learner")?,
@@ -76,10 +77,14 @@ fn config(a: &TrainArgs) -> Result<TrainConfig> {
 }
 
 fn options_string(a: &TrainArgs) -> String {
+    let order = match a.shuffle() {
+        Some(seed) => format!("shuffled (seed {seed})"),
+        None => "in input order".to_string(),
+    };
     let mode = match a.mode {
-        Mode::Online => "online".to_string(),
-        Mode::Batch => format!("batch, {} epochs", a.epochs),
-        Mode::Converge => format!("until convergence, at most {} epochs", a.epochs),
+        Mode::Online => format!("online, {order}"),
+        Mode::Batch => format!("batch, {} epochs, {order}", a.epochs),
+        Mode::Converge => format!("until convergence, at most {} epochs, {order}", a.epochs),
         Mode::Random => format!("random, seed {}", a.seed),
     };
     format!("{mode}, eta {}, bias {:?}", a.eta, a.bias).to_lowercase()
@@ -132,6 +137,15 @@ pub fn run(a: TrainArgs) -> Result<ExitCode> {
         }
         None => (Cow::Borrowed(&docs[..]), None),
     };
+    if a.learners.no_shuffle && sorted_by_class(&train_docs) {
+        phase.suspend(|| {
+            eprintln!(
+                "warning: the training documents arrive sorted by class and --no-shuffle \
+                 visits them in that order: the model will lean towards the last class; \
+                 drop --no-shuffle to visit them in a seeded random order"
+            )
+        });
+    }
     phase.set("training");
     let multilabel = pipeline::is_multilabel(&train_docs);
     if multilabel && (a.holdout.is_some() || a.cv.is_some()) {
@@ -177,6 +191,22 @@ pub fn run(a: TrainArgs) -> Result<ExitCode> {
         spam.as_ref(),
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether the documents come in one block per class (as class folders are read), with at
+/// least two classes: the order in which an in-order learner collapses.
+fn sorted_by_class(docs: &[Document]) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    let mut last: Option<&[String]> = None;
+    for d in docs {
+        if last != Some(&d.labels[..]) {
+            if !seen.insert(&d.labels[..]) {
+                return false;
+            }
+            last = Some(&d.labels[..]);
+        }
+    }
+    seen.len() >= 2
 }
 
 /// Accuracy of each of `k` folds.
