@@ -273,20 +273,26 @@ impl KernelPerceptron {
         let mut step_sum = vec![0u64; n];
         let mut votes: Vec<(usize, u64)> = Vec::new();
         // The same visiting order as the primal perceptron: both run `drive`.
-        let report = drive(self.schedule, self.shuffle, n, |i, epoch, step| {
-            let yi = f64::from(y[i]);
-            if yi * f[i] > 0.0 {
-                return false;
-            }
-            alpha[i] += 1;
-            step_sum[i] += step;
-            votes.push((i, step));
-            for (fj, &k) in f.iter_mut().zip(rows.row(i)) {
-                *fj += yi * (f64::from(k) + beta64);
-            }
-            observer(DualUpdate { example: i, epoch });
-            true
-        });
+        let report = drive(
+            self.schedule,
+            self.shuffle,
+            n,
+            |_| {},
+            |i, epoch, step| {
+                let yi = f64::from(y[i]);
+                if yi * f[i] > 0.0 {
+                    return false;
+                }
+                alpha[i] += 1;
+                step_sum[i] += step;
+                votes.push((i, step));
+                for (fj, &k) in f.iter_mut().zip(rows.row(i)) {
+                    *fj += yi * (f64::from(k) + beta64);
+                }
+                observer(DualUpdate { example: i, epoch });
+                true
+            },
+        );
         let mut model = self.build(x, y, &rows, beta, &alpha, &step_sum, &votes, report.steps);
         model.cost = Some((estimate, rows.rows_computed()));
         Ok(Fitted { model, report })

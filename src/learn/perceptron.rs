@@ -145,22 +145,28 @@ impl<F: FnMut(Update<'_>)> RowTask for Train<'_, F> {
         };
         // One visit: predict, and update on a mistake (y·(w·x + b) ≤ 0). Returns whether
         // it updated.
-        let report = drive(p.schedule, p.shuffle, n, |i, epoch, _| {
-            let yi = f32::from(y[i]);
-            if yi * (x.dot(i, &m.w) + m.bias) <= 0.0 {
-                x.axpy(i, p.eta * yi, &mut m.w);
-                m.bias += bias_step * yi;
-                (self.observer)(Update {
-                    example: i,
-                    epoch,
-                    w: &m.w,
-                    bias: m.bias,
-                });
-                true
-            } else {
-                false
-            }
-        });
+        let report = drive(
+            p.schedule,
+            p.shuffle,
+            n,
+            |i| x.prefetch(i),
+            |i, epoch, _| {
+                let yi = f32::from(y[i]);
+                if yi * (x.dot(i, &m.w) + m.bias) <= 0.0 {
+                    x.axpy(i, p.eta * yi, &mut m.w);
+                    m.bias += bias_step * yi;
+                    (self.observer)(Update {
+                        example: i,
+                        epoch,
+                        w: &m.w,
+                        bias: m.bias,
+                    });
+                    true
+                } else {
+                    false
+                }
+            },
+        );
         Fitted { model: m, report }
     }
 }
@@ -175,6 +181,7 @@ impl Learner for Perceptron {
 /// Runs a schedule: visits examples pass by pass (in input order, or a seeded shuffle per
 /// pass when `shuffle` is set) for fixed epochs or until a pass makes no mistake, or draws
 /// them at random (seeded) with optional patience, and keeps the report.
+/// `prefetch(i)` is told which example comes two visits ahead in a shuffled pass.
 /// `visit(i, epoch, step)` gets the example, its 0-based epoch and the 1-based count of
 /// visits so far, and says whether it updated. Shared by the primal and dual perceptrons,
 /// so both visit examples in exactly the same order.
@@ -182,6 +189,7 @@ pub(crate) fn drive(
     schedule: Schedule,
     shuffle: Option<u64>,
     n: usize,
+    prefetch: impl Fn(usize),
     mut visit: impl FnMut(usize, usize, u64) -> bool,
 ) -> TrainReport {
     let mut report = TrainReport::default();
@@ -225,6 +233,11 @@ pub(crate) fn drive(
                 let base = report.steps;
                 epoch_order(&mut order, shuffle, epoch);
                 for (t, &i) in order.iter().enumerate() {
+                    if shuffle.is_some()
+                        && let Some(&next) = order.get(t + 2)
+                    {
+                        prefetch(next);
+                    }
                     mistakes += u64::from(visit(i, epoch, base + t as u64 + 1));
                 }
                 report.steps += n as u64;
