@@ -68,7 +68,7 @@ impl Corpus {
 }
 
 /// The input formats; [`Format::detect`] picks one from a path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// `DIR/<class>/...`: labels from first-level folder names, files found recursively.
     Dir,

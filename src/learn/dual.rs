@@ -26,7 +26,7 @@ pub const DEFAULT_MEMORY: u64 = 1 << 30;
 pub const DEFAULT_MAX_SECONDS: f64 = 300.0;
 
 /// How the final hypothesis is formed from the sequence of prediction vectors.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Averaging {
     /// The last vector: cᵢ = αᵢ yᵢ.
     None,
@@ -132,32 +132,6 @@ pub fn human_bytes(b: u64) -> String {
     } else {
         format!("{v:.1} {}", UNITS[u])
     }
-}
-
-/// Parses a memory size such as `512M`, `2G`, `1.5GiB` or `1000000` (bytes), for
-/// `--memory`.
-pub fn parse_memory(s: &str) -> std::result::Result<u64, String> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a size (e.g. 512M, 2G)"))?;
-    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
-        "t" | "tb" | "tib" => 1 << 40,
-        other => return Err(format!("{s:?}: unknown unit {other:?} (use K, M, G or T)")),
-    };
-    let bytes = v * mult as f64;
-    if !(bytes.is_finite() && bytes >= 1.0) {
-        return Err(format!("{s:?} is not a positive size"));
-    }
-    Ok(bytes as u64)
 }
 
 /// Nanoseconds per postings addition, per kernel transform and per score update, measured
@@ -473,14 +447,9 @@ mod tests {
     }
 
     #[test]
-    fn memory_sizes_parse() {
-        assert_eq!(parse_memory("512M"), Ok(512 << 20));
-        assert_eq!(parse_memory("1.5GiB"), Ok(3 << 29));
-        assert_eq!(parse_memory("1000"), Ok(1000));
-        assert!(parse_memory("lots").is_err());
-        assert!(parse_memory("5X").is_err());
-        assert!(parse_memory("0").is_err());
+    fn human_bytes_picks_the_unit() {
         assert_eq!(human_bytes(3 << 29), "1.5 GiB");
+        assert_eq!(human_bytes(8), "8 B");
     }
 
     proptest! {

@@ -27,7 +27,7 @@ pub enum Solver {
 }
 
 /// The learning rate η after `e` epochs (fractional) for an initial rate η₀.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RateSchedule {
     /// η = η₀.
     Constant,

@@ -32,7 +32,7 @@ pub struct BenchArgs {
     /// A labelled corpus (as for `train`) or an SVMlight file; synthetic rows when omitted.
     pub inputs: Vec<PathBuf>,
     /// Input format; detected when omitted.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = crate::names::format())]
     pub format: Option<Format>,
     /// Synthetic data: number of rows.
     #[arg(long, default_value_t = 200_000)]

@@ -3,7 +3,8 @@
 use crate::args::TrainArgs;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
-use rosenblatt::learn::dual::{DEFAULT_MAX_SECONDS, parse_memory};
+use crate::names::{AveragingName, parse_memory};
+use rosenblatt::learn::dual::DEFAULT_MAX_SECONDS;
 use rosenblatt::learn::{AnyLearner, Averaging, Kernel, KernelPerceptron, Schedule};
 
 /// The kernels `--kernel` accepts.
@@ -34,7 +35,7 @@ pub struct KernelArgs {
     pub gamma: Option<f32>,
     /// Last, averaged or voted hypothesis of the kernel perceptron.
     #[arg(long, value_enum)]
-    pub averaging: Option<Averaging>,
+    pub averaging: Option<AveragingName>,
     /// Memory for the kernel perceptron's Gram matrix (e.g. 512M, 2G); above it, rows are
     /// computed on demand [default: 1G].
     #[arg(long, value_parser = parse_memory)]
@@ -69,10 +70,10 @@ pub fn learner(a: &TrainArgs, schedule: Schedule) -> Result<AnyLearner> {
     }
     Ok(AnyLearner::KernelPerceptron(KernelPerceptron {
         kernel,
-        bias: a.bias,
+        bias: a.bias.into(),
         schedule,
         shuffle: a.shuffle(),
-        averaging: k.averaging.unwrap_or(Averaging::None),
+        averaging: k.averaging.map_or(Averaging::None, Averaging::from),
         memory: k.memory.unwrap_or(rosenblatt::learn::dual::DEFAULT_MEMORY),
         max_seconds: DEFAULT_MAX_SECONDS,
         force: k.force,

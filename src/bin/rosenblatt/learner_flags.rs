@@ -3,12 +3,13 @@
 //! training, with their translation into a learner.
 
 use crate::args::{LearnerName, Mode, TrainArgs};
+use crate::names::{BiasName, RateScheduleName};
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use rosenblatt::learn::multilabel::MultiLabelOptions;
 use rosenblatt::learn::{
-    AnyLearner, AveragedPerceptron, Bias, EarlyStopping, LogisticRegression, MarginPerceptron,
-    NearestCentroid, OnlineOptions, PassiveAggressive, RateSchedule, SoftmaxRegression, Solver,
+    AnyLearner, AveragedPerceptron, EarlyStopping, LogisticRegression, MarginPerceptron,
+    NearestCentroid, OnlineOptions, PassiveAggressive, SoftmaxRegression, Solver,
     Thresholds, Winnow,
 };
 
@@ -66,8 +67,8 @@ pub struct LearnerArgs {
     #[arg(long, default_value_t = 32)]
     pub batch_size: usize,
     /// Learning-rate decay of logistic and softmax regression.
-    #[arg(long, value_enum, default_value_t = RateSchedule::InverseSqrt)]
-    pub lr_schedule: RateSchedule,
+    #[arg(long, value_enum, default_value_t = RateScheduleName::InverseSqrt)]
+    pub lr_schedule: RateScheduleName,
     /// Logistic regression: hold out this fraction and stop when its log-loss stops
     /// improving (the best epoch is kept).
     #[arg(long, value_name = "FRACTION")]
@@ -155,7 +156,7 @@ pub fn learner(a: &TrainArgs) -> Result<Option<AnyLearner>> {
     let f = &a.learners;
     let online = OnlineOptions {
         epochs: a.epochs,
-        bias: a.bias != Bias::None,
+        bias: a.bias != BiasName::None,
         average: f.average,
         shuffle: a.shuffle(),
         positive_weight: f.positive_weight,
@@ -192,7 +193,7 @@ pub fn learner(a: &TrainArgs) -> Result<Option<AnyLearner>> {
         LearnerName::Winnow => AnyLearner::Winnow(Winnow {
             alpha: f.alpha.unwrap_or(1.5),
             epochs: a.epochs,
-            bias: a.bias != Bias::None,
+            bias: a.bias != BiasName::None,
             margin: f.margin.unwrap_or(0.0),
             shuffle: online.shuffle,
         }),
@@ -200,10 +201,10 @@ pub fn learner(a: &TrainArgs) -> Result<Option<AnyLearner>> {
         LearnerName::Logistic => AnyLearner::Logistic(LogisticRegression {
             solver,
             eta: a.eta,
-            schedule: f.lr_schedule,
+            schedule: f.lr_schedule.into(),
             l2: f.l2,
             epochs: a.epochs,
-            bias: a.bias != Bias::None,
+            bias: a.bias != BiasName::None,
             early_stopping: f.early_stop.map(|fraction| EarlyStopping {
                 fraction,
                 patience: f.early_stop_patience,
@@ -217,7 +218,7 @@ pub fn learner(a: &TrainArgs) -> Result<Option<AnyLearner>> {
             }
             AnyLearner::Softmax(SoftmaxRegression {
                 eta: a.eta,
-                schedule: f.lr_schedule,
+                schedule: f.lr_schedule.into(),
                 l2: f.l2,
                 epochs: a.epochs,
                 batch: if f.solver == SolverName::Minibatch {

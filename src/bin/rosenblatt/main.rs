@@ -12,6 +12,7 @@ mod learner_flags;
 mod load;
 mod mail;
 mod mail_eval;
+mod names;
 mod progress;
 mod svm;
 mod train;

@@ -32,7 +32,7 @@ fn config(a: &TrainArgs) -> Result<TrainConfig> {
     let learner = match a.learner {
         LearnerName::Perceptron => AnyLearner::Perceptron(Perceptron {
             eta: a.eta,
-            bias: a.bias,
+            bias: a.bias.into(),
             schedule,
             shuffle: a.shuffle(),
         }),
