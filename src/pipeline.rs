@@ -1,6 +1,7 @@
 //! The whole pipeline in a few calls: documents → vocabulary → rows → model, and a saved
 //! model applied to new documents. The CLI and library users share these.
 
+use crate::error::{ConfigError, Param};
 use crate::eval::Metrics;
 use crate::features::{
     BinaryMatrix, SparseRows, StreamVectorizer, Vectorized, count_df, vectorize,
@@ -60,9 +61,11 @@ pub fn classes_of(docs: &[Document], positive: Option<&str>) -> Result<Vec<Strin
     let pos = positive.or(classes.iter().any(|c| c == "spam").then_some("spam"));
     if let Some(p) = pos {
         let i = classes.iter().position(|c| c == p).ok_or_else(|| {
-            Error::config(format!(
-                "--positive {p}: no document has that label ({classes:?})"
-            ))
+            ConfigError::new(
+                Param::Positive,
+                p,
+                format!("must be a label of the documents ({classes:?})"),
+            )
         })?;
         if classes.len() == 2 {
             classes.swap(i, 1);

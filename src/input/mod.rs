@@ -133,7 +133,7 @@ pub fn read_part(path: &Path, format: Option<Format>, split: Option<Split>) -> R
         Format::Jsonl => read_jsonl(path),
         Format::Tsv => read_tsv(path),
         Format::Reuters => read_reuters(path, split),
-        Format::Svmlight => Err(Error::config(format!(
+        Format::Svmlight => Err(Error::Unsupported(format!(
             "{}: SVMlight files hold vectors, not documents",
             path.display()
         ))),

@@ -62,7 +62,7 @@ impl AnyLearner {
     }
 
     /// Checks hyper-parameters before any work.
-    pub fn validate(&self) -> Result<()> {
+    pub fn validate(&self) -> std::result::Result<(), crate::ConfigError> {
         match self {
             AnyLearner::Perceptron(p) => p.validate(),
             AnyLearner::KernelPerceptron(p) => p.validate(),

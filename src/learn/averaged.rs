@@ -18,7 +18,7 @@ pub struct AveragedPerceptron {
 
 impl AveragedPerceptron {
     /// Checks the hyper-parameters before any work.
-    pub fn validate(&self) -> Result<()> {
+    pub fn validate(&self) -> Result<(), crate::ConfigError> {
         self.online.validate()
     }
 }

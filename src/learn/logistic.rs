@@ -10,7 +10,8 @@
 //! the step w ← w − η·∇J(w) that [`objective`] computes.
 
 use super::online::epoch_order;
-use super::{Fitted, Label, Learner, LinearModel, TrainReport, check_binary, check_rate};
+use super::{Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
+use crate::error::{ConfigError, Param, at_least_one, non_negative, positive};
 use crate::features::{RowRef, SparseRows, ops};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -196,42 +197,40 @@ impl Scaled {
 
 impl LogisticRegression {
     /// Checks the hyper-parameters before any work.
-    pub fn validate(&self) -> Result<()> {
-        check_rate("the learning rate (--eta)", self.eta)?;
-        check_rate("the positive-class weight", self.positive_weight)?;
-        if !(self.l2.is_finite() && self.l2 >= 0.0) {
-            return Err(Error::config(format!(
-                "the L2 strength (--l2) must be a number ≥ 0, got {}",
-                self.l2
-            )));
-        }
-        if self.eta * self.l2 >= 1.0 {
-            return Err(Error::config(format!(
-                "--eta × --l2 must be below 1 (got {} × {}): each step would flip the weights",
-                self.eta, self.l2
-            )));
-        }
-        if self.epochs == 0 {
-            return Err(Error::config("the number of epochs must be at least 1"));
-        }
-        if self.solver == Solver::MiniBatch(0) {
-            return Err(Error::config("--batch-size must be at least 1"));
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        positive(Param::Eta, self.eta)?;
+        positive(Param::PositiveWeight, self.positive_weight)?;
+        check_l2(self.eta, self.l2)?;
+        at_least_one(Param::Epochs, self.epochs)?;
+        if let Solver::MiniBatch(b) = self.solver {
+            at_least_one(Param::BatchSize, b)?;
         }
         if let Some(es) = self.early_stopping {
             if !(es.fraction > 0.0 && es.fraction < 1.0) {
-                return Err(Error::config(format!(
-                    "the early-stopping fraction must be between 0 and 1, got {}",
-                    es.fraction
-                )));
-            }
-            if es.patience == 0 {
-                return Err(Error::config(
-                    "the early-stopping patience must be at least 1",
+                return Err(ConfigError::new(
+                    Param::EarlyStopFraction,
+                    es.fraction,
+                    "must be between 0 and 1",
                 ));
             }
+            at_least_one(Param::EarlyStopPatience, es.patience)?;
         }
         Ok(())
     }
+}
+
+/// Checks an L2 strength: a number ≥ 0 whose product with the learning rate is below 1
+/// (else each step's shrink w ← (1 − ηλ)·w would flip the weights).
+pub(crate) fn check_l2(eta: f32, l2: f32) -> Result<(), ConfigError> {
+    non_negative(Param::L2, l2)?;
+    if eta * l2 >= 1.0 {
+        return Err(ConfigError::new(
+            Param::L2,
+            format!("{l2} with a learning rate of {eta}"),
+            "times the learning rate must be below 1 (each step would flip the weights)",
+        ));
+    }
+    Ok(())
 }
 
 /// A seeded (fit, held-out) partition of `0..n`, each part sorted.

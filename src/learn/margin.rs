@@ -3,9 +3,10 @@
 //! hyperplane keeps a functional margin τ from the training points it can separate.
 
 use super::online::{OnlineOptions, train_online};
-use super::{Fitted, Label, Learner, LinearModel, check_rate};
+use super::{Fitted, Label, Learner, LinearModel};
+use crate::Result;
+use crate::error::{ConfigError, Param, non_negative, positive};
 use crate::features::SparseRows;
-use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// The margin perceptron's configuration.
@@ -31,14 +32,9 @@ impl Default for MarginPerceptron {
 
 impl MarginPerceptron {
     /// Checks the hyper-parameters before any work.
-    pub fn validate(&self) -> Result<()> {
-        check_rate("the learning rate (--eta)", self.eta)?;
-        if !(self.tau.is_finite() && self.tau >= 0.0) {
-            return Err(Error::config(format!(
-                "the margin (--margin) must be a number ≥ 0, got {}",
-                self.tau
-            )));
-        }
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        positive(Param::Eta, self.eta)?;
+        non_negative(Param::Tau, self.tau)?;
         self.online.validate()
     }
 }

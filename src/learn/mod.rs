@@ -8,6 +8,7 @@ mod any;
 pub mod averaged;
 pub mod centroid;
 pub mod dual;
+mod dual_cost;
 pub mod gram;
 pub mod kernel;
 mod kernel_model;
@@ -106,15 +107,4 @@ pub fn check_binary<X: SparseRows>(x: &X, y: &[Label]) -> Result<()> {
         return Err(Error::Data(format!("label {bad} is not +1 or -1")));
     }
     Ok(())
-}
-
-/// Checks a learning rate: finite and positive.
-pub fn check_rate(name: &str, eta: f32) -> Result<()> {
-    if eta.is_finite() && eta > 0.0 {
-        Ok(())
-    } else {
-        Err(Error::config(format!(
-            "{name} must be a positive number, got {eta}"
-        )))
-    }
 }

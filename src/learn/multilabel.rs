@@ -243,10 +243,12 @@ pub fn tune_thresholds<X: SparseRows>(
     } = opt.thresholds
     {
         if folds < 2 || folds > x.n_rows() {
-            return Err(Error::config(format!(
-                "threshold tuning needs 2 to {} folds, got {folds}",
-                x.n_rows()
-            )));
+            return Err(crate::ConfigError::new(
+                crate::error::Param::ThresholdFolds,
+                folds,
+                format!("must be between 2 and the number of rows, {}", x.n_rows()),
+            )
+            .into());
         }
         let mut oof: Vec<Vec<f32>> = vec![Vec::new(); x.n_rows()];
         for (train, test) in crate::eval::kfold(x.n_rows(), folds, seed) {

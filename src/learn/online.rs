@@ -7,8 +7,9 @@
 //! after each visit, (1/T)·Σₜ wₜ, equals `w − u/T`. No dense work per example.
 
 use super::{Fitted, Label, LinearModel, TrainReport, check_binary};
+use crate::Result;
+use crate::error::{ConfigError, Param, at_least_one, positive};
 use crate::features::{RowAccess, RowTask, SparseRows, with_rows};
-use crate::{Error, Result};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
@@ -43,11 +44,9 @@ impl Default for OnlineOptions {
 
 impl OnlineOptions {
     /// Checks the settings before any work.
-    pub fn validate(&self) -> Result<()> {
-        if self.epochs == 0 {
-            return Err(Error::config("the number of epochs must be at least 1"));
-        }
-        super::check_rate("the positive-class weight", self.positive_weight)
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        at_least_one(Param::Epochs, self.epochs)?;
+        positive(Param::PositiveWeight, self.positive_weight)
     }
 }
 

@@ -3,8 +3,9 @@
 //! τ = min(C, ℓ / ‖x‖²). Robust to label noise through C; as sparse as the perceptron.
 
 use super::online::{OnlineOptions, train_online};
-use super::{Fitted, Label, Learner, LinearModel, check_rate};
+use super::{Fitted, Label, Learner, LinearModel};
 use crate::Result;
+use crate::error::{ConfigError, Param, positive};
 use crate::features::SparseRows;
 use serde::{Deserialize, Serialize};
 
@@ -28,8 +29,8 @@ impl Default for PassiveAggressive {
 
 impl PassiveAggressive {
     /// Checks the hyper-parameters before any work.
-    pub fn validate(&self) -> Result<()> {
-        check_rate("the aggressiveness C (--c)", self.c)?;
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        positive(Param::C, self.c)?;
         self.online.validate()
     }
 }

@@ -10,9 +10,10 @@
 //! With two classes the model is logistic regression on w₁ − w₀: softmax with rate η and
 //! L2 λ takes exactly the steps of logistic regression with rate 2η and L2 λ/2.
 
-use super::logistic::{RateSchedule, Scaled};
+use super::logistic::{RateSchedule, Scaled, check_l2};
 use super::online::epoch_order;
-use super::{Fitted, TrainReport, check_rate};
+use super::{Fitted, TrainReport};
+use crate::error::{ConfigError, Param, at_least_one, positive};
 use crate::features::{RowRef, SparseRows};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -120,21 +121,11 @@ fn softmax_in_place(z: &mut [f32]) {
 
 impl SoftmaxRegression {
     /// Checks the hyper-parameters before any work.
-    pub fn validate(&self) -> Result<()> {
-        check_rate("the learning rate (--eta)", self.eta)?;
-        if !(self.l2.is_finite() && self.l2 >= 0.0 && self.eta * self.l2 < 1.0) {
-            return Err(Error::config(format!(
-                "the L2 strength (--l2) must be ≥ 0 with --eta × --l2 below 1, got {}",
-                self.l2
-            )));
-        }
-        if self.epochs == 0 {
-            return Err(Error::config("the number of epochs must be at least 1"));
-        }
-        if self.batch == 0 {
-            return Err(Error::config("--batch-size must be at least 1"));
-        }
-        Ok(())
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        positive(Param::Eta, self.eta)?;
+        check_l2(self.eta, self.l2)?;
+        at_least_one(Param::Epochs, self.epochs)?;
+        at_least_one(Param::BatchSize, self.batch)
     }
 
     /// Fits on single-label data: `classes[i]` is row i's class, below `k`.

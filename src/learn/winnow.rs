@@ -13,8 +13,9 @@
 
 use super::online::epoch_order;
 use super::{Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
+use crate::Result;
+use crate::error::{ConfigError, Param, at_least_one, non_negative};
 use crate::features::{SparseRows, ops};
-use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// Winnow's configuration.
@@ -46,20 +47,16 @@ impl Default for Winnow {
 
 impl Winnow {
     /// Checks the hyper-parameters before any work.
-    pub fn validate(&self) -> Result<()> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         if !(self.alpha.is_finite() && self.alpha > 1.0) {
-            return Err(Error::config(format!(
-                "Winnow's promotion factor (--alpha) must be a number above 1, got {}",
-                self.alpha
-            )));
+            return Err(ConfigError::new(
+                Param::Alpha,
+                self.alpha,
+                "must be a number above 1",
+            ));
         }
-        if self.epochs == 0 {
-            return Err(Error::config("the number of epochs must be at least 1"));
-        }
-        if !(self.margin.is_finite() && self.margin >= 0.0) {
-            return Err(Error::config("the margin (--margin) must be a number ≥ 0"));
-        }
-        Ok(())
+        at_least_one(Param::Epochs, self.epochs)?;
+        non_negative(Param::Margin, self.margin)
     }
 
     /// Fits, calling `on_mistake()` after every online mistake (for mistake-bound studies).

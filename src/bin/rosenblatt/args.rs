@@ -1,7 +1,7 @@
 //! Command-line arguments (clap only; no work happens here).
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::names::BiasName;
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use rosenblatt::input::{Format, Split};
 use std::path::PathBuf;
 

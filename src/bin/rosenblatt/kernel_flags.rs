@@ -1,9 +1,9 @@
 //! The dual (kernel) perceptron's flags for `train`, and their translation into a learner.
 
 use crate::args::TrainArgs;
+use crate::names::{AveragingName, parse_memory};
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
-use crate::names::{AveragingName, parse_memory};
 use rosenblatt::learn::dual::DEFAULT_MAX_SECONDS;
 use rosenblatt::learn::{AnyLearner, Averaging, Kernel, KernelPerceptron, Schedule};
 

@@ -9,8 +9,8 @@ use clap::{Args, ValueEnum};
 use rosenblatt::learn::multilabel::MultiLabelOptions;
 use rosenblatt::learn::{
     AnyLearner, AveragedPerceptron, EarlyStopping, LogisticRegression, MarginPerceptron,
-    NearestCentroid, OnlineOptions, PassiveAggressive, SoftmaxRegression, Solver,
-    Thresholds, Winnow,
+    NearestCentroid, OnlineOptions, PassiveAggressive, SoftmaxRegression, Solver, Thresholds,
+    Winnow,
 };
 
 /// The gradient solvers `--solver` accepts.

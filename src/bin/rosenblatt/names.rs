@@ -5,6 +5,7 @@
 
 use clap::ValueEnum;
 use clap::builder::{EnumValueParser, TypedValueParser};
+use rosenblatt::error::{ConfigError, Param};
 use rosenblatt::input::{Format, Split};
 use rosenblatt::learn::{Averaging, Bias, RateSchedule};
 
@@ -139,6 +140,61 @@ pub fn parse_memory(s: &str) -> Result<u64, String> {
     Ok(bytes as u64)
 }
 
+/// The flag that sets a library parameter (`None`: no flag sets it).
+pub fn flag(param: Param) -> Option<&'static str> {
+    Some(match param {
+        Param::Eta => "--eta",
+        Param::Epochs => "--epochs",
+        Param::Rounds => "--rounds",
+        Param::Patience => "--patience",
+        Param::PositiveWeight => "--positive-weight",
+        Param::Tau | Param::Margin => "--margin",
+        Param::C => "--pa-c",
+        Param::Alpha => "--alpha",
+        Param::L2 => "--l2",
+        Param::BatchSize => "--batch-size",
+        Param::EarlyStopFraction => "--early-stop",
+        Param::EarlyStopPatience => "--early-stop-patience",
+        Param::Degree => "--degree",
+        Param::Coef0 => "--coef0",
+        Param::Gamma => "--gamma",
+        Param::Memory => "--memory",
+        Param::MaxSeconds => return None,
+        Param::MinDf => "--min-df",
+        Param::MaxFeatures => "--max-features",
+        Param::Positive => "--positive",
+        Param::ThresholdFolds => "--threshold-folds",
+    })
+}
+
+/// A configuration error with its parameter under the flag's name.
+fn config_message(c: &ConfigError) -> String {
+    let name = flag(c.param).unwrap_or(c.param.name());
+    format!("invalid configuration: {}", c.message_naming(name))
+}
+
+/// An error as the command line shows it: each cause in turn, as `{:#}` prints them, with
+/// library parameters named by their flags.
+pub fn message(e: &anyhow::Error) -> String {
+    let parts: Vec<String> = e
+        .chain()
+        .map(|cause| {
+            if let Some(c) = cause.downcast_ref::<ConfigError>() {
+                return config_message(c);
+            }
+            match cause.downcast_ref::<rosenblatt::Error>() {
+                Some(rosenblatt::Error::Config(c)) => config_message(c),
+                Some(rosenblatt::Error::OverBudget(b)) => format!(
+                    "{b}. Use the primal form (--learner perceptron), a smaller sample, a \
+                     larger --memory, or --force to run it anyway"
+                ),
+                _ => cause.to_string(),
+            }
+        })
+        .collect();
+    parts.join(": ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,6 +207,25 @@ mod tests {
         assert!(parse_memory("lots").is_err());
         assert!(parse_memory("5X").is_err());
         assert!(parse_memory("0").is_err());
+    }
+
+    #[test]
+    fn library_errors_name_flags() {
+        let eta = ConfigError::new(Param::Eta, 0, "must be a positive number");
+        let e = anyhow::Error::new(rosenblatt::Error::from(eta.clone())).context("training");
+        assert_eq!(
+            message(&e),
+            "training: invalid configuration: the learning rate (--eta) must be a positive \
+             number, got 0"
+        );
+        assert_eq!(
+            message(&anyhow::Error::new(eta)),
+            "invalid configuration: the learning rate (--eta) must be a positive number, got 0"
+        );
+        let max = ConfigError::new(Param::MaxSeconds, 0, "must be positive");
+        assert!(message(&max.into()).contains("(max_seconds)"));
+        let other = anyhow::anyhow!("plain");
+        assert_eq!(message(&other), format!("{other:#}"));
     }
 
     #[test]
