@@ -196,8 +196,8 @@ mod tests {
             "the learning rate (eta) must be a positive number, got 0"
         );
         assert_eq!(
-            e.message_naming("--eta"),
-            "the learning rate (--eta) must be a positive number, got 0"
+            e.message_naming("η"),
+            "the learning rate (η) must be a positive number, got 0"
         );
         assert!(positive(Param::Eta, f32::NAN).is_err());
         assert!(at_least_one(Param::Epochs, 0usize).is_err());

@@ -16,7 +16,7 @@ use super::gram::{Gram, GramRows};
 use super::kernel::Kernel;
 use super::kernel_model::{KernelModel, SupportRows, Vote};
 use super::perceptron::drive;
-use super::{Bias, Fitted, Label, Learner, Schedule, check_binary};
+use super::{Bias, Check, Checked, Fitted, Label, Learner, Schedule, check_binary};
 use crate::Result;
 use crate::error::{ConfigError, Param};
 use crate::features::SparseRows;
@@ -84,9 +84,8 @@ pub struct DualUpdate {
     pub epoch: usize,
 }
 
-impl KernelPerceptron {
-    /// Checks the hyper-parameters before any work.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+impl Check for KernelPerceptron {
+    fn validate(&self) -> Result<(), ConfigError> {
         self.kernel.validate()?;
         self.schedule.validate()?;
         if self.memory == 0 {
@@ -101,7 +100,9 @@ impl KernelPerceptron {
         }
         Ok(())
     }
+}
 
+impl Checked<KernelPerceptron> {
     /// Fits, calling `observer` after every update.
     pub fn fit_observed<X: SparseRows>(
         &self,
@@ -109,7 +110,6 @@ impl KernelPerceptron {
         y: &[Label],
         mut observer: impl FnMut(DualUpdate),
     ) -> Result<Fitted<KernelModel>> {
-        self.validate()?;
         check_binary(x, y)?;
         let gram = Gram::new(x, self.kernel);
         let estimate = self.estimate(&gram);
@@ -204,7 +204,7 @@ impl KernelPerceptron {
     }
 }
 
-impl Learner for KernelPerceptron {
+impl Learner for Checked<KernelPerceptron> {
     type Model = KernelModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<KernelModel>> {
         self.fit_observed(x, y, |_| {})
@@ -232,12 +232,16 @@ mod tests {
         }
     }
 
+    fn checked(p: KernelPerceptron) -> Checked<KernelPerceptron> {
+        p.check().unwrap()
+    }
+
     #[test]
     fn four_points_alpha_counts_updates() {
         // The seed's trace: mistakes on x1 then x4 in epoch 1, none in epoch 2.
         let (x, y) = four_points();
         let mut seq = Vec::new();
-        let fit = dual(Kernel::Linear, Averaging::None)
+        let fit = checked(dual(Kernel::Linear, Averaging::None))
             .fit_observed(&x, &y, |u| seq.push((u.example, u.epoch)))
             .unwrap();
         assert_eq!(seq, vec![(0, 0), (3, 0)]);
@@ -255,11 +259,13 @@ mod tests {
         // Updates at steps 1 (x1) and 4 (x4) of T = 8: w_t = x1 for t = 1..3 and
         // x1 − x4 for t = 4..8, so the average is x1 − (5/8)·x4; the votes are 3 and 5.
         let (x, y) = four_points();
-        let avg = dual(Kernel::Linear, Averaging::Averaged)
+        let avg = checked(dual(Kernel::Linear, Averaging::Averaged))
             .fit(&x, &y)
             .unwrap();
         assert_eq!(avg.model.coef, vec![1.0, -0.625]);
-        let voted = dual(Kernel::Linear, Averaging::Voted).fit(&x, &y).unwrap();
+        let voted = checked(dual(Kernel::Linear, Averaging::Voted))
+            .fit(&x, &y)
+            .unwrap();
         let votes = voted.model.votes.as_ref().unwrap();
         assert_eq!(
             votes
@@ -285,7 +291,7 @@ mod tests {
                 bias,
                 ..dual(Kernel::Linear, Averaging::None)
             };
-            let fit = p.fit(&x, &y).unwrap();
+            let fit = checked(p).fit(&x, &y).unwrap();
             assert_eq!(fit.report.converged, Some(false));
             assert!(fit.report.mistakes_per_epoch.iter().all(|&m| m > 0));
         }
@@ -293,7 +299,7 @@ mod tests {
             degree: 2,
             coef0: 1.0,
         };
-        let fit = dual(poly, Averaging::None).fit(&x, &y).unwrap();
+        let fit = checked(dual(poly, Averaging::None)).fit(&x, &y).unwrap();
         assert_eq!(fit.report.converged, Some(true));
         for (i, &yi) in y.iter().enumerate() {
             assert_eq!(fit.model.predict(x.row(i)), yi);
@@ -307,7 +313,7 @@ mod tests {
             max_seconds: 1e-12,
             ..dual(Kernel::Linear, Averaging::None)
         };
-        let e = tight.fit(&x, &y).unwrap_err().to_string();
+        let e = checked(tight).fit(&x, &y).unwrap_err().to_string();
         assert!(
             e.contains("4 rows") && e.contains("primal perceptron"),
             "{e}"
@@ -317,12 +323,12 @@ mod tests {
             force: true,
             ..tight
         };
-        assert!(forced.fit(&x, &y).is_ok());
+        assert!(checked(forced).fit(&x, &y).is_ok());
         let small = KernelPerceptron {
             memory: 8,
             ..dual(Kernel::Linear, Averaging::None)
         };
-        let e = small.fit(&x, &y).unwrap_err().to_string();
+        let e = checked(small).fit(&x, &y).unwrap_err().to_string();
         assert!(e.contains("memory") && e.contains("8 B"), "{e}");
     }
 
@@ -347,7 +353,7 @@ mod tests {
             } else {
                 Schedule::Epochs(4)
             };
-            let primal = Perceptron { eta: 1.0, bias, schedule, shuffle: Some(3) };
+            let primal = Perceptron { eta: 1.0, bias, schedule, shuffle: Some(3) }.check().unwrap();
             let mut p_seq = Vec::new();
             let p = primal.fit_observed(&x, &y, |u| p_seq.push((u.example, u.epoch))).unwrap();
             let d_cfg = KernelPerceptron {
@@ -357,7 +363,9 @@ mod tests {
                 memory: (budget_rows * x.n_rows() as u64 * 4).max(1),
                 force: true,
                 ..Default::default()
-            };
+            }
+            .check()
+            .unwrap();
             let mut d_seq = Vec::new();
             let d = d_cfg.fit_observed(&x, &y, |u| d_seq.push((u.example, u.epoch))).unwrap();
             prop_assert_eq!(p_seq, d_seq);

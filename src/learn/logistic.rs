@@ -10,7 +10,7 @@
 //! the step w ← w − η·∇J(w) that [`objective`] computes.
 
 use super::online::epoch_order;
-use super::{Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
+use super::{Check, Checked, Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
 use crate::error::{ConfigError, Param, at_least_one, non_negative, positive};
 use crate::features::{RowRef, SparseRows, ops};
 use crate::{Error, Result};
@@ -86,7 +86,7 @@ impl Default for LogisticRegression {
     fn default() -> Self {
         LogisticRegression {
             solver: Solver::Sgd,
-            eta: 0.5,
+            eta: 1.0,
             schedule: RateSchedule::InverseSqrt,
             l2: 1e-5,
             epochs: 10,
@@ -195,9 +195,8 @@ impl Scaled {
     }
 }
 
-impl LogisticRegression {
-    /// Checks the hyper-parameters before any work.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+impl Check for LogisticRegression {
+    fn validate(&self) -> Result<(), ConfigError> {
         positive(Param::Eta, self.eta)?;
         positive(Param::PositiveWeight, self.positive_weight)?;
         check_l2(self.eta, self.l2)?;
@@ -254,10 +253,9 @@ fn held_out_loss<X: SparseRows>(m: &LinearModel, x: &X, y: &[Label], idx: &[usiz
     sum / idx.len().max(1) as f64
 }
 
-impl Learner for LogisticRegression {
+impl Learner for Checked<LogisticRegression> {
     type Model = LinearModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
-        self.validate()?;
         check_binary(x, y)?;
         let n_all = x.n_rows();
         let (mut rows, held) = match self.early_stopping {
@@ -418,13 +416,15 @@ mod tests {
             ..LogisticRegression::default()
         };
         // From w = 0, one batch step is −η·∇J(0).
-        let one = lr.fit(&x, &y).unwrap().model;
+        let one = lr.check().unwrap().fit(&x, &y).unwrap().model;
         let (j0, g, gb) = objective(&LinearModel::zeros(5), &x, &y, 0.05);
         for j in 0..5 {
             assert!((f64::from(one.w[j]) + 0.5 * g[j]).abs() < 1e-5);
         }
         assert!((f64::from(one.bias) + 0.5 * gb).abs() < 1e-5);
         let many = LogisticRegression { epochs: 30, ..lr }
+            .check()
+            .unwrap()
             .fit(&x, &y)
             .unwrap()
             .model;
@@ -446,7 +446,7 @@ mod tests {
                 }),
                 ..LogisticRegression::default()
             };
-            let f = lr.fit(&x, &y).unwrap();
+            let f = lr.check().unwrap().fit(&x, &y).unwrap();
             let acc = (0..400)
                 .filter(|&i| f.model.predict(x.row(i)) == y[i])
                 .count() as f64
@@ -465,6 +465,6 @@ mod tests {
             l2: 0.6,
             ..LogisticRegression::default()
         };
-        assert!(bad.validate().is_err());
+        assert_eq!(bad.check().unwrap_err().param, Param::L2);
     }
 }

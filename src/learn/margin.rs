@@ -3,7 +3,7 @@
 //! hyperplane keeps a functional margin τ from the training points it can separate.
 
 use super::online::{OnlineOptions, train_online};
-use super::{Fitted, Label, Learner, LinearModel};
+use super::{Check, Checked, Fitted, Label, Learner, LinearModel};
 use crate::Result;
 use crate::error::{ConfigError, Param, non_negative, positive};
 use crate::features::SparseRows;
@@ -30,19 +30,17 @@ impl Default for MarginPerceptron {
     }
 }
 
-impl MarginPerceptron {
-    /// Checks the hyper-parameters before any work.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+impl Check for MarginPerceptron {
+    fn validate(&self) -> Result<(), ConfigError> {
         positive(Param::Eta, self.eta)?;
         non_negative(Param::Tau, self.tau)?;
         self.online.validate()
     }
 }
 
-impl Learner for MarginPerceptron {
+impl Learner for Checked<MarginPerceptron> {
     type Model = LinearModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
-        self.validate()?;
         let (tau, eta) = (self.tau, self.eta);
         train_online(x, y, &self.online, |m, _| if m <= tau { eta } else { 0.0 })
     }
@@ -73,7 +71,7 @@ mod tests {
                 ..OnlineOptions::default()
             },
         };
-        let f = learner.fit(&x, &y).unwrap();
+        let f = learner.check().unwrap().fit(&x, &y).unwrap();
         assert_eq!(f.report.converged, Some(true));
         for (i, &yi) in y.iter().enumerate() {
             assert!(f32::from(yi) * f.model.score(x.row(i)) > 2.0);

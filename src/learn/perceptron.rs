@@ -7,7 +7,7 @@
 //! an augmented constant feature x̃ = (x, 1), or the R² step b ← b + η·y·R².
 
 use super::online::epoch_order;
-use super::{Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
+use super::{Check, Checked, Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
 use crate::Result;
 use crate::error::{ConfigError, Param, at_least_one, positive};
 use crate::features::{RowAccess, RowTask, SparseRows, with_rows};
@@ -106,13 +106,14 @@ impl Schedule {
     }
 }
 
-impl Perceptron {
-    /// Checks the hyper-parameters before any work.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+impl Check for Perceptron {
+    fn validate(&self) -> Result<(), ConfigError> {
         positive(Param::Eta, self.eta)?;
         self.schedule.validate()
     }
+}
 
+impl Checked<Perceptron> {
     /// Fits, calling `observer` after every update.
     pub fn fit_observed<X: SparseRows>(
         &self,
@@ -120,7 +121,6 @@ impl Perceptron {
         y: &[Label],
         observer: impl FnMut(Update<'_>),
     ) -> Result<Fitted<LinearModel>> {
-        self.validate()?;
         check_binary(x, y)?;
         let task = Train {
             p: self,
@@ -173,7 +173,7 @@ impl<F: FnMut(Update<'_>)> RowTask for Train<'_, F> {
     }
 }
 
-impl Learner for Perceptron {
+impl Learner for Checked<Perceptron> {
     type Model = LinearModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
         self.fit_observed(x, y, |_| {})
