@@ -32,6 +32,7 @@ pub mod kernel;
 mod kernel_model;
 mod linear;
 pub mod logistic;
+mod loss;
 pub mod margin;
 pub mod multilabel;
 pub mod online;
