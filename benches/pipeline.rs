@@ -14,8 +14,8 @@ use rosenblatt::features::synthetic::zipf_rows;
 use rosenblatt::features::{BinaryMatrix, StreamVectorizer, vectorize};
 use rosenblatt::input::Document;
 use rosenblatt::learn::{
-    AnyLearner, AveragedPerceptron, Bias, Label, Learner, LogisticRegression, MarginPerceptron,
-    OnlineOptions, PassiveAggressive, Perceptron, Schedule, Winnow,
+    AnyLearner, AveragedPerceptron, Bias, Check, Checked, Label, Learner, LogisticRegression,
+    MarginPerceptron, OnlineOptions, PassiveAggressive, Perceptron, Schedule, Winnow,
 };
 use rosenblatt::pipeline::fit_vocab;
 use rosenblatt::text::{Analyzer, Tokenizer};
@@ -142,10 +142,11 @@ fn bare_mistakes(x: &BinaryMatrix, y: &[Label], epochs: usize) -> u64 {
     m
 }
 
-fn learners() -> Vec<AnyLearner> {
+fn learners() -> Vec<Checked<AnyLearner>> {
     let online = OnlineOptions {
         epochs: 1,
         shuffle: None,
+        average: true,
         ..OnlineOptions::default()
     };
     vec![
@@ -174,6 +175,9 @@ fn learners() -> Vec<AnyLearner> {
             ..LogisticRegression::default()
         }),
     ]
+    .into_iter()
+    .map(|l| l.check().unwrap())
+    .collect()
 }
 
 fn epochs_on(c: &mut Criterion, group: &str, x: &BinaryMatrix, y: &[Label]) {
@@ -182,7 +186,9 @@ fn epochs_on(c: &mut Criterion, group: &str, x: &BinaryMatrix, y: &[Label]) {
         bias: Bias::None,
         schedule: Schedule::Epochs(1),
         shuffle: None,
-    };
+    }
+    .check()
+    .unwrap();
     assert_eq!(
         p.fit(x, y).unwrap().report.updates,
         bare_mistakes(x, y, 1),
@@ -227,7 +233,9 @@ fn parallel_scoring(c: &mut Criterion) {
         bias: Bias::Augmented,
         schedule: Schedule::Epochs(2),
         shuffle: None,
-    };
+    }
+    .check()
+    .unwrap();
     let m = p.fit(&x, &y).unwrap().model;
     let reference = scores_sequential(&m, &x);
     let mut g = c.benchmark_group("score_zipf_50000");

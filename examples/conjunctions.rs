@@ -14,7 +14,7 @@
 use rand::{Rng, SeedableRng};
 use rosenblatt::features::real_from_dense;
 use rosenblatt::learn::{
-    AnyLearner, Bias, Kernel, KernelPerceptron, Label, Learner, Perceptron, Schedule, Winnow,
+    AnyLearner, Bias, Check, Kernel, KernelPerceptron, Label, Learner, Perceptron, Schedule, Winnow,
 };
 use rosenblatt::theory;
 
@@ -64,12 +64,14 @@ fn main() {
                 bias: Bias::Augmented,
                 schedule,
                 shuffle: None,
-            };
-            let fit = p.fit(&x, &y).expect("valid perceptron");
+            }
+            .check()
+            .expect("valid perceptron");
+            let fit = p.fit(&x, &y).expect("two labels");
             let any = rosenblatt::learn::AnyModel::Linear(fit.model);
             let th = theory::diagnose_any(
                 &any,
-                &AnyLearner::Perceptron(p),
+                &AnyLearner::Perceptron(*p),
                 &x,
                 &y,
                 Some(fit.report.updates),
@@ -82,11 +84,13 @@ fn main() {
                 epochs: 200,
                 shuffle: None,
                 ..Winnow::default()
-            };
+            }
+            .check()
+            .expect("valid winnow");
             let mut w_mistakes = 0u64;
             winnow
                 .fit_counting(&x, &y, || w_mistakes += 1)
-                .expect("valid winnow");
+                .expect("two labels");
             println!(
                 "{d:>4} {k:>2} | {:>10} {:>6} {:>12} {:>14} {:>14} | {:>7}",
                 fit.report.updates,
@@ -109,8 +113,10 @@ fn main() {
             schedule: Schedule::UntilConvergence { max_epochs: 1000 },
             shuffle: None,
         }
+        .check()
+        .expect("valid perceptron")
         .fit(&x, &y)
-        .expect("valid perceptron");
+        .expect("two labels");
         let never_clean = fit.report.mistakes_per_epoch.iter().all(|&m| m > 0);
         println!(
             "  perceptron, bias {bias:?}: {} epochs, {} mistakes, converged: {}, a mistake in every epoch: {never_clean}",
@@ -128,8 +134,10 @@ fn main() {
         shuffle: None,
         ..Default::default()
     }
+    .check()
+    .expect("valid kernel perceptron")
     .fit(&x, &y)
-    .expect("valid kernel perceptron");
+    .expect("two labels");
     println!(
         "  kernel perceptron, (x·z + 1)²: converged after {} mistakes in {} epochs, α = {:?}",
         fit.report.updates, fit.report.epochs, fit.model.alpha

@@ -24,9 +24,11 @@ impl AtomicFile {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let name = path
-            .file_name()
-            .ok_or_else(|| Error::config(format!("{} is not a file name", path.display())))?;
+        let name = path.file_name().ok_or_else(|| {
+            let not_a_name =
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name");
+            Error::io(path, not_a_name)
+        })?;
         let tmp = dir.join(format!(
             ".{}.{}.tmp",
             name.to_string_lossy(),

@@ -1,5 +1,13 @@
 //! One error type for the library, so every failure names the file and what is wrong.
+//! Configuration errors are data ([`ConfigError`]: parameter, value, rule), so a front end
+//! can name each parameter its own way.
 
+mod config;
+
+pub use config::{ConfigError, Param};
+pub(crate) use config::{at_least_one, non_negative, positive};
+
+use crate::learn::dual::OverBudget;
 use std::path::{Path, PathBuf};
 
 /// The library's result alias.
@@ -37,7 +45,17 @@ pub enum Error {
     },
     /// A configuration value is invalid (checked before any work starts).
     #[error("invalid configuration: {0}")]
-    Config(String),
+    Config(ConfigError),
+    /// A learner whose predicted cost is above its limits refused to start.
+    #[error(
+        "{0}: use the primal perceptron, a smaller sample or a larger memory budget, or force \
+         the run"
+    )]
+    OverBudget(Box<OverBudget>),
+    /// The model or input cannot do what was asked (e.g. incremental learning on a kernel
+    /// model, documents read from a file of vectors).
+    #[error("{0}")]
+    Unsupported(String),
     /// The data cannot be used for the requested task (e.g. one class only).
     #[error("{0}")]
     Data(String),
@@ -68,9 +86,11 @@ impl Error {
             message: message.into(),
         }
     }
+}
 
-    /// An invalid configuration value.
-    pub fn config(message: impl Into<String>) -> Self {
-        Error::Config(message.into())
+/// Not `#[from]`: the message already holds it, so it is not repeated as a cause.
+impl From<ConfigError> for Error {
+    fn from(e: ConfigError) -> Self {
+        Error::Config(e)
     }
 }

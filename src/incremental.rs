@@ -53,12 +53,13 @@ pub struct LearnOutcome {
 fn linear_mut(model: &mut SavedModel) -> Result<&mut LinearModel> {
     match &mut model.predictor {
         Predictor::Binary(AnyModel::Linear(m)) => Ok(m),
-        Predictor::Binary(_) => Err(Error::config(
+        Predictor::Binary(_) => Err(Error::Unsupported(
             "learning one message at a time needs a linear model from the perceptron family \
-             (train with --learner perceptron or averaged-perceptron)",
+             (train with the perceptron or the averaged perceptron)"
+                .into(),
         )),
-        _ => Err(Error::config(
-            "learning one message at a time needs a two-class model (e.g. spam/ham)",
+        _ => Err(Error::Unsupported(
+            "learning one message at a time needs a two-class model (e.g. spam/ham)".into(),
         )),
     }
 }
@@ -68,7 +69,7 @@ pub fn binary_label(model: &SavedModel, class: &str) -> Result<f32> {
     match model.classes.iter().position(|c| c == class) {
         Some(1) if model.classes.len() == 2 => Ok(1.0),
         Some(0) if model.classes.len() == 2 => Ok(-1.0),
-        _ => Err(Error::config(format!(
+        _ => Err(Error::Unsupported(format!(
             "class {class:?} is not one of the model's two classes {:?}",
             model.classes
         ))),
@@ -91,7 +92,7 @@ fn unique_tokens(model: &SavedModel, doc: &Document) -> Vec<String> {
 /// The current score of `doc`: w·x + b over the words the vocabulary knows.
 pub fn score_document(model: &SavedModel, doc: &Document) -> Result<f32> {
     let Predictor::Binary(m) = &model.predictor else {
-        return Err(Error::config("scoring needs a two-class model"));
+        return Err(Error::Unsupported("scoring needs a two-class model".into()));
     };
     let mut ids: Vec<u32> = unique_tokens(model, doc)
         .iter()

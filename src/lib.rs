@@ -26,6 +26,6 @@ pub mod text;
 pub mod theory;
 pub mod vocab;
 
-pub use error::{Error, Result};
+pub use error::{ConfigError, Error, Result};
 pub use features::{BinaryMatrix, RealMatrix, RowRef, SparseRows};
 pub use learn::{Classifier, Learner, LinearModel};

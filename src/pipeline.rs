@@ -1,12 +1,13 @@
 //! The whole pipeline in a few calls: documents → vocabulary → rows → model, and a saved
 //! model applied to new documents. The CLI and library users share these.
 
+use crate::error::{ConfigError, Param};
 use crate::eval::Metrics;
 use crate::features::{
     BinaryMatrix, SparseRows, StreamVectorizer, Vectorized, count_df, vectorize,
 };
 use crate::input::Document;
-use crate::learn::{AnyLearner, Label, combine_reports, ovr};
+use crate::learn::{AnyLearner, Checked, Label, LabelScorer, Learner, Multiclass};
 use crate::model::{Decision, FeatureSpace, Metadata, Predictor, SavedModel};
 use crate::text::Analyzer;
 use crate::theory;
@@ -27,8 +28,8 @@ pub struct TrainConfig {
     pub analyzer: Analyzer,
     /// Vocabulary pruning.
     pub vocab: VocabConfig,
-    /// The learner.
-    pub learner: AnyLearner,
+    /// The learner, checked before any work.
+    pub learner: Checked<AnyLearner>,
     /// The positive class of a binary problem (default: `spam` if present, else the
     /// second label in sorted order).
     pub positive: Option<String>,
@@ -60,9 +61,11 @@ pub fn classes_of(docs: &[Document], positive: Option<&str>) -> Result<Vec<Strin
     let pos = positive.or(classes.iter().any(|c| c == "spam").then_some("spam"));
     if let Some(p) = pos {
         let i = classes.iter().position(|c| c == p).ok_or_else(|| {
-            Error::config(format!(
-                "--positive {p}: no document has that label ({classes:?})"
-            ))
+            ConfigError::new(
+                Param::Positive,
+                p,
+                format!("must be a label of the documents ({classes:?})"),
+            )
         })?;
         if classes.len() == 2 {
             classes.swap(i, 1);
@@ -116,7 +119,6 @@ pub fn vectorize_training(
 pub fn train(docs: &[Document], cfg: &TrainConfig, inputs: Vec<String>) -> Result<Trained> {
     let start = Instant::now();
     cfg.vocab.validate()?;
-    cfg.learner.validate()?;
     let classes = classes_of(docs, cfg.positive.as_deref())?;
     let idx = class_indices(docs, &classes)?;
     let (vocab, x) = vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
@@ -138,10 +140,9 @@ pub fn fit_rows<X: SparseRows>(
     inputs: Vec<String>,
 ) -> Result<SavedModel> {
     let start = Instant::now();
-    cfg.learner.validate()?;
     let (predictor, report, theory) = if classes.len() == 2 {
         let y = binary_labels(idx, 1);
-        let fitted = cfg.learner.fit(x, &y)?;
+        let fitted = cfg.learner.fit(x, &y[..])?;
         let th = theory::diagnose_any(
             &fitted.model,
             &cfg.learner,
@@ -150,19 +151,13 @@ pub fn fit_rows<X: SparseRows>(
             Some(fitted.report.updates),
         );
         (Predictor::Binary(fitted.model), fitted.report, th)
-    } else if let AnyLearner::Softmax(s) = &cfg.learner {
-        let f = s.fit_classes(x, idx, classes.len())?;
-        (Predictor::Softmax(f.model), f.report, None)
     } else {
-        let fits = ovr::fit_one_vs_rest(&cfg.learner, x, classes.len(), |c| {
-            ovr::single_label(idx, c)
-        })?;
-        let report = combine_reports(&fits.iter().map(|f| f.report.clone()).collect::<Vec<_>>());
-        (
-            Predictor::OneVsRest(fits.into_iter().map(|f| f.model).collect()),
-            report,
-            None,
-        )
+        let f = cfg.learner.fit(x, &Multiclass::new(idx, classes.len()))?;
+        let predictor = match f.model {
+            LabelScorer::OneVsRest(ms) => Predictor::OneVsRest(ms),
+            LabelScorer::Softmax(m) => Predictor::Softmax(m),
+        };
+        (predictor, f.report, None)
     };
     let fit_seconds = start.elapsed().as_secs_f64();
     let mut model = SavedModel {

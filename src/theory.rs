@@ -169,7 +169,7 @@ fn assemble(r_sq: f64, functional: f64, norm_sq: f64, updates: Option<u64>) -> T
 mod tests {
     use super::*;
     use crate::features::real_from_dense;
-    use crate::learn::{Kernel, KernelPerceptron, Learner, Perceptron, Schedule};
+    use crate::learn::{Check, Kernel, KernelPerceptron, Learner, Perceptron, Schedule};
     use proptest::prelude::*;
 
     fn close(a: f64, b: f64) -> bool {
@@ -215,7 +215,7 @@ mod tests {
             schedule,
             shuffle: None,
         };
-        let fit = p.fit(&x, &y).unwrap();
+        let fit = p.check().unwrap().fit(&x, &y).unwrap();
         assert_eq!((fit.model.w.clone(), fit.model.bias), (vec![3.0], -4.0));
         assert_eq!(fit.report.updates, 9);
         let any = AnyModel::Linear(fit.model);
@@ -228,7 +228,7 @@ mod tests {
             shuffle: None,
             ..Default::default()
         };
-        let dfit = d.fit(&x, &y).unwrap();
+        let dfit = d.check().unwrap().fit(&x, &y).unwrap();
         let dual = AnyModel::Kernel(Box::new(dfit.model));
         let td = diagnose_any(&dual, &AnyLearner::KernelPerceptron(d), &x, &y, Some(9)).unwrap();
         assert!(close(td.radius, t.radius) && close(td.geometric_margin, t.geometric_margin));
@@ -278,7 +278,8 @@ mod tests {
                 }),
             ];
             for l in learners {
-                let fit = l.fit(&x, &y).unwrap();
+                let l = l.check().unwrap();
+                let fit = l.fit(&x, &y[..]).unwrap();
                 prop_assert_eq!(fit.report.converged, Some(true));
                 let k = fit.report.updates;
                 let t = diagnose_any(&fit.model, &l, &x, &y, Some(k)).unwrap();

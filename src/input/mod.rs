@@ -68,7 +68,7 @@ impl Corpus {
 }
 
 /// The input formats; [`Format::detect`] picks one from a path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// `DIR/<class>/...`: labels from first-level folder names, files found recursively.
     Dir,
@@ -133,7 +133,7 @@ pub fn read_part(path: &Path, format: Option<Format>, split: Option<Split>) -> R
         Format::Jsonl => read_jsonl(path),
         Format::Tsv => read_tsv(path),
         Format::Reuters => read_reuters(path, split),
-        Format::Svmlight => Err(Error::config(format!(
+        Format::Svmlight => Err(Error::Unsupported(format!(
             "{}: SVMlight files hold vectors, not documents",
             path.display()
         ))),

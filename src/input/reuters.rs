@@ -17,7 +17,7 @@ use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 /// The part of a corpus with a fixed train/test split to read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Split {
     /// The training part (ModApte: `LEWISSPLIT="TRAIN"`).
     Train,

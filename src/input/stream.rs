@@ -64,7 +64,7 @@ impl DocStream {
             }
             let f = format.unwrap_or_else(|| Format::detect(p));
             if f == Format::Svmlight {
-                return Err(Error::config(format!(
+                return Err(Error::Unsupported(format!(
                     "{}: SVMlight files hold vectors, not documents",
                     p.display()
                 )));

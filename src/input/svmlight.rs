@@ -244,9 +244,11 @@ pub fn classes_of_labels(labels: &[String], positive: Option<&str>) -> Result<Ve
     if let Some(p) = positive {
         let p = normalize_label(p);
         let i = classes.iter().position(|c| *c == p).ok_or_else(|| {
-            Error::config(format!(
-                "--positive {p}: no row has that label ({classes:?})"
-            ))
+            crate::error::ConfigError::new(
+                crate::error::Param::Positive,
+                &p,
+                format!("must be a label of the rows ({classes:?})"),
+            )
         })?;
         if classes.len() == 2 {
             classes.swap(i, 1);

@@ -1,17 +1,20 @@
 //! The learners and models a saved model can hold, as enums (not trait objects), so a
-//! model file names exactly what it contains and `--learner NAME` maps to one variant.
+//! model file names exactly what it contains and a learner's name maps to one variant
+//! ([`AnyLearner::from_name`], with the defaults the command line uses).
 
 use super::{
     AveragedPerceptron, LogisticRegression, MarginPerceptron, NearestCentroid, PassiveAggressive,
-    SoftmaxRegression, Winnow,
+    Schedule, SoftmaxRegression, Winnow,
 };
-use super::{Classifier, Fitted, Label, Learner, LinearModel, Perceptron, TrainReport};
-use super::{KernelModel, KernelPerceptron};
+use super::{Check, Checked, Classifier, Fitted, Label, Learner, LinearModel, Perceptron};
+use super::{KernelModel, KernelPerceptron, TrainReport};
 use crate::Result;
+use crate::error::ConfigError;
 use crate::features::{RowRef, SparseRows};
 use serde::{Deserialize, Serialize};
 
-/// Any binary learner's configuration.
+/// Any learner's configuration; checked, it fits binary, multiclass and multi-label
+/// targets.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum AnyLearner {
     /// Rosenblatt's perceptron.
@@ -46,7 +49,38 @@ pub enum AnyModel {
 }
 
 impl AnyLearner {
-    /// The learner's command-line name.
+    /// The names [`AnyLearner::from_name`] knows, one per variant (the command line's
+    /// `--learner` names).
+    pub const NAMES: [&'static str; 9] = [
+        "perceptron",
+        "kernel-perceptron",
+        "averaged-perceptron",
+        "margin-perceptron",
+        "pa",
+        "winnow",
+        "centroid",
+        "logistic",
+        "softmax",
+    ];
+
+    /// The learner called `name`, with its defaults (the command line's defaults), or
+    /// `None` for an unknown name.
+    pub fn from_name(name: &str) -> Option<AnyLearner> {
+        Some(match name {
+            "perceptron" => AnyLearner::Perceptron(Perceptron::default()),
+            "kernel-perceptron" => AnyLearner::KernelPerceptron(KernelPerceptron::default()),
+            "averaged-perceptron" => AnyLearner::AveragedPerceptron(AveragedPerceptron::default()),
+            "margin-perceptron" => AnyLearner::MarginPerceptron(MarginPerceptron::default()),
+            "pa" => AnyLearner::PassiveAggressive(PassiveAggressive::default()),
+            "winnow" => AnyLearner::Winnow(Winnow::default()),
+            "centroid" => AnyLearner::Centroid(NearestCentroid),
+            "logistic" => AnyLearner::Logistic(LogisticRegression::default()),
+            "softmax" => AnyLearner::Softmax(SoftmaxRegression::default()),
+            _ => return None,
+        })
+    }
+
+    /// The learner's name, as [`AnyLearner::from_name`] takes it.
     pub fn name(&self) -> &'static str {
         match self {
             AnyLearner::Perceptron(_) => "perceptron",
@@ -61,47 +95,39 @@ impl AnyLearner {
         }
     }
 
-    /// Checks hyper-parameters before any work.
-    pub fn validate(&self) -> Result<()> {
+    /// Sets the number of passes over the data (the epoch cap of the perceptrons'
+    /// until-convergence schedule; the randomized and online schedules and the centroid,
+    /// which make no epochs, are left as they are).
+    pub fn set_epochs(&mut self, epochs: usize) {
+        let schedule = |s: &mut Schedule| match s {
+            Schedule::Epochs(e) | Schedule::UntilConvergence { max_epochs: e } => *e = epochs,
+            Schedule::Online | Schedule::Randomized { .. } => {}
+        };
         match self {
-            AnyLearner::Perceptron(p) => p.validate(),
-            AnyLearner::KernelPerceptron(p) => p.validate(),
-            AnyLearner::AveragedPerceptron(p) => p.validate(),
-            AnyLearner::MarginPerceptron(p) => p.validate(),
-            AnyLearner::PassiveAggressive(p) => p.validate(),
-            AnyLearner::Winnow(p) => p.validate(),
-            AnyLearner::Centroid(_) => Ok(()),
-            AnyLearner::Logistic(p) => p.validate(),
-            AnyLearner::Softmax(p) => p.validate(),
+            AnyLearner::Perceptron(p) => schedule(&mut p.schedule),
+            AnyLearner::KernelPerceptron(p) => schedule(&mut p.schedule),
+            AnyLearner::AveragedPerceptron(p) => p.online.epochs = epochs,
+            AnyLearner::MarginPerceptron(p) => p.online.epochs = epochs,
+            AnyLearner::PassiveAggressive(p) => p.online.epochs = epochs,
+            AnyLearner::Winnow(p) => p.epochs = epochs,
+            AnyLearner::Centroid(_) => {}
+            AnyLearner::Logistic(p) => p.epochs = epochs,
+            AnyLearner::Softmax(p) => p.epochs = epochs,
         }
     }
 
-    /// Fits a binary model.
-    pub fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<AnyModel>> {
+    /// Sets the visiting order of the learners that offer one: a seeded shuffle per epoch,
+    /// or input order (`None`). Gradient descent always draws its seeded order and the
+    /// centroid ignores order; both are left as they are.
+    pub fn set_shuffle(&mut self, shuffle: Option<u64>) {
         match self {
-            AnyLearner::Perceptron(p) => wrap(p.fit(x, y)?, AnyModel::Linear),
-            AnyLearner::KernelPerceptron(p) => {
-                wrap(p.fit(x, y)?, |m| AnyModel::Kernel(Box::new(m)))
-            }
-            AnyLearner::AveragedPerceptron(p) => wrap(p.fit(x, y)?, AnyModel::Linear),
-            AnyLearner::MarginPerceptron(p) => wrap(p.fit(x, y)?, AnyModel::Linear),
-            AnyLearner::PassiveAggressive(p) => wrap(p.fit(x, y)?, AnyModel::Linear),
-            AnyLearner::Winnow(p) => wrap(p.fit(x, y)?, AnyModel::Linear),
-            AnyLearner::Centroid(p) => wrap(p.fit(x, y)?, AnyModel::Linear),
-            AnyLearner::Logistic(p) => wrap(p.fit(x, y)?, AnyModel::Logistic),
-            AnyLearner::Softmax(p) => {
-                super::check_binary(x, y)?;
-                let classes: Vec<usize> = y.iter().map(|&l| usize::from(l > 0)).collect();
-                let f = p.fit_classes(x, &classes, 2)?;
-                let m = f.model.to_binary().expect("two classes");
-                wrap(
-                    Fitted {
-                        model: m,
-                        report: f.report,
-                    },
-                    AnyModel::Logistic,
-                )
-            }
+            AnyLearner::Perceptron(p) => p.shuffle = shuffle,
+            AnyLearner::KernelPerceptron(p) => p.shuffle = shuffle,
+            AnyLearner::AveragedPerceptron(p) => p.online.shuffle = shuffle,
+            AnyLearner::MarginPerceptron(p) => p.online.shuffle = shuffle,
+            AnyLearner::PassiveAggressive(p) => p.online.shuffle = shuffle,
+            AnyLearner::Winnow(p) => p.shuffle = shuffle,
+            AnyLearner::Centroid(_) | AnyLearner::Logistic(_) | AnyLearner::Softmax(_) => {}
         }
     }
 
@@ -121,7 +147,50 @@ impl AnyLearner {
     }
 }
 
-fn wrap<M>(f: Fitted<M>, into: impl FnOnce(M) -> AnyModel) -> Result<Fitted<AnyModel>> {
+impl Check for AnyLearner {
+    fn validate(&self) -> std::result::Result<(), ConfigError> {
+        match self {
+            AnyLearner::Perceptron(p) => p.validate(),
+            AnyLearner::KernelPerceptron(p) => p.validate(),
+            AnyLearner::AveragedPerceptron(p) => p.validate(),
+            AnyLearner::MarginPerceptron(p) => p.validate(),
+            AnyLearner::PassiveAggressive(p) => p.validate(),
+            AnyLearner::Winnow(p) => p.validate(),
+            AnyLearner::Centroid(p) => p.validate(),
+            AnyLearner::Logistic(p) => p.validate(),
+            AnyLearner::Softmax(p) => p.validate(),
+        }
+    }
+}
+
+/// A binary problem: the variant's own fit (softmax: the logit of the positive class).
+impl Learner for Checked<AnyLearner> {
+    type Model = AnyModel;
+    fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<AnyModel>> {
+        // Each variant was checked as part of this one.
+        fn fit<P: Copy, X: SparseRows, M>(p: &P, x: &X, y: &[Label]) -> Result<Fitted<M>>
+        where
+            Checked<P>: Learner<Model = M>,
+        {
+            Checked::assume(*p).fit(x, y)
+        }
+        match &**self {
+            AnyLearner::Perceptron(p) => wrap(fit(p, x, y)?, AnyModel::Linear),
+            AnyLearner::KernelPerceptron(p) => {
+                wrap(fit(p, x, y)?, |m| AnyModel::Kernel(Box::new(m)))
+            }
+            AnyLearner::AveragedPerceptron(p) => wrap(fit(p, x, y)?, AnyModel::Linear),
+            AnyLearner::MarginPerceptron(p) => wrap(fit(p, x, y)?, AnyModel::Linear),
+            AnyLearner::PassiveAggressive(p) => wrap(fit(p, x, y)?, AnyModel::Linear),
+            AnyLearner::Winnow(p) => wrap(fit(p, x, y)?, AnyModel::Linear),
+            AnyLearner::Centroid(p) => wrap(fit(p, x, y)?, AnyModel::Linear),
+            AnyLearner::Logistic(p) => wrap(fit(p, x, y)?, AnyModel::Logistic),
+            AnyLearner::Softmax(p) => wrap(fit(p, x, y)?, AnyModel::Logistic),
+        }
+    }
+}
+
+fn wrap<M, N>(f: Fitted<M>, into: impl FnOnce(M) -> N) -> Result<Fitted<N>> {
     Ok(Fitted {
         model: into(f.model),
         report: f.report,

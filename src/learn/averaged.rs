@@ -4,26 +4,36 @@
 //! margin classifier; the accumulator trick keeps every update sparse.
 
 use super::online::{OnlineOptions, train_online};
-use super::{Fitted, Label, Learner, LinearModel};
+use super::{Check, Checked, Fitted, Label, Learner, LinearModel};
 use crate::Result;
 use crate::features::SparseRows;
 use serde::{Deserialize, Serialize};
 
 /// The averaged perceptron's configuration.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct AveragedPerceptron {
     /// Epochs, bias, shuffling (averaging is always on).
     pub online: OnlineOptions,
 }
 
-impl AveragedPerceptron {
-    /// Checks the hyper-parameters before any work.
-    pub fn validate(&self) -> Result<()> {
+impl Default for AveragedPerceptron {
+    fn default() -> Self {
+        AveragedPerceptron {
+            online: OnlineOptions {
+                average: true,
+                ..OnlineOptions::default()
+            },
+        }
+    }
+}
+
+impl Check for AveragedPerceptron {
+    fn validate(&self) -> Result<(), crate::ConfigError> {
         self.online.validate()
     }
 }
 
-impl Learner for AveragedPerceptron {
+impl Learner for Checked<AveragedPerceptron> {
     type Model = LinearModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
         let opt = OnlineOptions {
@@ -87,7 +97,7 @@ mod tests {
             let x: RealMatrix = real_from_dense(&rows);
             let learner = AveragedPerceptron {
                 online: OnlineOptions { epochs, bias, shuffle: None, ..OnlineOptions::default() },
-            };
+            }.check().unwrap();
             let m = learner.fit(&x, &y).unwrap().model;
             let (w, b) = naive(&rows, &y, epochs, bias);
             for (j, wj) in w.iter().enumerate().take(m.w.len()) {

@@ -4,8 +4,9 @@
 //! w = c₊ − c₋, b = (‖c₋‖² − ‖c₊‖²)/2 (halved). One pass, no hyper-parameters: the
 //! baseline every other learner should beat.
 
-use super::{Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
+use super::{Check, Checked, Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
 use crate::Result;
+use crate::error::ConfigError;
 use crate::features::{SparseRows, ops};
 use serde::{Deserialize, Serialize};
 
@@ -13,7 +14,14 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct NearestCentroid;
 
-impl Learner for NearestCentroid {
+impl Check for NearestCentroid {
+    /// No hyper-parameters, so no rule to break.
+    fn validate(&self) -> Result<(), ConfigError> {
+        Ok(())
+    }
+}
+
+impl Learner for Checked<NearestCentroid> {
     type Model = LinearModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
         check_binary(x, y)?;
@@ -78,14 +86,15 @@ mod tests {
             vec![-1.0, -1.0],
             vec![-1.0, 1.0],
         ]);
-        let m = NearestCentroid.fit(&x, &[1, 1, -1, -1]).unwrap().model;
+        let centroid = NearestCentroid.check().unwrap();
+        let m = centroid.fit(&x, &[1, 1, -1, -1]).unwrap().model;
         assert_eq!(m.w, vec![2.5, 1.5]);
         assert!((m.bias + 1.75).abs() < 1e-6);
         // (0.5, 0.5) is nearer c₊ (distance² 2) than c₋ (2.5): score (2.5 − 2)/2 = 0.25.
         let p = real_from_dense(&[vec![0.5, 0.5]]);
         assert!((m.score(p.row(0)) - (2.0 - 1.75)).abs() < 1e-6);
         // One class only: that class, whatever the row.
-        let all = NearestCentroid.fit(&x, &[-1, -1, -1, -1]).unwrap().model;
+        let all = centroid.fit(&x, &[-1, -1, -1, -1]).unwrap().model;
         assert!(all.score(x.row(0)) < 0.0 && all.score(p.row(0)) < 0.0);
     }
 }

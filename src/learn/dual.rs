@@ -10,15 +10,17 @@
 //! The dual form costs O(n²) time and memory: [`KernelPerceptron::estimate`] predicts both
 //! before any work, and `fit` refuses when they exceed the limits (unless `force`).
 
+pub use super::dual_cost::{Estimate, OverBudget, human_bytes};
+
 use super::gram::{Gram, GramRows};
 use super::kernel::Kernel;
 use super::kernel_model::{KernelModel, SupportRows, Vote};
 use super::perceptron::drive;
-use super::{Bias, Fitted, Label, Learner, Schedule, check_binary};
+use super::{Bias, Check, Checked, Fitted, Label, Learner, Schedule, check_binary};
+use crate::Result;
+use crate::error::{ConfigError, Param};
 use crate::features::SparseRows;
-use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
-use std::fmt;
 
 /// The default memory budget for the Gram matrix: 1 GiB.
 pub const DEFAULT_MEMORY: u64 = 1 << 30;
@@ -26,7 +28,7 @@ pub const DEFAULT_MEMORY: u64 = 1 << 30;
 pub const DEFAULT_MAX_SECONDS: f64 = 300.0;
 
 /// How the final hypothesis is formed from the sequence of prediction vectors.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Averaging {
     /// The last vector: cᵢ = αᵢ yᵢ.
     None,
@@ -82,172 +84,25 @@ pub struct DualUpdate {
     pub epoch: usize,
 }
 
-/// What the dual form will cost, predicted before any work.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Estimate {
-    /// Training rows n.
-    pub rows: usize,
-    /// Bytes of the full Gram matrix (4n²).
-    pub gram_bytes: u64,
-    /// Whether all of it fits the memory budget (else rows above it are recomputed).
-    pub fits: bool,
-    /// Peak bytes: Gram row cache, postings index and per-example state.
-    pub memory_bytes: u64,
-    /// The part of `memory_bytes` that is not Gram cache (needed whatever the budget).
-    pub state_bytes: u64,
-    /// Gram rows expected to be computed: one per update, assuming about n updates.
-    pub rows_computed: u64,
-    /// Estimated seconds, on the same assumption.
-    pub seconds: f64,
-}
-
-impl fmt::Display for Estimate {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} rows: about {} of memory and {:.1} s (Gram matrix {}, {})",
-            self.rows,
-            human_bytes(self.memory_bytes),
-            self.seconds,
-            human_bytes(self.gram_bytes),
-            if self.fits {
-                "cached"
-            } else {
-                "above the budget: rows computed on the fly"
-            }
-        )
-    }
-}
-
-/// Bytes as KiB/MiB/GiB for messages.
-pub fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let (mut v, mut u) = (b as f64, 0);
-    while v >= 1024.0 && u + 1 < UNITS.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{b} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
-}
-
-/// Parses a memory size such as `512M`, `2G`, `1.5GiB` or `1000000` (bytes), for
-/// `--memory`.
-pub fn parse_memory(s: &str) -> std::result::Result<u64, String> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a size (e.g. 512M, 2G)"))?;
-    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
-        "t" | "tb" | "tib" => 1 << 40,
-        other => return Err(format!("{s:?}: unknown unit {other:?} (use K, M, G or T)")),
-    };
-    let bytes = v * mult as f64;
-    if !(bytes.is_finite() && bytes >= 1.0) {
-        return Err(format!("{s:?} is not a positive size"));
-    }
-    Ok(bytes as u64)
-}
-
-/// Nanoseconds per postings addition, per kernel transform and per score update, measured
-/// on one core of a small machine (see benches/gram.rs); estimates, not promises.
-const NS_ADD: f64 = 1.0;
-const NS_UPDATE: f64 = 0.5;
-const NS_VISIT: f64 = 2.0;
-
-fn ns_kernel(k: &Kernel) -> f64 {
-    match k {
-        Kernel::Linear => 0.2,
-        Kernel::Polynomial { .. } => 1.5,
-        Kernel::Rbf { .. } => 4.0,
-    }
-}
-
-impl KernelPerceptron {
-    /// Checks the hyper-parameters before any work.
-    pub fn validate(&self) -> Result<()> {
+impl Check for KernelPerceptron {
+    fn validate(&self) -> Result<(), ConfigError> {
         self.kernel.validate()?;
-        super::Perceptron {
-            eta: 1.0,
-            bias: self.bias,
-            schedule: self.schedule,
-            shuffle: self.shuffle,
-        }
-        .validate()?;
+        self.schedule.validate()?;
         if self.memory == 0 {
-            return Err(Error::config(
-                "the memory budget (--memory) must be positive",
-            ));
+            return Err(ConfigError::new(Param::Memory, 0, "must be positive"));
         }
         if self.max_seconds.is_nan() || self.max_seconds <= 0.0 {
-            return Err(Error::config("the time limit must be positive"));
+            return Err(ConfigError::new(
+                Param::MaxSeconds,
+                self.max_seconds,
+                "must be positive",
+            ));
         }
         Ok(())
     }
+}
 
-    /// Predicts time and memory for training on the rows indexed by `gram`, assuming
-    /// about one update per example (text usually needs fewer; noisy data more).
-    pub fn estimate(&self, gram: &Gram) -> Estimate {
-        let n = gram.n() as u64;
-        let gram_bytes = n * n * 4;
-        let nnz = gram.nnz() as u64;
-        let state_bytes = nnz * 12 + (n + gram.n_cols() as u64) * 8 + n * 40;
-        let updates = n;
-        let threads = rayon::current_num_threads().max(1) as f64;
-        let per_row_ns = if n == 0 {
-            0.0
-        } else {
-            gram.pair_ops() as f64 / n as f64 * NS_ADD + n as f64 * ns_kernel(&self.kernel)
-        };
-        let epochs = match self.schedule {
-            Schedule::Online => 1.0,
-            Schedule::Epochs(e) | Schedule::UntilConvergence { max_epochs: e } => e as f64,
-            Schedule::Randomized { rounds, .. } => rounds as f64 / (n.max(1)) as f64,
-        };
-        let ns = updates as f64 * (per_row_ns / threads + n as f64 * NS_UPDATE)
-            + epochs * n as f64 * NS_VISIT;
-        Estimate {
-            rows: n as usize,
-            gram_bytes,
-            fits: gram_bytes <= self.memory,
-            memory_bytes: state_bytes + gram_bytes.min(self.memory),
-            state_bytes,
-            rows_computed: updates,
-            seconds: ns * 1e-9,
-        }
-    }
-
-    /// Refuses an estimate above the limits, unless `force`.
-    fn check(&self, e: &Estimate) -> Result<()> {
-        if self.force {
-            return Ok(());
-        }
-        let over_time = e.seconds > self.max_seconds;
-        let over_memory = e.state_bytes > self.memory;
-        if over_time || over_memory {
-            return Err(Error::config(format!(
-                "the dual (kernel) perceptron is meant for small corpora; here it would need \
-                 {e}, above the limit of {} and {:.0} s. Use the primal form \
-                 (--learner perceptron), a smaller sample, a larger --memory, or --force to \
-                 run it anyway",
-                human_bytes(self.memory),
-                self.max_seconds
-            )));
-        }
-        Ok(())
-    }
-
+impl Checked<KernelPerceptron> {
     /// Fits, calling `observer` after every update.
     pub fn fit_observed<X: SparseRows>(
         &self,
@@ -255,11 +110,10 @@ impl KernelPerceptron {
         y: &[Label],
         mut observer: impl FnMut(DualUpdate),
     ) -> Result<Fitted<KernelModel>> {
-        self.validate()?;
         check_binary(x, y)?;
         let gram = Gram::new(x, self.kernel);
         let estimate = self.estimate(&gram);
-        self.check(&estimate)?;
+        self.refuse_over_budget(&estimate)?;
         let n = x.n_rows();
         let beta = match self.bias {
             Bias::None => 0.0,
@@ -356,7 +210,7 @@ impl KernelPerceptron {
     }
 }
 
-impl Learner for KernelPerceptron {
+impl Learner for Checked<KernelPerceptron> {
     type Model = KernelModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<KernelModel>> {
         self.fit_observed(x, y, |_| {})
@@ -384,12 +238,16 @@ mod tests {
         }
     }
 
+    fn checked(p: KernelPerceptron) -> Checked<KernelPerceptron> {
+        p.check().unwrap()
+    }
+
     #[test]
     fn four_points_alpha_counts_updates() {
         // The seed's trace: mistakes on x1 then x4 in epoch 1, none in epoch 2.
         let (x, y) = four_points();
         let mut seq = Vec::new();
-        let fit = dual(Kernel::Linear, Averaging::None)
+        let fit = checked(dual(Kernel::Linear, Averaging::None))
             .fit_observed(&x, &y, |u| seq.push((u.example, u.epoch)))
             .unwrap();
         assert_eq!(seq, vec![(0, 0), (3, 0)]);
@@ -407,11 +265,13 @@ mod tests {
         // Updates at steps 1 (x1) and 4 (x4) of T = 8: w_t = x1 for t = 1..3 and
         // x1 − x4 for t = 4..8, so the average is x1 − (5/8)·x4; the votes are 3 and 5.
         let (x, y) = four_points();
-        let avg = dual(Kernel::Linear, Averaging::Averaged)
+        let avg = checked(dual(Kernel::Linear, Averaging::Averaged))
             .fit(&x, &y)
             .unwrap();
         assert_eq!(avg.model.coef, vec![1.0, -0.625]);
-        let voted = dual(Kernel::Linear, Averaging::Voted).fit(&x, &y).unwrap();
+        let voted = checked(dual(Kernel::Linear, Averaging::Voted))
+            .fit(&x, &y)
+            .unwrap();
         let votes = voted.model.votes.as_ref().unwrap();
         assert_eq!(
             votes
@@ -437,7 +297,7 @@ mod tests {
                 bias,
                 ..dual(Kernel::Linear, Averaging::None)
             };
-            let fit = p.fit(&x, &y).unwrap();
+            let fit = checked(p).fit(&x, &y).unwrap();
             assert_eq!(fit.report.converged, Some(false));
             assert!(fit.report.mistakes_per_epoch.iter().all(|&m| m > 0));
         }
@@ -445,7 +305,7 @@ mod tests {
             degree: 2,
             coef0: 1.0,
         };
-        let fit = dual(poly, Averaging::None).fit(&x, &y).unwrap();
+        let fit = checked(dual(poly, Averaging::None)).fit(&x, &y).unwrap();
         assert_eq!(fit.report.converged, Some(true));
         for (i, &yi) in y.iter().enumerate() {
             assert_eq!(fit.model.predict(x.row(i)), yi);
@@ -459,34 +319,23 @@ mod tests {
             max_seconds: 1e-12,
             ..dual(Kernel::Linear, Averaging::None)
         };
-        let e = tight.fit(&x, &y).unwrap_err().to_string();
+        let e = checked(tight).fit(&x, &y).unwrap_err().to_string();
         assert!(
-            e.contains("4 rows") && e.contains("--learner perceptron"),
+            e.contains("4 rows") && e.contains("primal perceptron"),
             "{e}"
         );
-        assert!(e.contains("--force"), "{e}");
+        assert!(e.contains("force"), "{e}");
         let forced = KernelPerceptron {
             force: true,
             ..tight
         };
-        assert!(forced.fit(&x, &y).is_ok());
+        assert!(checked(forced).fit(&x, &y).is_ok());
         let small = KernelPerceptron {
             memory: 8,
             ..dual(Kernel::Linear, Averaging::None)
         };
-        let e = small.fit(&x, &y).unwrap_err().to_string();
+        let e = checked(small).fit(&x, &y).unwrap_err().to_string();
         assert!(e.contains("memory") && e.contains("8 B"), "{e}");
-    }
-
-    #[test]
-    fn memory_sizes_parse() {
-        assert_eq!(parse_memory("512M"), Ok(512 << 20));
-        assert_eq!(parse_memory("1.5GiB"), Ok(3 << 29));
-        assert_eq!(parse_memory("1000"), Ok(1000));
-        assert!(parse_memory("lots").is_err());
-        assert!(parse_memory("5X").is_err());
-        assert!(parse_memory("0").is_err());
-        assert_eq!(human_bytes(3 << 29), "1.5 GiB");
     }
 
     proptest! {
@@ -510,7 +359,7 @@ mod tests {
             } else {
                 Schedule::Epochs(4)
             };
-            let primal = Perceptron { eta: 1.0, bias, schedule, shuffle: Some(3) };
+            let primal = Perceptron { eta: 1.0, bias, schedule, shuffle: Some(3) }.check().unwrap();
             let mut p_seq = Vec::new();
             let p = primal.fit_observed(&x, &y, |u| p_seq.push((u.example, u.epoch))).unwrap();
             let d_cfg = KernelPerceptron {
@@ -520,7 +369,9 @@ mod tests {
                 memory: (budget_rows * x.n_rows() as u64 * 4).max(1),
                 force: true,
                 ..Default::default()
-            };
+            }
+            .check()
+            .unwrap();
             let mut d_seq = Vec::new();
             let d = d_cfg.fit_observed(&x, &y, |u| d_seq.push((u.example, u.epoch))).unwrap();
             prop_assert_eq!(p_seq, d_seq);

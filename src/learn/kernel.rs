@@ -7,8 +7,8 @@
 //! - RBF: K = exp(−γ‖x − z‖²) with ‖x − z‖² = ‖x‖² + ‖z‖² − 2x·z
 //!   (binary rows: |x| + |z| − 2|x ∩ z|).
 
+use crate::error::{ConfigError, Param, positive};
 use crate::features::{RowRef, ops};
-use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// The largest polynomial degree accepted (higher degrees overflow `f32` on text rows).
@@ -35,33 +35,27 @@ pub enum Kernel {
 
 impl Kernel {
     /// Checks the parameters before any work.
-    pub fn validate(&self) -> Result<()> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         match *self {
             Kernel::Linear => Ok(()),
             Kernel::Polynomial { degree, coef0 } => {
                 if !(1..=MAX_DEGREE).contains(&degree) {
-                    return Err(Error::config(format!(
-                        "the polynomial degree (--degree) must be between 1 and {MAX_DEGREE}, \
-                         got {degree}"
-                    )));
+                    return Err(ConfigError::new(
+                        Param::Degree,
+                        degree,
+                        format!("must be between 1 and {MAX_DEGREE}"),
+                    ));
                 }
                 if !(coef0.is_finite() && coef0 >= 0.0) {
-                    return Err(Error::config(format!(
-                        "the polynomial constant (--coef0) must be a number ≥ 0 \
-                         (a negative one is not a kernel), got {coef0}"
-                    )));
+                    return Err(ConfigError::new(
+                        Param::Coef0,
+                        coef0,
+                        "must be a number ≥ 0 (a negative one is not a kernel)",
+                    ));
                 }
                 Ok(())
             }
-            Kernel::Rbf { gamma } => {
-                if gamma.is_finite() && gamma > 0.0 {
-                    Ok(())
-                } else {
-                    Err(Error::config(format!(
-                        "the RBF width (--gamma) must be a positive number, got {gamma}"
-                    )))
-                }
-            }
+            Kernel::Rbf { gamma } => positive(Param::Gamma, gamma),
         }
     }
 
@@ -146,9 +140,11 @@ mod tests {
             Kernel::Rbf { gamma: 0.0 },
             Kernel::Rbf { gamma: f32::NAN },
         ];
-        for k in bad {
-            let e = k.validate().unwrap_err().to_string();
-            assert!(e.contains("--degree") || e.contains("--coef0") || e.contains("--gamma"));
+        let params = [Param::Degree, Param::Coef0, Param::Gamma, Param::Gamma];
+        for (k, param) in bad.into_iter().zip(params) {
+            let e = k.validate().unwrap_err();
+            assert_eq!(e.param, param);
+            assert!(e.to_string().starts_with(param.noun()), "{e}");
         }
         assert!(Kernel::Linear.validate().is_ok());
     }

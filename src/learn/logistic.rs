@@ -9,9 +9,13 @@
 //! batch solver is the mini-batch solver with one batch of all rows, so it takes exactly
 //! the step w ← w − η·∇J(w) that [`objective`] computes.
 
+pub use super::loss::{log_loss, objective, sigmoid};
+
+pub(crate) use super::loss::Scaled;
 use super::online::epoch_order;
-use super::{Fitted, Label, Learner, LinearModel, TrainReport, check_binary, check_rate};
-use crate::features::{RowRef, SparseRows, ops};
+use super::{Check, Checked, Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
+use crate::error::{ConfigError, Param, at_least_one, non_negative, positive};
+use crate::features::SparseRows;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -27,7 +31,7 @@ pub enum Solver {
 }
 
 /// The learning rate η after `e` epochs (fractional) for an initial rate η₀.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RateSchedule {
     /// η = η₀.
     Constant,
@@ -85,7 +89,7 @@ impl Default for LogisticRegression {
     fn default() -> Self {
         LogisticRegression {
             solver: Solver::Sgd,
-            eta: 0.5,
+            eta: 1.0,
             schedule: RateSchedule::InverseSqrt,
             l2: 1e-5,
             epochs: 10,
@@ -97,141 +101,41 @@ impl Default for LogisticRegression {
     }
 }
 
-/// ln(1 + e^−m), without overflow.
-#[inline]
-pub fn log_loss(m: f32) -> f32 {
-    if m > 0.0 {
-        (-m).exp().ln_1p()
-    } else {
-        -m + m.exp().ln_1p()
-    }
-}
-
-/// θ(s) = 1 / (1 + e^−s).
-#[inline]
-pub fn sigmoid(s: f32) -> f32 {
-    1.0 / (1.0 + (-s).exp())
-}
-
-/// J(w, b) (mean log-loss plus (λ/2)‖w‖²) and its gradient (∂J/∂w, ∂J/∂b), in double
-/// precision; the reference the solvers' steps are checked against.
-pub fn objective<X: SparseRows>(
-    m: &LinearModel,
-    x: &X,
-    y: &[Label],
-    l2: f64,
-) -> (f64, Vec<f64>, f64) {
-    let n = x.n_rows() as f64;
-    let mut grad: Vec<f64> = m.w.iter().map(|&w| l2 * f64::from(w)).collect();
-    let mut gb = 0f64;
-    let mut loss = 0.5 * l2 * m.w.iter().map(|&w| f64::from(w).powi(2)).sum::<f64>();
-    for (i, &yi) in y.iter().enumerate() {
-        let row = x.row(i);
-        let yi = f64::from(yi);
-        let z: f64 = dot64(&m.w, row) + f64::from(m.bias);
-        let mg = yi * z;
-        loss += (if mg > 0.0 {
-            (-mg).exp().ln_1p()
-        } else {
-            -mg + mg.exp().ln_1p()
-        }) / n;
-        // d/dz ln(1 + e^(−y z)) = −y·θ(−y z)
-        let c = -yi / (1.0 + mg.exp()) / n;
-        for (k, &j) in row.ids.iter().enumerate() {
-            grad[j as usize] += c * row.vals.map_or(1.0, |v| f64::from(v[k]));
-        }
-        gb += c;
-    }
-    (loss, grad, gb)
-}
-
-fn dot64(w: &[f32], row: RowRef<'_>) -> f64 {
-    row.ids
-        .iter()
-        .enumerate()
-        .map(|(k, &j)| f64::from(w[j as usize]) * row.vals.map_or(1.0, |v| f64::from(v[k])))
-        .sum()
-}
-
-/// Weights stored as s·v so that the L2 shrink is a scalar multiplication.
-#[derive(Debug, Clone)]
-pub(crate) struct Scaled {
-    pub v: Vec<f32>,
-    pub s: f32,
-}
-
-impl Scaled {
-    pub fn zeros(n: usize) -> Self {
-        Scaled {
-            v: vec![0.0; n],
-            s: 1.0,
-        }
-    }
-    #[inline]
-    pub fn dot(&self, x: RowRef<'_>) -> f32 {
-        self.s * ops::dot(&self.v, x)
-    }
-    /// w ← w + a·x.
-    #[inline]
-    pub fn add(&mut self, a: f32, x: RowRef<'_>) {
-        ops::axpy(a / self.s, x, &mut self.v);
-    }
-    /// w ← f·w; folds s into v when it gets small (rare, amortized).
-    pub fn shrink(&mut self, f: f32) {
-        self.s *= f;
-        if self.s < 1e-4 {
-            self.fold();
-        }
-    }
-    pub fn fold(&mut self) {
-        for v in &mut self.v {
-            *v *= self.s;
-        }
-        self.s = 1.0;
-    }
-    pub fn to_vec(&self) -> Vec<f32> {
-        self.v.iter().map(|v| v * self.s).collect()
-    }
-}
-
-impl LogisticRegression {
-    /// Checks the hyper-parameters before any work.
-    pub fn validate(&self) -> Result<()> {
-        check_rate("the learning rate (--eta)", self.eta)?;
-        check_rate("the positive-class weight", self.positive_weight)?;
-        if !(self.l2.is_finite() && self.l2 >= 0.0) {
-            return Err(Error::config(format!(
-                "the L2 strength (--l2) must be a number ≥ 0, got {}",
-                self.l2
-            )));
-        }
-        if self.eta * self.l2 >= 1.0 {
-            return Err(Error::config(format!(
-                "--eta × --l2 must be below 1 (got {} × {}): each step would flip the weights",
-                self.eta, self.l2
-            )));
-        }
-        if self.epochs == 0 {
-            return Err(Error::config("the number of epochs must be at least 1"));
-        }
-        if self.solver == Solver::MiniBatch(0) {
-            return Err(Error::config("--batch-size must be at least 1"));
+impl Check for LogisticRegression {
+    fn validate(&self) -> Result<(), ConfigError> {
+        positive(Param::Eta, self.eta)?;
+        positive(Param::PositiveWeight, self.positive_weight)?;
+        check_l2(self.eta, self.l2)?;
+        at_least_one(Param::Epochs, self.epochs)?;
+        if let Solver::MiniBatch(b) = self.solver {
+            at_least_one(Param::BatchSize, b)?;
         }
         if let Some(es) = self.early_stopping {
             if !(es.fraction > 0.0 && es.fraction < 1.0) {
-                return Err(Error::config(format!(
-                    "the early-stopping fraction must be between 0 and 1, got {}",
-                    es.fraction
-                )));
-            }
-            if es.patience == 0 {
-                return Err(Error::config(
-                    "the early-stopping patience must be at least 1",
+                return Err(ConfigError::new(
+                    Param::EarlyStopFraction,
+                    es.fraction,
+                    "must be between 0 and 1",
                 ));
             }
+            at_least_one(Param::EarlyStopPatience, es.patience)?;
         }
         Ok(())
     }
+}
+
+/// Checks an L2 strength: a number ≥ 0 whose product with the learning rate is below 1
+/// (else each step's shrink w ← (1 − ηλ)·w would flip the weights).
+pub(crate) fn check_l2(eta: f32, l2: f32) -> Result<(), ConfigError> {
+    non_negative(Param::L2, l2)?;
+    if eta * l2 >= 1.0 {
+        return Err(ConfigError::new(
+            Param::L2,
+            format!("{l2} with a learning rate of {eta}"),
+            "times the learning rate must be below 1 (each step would flip the weights)",
+        ));
+    }
+    Ok(())
 }
 
 /// A seeded (fit, held-out) partition of `0..n`, each part sorted.
@@ -255,10 +159,9 @@ fn held_out_loss<X: SparseRows>(m: &LinearModel, x: &X, y: &[Label], idx: &[usiz
     sum / idx.len().max(1) as f64
 }
 
-impl Learner for LogisticRegression {
+impl Learner for Checked<LogisticRegression> {
     type Model = LinearModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
-        self.validate()?;
         check_binary(x, y)?;
         let n_all = x.n_rows();
         let (mut rows, held) = match self.early_stopping {
@@ -419,13 +322,15 @@ mod tests {
             ..LogisticRegression::default()
         };
         // From w = 0, one batch step is −η·∇J(0).
-        let one = lr.fit(&x, &y).unwrap().model;
+        let one = lr.check().unwrap().fit(&x, &y).unwrap().model;
         let (j0, g, gb) = objective(&LinearModel::zeros(5), &x, &y, 0.05);
         for j in 0..5 {
             assert!((f64::from(one.w[j]) + 0.5 * g[j]).abs() < 1e-5);
         }
         assert!((f64::from(one.bias) + 0.5 * gb).abs() < 1e-5);
         let many = LogisticRegression { epochs: 30, ..lr }
+            .check()
+            .unwrap()
             .fit(&x, &y)
             .unwrap()
             .model;
@@ -447,7 +352,7 @@ mod tests {
                 }),
                 ..LogisticRegression::default()
             };
-            let f = lr.fit(&x, &y).unwrap();
+            let f = lr.check().unwrap().fit(&x, &y).unwrap();
             let acc = (0..400)
                 .filter(|&i| f.model.predict(x.row(i)) == y[i])
                 .count() as f64
@@ -466,6 +371,6 @@ mod tests {
             l2: 0.6,
             ..LogisticRegression::default()
         };
-        assert!(bad.validate().is_err());
+        assert_eq!(bad.check().unwrap_err().param, Param::L2);
     }
 }

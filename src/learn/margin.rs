@@ -3,9 +3,10 @@
 //! hyperplane keeps a functional margin τ from the training points it can separate.
 
 use super::online::{OnlineOptions, train_online};
-use super::{Fitted, Label, Learner, LinearModel, check_rate};
+use super::{Check, Checked, Fitted, Label, Learner, LinearModel};
+use crate::Result;
+use crate::error::{ConfigError, Param, non_negative, positive};
 use crate::features::SparseRows;
-use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// The margin perceptron's configuration.
@@ -29,24 +30,17 @@ impl Default for MarginPerceptron {
     }
 }
 
-impl MarginPerceptron {
-    /// Checks the hyper-parameters before any work.
-    pub fn validate(&self) -> Result<()> {
-        check_rate("the learning rate (--eta)", self.eta)?;
-        if !(self.tau.is_finite() && self.tau >= 0.0) {
-            return Err(Error::config(format!(
-                "the margin (--margin) must be a number ≥ 0, got {}",
-                self.tau
-            )));
-        }
+impl Check for MarginPerceptron {
+    fn validate(&self) -> Result<(), ConfigError> {
+        positive(Param::Eta, self.eta)?;
+        non_negative(Param::Tau, self.tau)?;
         self.online.validate()
     }
 }
 
-impl Learner for MarginPerceptron {
+impl Learner for Checked<MarginPerceptron> {
     type Model = LinearModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
-        self.validate()?;
         let (tau, eta) = (self.tau, self.eta);
         train_online(x, y, &self.online, |m, _| if m <= tau { eta } else { 0.0 })
     }
@@ -77,7 +71,7 @@ mod tests {
                 ..OnlineOptions::default()
             },
         };
-        let f = learner.fit(&x, &y).unwrap();
+        let f = learner.check().unwrap().fit(&x, &y).unwrap();
         assert_eq!(f.report.converged, Some(true));
         for (i, &yi) in y.iter().enumerate() {
             assert!(f32::from(yi) * f.model.score(x.row(i)) > 2.0);

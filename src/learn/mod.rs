@@ -1,31 +1,53 @@
 //! Learners: configurations that fit classifiers on sparse rows. `learn` never sees a
-//! string — only rows and ±1 labels.
+//! string — only rows and their targets.
 //!
-//! A [`Learner`] is its own configuration, validated before any work; `fit` returns the
-//! model with a [`TrainReport`]. A [`Classifier`] is read-only and shared across threads.
+//! A configuration struct ([`Perceptron`], [`LogisticRegression`], … or [`AnyLearner`],
+//! which names any of them) holds hyper-parameters; [`Check::check`] validates them once,
+//! before any work, and returns the [`Checked`] form, the only one that implements
+//! [`Learner`]. `fit` returns the model with a [`TrainReport`]. Targets are ±1 labels, one
+//! class per row ([`Multiclass`]) or label sets ([`MultiLabel`]). A [`Classifier`] is
+//! read-only and shared across threads.
+//!
+//! ```
+//! use rosenblatt::features::real_from_dense;
+//! use rosenblatt::SparseRows;
+//! use rosenblatt::learn::{AnyLearner, Check, Classifier, Learner};
+//!
+//! let x = real_from_dense(&[vec![1., 2.], vec![2., 1.], vec![-1., -1.], vec![-1., 1.]]);
+//! let y = [1, 1, -1, -1];
+//! let learner = AnyLearner::from_name("perceptron").unwrap().check()?;
+//! let fit = learner.fit(&x, &y[..])?;
+//! assert!(fit.model.score(x.row(0)) > 0.0);
+//! # Ok::<(), rosenblatt::Error>(())
+//! ```
 
 mod any;
 pub mod averaged;
 pub mod centroid;
+mod check;
 pub mod dual;
+mod dual_cost;
 pub mod gram;
 pub mod kernel;
 mod kernel_model;
 mod linear;
 pub mod logistic;
+mod loss;
 pub mod margin;
 pub mod multilabel;
 pub mod online;
 pub mod ovr;
-pub mod ovr_online;
+mod ovr_online;
 pub mod pa;
 pub mod perceptron;
 pub mod softmax;
+mod target;
 pub mod winnow;
 
 pub use any::{AnyLearner, AnyModel, combine_reports};
 pub use averaged::AveragedPerceptron;
 pub use centroid::NearestCentroid;
+pub use check::{Check, Checked};
 pub use dual::{Averaging, KernelPerceptron};
 pub use kernel::Kernel;
 pub use kernel_model::{KernelModel, SupportRows, Vote};
@@ -37,6 +59,7 @@ pub use online::OnlineOptions;
 pub use pa::PassiveAggressive;
 pub use perceptron::{Bias, Perceptron, Schedule};
 pub use softmax::{SoftmaxModel, SoftmaxRegression};
+pub use target::{MultiLabel, Multiclass};
 pub use winnow::Winnow;
 
 use crate::features::{RowRef, SparseRows};
@@ -57,12 +80,13 @@ pub trait Classifier: Send + Sync {
     }
 }
 
-/// A training algorithm with its hyper-parameters.
-pub trait Learner {
+/// A training algorithm with checked hyper-parameters, for targets `T`: ±1 labels (the
+/// default, `[Label]`), [`Multiclass`] or [`MultiLabel`].
+pub trait Learner<T: ?Sized = [Label]> {
     /// What it produces.
-    type Model: Classifier;
-    /// Fits on rows `x` with labels `y` (each ±1).
-    fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<Self::Model>>;
+    type Model;
+    /// Fits on rows `x` with targets `y`.
+    fn fit<X: SparseRows>(&self, x: &X, y: &T) -> Result<Fitted<Self::Model>>;
 }
 
 /// A fitted model with what happened during training.
@@ -106,15 +130,4 @@ pub fn check_binary<X: SparseRows>(x: &X, y: &[Label]) -> Result<()> {
         return Err(Error::Data(format!("label {bad} is not +1 or -1")));
     }
     Ok(())
-}
-
-/// Checks a learning rate: finite and positive.
-pub fn check_rate(name: &str, eta: f32) -> Result<()> {
-    if eta.is_finite() && eta > 0.0 {
-        Ok(())
-    } else {
-        Err(Error::config(format!(
-            "{name} must be a positive number, got {eta}"
-        )))
-    }
 }

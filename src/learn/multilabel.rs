@@ -4,13 +4,14 @@
 //! rows (k-fold cross-validation, then the F1-best cut of each label's ranking), which is
 //! what lets rare labels be predicted at all: their scores rarely clear 0.
 
-use super::ovr::{RowSubset, fit_one_vs_rest, multi_label};
-use super::{AnyLearner, AnyModel, Classifier, Fitted, SoftmaxModel};
+use super::ovr::RowSubset;
+use super::{AnyLearner, AnyModel, Checked, Classifier, Fitted, Learner, MultiLabel};
+use super::{SoftmaxModel, ovr};
+use crate::Result;
 use crate::features::{RowRef, SparseRows};
-use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
-/// What scores the labels.
+/// What scores the classes of a multiclass problem or the labels of a multi-label one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum LabelScorer {
     /// One binary model per label; scores are their discriminants.
@@ -31,6 +32,15 @@ impl LabelScorer {
     /// Whether there are no labels.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The class with the largest score, and that score (ties: the lower index); softmax
+    /// compares logits, which rank as the probabilities do.
+    pub fn decide(&self, row: RowRef<'_>) -> (usize, f32) {
+        match self {
+            LabelScorer::OneVsRest(ms) => ovr::argmax(ms, row),
+            LabelScorer::Softmax(m) => m.decide(row),
+        }
     }
 
     /// Every label's score for `row`.
@@ -133,42 +143,14 @@ impl MultiLabelModel {
     }
 }
 
-/// Checks label sets against `k` labels.
-fn check_sets<X: SparseRows>(x: &X, sets: &[Vec<usize>], k: usize) -> Result<()> {
-    if x.n_rows() != sets.len() {
-        return Err(Error::Data(format!(
-            "{} rows but {} label sets",
-            x.n_rows(),
-            sets.len()
-        )));
-    }
-    if let Some(c) = sets.iter().flatten().find(|&&c| c >= k) {
-        return Err(Error::Data(format!("label index {c} is not below {k}")));
-    }
-    Ok(())
-}
-
-/// Fits the scorer alone (no thresholds).
-pub fn fit_scorer<X: SparseRows>(
-    learner: &AnyLearner,
+/// Fits the scorer alone (no thresholds): the learner fitted to the label sets.
+pub(crate) fn fit_scorer<X: SparseRows>(
+    learner: &Checked<AnyLearner>,
     x: &X,
     sets: &[Vec<usize>],
     k: usize,
 ) -> Result<Fitted<LabelScorer>> {
-    check_sets(x, sets, k)?;
-    if let AnyLearner::Softmax(s) = learner {
-        let f = s.fit_targets(x, sets, k)?;
-        return Ok(Fitted {
-            model: LabelScorer::Softmax(f.model),
-            report: f.report,
-        });
-    }
-    let fits = fit_one_vs_rest(learner, x, k, |c| multi_label(sets, c))?;
-    let report = super::combine_reports(&fits.iter().map(|f| f.report.clone()).collect::<Vec<_>>());
-    Ok(Fitted {
-        model: LabelScorer::OneVsRest(fits.into_iter().map(|f| f.model).collect()),
-        report,
-    })
+    learner.fit(x, &MultiLabel::new(sets, k))
 }
 
 /// The F1-best threshold for scores with their truth, or `None` when no cut has F1 > 0.
@@ -203,13 +185,13 @@ pub fn label_counts(sets: &[Vec<usize>], k: usize) -> Vec<u32> {
 
 /// Fits a multi-label model: the scorer on all rows, thresholds as `opt` says.
 pub fn fit_multilabel<X: SparseRows>(
-    learner: &AnyLearner,
+    learner: &Checked<AnyLearner>,
     x: &X,
     sets: &[Vec<usize>],
     k: usize,
     opt: &MultiLabelOptions,
 ) -> Result<Fitted<MultiLabelModel>> {
-    check_sets(x, sets, k)?;
+    MultiLabel::new(sets, k).check(x)?;
     let train_counts = label_counts(sets, k);
     let full = fit_scorer(learner, x, sets, k)?;
     let thresholds = tune_thresholds(learner, x, sets, &full.model, opt)?;
@@ -227,14 +209,14 @@ pub fn fit_multilabel<X: SparseRows>(
 /// Per-label thresholds for a fitted `scorer` as `opt` says: its default, or tuned on
 /// out-of-fold scores of scorers fitted like it on k − 1 folds.
 pub fn tune_thresholds<X: SparseRows>(
-    learner: &AnyLearner,
+    learner: &Checked<AnyLearner>,
     x: &X,
     sets: &[Vec<usize>],
     scorer: &LabelScorer,
     opt: &MultiLabelOptions,
 ) -> Result<Vec<f32>> {
     let k = scorer.len();
-    check_sets(x, sets, k)?;
+    MultiLabel::new(sets, k).check(x)?;
     let mut thresholds = vec![scorer.default_threshold(); k];
     if let Thresholds::CrossValidated {
         folds,
@@ -243,10 +225,12 @@ pub fn tune_thresholds<X: SparseRows>(
     } = opt.thresholds
     {
         if folds < 2 || folds > x.n_rows() {
-            return Err(Error::config(format!(
-                "threshold tuning needs 2 to {} folds, got {folds}",
-                x.n_rows()
-            )));
+            return Err(crate::ConfigError::new(
+                crate::error::Param::ThresholdFolds,
+                folds,
+                format!("must be between 2 and the number of rows, {}", x.n_rows()),
+            )
+            .into());
         }
         let mut oof: Vec<Vec<f32>> = vec![Vec::new(); x.n_rows()];
         for (train, test) in crate::eval::kfold(x.n_rows(), folds, seed) {
@@ -278,7 +262,7 @@ pub fn tune_thresholds<X: SparseRows>(
 mod tests {
     use super::*;
     use crate::features::real_from_dense;
-    use crate::learn::AveragedPerceptron;
+    use crate::learn::{AveragedPerceptron, Check};
 
     #[test]
     fn best_threshold_hand_computed() {
@@ -313,7 +297,9 @@ mod tests {
             })
             .collect();
         let x = real_from_dense(&rows);
-        let learner = AnyLearner::AveragedPerceptron(AveragedPerceptron::default());
+        let learner = AnyLearner::AveragedPerceptron(AveragedPerceptron::default())
+            .check()
+            .unwrap();
         let m = fit_multilabel(&learner, &x, &sets, 3, &MultiLabelOptions::default())
             .unwrap()
             .model;

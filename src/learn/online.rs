@@ -7,8 +7,9 @@
 //! after each visit, (1/T)·Σₜ wₜ, equals `w − u/T`. No dense work per example.
 
 use super::{Fitted, Label, LinearModel, TrainReport, check_binary};
+use crate::Result;
+use crate::error::{ConfigError, Param, at_least_one, positive};
 use crate::features::{RowAccess, RowTask, SparseRows, with_rows};
-use crate::{Error, Result};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
@@ -34,7 +35,7 @@ impl Default for OnlineOptions {
         OnlineOptions {
             epochs: 10,
             bias: true,
-            average: true,
+            average: false,
             shuffle: Some(42),
             positive_weight: 1.0,
         }
@@ -42,12 +43,10 @@ impl Default for OnlineOptions {
 }
 
 impl OnlineOptions {
-    /// Checks the settings before any work.
-    pub fn validate(&self) -> Result<()> {
-        if self.epochs == 0 {
-            return Err(Error::config("the number of epochs must be at least 1"));
-        }
-        super::check_rate("the positive-class weight", self.positive_weight)
+    /// Checks the settings (each learner that holds them checks them as part of its own).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        at_least_one(Param::Epochs, self.epochs)?;
+        positive(Param::PositiveWeight, self.positive_weight)
     }
 }
 
@@ -71,15 +70,15 @@ pub(crate) fn epoch_order(order: &mut [usize], shuffle: Option<u64>, epoch: usiz
     }
 }
 
-/// Runs the online loop. `rule(m, q)` gets the signed margin `m = y·(w·x + b)` and the
-/// squared norm `q` of the (augmented) row, and returns the step size τ ≥ 0 (0: no update).
-pub fn train_online<X: SparseRows>(
+/// Runs the online loop with checked options. `rule(m, q)` gets the signed margin
+/// `m = y·(w·x + b)` and the squared norm `q` of the (augmented) row, and returns the step
+/// size τ ≥ 0 (0: no update).
+pub(crate) fn train_online<X: SparseRows>(
     x: &X,
     y: &[Label],
     opt: &OnlineOptions,
     rule: impl FnMut(f32, f32) -> f32,
 ) -> Result<Fitted<LinearModel>> {
-    opt.validate()?;
     check_binary(x, y)?;
     Ok(with_rows(
         x,

@@ -1,17 +1,65 @@
 //! One-vs-rest: one binary problem per class (class c against the rest), trained in
 //! parallel with rayon; a row goes to the class with the largest discriminant (the seed
 //! lecture's argmax). The same machinery trains the per-label models of multi-label
-//! corpora, where a row may be positive for several classes.
+//! corpora, where a row may be positive for several classes. Softmax regression instead
+//! fits one model over all classes. Both are what a checked [`AnyLearner`] fits to
+//! [`Multiclass`] and [`MultiLabel`] targets.
 
 use super::ovr_online::Rule;
-use super::{AnyLearner, AnyModel, Classifier, Fitted, Label, OnlineOptions};
+use super::{AnyLearner, AnyModel, Checked, Classifier, Fitted, Label, OnlineOptions};
+use super::{LabelScorer, Learner, MultiLabel, Multiclass, combine_reports};
 use crate::Result;
 use crate::features::{RowRef, SparseRows};
 use rayon::prelude::*;
 
+/// One class per row: one binary model per class (in parallel), or one softmax model.
+impl Learner<Multiclass<'_>> for Checked<AnyLearner> {
+    type Model = LabelScorer;
+    fn fit<X: SparseRows>(&self, x: &X, y: &Multiclass<'_>) -> Result<Fitted<LabelScorer>> {
+        y.check(x)?;
+        if let AnyLearner::Softmax(s) = &**self {
+            let f = Checked::assume(*s).fit(x, y)?;
+            return Ok(scorer(f, LabelScorer::Softmax));
+        }
+        let fits = fit_one_vs_rest(self, x, y.k, |c| y.one_vs_rest(c))?;
+        Ok(one_vs_rest_scorer(fits))
+    }
+}
+
+/// Label sets: one binary model per label (in parallel), or one softmax model over the
+/// labels; thresholds are chosen apart (see [`super::multilabel`]).
+impl Learner<MultiLabel<'_>> for Checked<AnyLearner> {
+    type Model = LabelScorer;
+    fn fit<X: SparseRows>(&self, x: &X, y: &MultiLabel<'_>) -> Result<Fitted<LabelScorer>> {
+        y.check(x)?;
+        if let AnyLearner::Softmax(s) = &**self {
+            let f = Checked::assume(*s).fit(x, y)?;
+            return Ok(scorer(f, LabelScorer::Softmax));
+        }
+        let fits = fit_one_vs_rest(self, x, y.k, |c| y.one_vs_rest(c))?;
+        Ok(one_vs_rest_scorer(fits))
+    }
+}
+
+fn scorer<M>(f: Fitted<M>, into: impl FnOnce(M) -> LabelScorer) -> Fitted<LabelScorer> {
+    Fitted {
+        model: into(f.model),
+        report: f.report,
+    }
+}
+
+/// The binary models as one scorer, with their reports combined.
+fn one_vs_rest_scorer(fits: Vec<Fitted<AnyModel>>) -> Fitted<LabelScorer> {
+    let report = combine_reports(&fits.iter().map(|f| f.report.clone()).collect::<Vec<_>>());
+    Fitted {
+        model: LabelScorer::OneVsRest(fits.into_iter().map(|f| f.model).collect()),
+        report,
+    }
+}
+
 /// Fits `k` binary models in parallel; `labels(c)` gives the ±1 labels of problem c.
-pub fn fit_one_vs_rest<X, F>(
-    learner: &AnyLearner,
+pub(crate) fn fit_one_vs_rest<X, F>(
+    learner: &Checked<AnyLearner>,
     x: &X,
     k: usize,
     labels: F,
@@ -20,7 +68,6 @@ where
     X: SparseRows,
     F: Fn(usize) -> Vec<Label> + Sync,
 {
-    learner.validate()?;
     if let Some((opt, rule)) = online_rule(learner) {
         // All classes in one pass over the rows (same models as class by class).
         let ys: Vec<Vec<Label>> = (0..k).map(&labels).collect();
@@ -35,7 +82,7 @@ where
     }
     (0..k)
         .into_par_iter()
-        .map(|c| learner.fit(x, &labels(c)))
+        .map(|c| learner.fit(x, &labels(c)[..]))
         .collect()
 }
 
@@ -59,21 +106,6 @@ fn online_rule(learner: &AnyLearner) -> Option<(OnlineOptions, Rule)> {
         AnyLearner::PassiveAggressive(p) => Some((p.online, Rule::PassiveAggressive { c: p.c })),
         _ => None,
     }
-}
-
-/// ±1 labels of problem `c` for single-label rows (`classes[i]` is row i's class).
-pub fn single_label(classes: &[usize], c: usize) -> Vec<Label> {
-    classes
-        .iter()
-        .map(|&i| if i == c { 1 } else { -1 })
-        .collect()
-}
-
-/// ±1 labels of problem `c` for label sets.
-pub fn multi_label(sets: &[Vec<usize>], c: usize) -> Vec<Label> {
-    sets.iter()
-        .map(|s| if s.contains(&c) { 1 } else { -1 })
-        .collect()
 }
 
 /// The class with the largest score, and that score (ties: the lower index).
@@ -123,7 +155,7 @@ impl<X: SparseRows> SparseRows for RowSubset<'_, X> {
 mod tests {
     use super::*;
     use crate::features::real_from_dense;
-    use crate::learn::{AveragedPerceptron, Learner, MarginPerceptron, PassiveAggressive};
+    use crate::learn::{AveragedPerceptron, Check, MarginPerceptron, PassiveAggressive};
 
     #[test]
     fn parallel_problems_equal_sequential_fits_and_argmax_picks_the_class() {
@@ -136,12 +168,14 @@ mod tests {
             vec![0.0, 0.0, 1.0, 0.0],
         ]);
         let classes = [0, 1, 2, 0, 1, 2];
-        let ap = AveragedPerceptron::default();
-        let learner = AnyLearner::AveragedPerceptron(ap);
-        let fits = fit_one_vs_rest(&learner, &x, 3, |c| single_label(&classes, c)).unwrap();
-        let models: Vec<AnyModel> = fits.into_iter().map(|f| f.model).collect();
+        let target = Multiclass::new(&classes, 3);
+        let ap = AveragedPerceptron::default().check().unwrap();
+        let learner = AnyLearner::AveragedPerceptron(*ap).check().unwrap();
+        let LabelScorer::OneVsRest(models) = learner.fit(&x, &target).unwrap().model else {
+            panic!("one-vs-rest expected");
+        };
         for c in 0..3 {
-            let alone = ap.fit(&x, &single_label(&classes, c)).unwrap().model;
+            let alone = ap.fit(&x, &target.one_vs_rest(c)).unwrap().model;
             assert_eq!(models[c], AnyModel::Linear(alone));
         }
         // The joint pass of the other online learners equals their class-by-class fits.
@@ -161,9 +195,10 @@ mod tests {
             }),
         ];
         for l in others {
-            let joint = fit_one_vs_rest(&l, &x, 3, |c| single_label(&classes, c)).unwrap();
+            let l = l.check().unwrap();
+            let joint = fit_one_vs_rest(&l, &x, 3, |c| target.one_vs_rest(c)).unwrap();
             for (c, f) in joint.iter().enumerate() {
-                let alone = l.fit(&x, &single_label(&classes, c)).unwrap();
+                let alone = l.fit(&x, &target.one_vs_rest(c)[..]).unwrap();
                 let (AnyModel::Linear(a), AnyModel::Linear(b)) = (&f.model, &alone.model) else {
                     panic!("linear models expected");
                 };
@@ -171,7 +206,7 @@ mod tests {
                     assert!((p - q).abs() < 1e-5, "{l:?} class {c}: {p} vs {q}");
                 }
                 assert!((a.bias - b.bias).abs() < 1e-5);
-                if matches!(l, AnyLearner::MarginPerceptron(_)) {
+                if matches!(*l, AnyLearner::MarginPerceptron(_)) {
                     // Steps of 0.5 on 0/1 rows are exact: the same updates, in any order.
                     assert_eq!(f.report.updates, alone.report.updates);
                 }
@@ -184,6 +219,9 @@ mod tests {
         let sub = RowSubset::new(&x, &idx);
         assert_eq!((sub.n_rows(), sub.nnz()), (2, 3));
         assert_eq!(sub.row(0).ids, &[2]);
-        assert_eq!(multi_label(&[vec![0, 2], vec![1]], 2), vec![1, -1]);
+        assert_eq!(
+            MultiLabel::new(&[vec![0, 2], vec![1]], 3).one_vs_rest(2),
+            vec![1, -1]
+        );
     }
 }

@@ -64,15 +64,14 @@ fn block_size(k: usize) -> usize {
     k.div_ceil(blocks).max(1)
 }
 
-/// Fits `k` binary problems (labels `y[c]`) with one online rule, blocks of classes in
-/// parallel, every class of a block in one pass over the rows.
-pub fn fit_online_ovr<X: SparseRows>(
+/// Fits `k` binary problems (labels `y[c]`) with one online rule and checked options,
+/// blocks of classes in parallel, every class of a block in one pass over the rows.
+pub(crate) fn fit_online_ovr<X: SparseRows>(
     x: &X,
     y: &[Vec<Label>],
     opt: &OnlineOptions,
     rule: Rule,
 ) -> Result<Vec<Fitted<LinearModel>>> {
-    opt.validate()?;
     for yc in y {
         check_binary(x, yc)?;
     }

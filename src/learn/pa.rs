@@ -3,8 +3,9 @@
 //! τ = min(C, ℓ / ‖x‖²). Robust to label noise through C; as sparse as the perceptron.
 
 use super::online::{OnlineOptions, train_online};
-use super::{Fitted, Label, Learner, LinearModel, check_rate};
+use super::{Check, Checked, Fitted, Label, Learner, LinearModel};
 use crate::Result;
+use crate::error::{ConfigError, Param, positive};
 use crate::features::SparseRows;
 use serde::{Deserialize, Serialize};
 
@@ -26,10 +27,9 @@ impl Default for PassiveAggressive {
     }
 }
 
-impl PassiveAggressive {
-    /// Checks the hyper-parameters before any work.
-    pub fn validate(&self) -> Result<()> {
-        check_rate("the aggressiveness C (--c)", self.c)?;
+impl Check for PassiveAggressive {
+    fn validate(&self) -> Result<(), ConfigError> {
+        positive(Param::C, self.c)?;
         self.online.validate()
     }
 }
@@ -45,10 +45,9 @@ pub fn pa1_step(m: f32, q: f32, c: f32) -> f32 {
     }
 }
 
-impl Learner for PassiveAggressive {
+impl Learner for Checked<PassiveAggressive> {
     type Model = LinearModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
-        self.validate()?;
         let c = self.c;
         train_online(x, y, &self.online, |m, q| pa1_step(m, q, c))
     }
@@ -75,6 +74,8 @@ mod tests {
             c: 10.0,
             online: opt,
         }
+        .check()
+        .unwrap()
         .fit(&x, &[1])
         .unwrap();
         assert!((f.model.w[0] - 0.12).abs() < 1e-6 && (f.model.w[1] - 0.16).abs() < 1e-6);
@@ -84,6 +85,8 @@ mod tests {
             c: 0.01,
             online: opt,
         }
+        .check()
+        .unwrap()
         .fit(&x, &[1])
         .unwrap();
         assert!((f.model.w[0] - 0.03).abs() < 1e-6);

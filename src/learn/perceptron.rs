@@ -7,14 +7,15 @@
 //! an augmented constant feature x̃ = (x, 1), or the R² step b ← b + η·y·R².
 
 use super::online::epoch_order;
-use super::{Fitted, Label, Learner, LinearModel, TrainReport, check_binary, check_rate};
+use super::{Check, Checked, Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
+use crate::Result;
+use crate::error::{ConfigError, Param, at_least_one, positive};
 use crate::features::{RowAccess, RowTask, SparseRows, with_rows};
-use crate::{Error, Result};
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 /// How the bias is learned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Bias {
     /// No bias: h(x) = sgn(w·x).
     None,
@@ -87,24 +88,32 @@ pub struct Update<'a> {
     pub bias: f32,
 }
 
-impl Perceptron {
-    /// Checks the hyper-parameters before any work.
-    pub fn validate(&self) -> Result<()> {
-        check_rate("the learning rate (--eta)", self.eta)?;
-        match self.schedule {
-            Schedule::Epochs(0) | Schedule::UntilConvergence { max_epochs: 0 } => {
-                Err(Error::config("the number of epochs must be at least 1"))
+impl Schedule {
+    /// Checks the epoch count, or the draws and patience of the randomized schedule.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        match *self {
+            Schedule::Online => Ok(()),
+            Schedule::Epochs(e) | Schedule::UntilConvergence { max_epochs: e } => {
+                at_least_one(Param::Epochs, e)
             }
-            Schedule::Randomized { rounds: 0, .. } => Err(Error::config(
-                "the number of random rounds must be at least 1",
-            )),
             Schedule::Randomized {
-                patience: Some(0), ..
-            } => Err(Error::config("--patience must be at least 1")),
-            _ => Ok(()),
+                rounds, patience, ..
+            } => {
+                at_least_one(Param::Rounds, rounds)?;
+                patience.map_or(Ok(()), |p| at_least_one(Param::Patience, p))
+            }
         }
     }
+}
 
+impl Check for Perceptron {
+    fn validate(&self) -> Result<(), ConfigError> {
+        positive(Param::Eta, self.eta)?;
+        self.schedule.validate()
+    }
+}
+
+impl Checked<Perceptron> {
     /// Fits, calling `observer` after every update.
     pub fn fit_observed<X: SparseRows>(
         &self,
@@ -112,7 +121,6 @@ impl Perceptron {
         y: &[Label],
         observer: impl FnMut(Update<'_>),
     ) -> Result<Fitted<LinearModel>> {
-        self.validate()?;
         check_binary(x, y)?;
         let task = Train {
             p: self,
@@ -171,7 +179,7 @@ impl<F: FnMut(Update<'_>)> RowTask for Train<'_, F> {
     }
 }
 
-impl Learner for Perceptron {
+impl Learner for Checked<Perceptron> {
     type Model = LinearModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
         self.fit_observed(x, y, |_| {})

@@ -10,9 +10,13 @@
 //! With two classes the model is logistic regression on w₁ − w₀: softmax with rate η and
 //! L2 λ takes exactly the steps of logistic regression with rate 2η and L2 λ/2.
 
-use super::logistic::{RateSchedule, Scaled};
+use super::logistic::{RateSchedule, Scaled, check_l2};
 use super::online::epoch_order;
-use super::{Fitted, TrainReport, check_rate};
+use super::{
+    Check, Checked, Fitted, Label, Learner, LinearModel, MultiLabel, Multiclass, TrainReport,
+    check_binary,
+};
+use crate::error::{ConfigError, Param, at_least_one, positive};
 use crate::features::{RowRef, SparseRows};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -37,7 +41,7 @@ pub struct SoftmaxRegression {
 impl Default for SoftmaxRegression {
     fn default() -> Self {
         SoftmaxRegression {
-            eta: 0.5,
+            eta: 1.0,
             schedule: RateSchedule::InverseSqrt,
             l2: 1e-5,
             epochs: 10,
@@ -118,59 +122,62 @@ fn softmax_in_place(z: &mut [f32]) {
     }
 }
 
-impl SoftmaxRegression {
-    /// Checks the hyper-parameters before any work.
-    pub fn validate(&self) -> Result<()> {
-        check_rate("the learning rate (--eta)", self.eta)?;
-        if !(self.l2.is_finite() && self.l2 >= 0.0 && self.eta * self.l2 < 1.0) {
-            return Err(Error::config(format!(
-                "the L2 strength (--l2) must be ≥ 0 with --eta × --l2 below 1, got {}",
-                self.l2
-            )));
-        }
-        if self.epochs == 0 {
-            return Err(Error::config("the number of epochs must be at least 1"));
-        }
-        if self.batch == 0 {
-            return Err(Error::config("--batch-size must be at least 1"));
-        }
-        Ok(())
+impl Check for SoftmaxRegression {
+    fn validate(&self) -> Result<(), ConfigError> {
+        positive(Param::Eta, self.eta)?;
+        check_l2(self.eta, self.l2)?;
+        at_least_one(Param::Epochs, self.epochs)?;
+        at_least_one(Param::BatchSize, self.batch)
     }
+}
 
-    /// Fits on single-label data: `classes[i]` is row i's class, below `k`.
-    pub fn fit_classes<X: SparseRows>(
-        &self,
-        x: &X,
-        classes: &[usize],
-        k: usize,
-    ) -> Result<Fitted<SoftmaxModel>> {
-        let targets: Vec<Vec<usize>> = classes.iter().map(|&c| vec![c]).collect();
-        self.fit_targets(x, &targets, k)
+/// Two classes: the logit of the positive class, w₁ − w₀ (see the module notes).
+impl Learner for Checked<SoftmaxRegression> {
+    type Model = LinearModel;
+    fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
+        check_binary(x, y)?;
+        let targets: Vec<Vec<usize>> = y.iter().map(|&l| vec![usize::from(l > 0)]).collect();
+        let f = self.fit_targets(x, &targets, 2)?;
+        let model = f.model.to_binary().expect("two classes");
+        Ok(Fitted {
+            model,
+            report: f.report,
+        })
     }
+}
 
-    /// Fits on label sets: row i's target distribution gives each of `targets[i]` an
-    /// equal share (rows with no label are skipped).
-    pub fn fit_targets<X: SparseRows>(
+/// One class per row: each row's target puts all its mass on its class.
+impl Learner<Multiclass<'_>> for Checked<SoftmaxRegression> {
+    type Model = SoftmaxModel;
+    fn fit<X: SparseRows>(&self, x: &X, y: &Multiclass<'_>) -> Result<Fitted<SoftmaxModel>> {
+        y.check(x)?;
+        let targets: Vec<Vec<usize>> = y.classes.iter().map(|&c| vec![c]).collect();
+        self.fit_targets(x, &targets, y.k)
+    }
+}
+
+/// Label sets: row i's target gives each of its labels an equal share (rows with no label
+/// are skipped).
+impl Learner<MultiLabel<'_>> for Checked<SoftmaxRegression> {
+    type Model = SoftmaxModel;
+    fn fit<X: SparseRows>(&self, x: &X, y: &MultiLabel<'_>) -> Result<Fitted<SoftmaxModel>> {
+        y.check(x)?;
+        self.fit_targets(x, y.sets, y.k)
+    }
+}
+
+impl Checked<SoftmaxRegression> {
+    /// The SGD loop over target distributions (rows and labels already checked).
+    fn fit_targets<X: SparseRows>(
         &self,
         x: &X,
         targets: &[Vec<usize>],
         k: usize,
     ) -> Result<Fitted<SoftmaxModel>> {
-        self.validate()?;
-        if x.n_rows() != targets.len() {
-            return Err(Error::Data(format!(
-                "{} rows but {} label sets",
-                x.n_rows(),
-                targets.len()
-            )));
-        }
         if k < 2 {
             return Err(Error::Data(
                 "softmax regression needs at least two classes".into(),
             ));
-        }
-        if let Some(c) = targets.iter().flatten().find(|&&c| c >= k) {
-            return Err(Error::Data(format!("class index {c} is not below {k}")));
         }
         let mut rows: Vec<usize> = (0..x.n_rows())
             .filter(|&i| !targets[i].is_empty())
@@ -243,7 +250,7 @@ impl SoftmaxRegression {
 mod tests {
     use super::*;
     use crate::features::real_from_dense;
-    use crate::learn::{Classifier, Label, Learner, LogisticRegression, Solver};
+    use crate::learn::{Classifier, Label, LogisticRegression, Solver};
     use rand::{Rng, SeedableRng};
 
     #[test]
@@ -274,7 +281,8 @@ mod tests {
             ..SoftmaxRegression::default()
         };
         let classes: Vec<usize> = y.iter().map(|&l| usize::from(l > 0)).collect();
-        let soft = sm.fit_classes(&x, &classes, 2).unwrap().model;
+        let sm = sm.check().unwrap();
+        let soft = sm.fit(&x, &Multiclass::new(&classes, 2)).unwrap().model;
         let lr = LogisticRegression {
             solver: Solver::Sgd,
             eta: 0.4,
@@ -284,8 +292,9 @@ mod tests {
             seed: sm.seed,
             ..LogisticRegression::default()
         };
-        let logit = lr.fit(&x, &y).unwrap().model;
+        let logit = lr.check().unwrap().fit(&x, &y).unwrap().model;
         let bin = soft.to_binary().unwrap();
+        assert_eq!(sm.fit(&x, &y[..]).unwrap().model, bin);
         let mut compared = 0;
         for i in 0..x.n_rows() {
             let (a, b) = (logit.score(x.row(i)), bin.score(x.row(i)));
@@ -308,18 +317,20 @@ mod tests {
             vec![0.0, 0.0, 1.0],
             vec![1.0, 0.0, 0.0],
         ]);
-        let m = SoftmaxRegression {
+        let sm = SoftmaxRegression {
             epochs: 50,
             ..SoftmaxRegression::default()
         }
-        .fit_classes(&x, &[0, 1, 2, 0], 3)
-        .unwrap()
-        .model;
+        .check()
+        .unwrap();
+        let m = sm
+            .fit(&x, &Multiclass::new(&[0, 1, 2, 0], 3))
+            .unwrap()
+            .model;
         for (i, c) in [0, 1, 2, 0].into_iter().enumerate() {
             assert_eq!(m.decide(x.row(i)).0, c);
         }
-        let sm = SoftmaxRegression::default();
-        assert!(sm.fit_classes(&x, &[0, 1, 5, 0], 3).is_err());
-        assert!(sm.fit_classes(&x, &[0, 1], 3).is_err());
+        assert!(sm.fit(&x, &Multiclass::new(&[0, 1, 5, 0], 3)).is_err());
+        assert!(sm.fit(&x, &Multiclass::new(&[0, 1], 3)).is_err());
     }
 }

@@ -12,9 +12,10 @@
 //! when θ grows large the weights are recomputed with a smaller one (rare, amortized).
 
 use super::online::epoch_order;
-use super::{Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
+use super::{Check, Checked, Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
+use crate::Result;
+use crate::error::{ConfigError, Param, at_least_one, non_negative};
 use crate::features::{SparseRows, ops};
-use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// Winnow's configuration.
@@ -44,24 +45,21 @@ impl Default for Winnow {
     }
 }
 
-impl Winnow {
-    /// Checks the hyper-parameters before any work.
-    pub fn validate(&self) -> Result<()> {
+impl Check for Winnow {
+    fn validate(&self) -> Result<(), ConfigError> {
         if !(self.alpha.is_finite() && self.alpha > 1.0) {
-            return Err(Error::config(format!(
-                "Winnow's promotion factor (--alpha) must be a number above 1, got {}",
-                self.alpha
-            )));
+            return Err(ConfigError::new(
+                Param::Alpha,
+                self.alpha,
+                "must be a number above 1",
+            ));
         }
-        if self.epochs == 0 {
-            return Err(Error::config("the number of epochs must be at least 1"));
-        }
-        if !(self.margin.is_finite() && self.margin >= 0.0) {
-            return Err(Error::config("the margin (--margin) must be a number ≥ 0"));
-        }
-        Ok(())
+        at_least_one(Param::Epochs, self.epochs)?;
+        non_negative(Param::Margin, self.margin)
     }
+}
 
+impl Checked<Winnow> {
     /// Fits, calling `on_mistake()` after every online mistake (for mistake-bound studies).
     pub fn fit_counting<X: SparseRows>(
         &self,
@@ -69,7 +67,6 @@ impl Winnow {
         y: &[Label],
         mut on_mistake: impl FnMut(),
     ) -> Result<Fitted<LinearModel>> {
-        self.validate()?;
         check_binary(x, y)?;
         let ln_a = self.alpha.ln();
         let d = x.n_cols();
@@ -134,7 +131,7 @@ impl Winnow {
     }
 }
 
-impl Learner for Winnow {
+impl Learner for Checked<Winnow> {
     type Model = LinearModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
         self.fit_counting(x, y, || {})
@@ -185,6 +182,7 @@ mod tests {
                 margin: 0.0,
                 shuffle: None,
             };
+            let winnow = winnow.check().unwrap();
             winnow.fit_counting(&x, &y, || w += 1).unwrap();
             let perceptron = Perceptron {
                 eta: 1.0,
@@ -192,7 +190,13 @@ mod tests {
                 schedule: Schedule::Online,
                 shuffle: None,
             };
-            p += perceptron.fit(&x, &y).unwrap().report.mistakes_per_epoch[0];
+            p += perceptron
+                .check()
+                .unwrap()
+                .fit(&x, &y)
+                .unwrap()
+                .report
+                .mistakes_per_epoch[0];
         }
         (w as f64 / 3.0, p as f64 / 3.0)
     }
@@ -215,6 +219,8 @@ mod tests {
             epochs: 50,
             ..Winnow::default()
         }
+        .check()
+        .unwrap()
         .fit(&real_from_dense(&rows), &y)
         .unwrap()
         .model;

@@ -49,7 +49,6 @@ pub fn train_multilabel(
 ) -> Result<Trained> {
     let start = Instant::now();
     cfg.vocab.validate()?;
-    cfg.learner.validate()?;
     let mut classes: Vec<String> = docs.iter().flat_map(|d| d.labels.iter().cloned()).collect();
     classes.sort();
     classes.dedup();

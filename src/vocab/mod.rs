@@ -10,7 +10,8 @@ mod table;
 
 pub use table::{Key, WordTable, key};
 
-use crate::{Error, Result};
+use crate::Result;
+use crate::error::{ConfigError, Param, at_least_one};
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 
@@ -34,14 +35,10 @@ impl Default for VocabConfig {
 
 impl VocabConfig {
     /// Checks the settings before any work starts.
-    pub fn validate(&self) -> Result<()> {
-        if self.min_df == 0 {
-            return Err(Error::config("--min-df must be at least 1"));
-        }
-        if self.max_features == Some(0) {
-            return Err(Error::config("--max-features must be at least 1"));
-        }
-        Ok(())
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        at_least_one(Param::MinDf, self.min_df)?;
+        self.max_features
+            .map_or(Ok(()), |m| at_least_one(Param::MaxFeatures, m))
     }
 }
 

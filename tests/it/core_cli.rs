@@ -165,6 +165,17 @@ fn bad_flags_get_a_sentence() {
     let missing = dir.path().join("missing.tsv");
     for (flags, input, says) in [
         (&["--eta", "0"][..], &tiny, "learning rate"),
+        (
+            &["--eta", "0"],
+            &tiny,
+            "(--eta) must be a positive number, got 0",
+        ),
+        (&["--learner", "pa", "--pa-c=-1"], &tiny, "(--pa-c) must be"),
+        (
+            &["--mode", "random", "--rounds", "0"],
+            &tiny,
+            "(--rounds) must be at least 1",
+        ),
         (&["--holdout", "1.5"], &tiny, "--holdout"),
         (&["--min-df", "0"], &tiny, "--min-df"),
         (&["--learner", "nonsense"], &tiny, "invalid value"),

@@ -5,7 +5,7 @@ use crate::common::{bin, stdout_of};
 use rosenblatt::features::{SparseRows, vectorize};
 use rosenblatt::input::{self, Document};
 use rosenblatt::learn::{Bias, KernelPerceptron, Perceptron, Schedule};
-use rosenblatt::learn::{Classifier, Learner};
+use rosenblatt::learn::{Check, Classifier, Learner};
 use rosenblatt::pipeline::fit_vocab;
 use rosenblatt::text::Analyzer;
 use rosenblatt::vocab::VocabConfig;
@@ -53,6 +53,8 @@ fn linear_kernel_makes_the_primal_mistakes_in_order_on_sms_text() {
             };
             let mut p_seq = Vec::new();
             let p = primal
+                .check()
+                .unwrap()
                 .fit_observed(&x, &y, |u| p_seq.push((u.example, u.epoch)))
                 .unwrap();
             let dual = KernelPerceptron {
@@ -63,6 +65,8 @@ fn linear_kernel_makes_the_primal_mistakes_in_order_on_sms_text() {
             };
             let mut d_seq = Vec::new();
             let d = dual
+                .check()
+                .unwrap()
                 .fit_observed(&x, &y, |u| d_seq.push((u.example, u.epoch)))
                 .unwrap();
             assert!(p_seq.len() > 20, "{bias:?} {schedule:?}: too easy a test");
@@ -182,6 +186,8 @@ fn xor_is_learned_with_a_polynomial_kernel_only() {
         schedule,
         ..Default::default()
     }
+    .check()
+    .unwrap()
     .fit(&x, &y)
     .unwrap();
     assert_eq!(lin.report.converged, Some(false));
@@ -193,6 +199,8 @@ fn xor_is_learned_with_a_polynomial_kernel_only() {
         schedule,
         ..Default::default()
     }
+    .check()
+    .unwrap()
     .fit(&x, &y)
     .unwrap();
     assert_eq!(poly.report.converged, Some(true));

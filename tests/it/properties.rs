@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use rosenblatt::eval::{scores, scores_sequential};
 use rosenblatt::features::{vectorize, vectorize_sequential};
 use rosenblatt::input::Document;
-use rosenblatt::learn::{AnyLearner, Bias, Perceptron, Schedule};
+use rosenblatt::learn::{AnyLearner, Bias, Check, Perceptron, Schedule};
 use rosenblatt::model::SavedModel;
 use rosenblatt::pipeline::{self, TrainConfig};
 use rosenblatt::text::Analyzer;
@@ -57,7 +57,9 @@ fn config() -> TrainConfig {
             bias: Bias::Augmented,
             schedule: Schedule::Epochs(3),
             shuffle: Some(42),
-        }),
+        })
+        .check()
+        .unwrap(),
         positive: None,
         options: String::new(),
     }

@@ -1,7 +1,7 @@
 //! The seed lecture notes' worked examples, run through the library.
 
 use rosenblatt::features::real_from_dense;
-use rosenblatt::learn::{Bias, Learner, Perceptron, Schedule};
+use rosenblatt::learn::{Bias, Check, Learner, Perceptron, Schedule};
 
 fn four_points() -> (rosenblatt::RealMatrix, Vec<i8>) {
     let x = real_from_dense(&[vec![1., 2.], vec![2., 1.], vec![-1., -1.], vec![-1., 1.]]);
@@ -21,6 +21,8 @@ fn four_point_batch_perceptron_weight_sequence() {
     };
     let mut seq = Vec::new();
     let fit = p
+        .check()
+        .unwrap()
         .fit_observed(&x, &y, |u| seq.push((u.example, u.epoch, u.w.to_vec())))
         .unwrap();
     assert_eq!(seq, vec![(0, 0, vec![1., 2.]), (3, 0, vec![2., 1.])]);
@@ -40,8 +42,8 @@ fn learning_rate_scales_the_weights_only() {
         schedule: Schedule::Epochs(3),
         shuffle: None,
     };
-    let a = p(1.0).fit(&x, &y).unwrap();
-    let b = p(0.5).fit(&x, &y).unwrap();
+    let a = p(1.0).check().unwrap().fit(&x, &y).unwrap();
+    let b = p(0.5).check().unwrap().fit(&x, &y).unwrap();
     assert_eq!(a.report.updates, b.report.updates);
     assert_eq!(
         b.model.w,
@@ -60,7 +62,7 @@ fn xor_never_converges() {
             schedule: Schedule::UntilConvergence { max_epochs: 50 },
             shuffle: None,
         };
-        let fit = p.fit(&x, &y).unwrap();
+        let fit = p.check().unwrap().fit(&x, &y).unwrap();
         assert_eq!(fit.report.converged, Some(false), "{bias:?}");
         assert_eq!(fit.report.epochs, 50);
         assert!(fit.report.mistakes_per_epoch.iter().all(|&m| m > 0));
@@ -78,6 +80,8 @@ fn augmented_and_r2_bias_updates() {
         schedule: Schedule::UntilConvergence { max_epochs: 100 },
         shuffle: None,
     }
+    .check()
+    .unwrap()
     .fit(&x, &y)
     .unwrap();
     assert_eq!(aug.report.converged, Some(true));
@@ -92,6 +96,8 @@ fn augmented_and_r2_bias_updates() {
         schedule: Schedule::UntilConvergence { max_epochs: 100 },
         shuffle: None,
     }
+    .check()
+    .unwrap()
     .fit(&x, &y)
     .unwrap();
     assert_eq!(r2.report.converged, Some(true));
@@ -116,10 +122,10 @@ fn randomized_is_seeded_and_stops_on_patience() {
         },
         shuffle: None,
     };
-    let a = p(7).fit(&x, &y).unwrap();
+    let a = p(7).check().unwrap().fit(&x, &y).unwrap();
     assert_eq!(a.report.converged, Some(true));
     assert!(a.report.steps < 1000);
-    let b = p(7).fit(&x, &y).unwrap();
+    let b = p(7).check().unwrap().fit(&x, &y).unwrap();
     assert_eq!(
         (a.model.w.clone(), a.report.steps),
         (b.model.w, b.report.steps)
@@ -140,14 +146,13 @@ fn online_mode_counts_mistakes_of_one_pass() {
         schedule: Schedule::Online,
         shuffle: None,
     };
-    let fit = p.fit(&x, &y).unwrap();
+    let fit = p.check().unwrap().fit(&x, &y).unwrap();
     assert_eq!(fit.report.epochs, 1);
     assert_eq!(fit.report.mistakes_per_epoch, vec![2]);
 }
 
 #[test]
 fn invalid_rates_are_refused_before_work() {
-    let (x, y) = four_points();
     for eta in [0.0, -1.0, f32::NAN, f32::INFINITY] {
         let p = Perceptron {
             eta,
@@ -155,7 +160,9 @@ fn invalid_rates_are_refused_before_work() {
             schedule: Schedule::Epochs(1),
             shuffle: None,
         };
-        let e = p.fit(&x, &y).unwrap_err().to_string();
-        assert!(e.contains("learning rate"), "{e}");
+        let e = p.check().unwrap_err();
+        assert_eq!(e.param, rosenblatt::error::Param::Eta);
+        assert_eq!(e.value, eta.to_string());
+        assert!(e.to_string().contains("learning rate"), "{e}");
     }
 }

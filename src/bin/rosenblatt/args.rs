@@ -1,8 +1,8 @@
 //! Command-line arguments (clap only; no work happens here).
 
+use crate::names::BiasName;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use rosenblatt::input::Format;
-use rosenblatt::learn::Bias;
+use rosenblatt::input::{Format, Split};
 use std::path::PathBuf;
 
 /// Sparse binary bag-of-words text classification: perceptrons and friends.
@@ -41,12 +41,12 @@ pub enum Command {
 #[derive(Debug, Args, Clone)]
 pub struct InputArgs {
     /// Input format; detected when omitted (folder → dir, .jsonl → jsonl, else tsv).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = crate::names::format())]
     pub format: Option<Format>,
     /// The part of a corpus with a fixed split to read (--format reuters: ModApte
     /// train or test; both when omitted).
-    #[arg(long, value_enum)]
-    pub split: Option<rosenblatt::input::Split>,
+    #[arg(long, value_parser = crate::names::split())]
+    pub split: Option<Split>,
 }
 
 /// The perceptron's visiting order and stopping rule.
@@ -112,8 +112,8 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 1.0)]
     pub eta: f32,
     /// Bias: none (h = sgn(w·x)), augmented (constant feature 1), r2 (b += η·y·R²).
-    #[arg(long, value_enum, default_value_t = Bias::Augmented)]
-    pub bias: Bias,
+    #[arg(long, value_enum, default_value_t = BiasName::Augmented)]
+    pub bias: BiasName,
     /// Random draws for --mode random (default: 10 × the number of documents).
     #[arg(long)]
     pub rounds: Option<u64>,
@@ -189,8 +189,8 @@ pub struct ClassifyArgs {
     #[arg(long = "input-format", value_enum)]
     pub input_format: Option<ClassifyFormat>,
     /// With --input-format reuters: the ModApte part to classify (train or test).
-    #[arg(long, value_enum)]
-    pub split: Option<rosenblatt::input::Split>,
+    #[arg(long, value_parser = crate::names::split())]
+    pub split: Option<Split>,
 }
 
 /// How `classify` reads its inputs.

@@ -1,10 +1,10 @@
 //! The dual (kernel) perceptron's flags for `train`, and their translation into a learner.
 
 use crate::args::TrainArgs;
+use crate::names::{AveragingName, parse_memory};
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
-use rosenblatt::learn::dual::{DEFAULT_MAX_SECONDS, parse_memory};
-use rosenblatt::learn::{AnyLearner, Averaging, Kernel, KernelPerceptron, Schedule};
+use rosenblatt::learn::{AnyLearner, Averaging, Kernel, KernelPerceptron};
 
 /// The kernels `--kernel` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -34,7 +34,7 @@ pub struct KernelArgs {
     pub gamma: Option<f32>,
     /// Last, averaged or voted hypothesis of the kernel perceptron.
     #[arg(long, value_enum)]
-    pub averaging: Option<Averaging>,
+    pub averaging: Option<AveragingName>,
     /// Memory for the kernel perceptron's Gram matrix (e.g. 512M, 2G); above it, rows are
     /// computed on demand [default: 1G].
     #[arg(long, value_parser = parse_memory)]
@@ -44,8 +44,8 @@ pub struct KernelArgs {
     pub force: bool,
 }
 
-/// The kernel perceptron configured by the flags.
-pub fn learner(a: &TrainArgs, schedule: Schedule) -> Result<AnyLearner> {
+/// Applies the kernel perceptron's flags (and the perceptron flags it shares) to `p`.
+pub fn apply(a: &TrainArgs, p: &mut KernelPerceptron) -> Result<()> {
     let k = &a.kernel;
     let name = k.kernel.unwrap_or(KernelName::Linear);
     if name != KernelName::Poly && (k.degree.is_some() || k.coef0.is_some()) {
@@ -54,7 +54,10 @@ pub fn learner(a: &TrainArgs, schedule: Schedule) -> Result<AnyLearner> {
     if name != KernelName::Rbf && k.gamma.is_some() {
         bail!("--gamma applies to --kernel rbf only");
     }
-    let kernel = match name {
+    if a.eta != 1.0 {
+        bail!("--eta does not apply to the kernel perceptron (it only rescales α)");
+    }
+    p.kernel = match name {
         KernelName::Linear => Kernel::Linear,
         KernelName::Poly => Kernel::Polynomial {
             degree: k.degree.unwrap_or(2),
@@ -64,19 +67,13 @@ pub fn learner(a: &TrainArgs, schedule: Schedule) -> Result<AnyLearner> {
             gamma: k.gamma.unwrap_or(0.1),
         },
     };
-    if a.eta != 1.0 {
-        bail!("--eta does not apply to the kernel perceptron (it only rescales α)");
-    }
-    Ok(AnyLearner::KernelPerceptron(KernelPerceptron {
-        kernel,
-        bias: a.bias,
-        schedule,
-        shuffle: a.shuffle(),
-        averaging: k.averaging.unwrap_or(Averaging::None),
-        memory: k.memory.unwrap_or(rosenblatt::learn::dual::DEFAULT_MEMORY),
-        max_seconds: DEFAULT_MAX_SECONDS,
-        force: k.force,
-    }))
+    p.bias = a.bias.into();
+    p.schedule = crate::learner_flags::schedule(a);
+    p.shuffle = a.shuffle();
+    p.averaging = k.averaging.map_or(p.averaging, Averaging::from);
+    p.memory = k.memory.unwrap_or(p.memory);
+    p.force = k.force;
+    Ok(())
 }
 
 /// Refuses kernel flags given with another learner.

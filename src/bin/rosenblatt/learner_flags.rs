@@ -3,14 +3,11 @@
 //! training, with their translation into a learner.
 
 use crate::args::{LearnerName, Mode, TrainArgs};
-use anyhow::{Result, bail};
+use crate::names::{BiasName, RateScheduleName};
+use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use rosenblatt::learn::multilabel::MultiLabelOptions;
-use rosenblatt::learn::{
-    AnyLearner, AveragedPerceptron, Bias, EarlyStopping, LogisticRegression, MarginPerceptron,
-    NearestCentroid, OnlineOptions, PassiveAggressive, RateSchedule, SoftmaxRegression, Solver,
-    Thresholds, Winnow,
-};
+use rosenblatt::learn::{AnyLearner, EarlyStopping, OnlineOptions, Schedule, Solver, Thresholds};
 
 /// The gradient solvers `--solver` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -66,8 +63,8 @@ pub struct LearnerArgs {
     #[arg(long, default_value_t = 32)]
     pub batch_size: usize,
     /// Learning-rate decay of logistic and softmax regression.
-    #[arg(long, value_enum, default_value_t = RateSchedule::InverseSqrt)]
-    pub lr_schedule: RateSchedule,
+    #[arg(long, value_enum, default_value_t = RateScheduleName::InverseSqrt)]
+    pub lr_schedule: RateScheduleName,
     /// Logistic regression: hold out this fraction and stop when its log-loss stops
     /// improving (the best epoch is kept).
     #[arg(long, value_name = "FRACTION")]
@@ -109,8 +106,19 @@ impl LearnerArgs {
 }
 
 /// Refuses flags that the chosen learner would ignore.
-pub fn refuse_unused(a: &TrainArgs) -> Result<()> {
+fn refuse_unused(a: &TrainArgs) -> Result<()> {
     let f = &a.learners;
+    if a.learner != LearnerName::KernelPerceptron {
+        crate::kernel_flags::refuse_unused(a)?;
+    }
+    if a.mode != Mode::Batch
+        && !matches!(
+            a.learner,
+            LearnerName::Perceptron | LearnerName::KernelPerceptron
+        )
+    {
+        bail!("--mode applies to the perceptron and the kernel perceptron only");
+    }
     let per_perceptron = matches!(
         a.learner,
         LearnerName::AveragedPerceptron | LearnerName::MarginPerceptron | LearnerName::Pa
@@ -146,91 +154,114 @@ pub fn refuse_unused(a: &TrainArgs) -> Result<()> {
     if f.no_shuffle && a.mode == Mode::Random {
         bail!("--no-shuffle does not apply to --mode random (it draws documents at random)");
     }
+    if a.mode != Mode::Random && (a.rounds.is_some() || a.patience.is_some()) {
+        bail!("--rounds and --patience apply to --mode random only");
+    }
+    if a.learner == LearnerName::Softmax && f.solver == SolverName::Batch {
+        bail!("softmax regression trains with --solver sgd or minibatch");
+    }
     Ok(())
 }
 
-/// The learner named by `--learner`, for the names this file handles (`None`: another).
-pub fn learner(a: &TrainArgs) -> Result<Option<AnyLearner>> {
+/// The perceptrons' schedule set by `--mode`, `--epochs`, `--rounds`, `--patience` and
+/// `--seed`. Without `--rounds`, random mode draws 10 × the number of documents, known
+/// only once they are read: until then the schedule holds 1 draw (see
+/// `train::with_rounds`).
+pub fn schedule(a: &TrainArgs) -> Schedule {
+    match a.mode {
+        Mode::Online => Schedule::Online,
+        Mode::Batch => Schedule::Epochs(a.epochs),
+        Mode::Converge => Schedule::UntilConvergence {
+            max_epochs: a.epochs,
+        },
+        Mode::Random => Schedule::Randomized {
+            rounds: a.rounds.unwrap_or(1),
+            seed: a.seed,
+            patience: a.patience,
+        },
+    }
+}
+
+/// The library name of a `--learner` value (the command line spells them alike).
+pub fn name(l: LearnerName) -> String {
+    let value = l.to_possible_value().expect("no learner name is skipped");
+    value.get_name().to_string()
+}
+
+/// The learner named by `--learner`: the library's defaults for that name, with every
+/// learner flag applied (refused where the learner would ignore it). Not yet checked.
+pub fn learner(a: &TrainArgs) -> Result<AnyLearner> {
     refuse_unused(a)?;
     let f = &a.learners;
-    let online = OnlineOptions {
-        epochs: a.epochs,
-        bias: a.bias != Bias::None,
-        average: f.average,
-        shuffle: a.shuffle(),
-        positive_weight: f.positive_weight,
+    let mut l = AnyLearner::from_name(&name(a.learner)).context("no such learner")?;
+    let bias = a.bias != BiasName::None;
+    let online = |o: &mut OnlineOptions| {
+        o.epochs = a.epochs;
+        o.bias = bias;
+        o.shuffle = a.shuffle();
+        o.positive_weight = f.positive_weight;
     };
-    if a.mode != Mode::Batch
-        && !matches!(
-            a.learner,
-            LearnerName::Perceptron | LearnerName::KernelPerceptron
-        )
-    {
-        bail!("--mode applies to the perceptron and the kernel perceptron only");
-    }
     let solver = match f.solver {
         SolverName::Batch => Solver::Batch,
         SolverName::Sgd => Solver::Sgd,
         SolverName::Minibatch => Solver::MiniBatch(f.batch_size),
     };
-    let l = match a.learner {
-        LearnerName::AveragedPerceptron => AnyLearner::AveragedPerceptron(AveragedPerceptron {
-            online: OnlineOptions {
-                average: true,
-                ..online
-            },
-        }),
-        LearnerName::MarginPerceptron => AnyLearner::MarginPerceptron(MarginPerceptron {
-            tau: f.margin.unwrap_or(1.0),
-            eta: a.eta,
-            online,
-        }),
-        LearnerName::Pa => AnyLearner::PassiveAggressive(PassiveAggressive {
-            c: f.pa_c.unwrap_or(1.0),
-            online,
-        }),
-        LearnerName::Winnow => AnyLearner::Winnow(Winnow {
-            alpha: f.alpha.unwrap_or(1.5),
-            epochs: a.epochs,
-            bias: a.bias != Bias::None,
-            margin: f.margin.unwrap_or(0.0),
-            shuffle: online.shuffle,
-        }),
-        LearnerName::Centroid => AnyLearner::Centroid(NearestCentroid),
-        LearnerName::Logistic => AnyLearner::Logistic(LogisticRegression {
-            solver,
-            eta: a.eta,
-            schedule: f.lr_schedule,
-            l2: f.l2,
-            epochs: a.epochs,
-            bias: a.bias != Bias::None,
-            early_stopping: f.early_stop.map(|fraction| EarlyStopping {
+    match &mut l {
+        AnyLearner::Perceptron(p) => {
+            p.eta = a.eta;
+            p.bias = a.bias.into();
+            p.schedule = schedule(a);
+            p.shuffle = a.shuffle();
+        }
+        AnyLearner::KernelPerceptron(p) => crate::kernel_flags::apply(a, p)?,
+        // Always averaged, whether or not --average is given.
+        AnyLearner::AveragedPerceptron(p) => online(&mut p.online),
+        AnyLearner::MarginPerceptron(p) => {
+            online(&mut p.online);
+            p.online.average = f.average;
+            p.eta = a.eta;
+            p.tau = f.margin.unwrap_or(p.tau);
+        }
+        AnyLearner::PassiveAggressive(p) => {
+            online(&mut p.online);
+            p.online.average = f.average;
+            p.c = f.pa_c.unwrap_or(p.c);
+        }
+        AnyLearner::Winnow(w) => {
+            w.epochs = a.epochs;
+            w.bias = bias;
+            w.shuffle = a.shuffle();
+            w.alpha = f.alpha.unwrap_or(w.alpha);
+            w.margin = f.margin.unwrap_or(w.margin);
+        }
+        AnyLearner::Centroid(_) => {}
+        AnyLearner::Logistic(r) => {
+            r.solver = solver;
+            r.eta = a.eta;
+            r.schedule = f.lr_schedule.into();
+            r.l2 = f.l2;
+            r.epochs = a.epochs;
+            r.bias = bias;
+            r.early_stopping = f.early_stop.map(|fraction| EarlyStopping {
                 fraction,
                 patience: f.early_stop_patience,
-            }),
-            seed: a.seed,
-            positive_weight: f.positive_weight,
-        }),
-        LearnerName::Softmax => {
-            if f.solver == SolverName::Batch {
-                bail!("softmax regression trains with --solver sgd or minibatch");
-            }
-            AnyLearner::Softmax(SoftmaxRegression {
-                eta: a.eta,
-                schedule: f.lr_schedule,
-                l2: f.l2,
-                epochs: a.epochs,
-                batch: if f.solver == SolverName::Minibatch {
-                    f.batch_size
-                } else {
-                    1
-                },
-                seed: a.seed,
-            })
+            });
+            r.seed = a.seed;
+            r.positive_weight = f.positive_weight;
         }
-        _ => return Ok(None),
-    };
-    Ok(Some(l))
+        AnyLearner::Softmax(s) => {
+            s.eta = a.eta;
+            s.schedule = f.lr_schedule.into();
+            s.l2 = f.l2;
+            s.epochs = a.epochs;
+            s.batch = match solver {
+                Solver::MiniBatch(b) => b,
+                _ => 1,
+            };
+            s.seed = a.seed;
+        }
+    }
+    Ok(l)
 }
 
 /// A one-line description of the learner's settings, for the model's metadata.
@@ -267,4 +298,82 @@ pub fn describe(l: &AnyLearner) -> Option<String> {
         .to_lowercase(),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::{Cli, Command};
+    use clap::Parser;
+    use rosenblatt::learn::{
+        AveragedPerceptron, KernelPerceptron, LogisticRegression, MarginPerceptron,
+        NearestCentroid, PassiveAggressive, Perceptron, SoftmaxRegression, Winnow,
+    };
+
+    /// `rosenblatt train --learner NAME -o m in.tsv` and any extra flags, parsed.
+    fn train_args(name: &str, extra: &[&str]) -> TrainArgs {
+        let argv = [
+            "rosenblatt",
+            "train",
+            "--learner",
+            name,
+            "-o",
+            "m",
+            "in.tsv",
+        ];
+        match Cli::try_parse_from(argv.iter().chain(extra))
+            .unwrap()
+            .command
+        {
+            Command::Train(a) => a,
+            _ => unreachable!("a train command"),
+        }
+    }
+
+    #[test]
+    fn every_learner_name_is_a_library_name() {
+        let cli: Vec<String> = LearnerName::value_variants()
+            .iter()
+            .map(|&l| name(l))
+            .collect();
+        assert_eq!(cli, AnyLearner::NAMES);
+    }
+
+    #[test]
+    fn the_command_line_defaults_are_the_library_defaults() {
+        // Each learner's Default, written out: from_name must give exactly these.
+        let defaults = [
+            AnyLearner::Perceptron(Perceptron::default()),
+            AnyLearner::KernelPerceptron(KernelPerceptron::default()),
+            AnyLearner::AveragedPerceptron(AveragedPerceptron::default()),
+            AnyLearner::MarginPerceptron(MarginPerceptron::default()),
+            AnyLearner::PassiveAggressive(PassiveAggressive::default()),
+            AnyLearner::Winnow(Winnow::default()),
+            AnyLearner::Centroid(NearestCentroid),
+            AnyLearner::Logistic(LogisticRegression::default()),
+            AnyLearner::Softmax(SoftmaxRegression::default()),
+        ];
+        for (name, default) in AnyLearner::NAMES.into_iter().zip(defaults) {
+            let library = AnyLearner::from_name(name).unwrap();
+            assert_eq!(library, default, "{name}: from_name is not Default");
+            let cli = learner(&train_args(name, &[])).unwrap();
+            assert_eq!(cli, library, "{name}: the command line's defaults differ");
+        }
+        assert_eq!(AnyLearner::from_name("adaline"), None);
+    }
+
+    #[test]
+    fn flags_override_the_defaults() {
+        let a = train_args("pa", &["--pa-c", "0.5", "--average", "--epochs", "3"]);
+        let AnyLearner::PassiveAggressive(p) = learner(&a).unwrap() else {
+            panic!("pa expected");
+        };
+        assert_eq!((p.c, p.online.average, p.online.epochs), (0.5, true, 3));
+        let a = train_args("perceptron", &["--no-shuffle", "--bias", "r2"]);
+        let AnyLearner::Perceptron(p) = learner(&a).unwrap() else {
+            panic!("perceptron expected");
+        };
+        assert_eq!((p.shuffle, p.bias), (None, rosenblatt::learn::Bias::R2));
+        assert!(learner(&train_args("logistic", &["--alpha", "2"])).is_err());
+    }
 }

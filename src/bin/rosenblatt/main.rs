@@ -12,6 +12,7 @@ mod learner_flags;
 mod load;
 mod mail;
 mod mail_eval;
+mod names;
 mod progress;
 mod svm;
 mod train;
@@ -43,7 +44,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("rosenblatt: error: {e:#}");
+            eprintln!("rosenblatt: error: {}", names::message(&e));
             ExitCode::from(error_code)
         }
     }

@@ -110,7 +110,7 @@ pub fn train(a: &TrainArgs, cfg: TrainConfig) -> Result<ExitCode> {
              the documents instead"
         );
     }
-    let cfg = crate::train::with_rounds(cfg, data.labels.len())?;
+    let cfg = crate::train::with_rounds(a, cfg, data.labels.len())?;
     let classes = svmlight::classes_of_labels(&data.labels, a.positive.as_deref())?;
     let idx = pipeline::label_indices(&data.labels, &classes)?;
     let (train_rows, train_idx, test) = match a.holdout {

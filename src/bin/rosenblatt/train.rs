@@ -1,13 +1,13 @@
 //! `rosenblatt train`: read labelled documents, fit, print a summary, save the model;
 //! optionally evaluate on a seeded held-out part and run k-fold cross-validation.
 
-use crate::args::{LearnerName, Mode, TrainArgs};
+use crate::args::{Mode, TrainArgs};
 use crate::load::read_inputs_part;
 use crate::progress::Phase;
 use anyhow::{Context, Result, bail};
 use rosenblatt::eval::{Metrics, kfold, train_test_split};
 use rosenblatt::input::{Document, Format};
-use rosenblatt::learn::{AnyLearner, Perceptron, Schedule};
+use rosenblatt::learn::{AnyLearner, Check, KernelPerceptron, Perceptron, Schedule};
 use rosenblatt::pipeline::{self, TrainConfig};
 use rosenblatt::text::Analyzer;
 use rosenblatt::theory::Theory;
@@ -17,35 +17,7 @@ use std::process::ExitCode;
 
 /// Turns the flags into a validated training plan before any file is read.
 fn config(a: &TrainArgs) -> Result<TrainConfig> {
-    let schedule = match a.mode {
-        Mode::Online => Schedule::Online,
-        Mode::Batch => Schedule::Epochs(a.epochs),
-        Mode::Converge => Schedule::UntilConvergence {
-            max_epochs: a.epochs,
-        },
-        Mode::Random => Schedule::Randomized {
-            rounds: a.rounds.unwrap_or(0),
-            seed: a.seed,
-            patience: a.patience,
-        },
-    };
-    let learner = match a.learner {
-        LearnerName::Perceptron => AnyLearner::Perceptron(Perceptron {
-            eta: a.eta,
-            bias: a.bias,
-            schedule,
-            shuffle: a.shuffle(),
-        }),
-        LearnerName::KernelPerceptron => crate::kernel_flags::learner(a, schedule)?,
-        _ => crate::learner_flags::learner(a)?.context("no such learner")?,
-    };
-    if a.learner != LearnerName::KernelPerceptron {
-        crate::kernel_flags::refuse_unused(a)?;
-    }
-    crate::learner_flags::refuse_unused(a)?;
-    if a.mode != Mode::Random && (a.rounds.is_some() || a.patience.is_some()) {
-        bail!("--rounds and --patience apply to --mode random only");
-    }
+    let learner = crate::learner_flags::learner(a)?;
     if let Some(h) = a.holdout
         && !(h > 0.0 && h < 1.0)
     {
@@ -54,26 +26,23 @@ fn config(a: &TrainArgs) -> Result<TrainConfig> {
     if a.cv.is_some_and(|k| k < 2) {
         bail!("--cv needs at least 2 folds");
     }
-    let cfg = TrainConfig {
+    let vocab = VocabConfig {
+        min_df: a.min_df,
+        max_features: a.max_features,
+    };
+    vocab.validate()?;
+    Ok(TrainConfig {
         analyzer: Analyzer {
             lowercase: !a.keep_case,
         },
-        vocab: VocabConfig {
-            min_df: a.min_df,
-            max_features: a.max_features,
-        },
+        vocab,
         options: match crate::kernel_flags::describe(&learner) {
             Some(k) => format!("{}, {k}", options_string(a)),
             None => crate::learner_flags::describe(&learner).unwrap_or_else(|| options_string(a)),
         },
-        learner,
+        learner: learner.check()?,
         positive: a.positive.clone(),
-    };
-    cfg.vocab.validate()?;
-    if a.mode != Mode::Random {
-        cfg.learner.validate()?;
-    }
-    Ok(cfg)
+    })
 }
 
 fn options_string(a: &TrainArgs) -> String {
@@ -90,20 +59,20 @@ fn options_string(a: &TrainArgs) -> String {
     format!("{mode}, eta {}, bias {:?}", a.eta, a.bias).to_lowercase()
 }
 
-/// Random mode's default rounds depend on the corpus size (10 passes' worth of draws).
-pub(crate) fn with_rounds(mut cfg: TrainConfig, n: usize) -> Result<TrainConfig> {
-    let schedule = match &mut cfg.learner {
-        AnyLearner::Perceptron(p) => Some(&mut p.schedule),
-        AnyLearner::KernelPerceptron(p) => Some(&mut p.schedule),
-        #[allow(unreachable_patterns)]
-        _ => None,
-    };
-    if let Some(Schedule::Randomized { rounds, .. }) = schedule
-        && *rounds == 0
+/// Random mode's default rounds depend on the corpus size: without `--rounds`, 10 draws
+/// per document, set once the `n` documents are read (the learner is checked again).
+pub(crate) fn with_rounds(a: &TrainArgs, mut cfg: TrainConfig, n: usize) -> Result<TrainConfig> {
+    if a.mode != Mode::Random || a.rounds.is_some() {
+        return Ok(cfg);
+    }
+    let mut learner = cfg.learner.into_inner();
+    if let AnyLearner::Perceptron(Perceptron { schedule, .. })
+    | AnyLearner::KernelPerceptron(KernelPerceptron { schedule, .. }) = &mut learner
+        && let Schedule::Randomized { rounds, .. } = schedule
     {
         *rounds = 10 * n as u64;
     }
-    cfg.learner.validate()?;
+    cfg.learner = learner.check()?;
     Ok(cfg)
 }
 
@@ -128,7 +97,7 @@ pub fn run(a: TrainArgs) -> Result<ExitCode> {
     if docs.is_empty() {
         bail!("no documents in {}", inputs.join(" "));
     }
-    let cfg = with_rounds(cfg, docs.len())?;
+    let cfg = with_rounds(&a, cfg, docs.len())?;
 
     let (train_docs, test_docs): (Cow<[Document]>, _) = match a.holdout {
         Some(h) => {

@@ -1,0 +1,246 @@
+//! The command line's names for library values: the spelling and `--help` text of every
+//! value enum the flags take (mirrors of the library's enums, which know nothing of the
+//! command line), memory sizes such as `512M`, and the flag that sets each library
+//! parameter, so that a library error about `eta` reads as one about `--eta`.
+
+use clap::ValueEnum;
+use clap::builder::{EnumValueParser, TypedValueParser};
+use rosenblatt::error::{ConfigError, Param};
+use rosenblatt::input::{Format, Split};
+use rosenblatt::learn::{Averaging, Bias, RateSchedule};
+
+/// Declares a command-line mirror of a library enum (same variants, in the same order)
+/// with conversions both ways.
+macro_rules! mirror {
+    ($(#[$m:meta])* $name:ident => $lib:ty { $($(#[$vm:meta])* $v:ident),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+        pub enum $name {
+            $($(#[$vm])* $v),+
+        }
+
+        impl From<$name> for $lib {
+            fn from(n: $name) -> Self {
+                match n {
+                    $($name::$v => <$lib>::$v),+
+                }
+            }
+        }
+
+        impl From<$lib> for $name {
+            fn from(l: $lib) -> Self {
+                match l {
+                    $(<$lib>::$v => $name::$v),+
+                }
+            }
+        }
+    };
+}
+
+mirror! {
+    /// The input formats `--format` accepts.
+    FormatName => Format {
+        /// `DIR/<class>/...`: labels from first-level folder names, files found recursively.
+        Dir,
+        /// Unlabelled: each file is one document (folders are walked recursively).
+        Text,
+        /// One JSON object per line: `{"label": …, "text": …}` (`labels` for several).
+        Jsonl,
+        /// `label<TAB>text` lines.
+        Tsv,
+        /// Reuters-21578 SGML (a folder of `reut2-*.sgm` or one file), ModApte documents of
+        /// the 90 categories; `--split train|test` picks a part.
+        Reuters,
+        /// SVMlight/libsvm vectors (`label id:value …`); detected from `.svm`, `.svmlight`,
+        /// `.libsvm`. These are rows, not documents: read them with [`svmlight::read_svmlight`].
+        Svmlight,
+    }
+}
+
+mirror! {
+    /// The parts `--split` accepts.
+    SplitName => Split {
+        /// The training part (ModApte: `LEWISSPLIT="TRAIN"`).
+        Train,
+        /// The test part (ModApte: `LEWISSPLIT="TEST"`).
+        Test,
+    }
+}
+
+mirror! {
+    /// The bias rules `--bias` accepts.
+    BiasName => Bias {
+        /// No bias: h(x) = sgn(w·x).
+        None,
+        /// A constant feature 1 appended to every x: b ← b + η·y.
+        Augmented,
+        /// The R² step: b ← b + η·y·R², R = max‖xᵢ‖.
+        R2,
+    }
+}
+
+mirror! {
+    /// The hypotheses `--averaging` accepts.
+    AveragingName => Averaging {
+        /// The last vector: cᵢ = αᵢ yᵢ.
+        None,
+        /// The average of the vectors after every step (the averaged perceptron).
+        Averaged,
+        /// Each vector votes sgn(v·x) weighted by how many steps it survived (Freund and
+        /// Schapire's voted perceptron).
+        Voted,
+    }
+}
+
+mirror! {
+    /// The learning-rate schedules `--lr-schedule` accepts.
+    RateScheduleName => RateSchedule {
+        /// η = η₀.
+        Constant,
+        /// η = η₀ / √(1 + e).
+        InverseSqrt,
+        /// η = η₀ / (1 + e).
+        Inverse,
+    }
+}
+
+/// Parses `--format NAME` straight into the library's [`Format`].
+pub fn format() -> impl TypedValueParser<Value = Format> {
+    EnumValueParser::<FormatName>::new().map(Format::from)
+}
+
+/// Parses `--split NAME` straight into the library's [`Split`].
+pub fn split() -> impl TypedValueParser<Value = Split> {
+    EnumValueParser::<SplitName>::new().map(Split::from)
+}
+
+/// Parses a memory size such as `512M`, `2G`, `1.5GiB` or `1000000` (bytes), for
+/// `--memory`.
+pub fn parse_memory(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a size (e.g. 512M, 2G)"))?;
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        other => return Err(format!("{s:?}: unknown unit {other:?} (use K, M, G or T)")),
+    };
+    let bytes = v * mult as f64;
+    if !(bytes.is_finite() && bytes >= 1.0) {
+        return Err(format!("{s:?} is not a positive size"));
+    }
+    Ok(bytes as u64)
+}
+
+/// The flag that sets a library parameter (`None`: no flag sets it).
+pub fn flag(param: Param) -> Option<&'static str> {
+    Some(match param {
+        Param::Eta => "--eta",
+        Param::Epochs => "--epochs",
+        Param::Rounds => "--rounds",
+        Param::Patience => "--patience",
+        Param::PositiveWeight => "--positive-weight",
+        Param::Tau | Param::Margin => "--margin",
+        Param::C => "--pa-c",
+        Param::Alpha => "--alpha",
+        Param::L2 => "--l2",
+        Param::BatchSize => "--batch-size",
+        Param::EarlyStopFraction => "--early-stop",
+        Param::EarlyStopPatience => "--early-stop-patience",
+        Param::Degree => "--degree",
+        Param::Coef0 => "--coef0",
+        Param::Gamma => "--gamma",
+        Param::Memory => "--memory",
+        Param::MaxSeconds => return None,
+        Param::MinDf => "--min-df",
+        Param::MaxFeatures => "--max-features",
+        Param::Positive => "--positive",
+        Param::ThresholdFolds => "--threshold-folds",
+    })
+}
+
+/// A configuration error with its parameter under the flag's name.
+fn config_message(c: &ConfigError) -> String {
+    let name = flag(c.param).unwrap_or(c.param.name());
+    format!("invalid configuration: {}", c.message_naming(name))
+}
+
+/// An error as the command line shows it: each cause in turn, as `{:#}` prints them, with
+/// library parameters named by their flags.
+pub fn message(e: &anyhow::Error) -> String {
+    let parts: Vec<String> = e
+        .chain()
+        .map(|cause| {
+            if let Some(c) = cause.downcast_ref::<ConfigError>() {
+                return config_message(c);
+            }
+            match cause.downcast_ref::<rosenblatt::Error>() {
+                Some(rosenblatt::Error::Config(c)) => config_message(c),
+                Some(rosenblatt::Error::OverBudget(b)) => format!(
+                    "{b}. Use the primal form (--learner perceptron), a smaller sample, a \
+                     larger --memory, or --force to run it anyway"
+                ),
+                _ => cause.to_string(),
+            }
+        })
+        .collect();
+    parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_sizes_parse() {
+        assert_eq!(parse_memory("512M"), Ok(512 << 20));
+        assert_eq!(parse_memory("1.5GiB"), Ok(3 << 29));
+        assert_eq!(parse_memory("1000"), Ok(1000));
+        assert!(parse_memory("lots").is_err());
+        assert!(parse_memory("5X").is_err());
+        assert!(parse_memory("0").is_err());
+    }
+
+    #[test]
+    fn library_errors_name_flags() {
+        let eta = ConfigError::new(Param::Eta, 0, "must be a positive number");
+        let e = anyhow::Error::new(rosenblatt::Error::from(eta.clone())).context("training");
+        assert_eq!(
+            message(&e),
+            "training: invalid configuration: the learning rate (--eta) must be a positive \
+             number, got 0"
+        );
+        assert_eq!(
+            message(&anyhow::Error::new(eta)),
+            "invalid configuration: the learning rate (--eta) must be a positive number, got 0"
+        );
+        let max = ConfigError::new(Param::MaxSeconds, 0, "must be positive");
+        assert!(message(&max.into()).contains("(max_seconds)"));
+        let other = anyhow::anyhow!("plain");
+        assert_eq!(message(&other), format!("{other:#}"));
+    }
+
+    #[test]
+    fn mirrors_convert_both_ways() {
+        for n in FormatName::value_variants() {
+            assert_eq!(FormatName::from(Format::from(*n)), *n);
+        }
+        for n in BiasName::value_variants() {
+            assert_eq!(BiasName::from(Bias::from(*n)), *n);
+        }
+        assert_eq!(Split::from(SplitName::Test), Split::Test);
+        assert_eq!(Averaging::from(AveragingName::Voted), Averaging::Voted);
+        assert_eq!(
+            RateSchedule::from(RateScheduleName::InverseSqrt),
+            RateSchedule::InverseSqrt
+        );
+    }
+}
