@@ -1,5 +1,6 @@
 //! Integration tests: one binary, a module per theme.
 
+mod analyzer;
 mod common;
 mod core_cli;
 mod kernel;
