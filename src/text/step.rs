@@ -48,7 +48,7 @@ impl Step {
         }
     }
 
-    /// The step called `name`, or a sentence saying that this build knows no such step.
+    /// The step stored as `name`, or a sentence saying that this build knows no such step.
     pub fn from_name(name: &str) -> Result<Step, String> {
         Step::ALL
             .into_iter()
@@ -64,6 +64,7 @@ impl Step {
 }
 
 impl fmt::Display for Step {
+    /// The stored form of the step, as [`Step::from_name`] reads it back.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
@@ -71,7 +72,7 @@ impl fmt::Display for Step {
 
 impl From<Step> for String {
     fn from(s: Step) -> String {
-        s.name().to_string()
+        s.to_string()
     }
 }
 
