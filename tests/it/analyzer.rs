@@ -1,47 +1,13 @@
-//! The analyzer a model carries, and the model file format that carries it: a committed
-//! golden model in the current format loads and scores as recorded, a format-1 file is
-//! refused with a sentence, and `classify`, `learn` and `eval` read their inputs as the
-//! model's analyzer says — as mail or as plain text — whatever the input looks like.
-//!
-//! The fixtures in `tests/data`:
-//! - `format1.model`: written by the last build of format 1 with
-//!   `rosenblatt train -o tests/data/format1.model tests/data/tiny`. Never regenerate it.
-//! - `format2.model`: the golden file of the current format, written with
-//!   `cargo run --release -- train -o tests/data/format2.model tests/data/tiny`
-//!   (run from the repository root, so that the recorded input is `tests/data/tiny`).
-//!   When the format changes on purpose: bump `FORMAT_VERSION`; this file becomes the
-//!   older-format fixture (point the refused-file test at it, with its version in the
-//!   sentence); write the new golden file with the same command as `formatN.model` and
-//!   point the golden tests at it.
-//!   The expected scores below must not change: they are the model's, not the format's.
+//! The analyzer a model carries: `classify`, `learn` and `eval` read their inputs as the
+//! model's analyzer says — as mail under its recorded rules, or as plain text — whatever
+//! the input looks like; `train` records the source and steps, `inspect` shows them.
 
 use crate::common::{bin, data, stdout_of};
-use rosenblatt::input::Document;
+use crate::model_format::golden;
 use rosenblatt::input::mail::MailRules;
-use rosenblatt::model::{FORMAT_VERSION, SavedModel};
-use rosenblatt::pipeline::{self, TrainConfig};
+use rosenblatt::model::SavedModel;
 use rosenblatt::text::{Analyzer, Source, Step};
 use std::path::Path;
-
-/// The tiny corpus's documents with the label and score the format-1 build gave each of
-/// them (`rosenblatt classify -m tests/data/format1.model tests/data/tiny/*/*`).
-/// Scores are integers: the perceptron learns ±1 steps (η = 1), so a score is the sum of
-/// the weights of the document's words plus the bias (0), e.g. s1.txt "WIN a FREE prize
-/// now, click here" = a (+1) + free (+2) + now (+1) = 4, and h1.txt = the (−2).
-const RECORDED: [(&str, &str, f32); 12] = [
-    ("ham/h1.txt", "ham", -2.0),
-    ("ham/h2.txt", "ham", -1.0),
-    ("ham/h3.txt", "ham", -1.0),
-    ("ham/h4.txt", "ham", -7.0),
-    ("ham/h5.txt", "ham", -2.0),
-    ("ham/h6.txt", "ham", -8.0),
-    ("spam/s1.txt", "spam", 4.0),
-    ("spam/s2.txt", "spam", 7.0),
-    ("spam/s3.txt", "spam", 3.0),
-    ("spam/s4.txt", "spam", 11.0),
-    ("spam/s5.txt", "spam", 8.0),
-    ("spam/s6.txt", "spam", 2.0),
-];
 
 /// A message whose header says spam (free +2, claim +2, now +1 in the golden model) and
 /// whose body says ham (the −2, for −1, project −1, review −1).
@@ -50,141 +16,6 @@ Subject: FREE prize, claim now\n\
 Date: Mon, 7 Jan 2002 10:00:00 +0000\n\
 \n\
 the notes for the project review\n";
-
-fn golden() -> SavedModel {
-    SavedModel::load(&data("format2.model")).unwrap()
-}
-
-/// Score of `text` (a plain-text document) under `model`.
-fn score(model: &SavedModel, text: &str) -> f32 {
-    let docs = [Document::new("q", text, None)];
-    let x = pipeline::vectorize_for(model, &docs).matrix;
-    pipeline::decide(model, &x)[0].score
-}
-
-#[test]
-fn the_golden_model_loads_and_scores_as_the_format_1_build_did() {
-    let m = golden();
-    assert_eq!(FORMAT_VERSION, 2);
-    assert_eq!(m.classes, ["ham", "spam"]);
-    assert_eq!(m.analyzer, Analyzer::default());
-    assert_eq!(m.analyzer.source(), &Source::Text);
-    assert_eq!(m.analyzer.steps(), [Step::Words, Step::Lowercase]);
-    assert_eq!(m.vocab.len(), 60);
-    assert_eq!((m.meta.documents, m.meta.nnz), (12, 89));
-    assert_eq!(m.meta.inputs, ["tests/data/tiny"]);
-    // Scores of new text, by hand from the weights (free +2, the −2, for −1, bias 0):
-    // "Free prize meeting" = 2; "the agenda for the office meeting" = −2 − 1 = −3.
-    assert_eq!(score(&m, "Free prize meeting"), 2.0);
-    assert_eq!(score(&m, "the agenda for the office meeting"), -3.0);
-    assert_eq!(score(&m, "WIN a FREE prize NOW"), 4.0);
-    // The CLI, file by file, gives the format-1 build's verdicts and scores.
-    let files: Vec<_> = RECORDED
-        .iter()
-        .map(|(f, ..)| data("tiny").join(f))
-        .collect();
-    let out = stdout_of(
-        bin()
-            .args(["classify", "-m"])
-            .arg(data("format2.model"))
-            .args(&files),
-    );
-    let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), RECORDED.len());
-    for (line, (file, label, s)) in lines.iter().zip(RECORDED) {
-        let cols: Vec<&str> = line.split('\t').collect();
-        assert!(cols[0].ends_with(file), "{line}");
-        assert_eq!(
-            (cols[1], cols[2].parse::<f32>().unwrap()),
-            (label, s),
-            "{file}"
-        );
-    }
-}
-
-#[test]
-fn training_today_gives_the_golden_model() {
-    let g = golden();
-    let corpus = rosenblatt::input::read_dirs(&data("tiny")).unwrap();
-    let cfg = TrainConfig {
-        analyzer: Analyzer::default(),
-        vocab: Default::default(),
-        learner: rosenblatt::learn::AnyLearner::Perceptron(Default::default()),
-        positive: None,
-        options: String::new(),
-    };
-    let t = pipeline::train(&corpus.docs, &cfg, vec![]).unwrap();
-    assert_eq!(t.model.analyzer, g.analyzer);
-    assert_eq!(t.model.classes, g.classes);
-    assert_eq!(t.model.predictor, g.predictor);
-    let words = |m: &SavedModel| -> Vec<(String, u32)> {
-        (0..m.vocab.len() as u32)
-            .map(|j| (m.vocab.word(j).to_string(), m.vocab.df(j)))
-            .collect()
-    };
-    assert_eq!(words(&t.model), words(&g));
-}
-
-#[test]
-fn a_format_1_model_is_refused_with_a_sentence_naming_it() {
-    let path = data("format1.model");
-    let bytes = std::fs::read(&path).unwrap();
-    assert_eq!(&bytes[..8], b"RSNBLATT");
-    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 1);
-    let sentence = "written by an older rosenblatt (model format 1); this build reads \
-                    format 2: train the model again";
-    let err = SavedModel::load(&path).unwrap_err().to_string();
-    assert_eq!(err, format!("{}: {sentence}", path.display()));
-    // `learn` writes a lock file beside the model: give it a copy.
-    let dir = tempfile::tempdir().unwrap();
-    let copy = dir.path().join("old.model");
-    std::fs::copy(&path, &copy).unwrap();
-    let doc = data("tiny/spam/s1.txt");
-    let runs: [(&Path, Vec<&std::ffi::OsStr>); 3] = [
-        (
-            &path,
-            vec![
-                "classify".as_ref(),
-                "-m".as_ref(),
-                path.as_os_str(),
-                doc.as_os_str(),
-            ],
-        ),
-        (
-            &path,
-            vec!["inspect".as_ref(), "--model".as_ref(), path.as_os_str()],
-        ),
-        (
-            &copy,
-            vec![
-                "learn".as_ref(),
-                "--spam".as_ref(),
-                "-m".as_ref(),
-                copy.as_os_str(),
-                doc.as_os_str(),
-            ],
-        ),
-    ];
-    for (model, args) in runs {
-        let out = bin()
-            .args(&args)
-            .assert()
-            .failure()
-            .get_output()
-            .stderr
-            .clone();
-        let stderr = String::from_utf8(out).unwrap();
-        assert!(
-            stderr.contains(&format!("{}: {sentence}", model.display())),
-            "{args:?}: {stderr}"
-        );
-    }
-    assert_eq!(
-        std::fs::read(&copy).unwrap(),
-        bytes,
-        "a refused model is left as it was"
-    );
-}
 
 /// Writes `model` with its analyzer reading from `source` into `dir`, and `MESSAGE` beside it.
 fn with_source(
@@ -365,4 +196,49 @@ fn keep_case_is_an_analyzer_without_the_lowercase_step() {
     assert!(m.vocab.get("URGENT").is_some() && m.vocab.get("urgent").is_none());
     let text = stdout_of(bin().args(["inspect", "--model"]).arg(&model));
     assert!(text.contains("analyzer       text → words\n"), "{text}");
+}
+
+#[test]
+fn a_model_trained_on_vectors_shows_no_analyzer() {
+    let dir = tempfile::tempdir().unwrap();
+    let svm = dir.path().join("x.svm");
+    std::fs::write(&svm, "+1 1:1 3:1\n-1 2:1\n+1 1:1\n-1 2:1 3:1\n").unwrap();
+    let model = dir.path().join("x.model");
+    bin()
+        .args(["train", "-o"])
+        .arg(&model)
+        .arg(&svm)
+        .assert()
+        .success();
+    let text = stdout_of(bin().args(["inspect", "--model"]).arg(&model));
+    assert!(!text.contains("analyzer"), "{text}");
+    let json: serde_json::Value = serde_json::from_str(&stdout_of(
+        bin().args(["inspect", "--json", "--model"]).arg(&model),
+    ))
+    .unwrap();
+    assert!(json["analyzer"].is_null(), "{json}");
+}
+
+#[test]
+fn the_recorded_mail_rules_decide_what_a_message_gives() {
+    use rosenblatt::input::mail::{TagFamily, parse_message};
+    let parse = |rules: &MailRules| parse_message(MESSAGE.as_bytes(), "m".into(), None, rules).doc;
+    let d = parse(&MailRules::default());
+    let fields: Vec<&str> = d.fields.iter().map(|(n, _)| &**n).collect();
+    assert_eq!(fields, ["from", "subject"], "the date's words are left out");
+    assert!(d.tags.contains(&"hdr:date".to_string()));
+    assert!(d.tags.contains(&"from_domain:prizes.example".to_string()));
+    assert!(d.tags.contains(&"mail:parts=1".to_string()));
+    // Other rules, other document: the subject skipped, values cut, only header tags.
+    let rules = MailRules {
+        skip_fields: vec!["subject".into()],
+        max_field_bytes: 5,
+        max_body_bytes: 9,
+        tags: vec![TagFamily::Headers],
+        ..MailRules::default()
+    };
+    let d = parse(&rules);
+    assert_eq!(d.fields, [(Box::<str>::from("from"), "Prize".to_string())]);
+    assert_eq!(d.text, "the notes");
+    assert_eq!(d.tags, ["hdr:date", "hdr:from", "hdr:subject"]);
 }

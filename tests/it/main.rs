@@ -6,6 +6,7 @@ mod core_cli;
 mod kernel;
 mod learners;
 mod mail;
+mod model_format;
 mod order;
 mod properties;
 mod seed_examples;

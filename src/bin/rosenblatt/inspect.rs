@@ -49,7 +49,8 @@ pub fn run(a: InspectArgs) -> Result<ExitCode> {
         let v = serde_json::json!({
             "model": a.model.display().to_string(),
             "classes": m.classes,
-            "analyzer": m.analyzer,
+            // Models trained on vectors read no text: they have no analyzer to show.
+            "analyzer": (m.features == FeatureSpace::Text).then_some(&m.analyzer),
             "vocabulary": m.vocab.len(),
             "learner": meta.learner,
             "options": meta.options,
