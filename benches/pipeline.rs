@@ -36,7 +36,7 @@ fn corpus(name: &str) -> Vec<Document> {
         _ => {
             let spam = [root.join("spamassassin/spam")];
             let ham = [root.join("spamassassin/ham")];
-            rosenblatt::input::mail::read_labelled(&spam, &ham)
+            rosenblatt::input::mail::read_labelled(&spam, &ham, &Default::default())
                 .expect("SpamAssassin in corpora/")
                 .corpus
                 .docs

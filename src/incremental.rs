@@ -20,8 +20,9 @@ use crate::{Error, Result};
 use hashbrown::HashSet;
 
 /// A model that knows nothing yet: an empty vocabulary, zero weights, classes
-/// `[negative, positive]`. Learning starts from it in the TREC online protocol.
-pub fn empty_model(analyzer: Analyzer, negative: &str, positive: &str, mail: bool) -> SavedModel {
+/// `[negative, positive]`, reading documents as `analyzer` says (its source decides
+/// whether inputs are parsed as mail). Learning starts from it in the TREC online protocol.
+pub fn empty_model(analyzer: Analyzer, negative: &str, positive: &str) -> SavedModel {
     SavedModel {
         analyzer,
         vocab: Vocabulary::default(),
@@ -32,7 +33,6 @@ pub fn empty_model(analyzer: Analyzer, negative: &str, positive: &str, mail: boo
             version: env!("CARGO_PKG_VERSION").to_string(),
             learner: "perceptron".to_string(),
             options: "online, train on error".to_string(),
-            mail,
             ..Default::default()
         },
     }
@@ -143,7 +143,7 @@ mod tests {
     use super::*;
 
     fn empty() -> SavedModel {
-        empty_model(Analyzer::default(), "ham", "spam", false)
+        empty_model(Analyzer::default(), "ham", "spam")
     }
 
     #[test]

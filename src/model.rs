@@ -1,10 +1,14 @@
-//! Model files: analyzer configuration + vocabulary + classifier + training metadata.
+//! Model files: analyzer + vocabulary + classifier + training metadata.
 //!
 //! Layout: the 8-byte magic `RSNBLATT`, a little-endian `u32` format version, the payload
 //! length (`u64`) and its FNV-1a 64 checksum (`u64`), then the bincode (serde) payload.
-//! A truncated, corrupted, foreign or newer file is refused with a message naming it,
-//! before any decoding. Files are written atomically: a temporary file in the same
+//! A truncated, corrupted, foreign, older or newer file is refused with a message naming
+//! it, before any decoding. Files are written atomically: a temporary file in the same
 //! folder, synced, then renamed over the target.
+//!
+//! Format history: 1 kept `lowercase` as the whole analyzer and whether the model read
+//! mail in its metadata; 2 stores the analyzer itself — its source (text, or mail with
+//! its rules) and its steps by name.
 
 use crate::learn::{AnyModel, Classifier, MultiLabelModel, SoftmaxModel, TrainReport};
 use crate::text::Analyzer;
@@ -17,8 +21,9 @@ use std::path::Path;
 
 /// The first bytes of every model file.
 pub const MAGIC: &[u8; 8] = b"RSNBLATT";
-/// The format version this build writes; files with a higher version are refused.
-pub const FORMAT_VERSION: u32 = 1;
+/// The format version this build reads and writes; files with any other version are
+/// refused (an older one with a sentence that says to train the model again).
+pub const FORMAT_VERSION: u32 = 2;
 const HEADER: usize = 8 + 4 + 8 + 8;
 
 /// How the classifier turns rows into class decisions.
@@ -131,9 +136,6 @@ pub struct Metadata {
     pub seconds: f64,
     /// Messages learned one at a time after training (train-on-error updates).
     pub learned: u64,
-    /// Trained on mail messages: `classify`, `eval` and `learn` then parse their inputs
-    /// as mail (headers, MIME parts) before tokenizing.
-    pub mail: bool,
     /// Radius, margins, Novikoff bound (linear binary models).
     pub theory: Option<Theory>,
     /// Seconds spent fitting the classifier alone (no reading or vectorizing; for
@@ -156,7 +158,8 @@ pub enum FeatureSpace {
 /// Everything `classify` needs: tokenize as training did, map words, score.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SavedModel {
-    /// How documents were tokenized.
+    /// How documents were read and tokenized: `classify`, `eval` and `learn` read their
+    /// inputs as its source says (mail or text) and run its steps.
     pub analyzer: Analyzer,
     /// The frozen vocabulary.
     pub vocab: Vocabulary,
@@ -215,6 +218,15 @@ impl SavedModel {
                 format!(
                     "model format version {version} is newer than this build supports \
                      ({FORMAT_VERSION}); upgrade rosenblatt"
+                ),
+            ));
+        }
+        if version < FORMAT_VERSION {
+            return Err(Error::model(
+                path,
+                format!(
+                    "written by an older rosenblatt (model format {version}); this build \
+                     reads format {FORMAT_VERSION}: train the model again"
                 ),
             ));
         }

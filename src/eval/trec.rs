@@ -86,11 +86,22 @@ impl OnlineRun {
     }
 }
 
-/// Runs the protocol over `entries` with `model` (spam must be its positive class),
-/// which ends up having learned every message.
+/// Runs the protocol over `entries` with `model` (spam must be its positive class, and
+/// its analyzer must read mail: messages are parsed under its rules), which ends up
+/// having learned every message.
 pub fn run_online(model: &mut SavedModel, entries: &[IndexEntry]) -> Result<OnlineRun> {
     crate::incremental::binary_label(model, "spam")?;
     crate::incremental::binary_label(model, "ham")?;
+    let rules = model
+        .analyzer
+        .source()
+        .mail_rules()
+        .cloned()
+        .ok_or_else(|| {
+            Error::Unsupported(
+                "the TREC online protocol reads mail: the model's analyzer reads text".into(),
+            )
+        })?;
     let start = Instant::now();
     let (mut scores, mut truth) = (Vec::new(), Vec::new());
     let (mut unparsed, mut skipped) = (Vec::new(), Vec::new());
@@ -105,6 +116,7 @@ pub fn run_online(model: &mut SavedModel, entries: &[IndexEntry]) -> Result<Onli
                     &bytes,
                     e.path.display().to_string(),
                     Some(label),
+                    &rules,
                 ))
             })
             .collect();

@@ -1,34 +1,121 @@
-//! The analyzer configuration saved in every model: how a document becomes tokens.
+//! The analyzer saved in every model: how a document becomes tokens, named step by step.
+//!
+//! An [`Analyzer`] is a [`Source`] (plain text, or mail with its rules) and an ordered list
+//! of named [`Step`]s (`words`, `lowercase`). It is written into the model as exactly that
+//! — the source and the step names — and checked again when read, so `classify`, `eval`
+//! and `learn` rebuild the analyzer training used from the model alone.
+//!
+//! Running it costs nothing per token beyond the steps themselves: the steps are compiled
+//! once, when the analyzer is built, into the word tokenizer with the lowercase step
+//! folded into its loop.
 
-use super::{Tokenizer, Words};
+use super::step::check_order;
+use super::{AnalyzerBuilder, Source, Step, Tokenizer, Words};
 use crate::input::Document;
 use serde::{Deserialize, Serialize};
+use std::fmt;
 
-/// Serializable tokenizer settings; `classify` rebuilds exactly the tokenizer `train` used.
+/// A document's way to tokens: the source it is read from and the steps it goes through.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "Record", try_from = "Record")]
 pub struct Analyzer {
-    /// Lowercase words (default true).
-    pub lowercase: bool,
+    source: Source,
+    steps: Vec<Step>,
+    /// The steps compiled: the tokenizer with its filters folded in.
+    words: Words,
 }
 
+/// The analyzer as a model file stores it: the source and the step names.
+#[derive(Serialize, Deserialize)]
+struct Record {
+    source: Source,
+    steps: Vec<Step>,
+}
+
+impl From<Analyzer> for Record {
+    fn from(a: Analyzer) -> Record {
+        Record {
+            source: a.source,
+            steps: a.steps,
+        }
+    }
+}
+
+impl TryFrom<Record> for Analyzer {
+    type Error = String;
+
+    fn try_from(r: Record) -> Result<Analyzer, String> {
+        Analyzer::compile(r.source, r.steps)
+    }
+}
+
+/// The standard analyzer: plain text, UAX #29 words, lowercased.
 impl Default for Analyzer {
     fn default() -> Self {
-        Analyzer { lowercase: true }
+        Analyzer::standard(Source::Text, true)
     }
 }
 
 impl Analyzer {
-    /// The word tokenizer this configuration describes.
-    pub fn words(&self) -> Words {
-        Words {
-            lowercase: self.lowercase,
+    /// Starts an analyzer reading `source`; add steps in order, then
+    /// [`build`](AnalyzerBuilder::build).
+    pub fn builder(source: Source) -> AnalyzerBuilder {
+        AnalyzerBuilder::new(source)
+    }
+
+    /// The analyzer `train` builds: words, then lowercase unless `lowercase` is false
+    /// (`--keep-case`).
+    pub fn standard(source: Source, lowercase: bool) -> Analyzer {
+        let steps = if lowercase {
+            vec![Step::Words, Step::Lowercase]
+        } else {
+            vec![Step::Words]
+        };
+        Analyzer::compile(source, steps).expect("the standard steps are in order")
+    }
+
+    /// Checks the order of `steps` and compiles them.
+    pub(super) fn compile(source: Source, steps: Vec<Step>) -> Result<Analyzer, String> {
+        check_order(&steps)?;
+        let mut words = Words { lowercase: false };
+        for s in &steps {
+            match s {
+                Step::Words => {}
+                Step::Lowercase => words.lowercase = true,
+            }
         }
+        Ok(Analyzer {
+            source,
+            steps,
+            words,
+        })
+    }
+
+    /// The same steps reading from `source`.
+    pub fn with_source(mut self, source: Source) -> Analyzer {
+        self.source = source;
+        self
+    }
+
+    /// Where documents come from and how they are read.
+    pub fn source(&self) -> &Source {
+        &self.source
+    }
+
+    /// The steps, in the order they run.
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    /// The compiled word tokenizer (with the lowercase step folded in when present).
+    pub fn words(&self) -> Words {
+        self.words
     }
 
     /// Every token of `doc`: body words, then `field:word` for each prefixed field, then
     /// the document's literal tags. Duplicates are passed on; the vectorizer removes them.
     pub fn tokens(&self, doc: &Document, sink: &mut dyn FnMut(&str)) {
-        let words = self.words();
+        let words = self.words;
         words.tokens(&doc.text, sink);
         let mut scratch = String::new();
         for (name, text) in &doc.fields {
@@ -43,5 +130,84 @@ impl Analyzer {
         for tag in &doc.tags {
             sink(tag);
         }
+    }
+}
+
+impl fmt::Display for Analyzer {
+    /// `SOURCE → step → step`, e.g. `text → words → lowercase` (mail rules left out:
+    /// [`Source`]'s own `Display` gives them).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.source.name())?;
+        for s in &self.steps {
+            write!(f, " → {s}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(a: &Analyzer, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        a.tokens(&Document::new("d", text, None), &mut |t| {
+            out.push(t.to_string())
+        });
+        out
+    }
+
+    #[test]
+    fn standard_analyzers_name_their_steps_and_run_them() {
+        let a = Analyzer::default();
+        assert_eq!(a.steps(), [Step::Words, Step::Lowercase]);
+        assert_eq!(a.to_string(), "text → words → lowercase");
+        assert_eq!(tokens(&a, "Free MONEY"), ["free", "money"]);
+        let kept = Analyzer::standard(Source::mail(), false);
+        assert_eq!(kept.to_string(), "mail → words");
+        assert_eq!(tokens(&kept, "Free MONEY"), ["Free", "MONEY"]);
+    }
+
+    #[test]
+    fn fields_are_prefixed_and_tags_kept_as_they_are() {
+        let mut d = Document::new("d", "Body", None);
+        d.fields.push(("subject".into(), "FREE offer".into()));
+        d.tags.push("hdr:Subject".into());
+        let mut out = Vec::new();
+        Analyzer::default().tokens(&d, &mut |t| out.push(t.to_string()));
+        assert_eq!(
+            out,
+            ["body", "subject:free", "subject:offer", "hdr:Subject"]
+        );
+    }
+
+    #[test]
+    fn a_stored_analyzer_reads_back_equal_and_a_bad_one_is_refused() {
+        let cfg = bincode::config::standard();
+        for a in [
+            Analyzer::default(),
+            Analyzer::standard(Source::mail(), false),
+        ] {
+            let bytes = bincode::serde::encode_to_vec(&a, cfg).unwrap();
+            let (back, _): (Analyzer, _) = bincode::serde::decode_from_slice(&bytes, cfg).unwrap();
+            assert_eq!(back, a);
+            assert_eq!(back.words(), a.words());
+        }
+        // The steps are stored by name: a list out of order is refused when read.
+        let bad = Record {
+            source: Source::Text,
+            steps: vec![Step::Lowercase, Step::Words],
+        };
+        let bytes = bincode::serde::encode_to_vec(&bad, cfg).unwrap();
+        let err = bincode::serde::decode_from_slice::<Analyzer, _>(&bytes, cfg).unwrap_err();
+        assert!(
+            err.to_string().contains("starts with its tokenizer"),
+            "{err}"
+        );
+        let json = serde_json::to_value(Analyzer::default()).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"source": "text", "steps": ["words", "lowercase"]})
+        );
     }
 }

@@ -1,17 +1,34 @@
 //! Text → tokens: the analyzer that every document goes through, in training and in
 //! classification alike, so both see exactly the same words.
 //!
-//! A [`Tokenizer`] pushes tokens into a sink (no allocation per token). The [`Analyzer`]
-//! is the serializable configuration saved inside a model; it tokenizes a whole
-//! [`Document`](crate::input::Document): its body, its prefixed fields (`subject:free`) and
-//! its literal tags.
+//! An [`Analyzer`] is a [`Source`] — plain text, or mail with its [`MailRules`] — and an
+//! ordered list of named [`Step`]s, today the UAX #29 word tokenizer ([`Words`]) and
+//! [`Lowercase`]. The model stores it as the source and the step names, so `inspect`
+//! shows what a model does and `classify`, `eval` and `learn` replay it exactly. An
+//! analyzer tokenizes a whole [`Document`](crate::input::Document): its body, its prefixed
+//! fields (`subject:free`) and its literal tags.
+//!
+//! Each step lives in its own file as a small type; [`Step`] names it and gives its
+//! [`Stage`] (tokenizer, then filters), the [`AnalyzerBuilder`] checks the order, and the
+//! analyzer compiles the list once into the loop that runs per token. A new step arrives
+//! as its file, a variant of [`Step`] with its name and stage, and its place in that loop.
+//!
+//! A [`Tokenizer`] pushes tokens into a sink (no allocation per token).
+//!
+//! [`MailRules`]: crate::input::mail::MailRules
 
 mod analyzer;
+mod builder;
 mod lowercase;
+mod source;
+mod step;
 mod words;
 
 pub use analyzer::Analyzer;
-pub use lowercase::lowercase_into;
+pub use builder::AnalyzerBuilder;
+pub use lowercase::{Lowercase, lowercase_into};
+pub use source::Source;
+pub use step::{Stage, Step};
 pub use words::Words;
 
 /// Splits text into tokens, handing each one to `sink`; shared read-only across threads.

@@ -1,17 +1,19 @@
-//! Unicode word segmentation (UAX #29) with an ASCII fast path.
+//! The word tokenizer step: Unicode word segmentation (UAX #29) with an ASCII fast path.
 //!
 //! `unicode-segmentation`'s `unicode_words` is the reference. Pure-ASCII text, the common
 //! case in mail and newswire, takes a byte-level state machine that implements the same
 //! word-boundary rules restricted to ASCII (WB5–WB13b) and the same "contains a letter or
 //! digit" filter; a property test checks that both paths give identical tokens.
 
-use super::{Tokenizer, lowercase_into};
+use super::{Lowercase, Tokenizer};
 use unicode_segmentation::UnicodeSegmentation;
 
-/// UAX #29 words, optionally lowercased.
-#[derive(Debug, Clone, Copy)]
+/// The word tokenizer (stored in the model as `words`): UAX #29 words, with a following
+/// [`Lowercase`] step folded into its loop when `lowercase` is set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Words {
-    /// Lowercase every word (the default analyzer does).
+    /// Lowercase every word: the analyzer's lowercase step, run inside this loop (only
+    /// words holding a capital are copied and lowercased).
     pub lowercase: bool,
 }
 
@@ -22,13 +24,15 @@ impl Default for Words {
 }
 
 impl Words {
+    /// The step's name in a model file and in `inspect`.
+    pub const NAME: &'static str = "words";
+
     /// The reference path: `unicode_words`, then lowercasing. Used for non-ASCII text.
     pub fn tokens_unicode(&self, text: &str, sink: &mut dyn FnMut(&str)) {
         let mut scratch = String::new();
         for w in text.unicode_words() {
             if self.lowercase {
-                lowercase_into(w, &mut scratch);
-                sink(&scratch);
+                sink(Lowercase.apply(w, &mut scratch));
             } else {
                 sink(w);
             }
@@ -208,6 +212,19 @@ mod tests {
     }
 
     proptest! {
+        /// The lowercase step folded into the tokenizer's loop gives what the two steps
+        /// give one after the other.
+        #[test]
+        fn folded_lowercase_equals_the_separate_step(s in "([a-zA-Z0-9 .,:'_-]|É|ß|İ|Ω|日|\u{301}){0,60}") {
+            let (mut folded, mut separate) = (Vec::new(), Vec::new());
+            Words { lowercase: true }.tokens(&s, &mut |t| folded.push(t.to_string()));
+            let mut scratch = String::new();
+            Words { lowercase: false }.tokens(&s, &mut |t| {
+                separate.push(Lowercase.apply(t, &mut scratch).to_string())
+            });
+            prop_assert_eq!(folded, separate);
+        }
+
         #[test]
         fn mixed_path_equals_unicode_path(s in "([a-zA-Z0-9 \t\n.,:'_-]|é|ß|İ|日|\u{301}|\u{200d}|\u{a0}|\u{2019}|😀|Ω){0,60}") {
             let (a, u) = mixed(&s);

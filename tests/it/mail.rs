@@ -5,7 +5,7 @@
 use crate::common::{bin, data, stdout_of};
 use proptest::prelude::*;
 use rosenblatt::input::Document;
-use rosenblatt::input::mail::{MboxReader, parse_message, read_mail};
+use rosenblatt::input::mail::{MailRules, MboxReader, parse_message, read_mail};
 use std::path::{Path, PathBuf};
 
 fn tokens(d: &Document) -> Vec<String> {
@@ -20,7 +20,12 @@ fn has(d: &Document, tok: &str) -> bool {
 
 #[test]
 fn mbox_splits_unescapes_and_drops_the_envelope() {
-    let m = read_mail(&data("mail/escaped.mbox"), Some("ham")).unwrap();
+    let m = read_mail(
+        &data("mail/escaped.mbox"),
+        Some("ham"),
+        &MailRules::default(),
+    )
+    .unwrap();
     let docs = &m.corpus.docs;
     assert_eq!(docs.len(), 2);
     assert!(m.unparsed.is_empty());
@@ -37,7 +42,7 @@ fn mbox_splits_unescapes_and_drops_the_envelope() {
 
 #[test]
 fn maildir_reads_cur_and_new_and_skips_tmp() {
-    let m = read_mail(&data("mail/maildir"), Some("ham")).unwrap();
+    let m = read_mail(&data("mail/maildir"), Some("ham"), &MailRules::default()).unwrap();
     let subjects: Vec<bool> = m
         .corpus
         .docs
@@ -56,7 +61,7 @@ fn maildir_reads_cur_and_new_and_skips_tmp() {
 
 #[test]
 fn base64_html_part_encoded_subject_and_attachment() {
-    let m = read_mail(&data("mail/base64_html.eml"), None).unwrap();
+    let m = read_mail(&data("mail/base64_html.eml"), None, &MailRules::default()).unwrap();
     assert!(m.unparsed.is_empty());
     let d = &m.corpus.docs[0];
     // Body: the base64 HTML, decoded and turned into text.
@@ -85,7 +90,7 @@ fn base64_html_part_encoded_subject_and_attachment() {
 
 #[test]
 fn invalid_charset_still_gives_the_words() {
-    let m = read_mail(&data("mail/bad_charset.eml"), None).unwrap();
+    let m = read_mail(&data("mail/bad_charset.eml"), None, &MailRules::default()).unwrap();
     assert!(m.unparsed.is_empty());
     let d = &m.corpus.docs[0];
     assert!(has(d, "plain") && has(d, "words") && has(d, "subject:charset"));
@@ -94,17 +99,17 @@ fn invalid_charset_still_gives_the_words() {
 
 #[test]
 fn empty_message_and_non_mail_are_counted_not_fatal() {
-    let e = read_mail(&data("mail/empty.eml"), None).unwrap();
+    let e = read_mail(&data("mail/empty.eml"), None, &MailRules::default()).unwrap();
     assert_eq!(e.corpus.docs.len(), 1);
     assert_eq!(e.unparsed.len(), 1);
     assert_eq!(e.unparsed[0].1, "empty message");
-    let n = read_mail(&data("mail/not_mail.bin"), None).unwrap();
+    let n = read_mail(&data("mail/not_mail.bin"), None, &MailRules::default()).unwrap();
     assert_eq!((n.corpus.docs.len(), n.unparsed.len()), (1, 1));
     let d = &n.corpus.docs[0];
     // Raw bytes still give tokens ("binary", "tail"), tagged as unparsed.
     assert!(has(d, "binary") && has(d, "tail"));
     assert!(d.tags.contains(&"mail:unparsed".to_string()));
-    assert!(read_mail(Path::new("no/such/mailbox"), None).is_err());
+    assert!(read_mail(Path::new("no/such/mailbox"), None, &MailRules::default()).is_err());
 }
 
 /// mboxrd escaping as a writer does it: one more '>' before `>*From `.
@@ -127,7 +132,7 @@ proptest! {
     /// it calls parsed has at least one header field.
     #[test]
     fn parser_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..2000)) {
-        let p = parse_message(&bytes, "x".into(), Some("spam"));
+        let p = parse_message(&bytes, "x".into(), Some("spam"), &MailRules::default());
         prop_assert_eq!(&p.doc.labels, &["spam".to_string()]);
         if p.unparsed.is_none() {
             prop_assert!(p.doc.tags.iter().any(|t| t.starts_with("hdr:")));
@@ -154,7 +159,7 @@ proptest! {
         )
     ) {
         let raw = parts.concat();
-        let _ = parse_message(raw.as_bytes(), "y".into(), None);
+        let _ = parse_message(raw.as_bytes(), "y".into(), None, &MailRules::default());
     }
 
     /// Messages written as an mboxrd file (escaped, envelope lines, blank separators) are

@@ -1,10 +1,12 @@
 //! Integration tests: one binary, a module per theme.
 
+mod analyzer;
 mod common;
 mod core_cli;
 mod kernel;
 mod learners;
 mod mail;
+mod model_format;
 mod order;
 mod properties;
 mod seed_examples;

@@ -60,7 +60,7 @@ fn check_round_trip(
         min_df,
         max_features: None,
     };
-    let (vocab, x) = vectorize_training(&Analyzer { lowercase: true }, &cfg, &docs);
+    let (vocab, x) = vectorize_training(&Analyzer::default(), &cfg, &docs);
     let parsed = read_svmlight(&out).unwrap();
     let Rows::Binary(m) = &parsed.rows else {
         panic!("vectorize writes binary rows")

@@ -31,7 +31,8 @@ pub fn run(a: ClassifyArgs) -> Result<ExitCode> {
     if let Some(code) = crate::svm::classify(&a, &model, format)? {
         return Ok(code);
     }
-    if model.meta.mail || a.filter.is_set() {
+    // The model's analyzer says how its inputs are read: a mail source parses messages.
+    if model.analyzer.source().mail_rules().is_some() || a.filter.is_set() {
         return crate::mail::classify(&a, &model);
     }
     let mut corpus = Corpus::default();

@@ -49,6 +49,8 @@ pub fn run(a: InspectArgs) -> Result<ExitCode> {
         let v = serde_json::json!({
             "model": a.model.display().to_string(),
             "classes": m.classes,
+            // Models trained on vectors read no text: they have no analyzer to show.
+            "analyzer": (m.features == FeatureSpace::Text).then_some(&m.analyzer),
             "vocabulary": m.vocab.len(),
             "learner": meta.learner,
             "options": meta.options,
@@ -73,6 +75,12 @@ pub fn run(a: InspectArgs) -> Result<ExitCode> {
     println!("model          {}", a.model.display());
     println!("version        {}", meta.version);
     println!("classes        {}", m.classes.join(", "));
+    if m.features == FeatureSpace::Text {
+        println!("analyzer       {}", m.analyzer);
+        if let Some(rules) = m.analyzer.source().mail_rules() {
+            println!("mail rules     {rules}");
+        }
+    }
     println!("vocabulary     {} words", m.vocab.len());
     println!("learner        {} ({})", meta.learner, meta.options);
     println!("inputs         {}", meta.inputs.join(" "));

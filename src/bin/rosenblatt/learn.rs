@@ -11,7 +11,7 @@ use crate::mail::report;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use rosenblatt::incremental::learn_document;
-use rosenblatt::input::mail::{self, MailCorpus};
+use rosenblatt::input::mail::{self, MailCorpus, MailRules};
 use rosenblatt::input::{Corpus, Document, decode_text, read_text};
 use rosenblatt::model::SavedModel;
 use std::io::Read;
@@ -53,8 +53,9 @@ fn read_stdin() -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// The documents to learn, read as mail for a spam filter and as plain text otherwise.
-fn documents(inputs: &[PathBuf], as_mail: bool) -> Result<Corpus> {
+/// The documents to learn: parsed as mail under `mail_rules` when the model's analyzer reads
+/// mail, read as plain text otherwise.
+fn documents(inputs: &[PathBuf], mail_rules: Option<&MailRules>) -> Result<Corpus> {
     let stdin = [PathBuf::from("-")];
     let inputs = if inputs.is_empty() {
         &stdin[..]
@@ -65,15 +66,15 @@ fn documents(inputs: &[PathBuf], as_mail: bool) -> Result<Corpus> {
     for p in inputs {
         if p.as_os_str() == "-" {
             let bytes = read_stdin()?;
-            if as_mail {
-                m.extend(mail::read_message_bytes(&bytes, "-", None));
+            if let Some(rules) = mail_rules {
+                m.extend(mail::read_message_bytes(&bytes, "-", None, rules));
             } else {
                 m.corpus
                     .docs
                     .push(Document::new("-", decode_text(bytes), None));
             }
-        } else if as_mail {
-            m.extend(mail::read_mail(p, None)?);
+        } else if let Some(rules) = mail_rules {
+            m.extend(mail::read_mail(p, None, rules)?);
         } else {
             m.corpus.extend(read_text(p)?);
         }
@@ -94,7 +95,7 @@ pub fn run(a: LearnArgs) -> Result<ExitCode> {
     lock.lock()
         .with_context(|| format!("locking {}", lock_file.display()))?;
     let mut model = SavedModel::load(&a.model)?;
-    let corpus = documents(&a.inputs, model.meta.mail)?;
+    let corpus = documents(&a.inputs, model.analyzer.source().mail_rules())?;
     if corpus.docs.is_empty() {
         bail!("no message to learn");
     }

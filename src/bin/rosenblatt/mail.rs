@@ -7,7 +7,7 @@ use crate::args::{ClassifyArgs, OutputFormat};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use rosenblatt::eval::SpamMetrics;
-use rosenblatt::input::mail::{self, MailCorpus};
+use rosenblatt::input::mail::{self, MailCorpus, MailRules};
 use rosenblatt::input::{Corpus, Document};
 use rosenblatt::model::SavedModel;
 use rosenblatt::pipeline;
@@ -33,22 +33,23 @@ impl MailInputs {
         !self.spam.is_empty() || !self.ham.is_empty()
     }
 
-    /// Reads the labelled mail, reporting skipped and unparsed messages on stderr.
-    pub fn read(&self) -> Result<Corpus> {
-        let m = mail::read_labelled(&self.spam, &self.ham)?;
+    /// Reads the labelled mail under `rules` (a model's own, or the defaults that training
+    /// records), reporting skipped and unparsed messages on stderr.
+    pub fn read(&self, rules: &MailRules) -> Result<Corpus> {
+        let m = mail::read_labelled(&self.spam, &self.ham, rules)?;
         Ok(report(m))
     }
 
     /// As [`read`](Self::read), for training: both classes are needed, and the messages
     /// are shuffled (seeded) so that spam and ham are interleaved — read folder by folder,
     /// they would come in two blocks, and a perceptron's last updates would all be ham.
-    pub fn read_for_training(&self, seed: u64) -> Result<Corpus> {
+    pub fn read_for_training(&self, rules: &MailRules, seed: u64) -> Result<Corpus> {
         use rand::SeedableRng;
         use rand::seq::SliceRandom;
         if self.spam.is_empty() || self.ham.is_empty() {
             bail!("a spam filter learns from both: give --spam PATH... and --ham PATH...");
         }
-        let mut corpus = self.read()?;
+        let mut corpus = self.read(rules)?;
         corpus
             .docs
             .shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
@@ -158,16 +159,17 @@ fn read_one_raw(p: &std::path::Path) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// `classify` with a spam filter; see the module docs. With `--passthrough` the exit code
-/// is 0 whatever the verdict (3 on error), as with bogofilter's `-p -e`.
+/// `classify` with a spam filter; see the module docs. Messages are parsed under the mail
+/// rules the model records. With `--passthrough` the exit code is 0 whatever the verdict
+/// (3 on error), as with bogofilter's `-p -e`.
 pub fn classify(a: &ClassifyArgs, model: &SavedModel) -> Result<ExitCode> {
-    if !model.meta.mail {
+    let Some(rules) = model.analyzer.source().mail_rules() else {
         bail!(
             "{}: --passthrough and --unsure need a spam filter (a model trained with \
              --spam/--ham)",
             a.model.display()
         );
-    }
+    };
     let inputs: Vec<PathBuf> = if a.inputs.is_empty() {
         vec![PathBuf::from("-")]
     } else {
@@ -184,14 +186,20 @@ pub fn classify(a: &ClassifyArgs, model: &SavedModel) -> Result<ExitCode> {
             &bytes,
             &inputs[0].display().to_string(),
             None,
+            rules,
         ));
         raw = Some(bytes);
     } else {
         for p in &inputs {
             if p.as_os_str() == "-" {
-                m.extend(mail::read_message_bytes(&read_one_raw(p)?, "-", None));
+                m.extend(mail::read_message_bytes(
+                    &read_one_raw(p)?,
+                    "-",
+                    None,
+                    rules,
+                ));
             } else {
-                m.extend(mail::read_mail(p, None)?);
+                m.extend(mail::read_mail(p, None, rules)?);
             }
         }
     }

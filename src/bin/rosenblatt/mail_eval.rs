@@ -10,9 +10,10 @@ use clap::Args;
 use rosenblatt::eval::trec::{read_index, run_online};
 use rosenblatt::eval::{Metrics, SpamMetrics};
 use rosenblatt::incremental::empty_model;
+use rosenblatt::input::mail::MailRules;
 use rosenblatt::model::SavedModel;
 use rosenblatt::pipeline;
-use rosenblatt::text::Analyzer;
+use rosenblatt::text::{Analyzer, Source};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -49,14 +50,16 @@ fn json(metrics: Option<&Metrics>, spam: &SpamMetrics) -> serde_json::Value {
     v
 }
 
-fn check_filter(model: &SavedModel, path: &std::path::Path) -> Result<()> {
-    if !model.meta.mail || model.classes != ["ham", "spam"] {
-        bail!(
+/// The model's mail rules, or an error when it is not a spam filter (an analyzer that
+/// reads mail, classes ham and spam).
+fn check_filter<'m>(model: &'m SavedModel, path: &std::path::Path) -> Result<&'m MailRules> {
+    match model.analyzer.source().mail_rules() {
+        Some(rules) if model.classes == ["ham", "spam"] => Ok(rules),
+        _ => bail!(
             "{}: not a spam filter (train one with --spam PATH... --ham PATH...)",
             path.display()
-        );
+        ),
     }
-    Ok(())
 }
 
 /// Runs `eval` on mail.
@@ -68,9 +71,9 @@ pub fn run(a: EvalArgs) -> Result<ExitCode> {
         bail!("--model is required");
     };
     let model = SavedModel::load(path)?;
-    check_filter(&model, path)?;
+    let rules = check_filter(&model, path)?;
     let phase = Phase::start("reading mail");
-    let corpus = a.mail.mail.read()?;
+    let corpus = a.mail.mail.read(rules)?;
     if corpus.docs.is_empty() {
         bail!("no messages to evaluate");
     }
@@ -99,7 +102,11 @@ fn online(a: &EvalArgs, index: &std::path::Path) -> Result<ExitCode> {
             check_filter(&m, p)?;
             m
         }
-        None => empty_model(Analyzer::default(), "ham", "spam", true),
+        None => empty_model(
+            Analyzer::default().with_source(Source::mail()),
+            "ham",
+            "spam",
+        ),
     };
     let entries = read_index(index)?;
     let phase = Phase::start("classifying and learning, in order");

@@ -9,7 +9,7 @@ use rosenblatt::eval::{Metrics, kfold, train_test_split};
 use rosenblatt::input::{Document, Format};
 use rosenblatt::learn::{AnyLearner, Check, KernelPerceptron, Perceptron, Schedule};
 use rosenblatt::pipeline::{self, TrainConfig};
-use rosenblatt::text::Analyzer;
+use rosenblatt::text::{Analyzer, Source};
 use rosenblatt::theory::Theory;
 use rosenblatt::vocab::VocabConfig;
 use std::borrow::Cow;
@@ -32,9 +32,14 @@ fn config(a: &TrainArgs) -> Result<TrainConfig> {
     };
     vocab.validate()?;
     Ok(TrainConfig {
-        analyzer: Analyzer {
-            lowercase: !a.keep_case,
-        },
+        analyzer: Analyzer::standard(
+            if a.mail.is_set() {
+                Source::mail()
+            } else {
+                Source::Text
+            },
+            !a.keep_case,
+        ),
         vocab,
         options: match crate::kernel_flags::describe(&learner) {
             Some(k) => format!("{}, {k}", options_string(a)),
@@ -87,10 +92,10 @@ pub fn run(a: TrainArgs) -> Result<ExitCode> {
         return crate::svm::train(&a, cfg);
     }
     let phase = Phase::start("reading documents");
-    let corpus = if a.mail.is_set() {
-        a.mail.read_for_training(a.seed)?
-    } else {
-        read_inputs_part(&a.inputs, a.input.format, a.input.split, Format::detect)?
+    // The analyzer's source says how inputs are read: mail parsed under its rules, or text.
+    let corpus = match cfg.analyzer.source().mail_rules() {
+        Some(rules) => a.mail.read_for_training(rules, a.seed)?,
+        None => read_inputs_part(&a.inputs, a.input.format, a.input.split, Format::detect)?,
     };
     let docs = corpus.docs;
     let inputs: Vec<String> = a.mail.names(&a.inputs);
@@ -123,13 +128,12 @@ pub fn run(a: TrainArgs) -> Result<ExitCode> {
              several labels (or none): train, then run `eval` on a test part"
         );
     }
-    let mut trained = if multilabel {
+    let trained = if multilabel {
         let opt = a.learners.multilabel(a.seed);
         pipeline::train_multilabel(&train_docs, &cfg, &opt, inputs)?
     } else {
         pipeline::train(&train_docs, &cfg, inputs)?
     };
-    trained.model.meta.mail = a.mail.is_set();
     phase.set("saving");
     trained.model.save(&a.output)?;
     let held_out = match &test_docs {

@@ -19,9 +19,10 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use rosenblatt::atomic::AtomicFile;
 use rosenblatt::features::StreamVectorizer;
+use rosenblatt::input::mail::MailRules;
 use rosenblatt::input::svmlight::{class_labels, write_svmlight_with};
 use rosenblatt::input::{DocStream, Document, Format};
-use rosenblatt::text::Analyzer;
+use rosenblatt::text::{Analyzer, Source};
 use rosenblatt::vocab::VocabConfig;
 use std::collections::HashMap;
 use std::io::Write;
@@ -146,9 +147,7 @@ pub fn run(a: VectorizeArgs) -> Result<ExitCode> {
         bail!("--split applies to --format reuters only");
     }
     let phase = Phase::start("vectorizing");
-    let mut s = StreamVectorizer::new(Analyzer {
-        lowercase: !a.keep_case,
-    });
+    let mut s = StreamVectorizer::new(Analyzer::standard(Source::Text, !a.keep_case));
     let mut labels = Labels::default();
     let mut push = |docs: &[Document]| {
         for d in docs {
@@ -157,7 +156,7 @@ pub fn run(a: VectorizeArgs) -> Result<ExitCode> {
         s.push(docs);
     };
     let skipped = if a.mail.is_set() {
-        let corpus = a.mail.read()?;
+        let corpus = a.mail.read(&MailRules::default())?;
         for part in corpus.docs.chunks(a.batch) {
             push(part);
         }

@@ -1,33 +1,32 @@
 //! One raw message (bytes) → one [`Document`], with mail-parser doing the decoding:
 //! quoted-printable, base64, RFC 2047 encoded words and charsets to UTF-8.
 //!
+//! What becomes of a message is decided by its [`MailRules`] (the defaults, or those a
+//! model recorded when it was trained):
+//!
 //! - body: every text part, HTML parts turned into text (plus `html:TAG` and `url:HOST`
 //!   features), text of attached messages;
 //! - header fields as prefixed fields (`subject:free` is not body `free`): each field of the
-//!   top-level header, named by its lowercase name; dates are left out;
-//! - tags: `hdr:NAME` for each field present, `from_domain:…`/`to_domain:…`, `attach:TYPE`
-//!   for non-text parts (their content is skipped), `mime:TYPE`, `charset:…`, `cte:…`, and
-//!   a few structural features (`mail:parts=N`, `mail:html_only`, `mail:size=2^K`, …).
+//!   top-level header, named by its lowercase name, but those the rules skip (dates);
+//! - tags, by family: `hdr:NAME` for each field present, `from_domain:…`/`to_domain:…`,
+//!   `attach:TYPE` for non-text parts (their content is skipped), `mime:TYPE`, `charset:…`,
+//!   `cte:…`, and a few structural features (`mail:parts=N`, `mail:html_only`,
+//!   `mail:size=2^K`, …).
 //!
 //! The mbox envelope line (`From sender date`) is dropped: it is not content. A message that
 //! cannot be parsed (no header field that mail defines, an empty message, or a parser
 //! failure) still yields tokens from its raw bytes, tagged `mail:unparsed`, and the reason is
 //! returned so the caller can count it.
 
+use super::MailRules;
 use super::html::html_features;
+use super::rules::TagFamily;
 use crate::input::{Document, decode_text};
 use mail_parser::{
     Address, Encoding, HeaderName, HeaderValue, Message, MessageParser, MimeHeaders, PartType,
 };
 use std::fmt::Write;
 use std::sync::LazyLock;
-
-/// The longest header field value kept, in bytes (longer ones are cut).
-const MAX_FIELD: usize = 4096;
-/// The longest body text kept, in bytes.
-const MAX_BODY: usize = 1 << 20;
-/// How deep attached messages are followed.
-const MAX_DEPTH: usize = 3;
 
 /// The fields parsed as mail-parser's defaults do, except that `Received` is read raw (its
 /// words are what matters, not its structure), dates are not parsed (they are left out),
@@ -71,9 +70,15 @@ pub struct ParsedMessage {
     pub unparsed: Option<&'static str>,
 }
 
-/// Turns a raw message into a document with id `id` and label `label`. Never panics: a
-/// failure inside the MIME parser is caught and the raw bytes are used instead.
-pub fn parse_message(raw: &[u8], id: String, label: Option<&str>) -> ParsedMessage {
+/// Turns a raw message into a document with id `id` and label `label`, under `rules`.
+/// Never panics: a failure inside the MIME parser is caught and the raw bytes are used
+/// instead.
+pub fn parse_message(
+    raw: &[u8],
+    id: String,
+    label: Option<&str>,
+    rules: &MailRules,
+) -> ParsedMessage {
     let body = strip_envelope(raw);
     let mut doc = Document::new(id, String::new(), label);
     if body.iter().all(u8::is_ascii_whitespace) {
@@ -91,7 +96,7 @@ pub fn parse_message(raw: &[u8], id: String, label: Option<&str>) -> ParsedMessa
             return None;
         }
         let mut d = Document::default();
-        message_features(&msg, raw.len(), &mut d);
+        message_features(&msg, raw.len(), rules, &mut d);
         Some(d)
     });
     let reason = match built {
@@ -128,8 +133,9 @@ pub fn strip_envelope(raw: &[u8]) -> &[u8] {
 }
 
 /// Fills `d` with the body text, fields and tags of a parsed message.
-fn message_features(msg: &Message<'_>, raw_len: usize, d: &mut Document) {
+fn message_features(msg: &Message<'_>, raw_len: usize, rules: &MailRules, d: &mut Document) {
     let root = &msg.parts[0];
+    let mut tags = Vec::new();
     let mut received = 0usize;
     let mut subject = None;
     for h in &root.headers {
@@ -137,10 +143,11 @@ fn message_features(msg: &Message<'_>, raw_len: usize, d: &mut Document) {
         if name.is_empty() || name.len() > 64 {
             continue;
         }
-        d.tags.push(format!("hdr:{name}"));
+        if rules.tags(TagFamily::Headers) {
+            tags.push(format!("hdr:{name}"));
+        }
         let mut text = String::new();
         match (&h.name, &h.value) {
-            (HeaderName::Date | HeaderName::ResentDate, _) => continue,
             (HeaderName::Received, _) => {
                 received += 1;
                 let raw = msg
@@ -155,46 +162,61 @@ fn message_features(msg: &Message<'_>, raw_len: usize, d: &mut Document) {
             }
             (n, HeaderValue::Address(a)) => {
                 address_text(a, &mut text);
-                if let Some(prefix) = domain_prefix(n) {
+                if let Some(prefix) = domain_prefix(n).filter(|_| rules.tags(TagFamily::Domains)) {
                     for dom in domains(a) {
-                        d.tags.push(format!("{prefix}:{dom}"));
+                        tags.push(format!("{prefix}:{dom}"));
                     }
                 }
             }
             (_, v) => value_text(v, &mut text),
         }
-        if !text.trim().is_empty() {
-            truncate(&mut text, MAX_FIELD);
+        if rules.keeps_field(&name) && !text.trim().is_empty() {
+            truncate(&mut text, rules.max_field_bytes as usize);
             d.fields.push((name.into_boxed_str(), text));
         }
     }
-    subject_tags(subject.as_deref(), &mut d.tags);
-    let mut s = Structure::default();
+    if rules.tags(TagFamily::Subject) {
+        subject_tags(subject.as_deref(), &mut tags);
+    }
+    let mut s = Structure {
+        rules,
+        tags,
+        seen: Default::default(),
+        text: 0,
+        html: 0,
+        attachments: 0,
+    };
     walk_parts(msg, 0, d, &mut s);
-    truncate(&mut d.text, MAX_BODY);
-    let t = &mut d.tags;
-    t.push(format!("mail:parts={}", msg.parts.len().min(10)));
-    if s.attachments > 0 {
-        t.push(format!("mail:attachments={}", s.attachments.min(5)));
+    truncate(&mut d.text, rules.max_body_bytes as usize);
+    let t = &mut s.tags;
+    if rules.tags(TagFamily::Shape) {
+        t.push(format!("mail:parts={}", msg.parts.len().min(10)));
+        if s.attachments > 0 {
+            t.push(format!("mail:attachments={}", s.attachments.min(5)));
+        }
+        if s.html > 0 && s.text == 0 {
+            t.push("mail:html_only".into());
+        }
+        if d.text.trim().is_empty() {
+            t.push("mail:no_body_text".into());
+        }
+        t.push(format!("mail:received={}", received.min(10)));
+        t.push(format!(
+            "mail:size=2^{}",
+            usize::BITS - raw_len.leading_zeros()
+        ));
     }
-    if s.html > 0 && s.text == 0 {
-        t.push("mail:html_only".into());
-    }
-    if d.text.trim().is_empty() {
-        t.push("mail:no_body_text".into());
-    }
-    t.push(format!("mail:received={}", received.min(10)));
-    t.push(format!(
-        "mail:size=2^{}",
-        usize::BITS - raw_len.leading_zeros()
-    ));
     t.sort_unstable();
     t.dedup();
+    d.tags = std::mem::take(t);
 }
 
-/// Counts of part kinds seen while walking a message.
-#[derive(Default)]
-struct Structure {
+/// What walking a message's parts collects: tags, and counts of part kinds.
+struct Structure<'r> {
+    /// The rules in force.
+    rules: &'r MailRules,
+    /// Tags so far.
+    tags: Vec<String>,
     /// HTML features already tagged (a message repeats its tags many times).
     seen: hashbrown::HashSet<String>,
     text: usize,
@@ -204,57 +226,55 @@ struct Structure {
 
 /// Body text and part tags of every part, following attached messages.
 fn walk_parts(msg: &Message<'_>, depth: usize, d: &mut Document, s: &mut Structure) {
+    let parts = s.rules.tags(TagFamily::Parts);
+    let max_body = s.rules.max_body_bytes as usize;
     for part in &msg.parts {
         let mime = part.content_type().map(|ct| {
             format!("{}/{}", ct.ctype(), ct.subtype().unwrap_or("")).to_ascii_lowercase()
         });
-        if let Some(cs) = part.content_type().and_then(|ct| ct.attribute("charset")) {
-            d.tags.push(format!("charset:{}", cs.to_ascii_lowercase()));
-        }
-        match part.encoding {
-            Encoding::Base64 => d.tags.push("cte:base64".into()),
-            Encoding::QuotedPrintable => d.tags.push("cte:quoted-printable".into()),
-            Encoding::None => {}
-        }
-        if part.is_encoding_problem {
-            d.tags.push("mail:encoding_problem".into());
-        }
-        if let Some(m) = &mime {
-            d.tags.push(format!("mime:{m}"));
+        if parts {
+            part_tags(part, mime.as_deref(), &mut s.tags);
         }
         match &part.body {
             PartType::Text(t) => {
                 s.text += 1;
-                push_text(&mut d.text, t);
+                push_text(&mut d.text, t, max_body);
             }
             PartType::Html(h) => {
                 s.html += 1;
-                html_features(h, &mut |t| {
-                    if s.seen.insert(t.clone()) {
-                        d.tags.push(t);
-                    }
-                });
-                push_text(&mut d.text, &mail_parser::decoders::html::html_to_text(h));
+                if s.rules.tags(TagFamily::Html) {
+                    html_features(h, &mut |t| {
+                        if s.seen.insert(t.clone()) {
+                            s.tags.push(t);
+                        }
+                    });
+                }
+                let text = mail_parser::decoders::html::html_to_text(h);
+                push_text(&mut d.text, &text, max_body);
             }
             PartType::Binary(_) | PartType::InlineBinary(_) => {
                 s.attachments += 1;
-                let m = mime.as_deref().unwrap_or("application/octet-stream");
-                d.tags.push(format!("attach:{m}"));
-                if let Some(ext) = part
-                    .attachment_name()
-                    .and_then(|n| n.rsplit_once('.'))
-                    .map(|(_, e)| e.to_ascii_lowercase())
-                    .filter(|e| !e.is_empty() && e.len() <= 8)
-                {
-                    d.tags.push(format!("attach_ext:{ext}"));
+                if parts {
+                    let m = mime.as_deref().unwrap_or("application/octet-stream");
+                    s.tags.push(format!("attach:{m}"));
+                    if let Some(ext) = part
+                        .attachment_name()
+                        .and_then(|n| n.rsplit_once('.'))
+                        .map(|(_, e)| e.to_ascii_lowercase())
+                        .filter(|e| !e.is_empty() && e.len() <= 8)
+                    {
+                        s.tags.push(format!("attach_ext:{ext}"));
+                    }
                 }
             }
             PartType::Message(inner) => {
                 s.attachments += 1;
-                d.tags.push("attach:message/rfc822".into());
-                if depth < MAX_DEPTH {
+                if parts {
+                    s.tags.push("attach:message/rfc822".into());
+                }
+                if depth < usize::from(s.rules.max_depth) {
                     if let Some(subj) = inner.subject() {
-                        push_text(&mut d.text, subj);
+                        push_text(&mut d.text, subj, max_body);
                     }
                     walk_parts(inner, depth + 1, d, s);
                 }
@@ -264,8 +284,26 @@ fn walk_parts(msg: &Message<'_>, depth: usize, d: &mut Document, s: &mut Structu
     }
 }
 
-fn push_text(out: &mut String, t: &str) {
-    if out.len() < MAX_BODY {
+/// The `charset:`, `cte:`, `mail:encoding_problem` and `mime:` tags of one part.
+fn part_tags(part: &mail_parser::MessagePart<'_>, mime: Option<&str>, tags: &mut Vec<String>) {
+    if let Some(cs) = part.content_type().and_then(|ct| ct.attribute("charset")) {
+        tags.push(format!("charset:{}", cs.to_ascii_lowercase()));
+    }
+    match part.encoding {
+        Encoding::Base64 => tags.push("cte:base64".into()),
+        Encoding::QuotedPrintable => tags.push("cte:quoted-printable".into()),
+        Encoding::None => {}
+    }
+    if part.is_encoding_problem {
+        tags.push("mail:encoding_problem".into());
+    }
+    if let Some(m) = mime {
+        tags.push(format!("mime:{m}"));
+    }
+}
+
+fn push_text(out: &mut String, t: &str, max: usize) {
+    if out.len() < max {
         out.push_str(t);
         out.push('\n');
     }

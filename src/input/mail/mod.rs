@@ -4,7 +4,8 @@
 //! `new/` is a Maildir, any other folder is walked recursively (one message per file, as
 //! the SpamAssassin corpus is laid out), and a file whose first line is an envelope line
 //! (`From sender date`) is an mbox, streamed message by message. Messages are parsed in
-//! parallel; each becomes a document through [`parse_message`]. A message that is not mail
+//! parallel; each becomes a document through [`parse_message`], under the [`MailRules`]
+//! the caller gives (a model's own, when it classifies). A message that is not mail
 //! still becomes a document (from its raw bytes) and is listed in [`MailCorpus::unparsed`];
 //! a file that cannot be read is listed in the corpus's `skipped`. Nothing aborts the run
 //! but a path that does not exist.
@@ -13,11 +14,13 @@ mod html;
 mod maildir;
 mod mbox;
 mod message;
+mod rules;
 
 pub use html::html_features;
 pub use maildir::{is_maildir, maildir_files};
 pub use mbox::{MboxMessage, MboxReader, is_envelope, starts_with_envelope};
 pub use message::{ParsedMessage, parse_message, strip_envelope};
+pub use rules::{MailRules, TagFamily};
 
 use super::{Corpus, walk_files};
 use crate::{Error, Result};
@@ -87,26 +90,31 @@ pub fn detect(path: &Path) -> Result<MailSource> {
     })
 }
 
-/// Reads every message under `path` (any [`MailSource`]), labelled `label`.
-pub fn read_mail(path: &Path, label: Option<&str>) -> Result<MailCorpus> {
+/// Reads every message under `path` (any [`MailSource`]), labelled `label`, under `rules`.
+pub fn read_mail(path: &Path, label: Option<&str>, rules: &MailRules) -> Result<MailCorpus> {
     match detect(path)? {
-        MailSource::Maildir => Ok(read_files(maildir_files(path)?, label)),
+        MailSource::Maildir => Ok(read_files(maildir_files(path)?, label, rules)),
         MailSource::Folder => {
             let files = walk_files(path)?
                 .into_iter()
                 .filter(|f| !in_maildir_tmp(f))
                 .collect();
-            Ok(read_files(files, label))
+            Ok(read_files(files, label, rules))
         }
-        MailSource::Mbox => read_mbox(path, label),
-        MailSource::Message => Ok(read_files(vec![path.to_path_buf()], label)),
+        MailSource::Mbox => read_mbox(path, label, rules),
+        MailSource::Message => Ok(read_files(vec![path.to_path_buf()], label, rules)),
     }
 }
 
-/// One message given as bytes (stdin, a delivery).
-pub fn read_message_bytes(bytes: &[u8], id: &str, label: Option<&str>) -> MailCorpus {
+/// One message given as bytes (stdin, a delivery), parsed under `rules`.
+pub fn read_message_bytes(
+    bytes: &[u8],
+    id: &str,
+    label: Option<&str>,
+    rules: &MailRules,
+) -> MailCorpus {
     let mut out = MailCorpus::default();
-    out.push(parse_message(bytes, id.to_string(), label));
+    out.push(parse_message(bytes, id.to_string(), label, rules));
     out
 }
 
@@ -118,12 +126,12 @@ fn in_maildir_tmp(f: &Path) -> bool {
 
 /// Reads message files in parallel, keeping their order. A file holding several
 /// envelope-separated messages yields each of them (`FILE#N`).
-fn read_files(files: Vec<PathBuf>, label: Option<&str>) -> MailCorpus {
+fn read_files(files: Vec<PathBuf>, label: Option<&str>, rules: &MailRules) -> MailCorpus {
     let results: Vec<std::result::Result<Vec<ParsedMessage>, (String, String)>> = files
         .par_iter()
         .map(|f| {
             let bytes = std::fs::read(f).map_err(|e| (f.display().to_string(), e.to_string()))?;
-            Ok(split_file(&bytes, f, label))
+            Ok(split_file(&bytes, f, label, rules))
         })
         .collect();
     let mut out = MailCorpus::default();
@@ -136,27 +144,32 @@ fn read_files(files: Vec<PathBuf>, label: Option<&str>) -> MailCorpus {
     out
 }
 
-fn split_file(bytes: &[u8], f: &Path, label: Option<&str>) -> Vec<ParsedMessage> {
+fn split_file(
+    bytes: &[u8],
+    f: &Path,
+    label: Option<&str>,
+    rules: &MailRules,
+) -> Vec<ParsedMessage> {
     let name = f.display().to_string();
     if !starts_with_envelope(bytes) {
-        return vec![parse_message(bytes, name, label)];
+        return vec![parse_message(bytes, name, label, rules)];
     }
     let msgs: Vec<MboxMessage> = MboxReader::new(bytes)
         .map_while(std::io::Result::ok)
         .collect();
     if msgs.len() <= 1 {
         let body = msgs.into_iter().next().map(|m| m.bytes).unwrap_or_default();
-        return vec![parse_message(&body, name, label)];
+        return vec![parse_message(&body, name, label, rules)];
     }
     msgs.iter()
         .enumerate()
-        .map(|(i, m)| parse_message(&m.bytes, format!("{name}#{}", i + 1), label))
+        .map(|(i, m)| parse_message(&m.bytes, format!("{name}#{}", i + 1), label, rules))
         .collect()
 }
 
 /// Streams an mbox: batches of messages are parsed in parallel while the file is read
 /// sequentially. Ids are `FILE#N` (N counts from 1).
-fn read_mbox(path: &Path, label: Option<&str>) -> Result<MailCorpus> {
+fn read_mbox(path: &Path, label: Option<&str>, rules: &MailRules) -> Result<MailCorpus> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let name = path.display().to_string();
     let mut out = MailCorpus::default();
@@ -165,7 +178,7 @@ fn read_mbox(path: &Path, label: Option<&str>) -> Result<MailCorpus> {
     let flush = |batch: &mut Vec<(usize, Vec<u8>)>, out: &mut MailCorpus| {
         let parsed: Vec<ParsedMessage> = batch
             .par_iter()
-            .map(|(i, b)| parse_message(b, format!("{name}#{i}"), label))
+            .map(|(i, b)| parse_message(b, format!("{name}#{i}"), label, rules))
             .collect();
         parsed.into_iter().for_each(|p| out.push(p));
         batch.clear();
@@ -192,12 +205,12 @@ fn read_mbox(path: &Path, label: Option<&str>) -> Result<MailCorpus> {
 }
 
 /// Labelled mail for training and evaluation: every `spam` path labelled `spam`, every
-/// `ham` path labelled `ham`.
-pub fn read_labelled(spam: &[PathBuf], ham: &[PathBuf]) -> Result<MailCorpus> {
+/// `ham` path labelled `ham`, parsed under `rules`.
+pub fn read_labelled(spam: &[PathBuf], ham: &[PathBuf], rules: &MailRules) -> Result<MailCorpus> {
     let mut out = MailCorpus::default();
     for (paths, label) in [(spam, "spam"), (ham, "ham")] {
         for p in paths {
-            out.extend(read_mail(p, Some(label))?);
+            out.extend(read_mail(p, Some(label), rules)?);
         }
     }
     Ok(out)

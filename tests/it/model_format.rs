@@ -1,0 +1,181 @@
+//! The model file format: a committed golden model in the current format loads and
+//! scores as recorded, and a format-1 file is refused with a sentence naming it.
+//!
+//! The fixtures in `tests/data`:
+//! - `format1.model`: written by the last build of format 1 with
+//!   `rosenblatt train -o tests/data/format1.model tests/data/tiny`. Never regenerate it.
+//! - `format2.model`: the golden file of the current format, written with
+//!   `cargo run --release -- train -o tests/data/format2.model tests/data/tiny`
+//!   (run from the repository root, so that the recorded input is `tests/data/tiny`; any
+//!   build profile writes the same model, only the recorded timings differ).
+//!   When the format changes on purpose: bump `FORMAT_VERSION`; this file becomes the
+//!   older-format fixture (point the refused-file test at it, with its version in the
+//!   sentence); write the new golden file with the same command as `formatN.model` and
+//!   point the golden tests at it.
+//!   The expected scores below must not change: they are the model's, not the format's.
+
+use crate::common::{bin, data, stdout_of};
+use rosenblatt::input::Document;
+use rosenblatt::model::{FORMAT_VERSION, SavedModel};
+use rosenblatt::pipeline::{self, TrainConfig};
+use rosenblatt::text::{Analyzer, Source, Step};
+use std::path::Path;
+
+/// The tiny corpus's documents with the label and score the format-1 build gave each of
+/// them (`rosenblatt classify -m tests/data/format1.model tests/data/tiny/*/*`).
+/// Scores are integers: the perceptron learns ±1 steps (η = 1), so a score is the sum of
+/// the weights of the document's words plus the bias (0), e.g. s1.txt "WIN a FREE prize
+/// now, click here" = a (+1) + free (+2) + now (+1) = 4, and h1.txt = the (−2).
+const RECORDED: [(&str, &str, f32); 12] = [
+    ("ham/h1.txt", "ham", -2.0),
+    ("ham/h2.txt", "ham", -1.0),
+    ("ham/h3.txt", "ham", -1.0),
+    ("ham/h4.txt", "ham", -7.0),
+    ("ham/h5.txt", "ham", -2.0),
+    ("ham/h6.txt", "ham", -8.0),
+    ("spam/s1.txt", "spam", 4.0),
+    ("spam/s2.txt", "spam", 7.0),
+    ("spam/s3.txt", "spam", 3.0),
+    ("spam/s4.txt", "spam", 11.0),
+    ("spam/s5.txt", "spam", 8.0),
+    ("spam/s6.txt", "spam", 2.0),
+];
+
+/// The committed golden model of the current format.
+pub(crate) fn golden() -> SavedModel {
+    SavedModel::load(&data("format2.model")).unwrap()
+}
+
+/// Score of `text` (a plain-text document) under `model`.
+fn score(model: &SavedModel, text: &str) -> f32 {
+    let docs = [Document::new("q", text, None)];
+    let x = pipeline::vectorize_for(model, &docs).matrix;
+    pipeline::decide(model, &x)[0].score
+}
+
+#[test]
+fn the_golden_model_loads_and_scores_as_the_format_1_build_did() {
+    let m = golden();
+    assert_eq!(FORMAT_VERSION, 2);
+    assert_eq!(m.classes, ["ham", "spam"]);
+    assert_eq!(m.analyzer, Analyzer::default());
+    assert_eq!(m.analyzer.source(), &Source::Text);
+    assert_eq!(m.analyzer.steps(), [Step::Words, Step::Lowercase]);
+    assert_eq!(m.vocab.len(), 60);
+    assert_eq!((m.meta.documents, m.meta.nnz), (12, 89));
+    assert_eq!(m.meta.inputs, ["tests/data/tiny"]);
+    // Scores of new text, by hand from the weights (free +2, the −2, for −1, bias 0):
+    // "Free prize meeting" = 2; "the agenda for the office meeting" = −2 − 1 = −3.
+    assert_eq!(score(&m, "Free prize meeting"), 2.0);
+    assert_eq!(score(&m, "the agenda for the office meeting"), -3.0);
+    assert_eq!(score(&m, "WIN a FREE prize NOW"), 4.0);
+    // The CLI, file by file, gives the format-1 build's verdicts and scores.
+    let files: Vec<_> = RECORDED
+        .iter()
+        .map(|(f, ..)| data("tiny").join(f))
+        .collect();
+    let out = stdout_of(
+        bin()
+            .args(["classify", "-m"])
+            .arg(data("format2.model"))
+            .args(&files),
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), RECORDED.len());
+    for (line, (file, label, s)) in lines.iter().zip(RECORDED) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        assert!(cols[0].ends_with(file), "{line}");
+        assert_eq!(
+            (cols[1], cols[2].parse::<f32>().unwrap()),
+            (label, s),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn training_today_gives_the_golden_model() {
+    let g = golden();
+    let corpus = rosenblatt::input::read_dirs(&data("tiny")).unwrap();
+    let cfg = TrainConfig {
+        analyzer: Analyzer::default(),
+        vocab: Default::default(),
+        learner: rosenblatt::learn::Check::check(rosenblatt::learn::AnyLearner::Perceptron(
+            Default::default(),
+        ))
+        .unwrap(),
+        positive: None,
+        options: String::new(),
+    };
+    let t = pipeline::train(&corpus.docs, &cfg, vec![]).unwrap();
+    assert_eq!(t.model.analyzer, g.analyzer);
+    assert_eq!(t.model.classes, g.classes);
+    assert_eq!(t.model.predictor, g.predictor);
+    let words = |m: &SavedModel| -> Vec<(String, u32)> {
+        (0..m.vocab.len() as u32)
+            .map(|j| (m.vocab.word(j).to_string(), m.vocab.df(j)))
+            .collect()
+    };
+    assert_eq!(words(&t.model), words(&g));
+}
+
+#[test]
+fn a_format_1_model_is_refused_with_a_sentence_naming_it() {
+    let path = data("format1.model");
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(&bytes[..8], b"RSNBLATT");
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 1);
+    let sentence = "written by an older rosenblatt (model format 1); this build reads \
+                    format 2: train the model again";
+    let err = SavedModel::load(&path).unwrap_err().to_string();
+    assert_eq!(err, format!("{}: {sentence}", path.display()));
+    // `learn` writes a lock file beside the model: give it a copy.
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("old.model");
+    std::fs::copy(&path, &copy).unwrap();
+    let doc = data("tiny/spam/s1.txt");
+    let runs: [(&Path, Vec<&std::ffi::OsStr>); 3] = [
+        (
+            &path,
+            vec![
+                "classify".as_ref(),
+                "-m".as_ref(),
+                path.as_os_str(),
+                doc.as_os_str(),
+            ],
+        ),
+        (
+            &path,
+            vec!["inspect".as_ref(), "--model".as_ref(), path.as_os_str()],
+        ),
+        (
+            &copy,
+            vec![
+                "learn".as_ref(),
+                "--spam".as_ref(),
+                "-m".as_ref(),
+                copy.as_os_str(),
+                doc.as_os_str(),
+            ],
+        ),
+    ];
+    for (model, args) in runs {
+        let out = bin()
+            .args(&args)
+            .assert()
+            .failure()
+            .get_output()
+            .stderr
+            .clone();
+        let stderr = String::from_utf8(out).unwrap();
+        assert!(
+            stderr.contains(&format!("{}: {sentence}", model.display())),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        bytes,
+        "a refused model is left as it was"
+    );
+}
