@@ -1,12 +1,14 @@
-//! The whole pipeline in a few calls: documents → vocabulary → rows → model, and a saved
-//! model applied to new documents. The CLI and library users share these.
+//! The whole pipeline in a few calls: documents → vocabulary → rows → model, a saved
+//! model applied to new documents, cross-validation of a training configuration on
+//! documents, and the TREC online run. The CLI and library users share these.
 
 use crate::eval::Metrics;
+use crate::experiment::{Classes, Split, fit_classes};
 use crate::features::{
     BinaryMatrix, SparseRows, StreamVectorizer, Vectorized, count_df, vectorize,
 };
 use crate::input::Document;
-use crate::learn::{AnyLearner, Label, combine_reports, ovr};
+use crate::learn::{AnyLearner, Label};
 use crate::model::{Decision, FeatureSpace, Metadata, Predictor, SavedModel};
 use crate::text::Analyzer;
 use crate::theory;
@@ -16,6 +18,7 @@ use rayon::prelude::*;
 use std::time::Instant;
 
 mod multilabel;
+pub mod trec;
 pub use multilabel::{
     decide_labels, evaluate_multilabel, is_multilabel, label_sets, train_multilabel,
 };
@@ -139,30 +142,17 @@ pub fn fit_rows<X: SparseRows>(
 ) -> Result<SavedModel> {
     let start = Instant::now();
     cfg.learner.validate()?;
-    let (predictor, report, theory) = if classes.len() == 2 {
-        let y = binary_labels(idx, 1);
-        let fitted = cfg.learner.fit(x, &y)?;
-        let th = theory::diagnose_any(
-            &fitted.model,
+    let fitted = fit_classes(&cfg.learner, x, idx, classes.len())?;
+    let (predictor, report) = (fitted.model, fitted.report);
+    let theory = match &predictor {
+        Predictor::Binary(m) => theory::diagnose_any(
+            m,
             &cfg.learner,
             x,
-            &y,
-            Some(fitted.report.updates),
-        );
-        (Predictor::Binary(fitted.model), fitted.report, th)
-    } else if let AnyLearner::Softmax(s) = &cfg.learner {
-        let f = s.fit_classes(x, idx, classes.len())?;
-        (Predictor::Softmax(f.model), f.report, None)
-    } else {
-        let fits = ovr::fit_one_vs_rest(&cfg.learner, x, classes.len(), |c| {
-            ovr::single_label(idx, c)
-        })?;
-        let report = combine_reports(&fits.iter().map(|f| f.report.clone()).collect::<Vec<_>>());
-        (
-            Predictor::OneVsRest(fits.into_iter().map(|f| f.model).collect()),
-            report,
-            None,
-        )
+            &binary_labels(idx, 1),
+            Some(report.updates),
+        ),
+        _ => None,
     };
     let fit_seconds = start.elapsed().as_secs_f64();
     let mut model = SavedModel {
@@ -246,4 +236,43 @@ pub fn evaluate(model: &SavedModel, docs: &[Document]) -> Result<Metrics> {
     let x = vectorize_for(model, docs).matrix;
     let predicted: Vec<usize> = decide(model, &x).iter().map(|d| d.class).collect();
     Ok(Metrics::new(model.classes.clone(), &truth, &predicted))
+}
+
+/// Cross-validates a training configuration on single-label documents: they are
+/// vectorized once (vocabulary and pruning over all of them), then every split fits on
+/// its training rows and scores its test rows, folds in parallel. Returns each split's
+/// metrics, in split order.
+///
+/// Words seen only in a fold's test documents get columns that no training row of that
+/// fold touches; learners whose untouched weights stay 0 (the perceptrons, PA, logistic
+/// and softmax regression) score exactly as with a vocabulary of the fold's training
+/// documents alone, but Winnow (weights start at 1), distance-based learners (centroid,
+/// RBF kernel) and pruning (`min_df`, `max_features`) see the whole vocabulary.
+pub fn cross_validate(
+    docs: &[Document],
+    cfg: &TrainConfig,
+    splits: &[Split],
+) -> Result<Vec<Metrics>> {
+    cfg.vocab.validate()?;
+    cfg.learner.validate()?;
+    let classes = classes_of(docs, cfg.positive.as_deref())?;
+    let idx = class_indices(docs, &classes)?;
+    let (_, x) = vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
+    cross_validate_rows(&x, &idx, &classes, cfg, splits)
+}
+
+/// Cross-validates a training configuration on vectorized rows with their class indices
+/// (the rows of [`Trained::matrix`], or SVMlight rows).
+pub fn cross_validate_rows<X: SparseRows>(
+    x: &X,
+    idx: &[usize],
+    classes: &[String],
+    cfg: &TrainConfig,
+    splits: &[Split],
+) -> Result<Vec<Metrics>> {
+    let target = Classes {
+        names: classes,
+        of_row: idx,
+    };
+    crate::experiment::cross_validate(&cfg.learner, x, target, splits)
 }

@@ -4,9 +4,10 @@
 
 use super::{TrainConfig, Trained, fit_vocab, vectorize_for};
 use crate::eval::MultiLabelMetrics;
+use crate::experiment::tune_thresholds;
 use crate::features::{SparseRows, vectorize};
 use crate::input::Document;
-use crate::learn::multilabel::{MultiLabelOptions, fit_scorer, label_counts, tune_thresholds};
+use crate::learn::multilabel::{MultiLabelOptions, fit_scorer, label_counts};
 use crate::learn::{Fitted, MultiLabelModel};
 use crate::model::{FeatureSpace, Metadata, Predictor, SavedModel};
 use crate::{Error, Result};

@@ -2,6 +2,7 @@
 
 mod common;
 mod core_cli;
+mod experiment;
 mod kernel;
 mod learners;
 mod mail;
