@@ -243,11 +243,13 @@ pub fn evaluate(model: &SavedModel, docs: &[Document]) -> Result<Metrics> {
 /// its training rows and scores its test rows, folds in parallel. Returns each split's
 /// metrics, in split order.
 ///
-/// Words seen only in a fold's test documents get columns that no training row of that
-/// fold touches; learners whose untouched weights stay 0 (the perceptrons, PA, logistic
-/// and softmax regression) score exactly as with a vocabulary of the fold's training
-/// documents alone, but Winnow (weights start at 1), distance-based learners (centroid,
-/// RBF kernel) and pruning (`min_df`, `max_features`) see the whole vocabulary.
+/// Sharing one vocabulary is what lets the folds be views of one matrix; what it changes
+/// against a vocabulary per fold: pruning (`min_df`, `max_features`) is decided over all
+/// the documents; words seen only in a fold's test documents get columns that no
+/// training row of the fold touches, which most learners ignore (their weights stay 0)
+/// but Winnow counts (its weights start at 1); and feature ids follow document frequency
+/// over all the documents, so a row's real-valued weights may be summed in another order
+/// and SGD learners (logistic, softmax) can end a little differently.
 pub fn cross_validate(
     docs: &[Document],
     cfg: &TrainConfig,

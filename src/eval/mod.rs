@@ -2,8 +2,8 @@
 //! metrics, multi-label micro/macro-F1, ROC/AUC and the spam measures.
 //!
 //! `eval` only measures; it never fits or changes a model. Splitting data and
-//! cross-validating are [`experiment`](crate::experiment)s; the TREC online run, which
-//! learns as it goes, is part of the [`pipeline`](crate::pipeline).
+//! cross-validating belong to the experiment layer above it, and the TREC online run,
+//! which learns as it goes, to the pipeline.
 
 mod metrics;
 mod multilabel;

@@ -2,9 +2,8 @@
 //! all labels), and a threshold per label; a row gets every label whose score is above
 //! its threshold. Thresholds are tuned per label on out-of-fold scores of the training
 //! rows (the F1-best cut of each label's ranking, [`best_threshold`]), which is what lets
-//! rare labels be predicted at all: their scores rarely clear 0. The fold loop producing
-//! those scores is an experiment, not a fit: it lives in
-//! [`experiment::tune_thresholds`](crate::experiment::tune_thresholds).
+//! rare labels be predicted at all: their scores rarely clear 0. `learn` only fits and
+//! scores: the fold loop that produces those out-of-fold scores runs above this layer.
 
 use super::ovr::{fit_one_vs_rest, multi_label};
 use super::{AnyLearner, AnyModel, Classifier, Fitted, SoftmaxModel};

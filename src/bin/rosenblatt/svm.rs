@@ -71,16 +71,6 @@ fn read(paths: &[PathBuf]) -> Result<(SvmData, Vec<String>)> {
     Ok((d, ids))
 }
 
-fn fit<X: SparseRows>(
-    x: &X,
-    idx: &[usize],
-    classes: &[String],
-    cfg: &TrainConfig,
-    inputs: Vec<String>,
-) -> Result<SavedModel> {
-    Ok(pipeline::fit_rows(x, idx, classes.to_vec(), cfg, inputs)?)
-}
-
 fn metrics<X: SparseRows>(model: &SavedModel, x: &X, truth: &[usize]) -> Metrics {
     let decisions = pipeline::decide(model, x);
     let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
@@ -132,18 +122,19 @@ pub fn train(a: &TrainArgs, cfg: TrainConfig) -> Result<ExitCode> {
     let idx = pipeline::label_indices(&data.labels, &classes)?;
     // The model is fitted on the training part and scored on the held-out part, both
     // views of the rows read.
-    let split = match a.holdout {
-        Some(h) => Some(holdout(idx.len(), h, a.seed)?),
-        None => None,
-    };
+    let split = a
+        .holdout
+        .map(|h| holdout(idx.len(), h, a.seed))
+        .transpose()?;
     let all: Vec<usize> = (0..idx.len()).collect();
     let train = split.as_ref().map_or(&all[..], |s| &s.train[..]);
-    let mut model = with_rows!(&data.rows, x => fit(
+    let (train_idx, inputs) = (pick(&idx, train), names(&a.inputs));
+    let mut model = with_rows!(&data.rows, x => pipeline::fit_rows(
         &RowSubset::new(x, train),
-        &pick(&idx, train),
-        &classes,
+        &train_idx,
+        classes.clone(),
         &cfg,
-        names(&a.inputs),
+        inputs,
     ))?;
     model.meta.seconds = start.elapsed().as_secs_f64();
     model.save(&a.output)?;

@@ -187,10 +187,10 @@ pub fn run(a: TrainArgs) -> Result<ExitCode> {
     if let (Some(splits), None) = (&cv, &test_docs) {
         // The training rows are every document's: the folds are views of them.
         phase.set("cross-validating");
-        let idx = pipeline::class_indices(&train_docs, &trained.model.classes)?;
-        let m = &trained.model;
+        let classes = &trained.model.classes;
+        let idx = pipeline::class_indices(&train_docs, classes)?;
         folds = Some(
-            pipeline::cross_validate_rows(&trained.matrix, &idx, &m.classes, &cfg, splits)
+            pipeline::cross_validate_rows(&trained.matrix, &idx, classes, &cfg, splits)
                 .context("cross-validation")?,
         );
     }
