@@ -158,18 +158,18 @@ mod tests {
             })
             .collect();
         let learner = AnyLearner::AveragedPerceptron(AveragedPerceptron::default());
-        let opt = MultiLabelOptions::default();
+        let (folds, seed, min_f1) = (5, 42, 0.3);
+        let opt = MultiLabelOptions {
+            thresholds: Thresholds::CrossValidated {
+                folds,
+                seed,
+                min_f1,
+            },
+            at_least_one: true,
+        };
         let scorer = fit_scorer(&learner, &x, &sets, 2).unwrap().model;
         let tuned = tune_thresholds(&learner, &x, &sets, &scorer, &opt).unwrap();
         // The same folds, one after another, on copied training rows.
-        let Thresholds::CrossValidated {
-            folds,
-            seed,
-            min_f1,
-        } = opt.thresholds
-        else {
-            unreachable!()
-        };
         let mut oof = vec![Vec::new(); 400];
         for s in kfold(400, folds, seed).unwrap() {
             let copy = crate::features::select_rows(&x, &s.train);

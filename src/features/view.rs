@@ -41,13 +41,8 @@ impl<'a> CsrView<'a> {
             ops::ids_below(indices, n_cols),
             "feature id beyond the matrix width"
         );
-        CsrView {
-            indptr,
-            indices,
-            vals,
-            n_cols,
-            spans: None,
-        }
+        // SAFETY: the invariants were checked just above.
+        unsafe { Self::trusted(indptr, indices, vals, n_cols) }
     }
 
     /// Wraps the arrays of an sprs matrix without re-checking them: sprs validated the
