@@ -7,15 +7,19 @@
 //! 3. [`vocab`] maps words to dense `u32` ids, with document frequencies and pruning;
 //! 4. [`features`] turns each document into a sorted, unique row of a binary CSR matrix;
 //! 5. [`learn`] fits linear classifiers on those rows — it never sees a string;
-//! 6. [`eval`] scores rows in parallel and computes metrics, splits and cross-validation.
+//! 6. [`eval`] scores rows in parallel and measures: metrics, ROC, the spam figures.
 //!
 //! A [`model::SavedModel`] bundles the analyzer configuration, the vocabulary and the
-//! classifier, so that classification tokenizes exactly as training did.
+//! classifier, so that classification tokenizes exactly as training did. Above the
+//! stages, [`experiment`] measures a learner on rows it was not fitted on (seeded
+//! holdout, k-fold cross-validation over views of one matrix), and [`pipeline`] chains
+//! everything for documents (training, evaluation, the TREC online run).
 #![warn(missing_docs)]
 
 pub mod atomic;
 pub mod error;
 pub mod eval;
+pub mod experiment;
 pub mod features;
 pub mod incremental;
 pub mod input;

@@ -1,13 +1,15 @@
-//! The whole pipeline in a few calls: documents → vocabulary → rows → model, and a saved
-//! model applied to new documents. The CLI and library users share these.
+//! The whole pipeline in a few calls: documents → vocabulary → rows → model, a saved
+//! model applied to new documents, cross-validation of a training configuration on
+//! documents, and the TREC online run. The CLI and library users share these.
 
 use crate::error::{ConfigError, Param};
 use crate::eval::Metrics;
+use crate::experiment::{Classes, Split, fit_classes};
 use crate::features::{
     BinaryMatrix, SparseRows, StreamVectorizer, Vectorized, count_df, vectorize,
 };
 use crate::input::Document;
-use crate::learn::{AnyLearner, Checked, Label, LabelScorer, Learner, Multiclass};
+use crate::learn::{AnyLearner, Checked, Label};
 use crate::model::{Decision, FeatureSpace, Metadata, Predictor, SavedModel};
 use crate::text::Analyzer;
 use crate::theory;
@@ -17,6 +19,7 @@ use rayon::prelude::*;
 use std::time::Instant;
 
 mod multilabel;
+pub mod trec;
 pub use multilabel::{
     decide_labels, evaluate_multilabel, is_multilabel, label_sets, train_multilabel,
 };
@@ -140,24 +143,17 @@ pub fn fit_rows<X: SparseRows>(
     inputs: Vec<String>,
 ) -> Result<SavedModel> {
     let start = Instant::now();
-    let (predictor, report, theory) = if classes.len() == 2 {
-        let y = binary_labels(idx, 1);
-        let fitted = cfg.learner.fit(x, &y[..])?;
-        let th = theory::diagnose_any(
-            &fitted.model,
+    let fitted = fit_classes(&cfg.learner, x, idx, classes.len())?;
+    let (predictor, report) = (fitted.model, fitted.report);
+    let theory = match &predictor {
+        Predictor::Binary(m) => theory::diagnose_any(
+            m,
             &cfg.learner,
             x,
-            &y,
-            Some(fitted.report.updates),
-        );
-        (Predictor::Binary(fitted.model), fitted.report, th)
-    } else {
-        let f = cfg.learner.fit(x, &Multiclass::new(idx, classes.len()))?;
-        let predictor = match f.model {
-            LabelScorer::OneVsRest(ms) => Predictor::OneVsRest(ms),
-            LabelScorer::Softmax(m) => Predictor::Softmax(m),
-        };
-        (predictor, f.report, None)
+            &binary_labels(idx, 1),
+            Some(report.updates),
+        ),
+        _ => None,
     };
     let fit_seconds = start.elapsed().as_secs_f64();
     let mut model = SavedModel {
@@ -241,4 +237,44 @@ pub fn evaluate(model: &SavedModel, docs: &[Document]) -> Result<Metrics> {
     let x = vectorize_for(model, docs).matrix;
     let predicted: Vec<usize> = decide(model, &x).iter().map(|d| d.class).collect();
     Ok(Metrics::new(model.classes.clone(), &truth, &predicted))
+}
+
+/// Cross-validates a training configuration on single-label documents: they are
+/// vectorized once (vocabulary and pruning over all of them), then every split fits on
+/// its training rows and scores its test rows, folds in parallel. Returns each split's
+/// metrics, in split order.
+///
+/// Sharing one vocabulary is what lets the folds be views of one matrix; what it changes
+/// against a vocabulary per fold: pruning (`min_df`, `max_features`) is decided over all
+/// the documents; words seen only in a fold's test documents get columns that no
+/// training row of the fold touches, which most learners ignore (their weights stay 0)
+/// but Winnow counts (its weights start at 1); and feature ids follow document frequency
+/// over all the documents, so a row's real-valued weights may be summed in another order
+/// and SGD learners (logistic, softmax) can end a little differently.
+pub fn cross_validate(
+    docs: &[Document],
+    cfg: &TrainConfig,
+    splits: &[Split],
+) -> Result<Vec<Metrics>> {
+    cfg.vocab.validate()?;
+    let classes = classes_of(docs, cfg.positive.as_deref())?;
+    let idx = class_indices(docs, &classes)?;
+    let (_, x) = vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
+    cross_validate_rows(&x, &idx, &classes, cfg, splits)
+}
+
+/// Cross-validates a training configuration on vectorized rows with their class indices
+/// (the rows of [`Trained::matrix`], or SVMlight rows).
+pub fn cross_validate_rows<X: SparseRows>(
+    x: &X,
+    idx: &[usize],
+    classes: &[String],
+    cfg: &TrainConfig,
+    splits: &[Split],
+) -> Result<Vec<Metrics>> {
+    let target = Classes {
+        names: classes,
+        of_row: idx,
+    };
+    crate::experiment::cross_validate(&cfg.learner, x, target, splits)
 }

@@ -51,6 +51,10 @@ pub enum Param {
     Positive,
     /// Folds of the multi-label threshold tuning.
     ThresholdFolds,
+    /// Folds of a cross-validation.
+    Folds,
+    /// The fraction of rows held out for testing.
+    HoldoutFraction,
 }
 
 impl Param {
@@ -79,6 +83,8 @@ impl Param {
             Param::MaxFeatures => "max_features",
             Param::Positive => "positive",
             Param::ThresholdFolds => "threshold_folds",
+            Param::Folds => "folds",
+            Param::HoldoutFraction => "test_fraction",
         }
     }
 
@@ -107,6 +113,8 @@ impl Param {
             Param::MaxFeatures => "the vocabulary size",
             Param::Positive => "the positive class",
             Param::ThresholdFolds => "the number of threshold folds",
+            Param::Folds => "the number of cross-validation folds",
+            Param::HoldoutFraction => "the held-out fraction",
         }
     }
 }

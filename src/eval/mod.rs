@@ -1,16 +1,18 @@
-//! Evaluation: parallel scoring, metrics, seeded splits and cross-validation.
+//! Evaluation: how good given scores and decisions are — parallel scoring, confusion
+//! metrics, multi-label micro/macro-F1, ROC/AUC and the spam measures.
+//!
+//! `eval` only measures; it never fits or changes a model. Splitting data and
+//! cross-validating belong to the experiment layer above it, and the TREC online run,
+//! which learns as it goes, to the pipeline.
 
 mod metrics;
 mod multilabel;
 mod predict;
 pub mod roc;
 mod spam;
-mod split;
-pub mod trec;
 
 pub use metrics::{ClassMetrics, Metrics};
 pub use multilabel::MultiLabelMetrics;
 pub use predict::{scores, scores_sequential};
 pub use roc::{one_minus_roca_pct, roc_auc};
 pub use spam::SpamMetrics;
-pub use split::{kfold, train_test_split};

@@ -10,6 +10,7 @@ mod build;
 pub mod ops;
 mod seen;
 mod stream;
+mod subset;
 pub mod synthetic;
 mod vectorize;
 mod view;
@@ -17,6 +18,7 @@ mod view;
 pub use build::MatrixBuilder;
 pub use seen::Seen;
 pub use stream::StreamVectorizer;
+pub use subset::RowSubset;
 pub use vectorize::{Vectorized, count_df, vectorize, vectorize_sequential};
 pub use view::{CsrView, GenericRows, RowAccess, RowTask, with_rows};
 
@@ -133,7 +135,8 @@ fn proper_indptr(p: sprs::IndPtrView<'_, usize>) -> &[usize] {
     p.into_raw_storage()
 }
 
-/// Selects rows `idx` of a binary matrix (for splits and folds), keeping their order.
+/// Copies rows `idx` of a binary matrix into a matrix of their own, keeping their order
+/// (folds and held-out parts use the copy-free [`RowSubset`] instead).
 pub fn select_rows(m: &BinaryMatrix, idx: &[usize]) -> BinaryMatrix {
     let mut b = MatrixBuilder::with_capacity(idx.len(), 0);
     for &i in idx {

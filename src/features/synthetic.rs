@@ -4,7 +4,6 @@
 //! what a bare loop over the very same rows achieves.
 
 use super::{BinaryMatrix, MatrixBuilder};
-use crate::learn::Label;
 
 struct XorShift(u64);
 
@@ -21,13 +20,14 @@ impl XorShift {
 }
 
 /// `rows` binary rows over `features` columns with about `avg_nnz` nonzeros each (drawn
-/// between avg/2 and 3·avg/2 before deduplication), and ±1 labels.
+/// between avg/2 and 3·avg/2 before deduplication), and ±1 labels (plain `i8`, the
+/// learners' label type: `features` knows nothing of `learn`).
 pub fn zipf_rows(
     rows: usize,
     features: usize,
     avg_nnz: usize,
     seed: u64,
-) -> (BinaryMatrix, Vec<Label>) {
+) -> (BinaryMatrix, Vec<i8>) {
     assert!(
         features > 0 && avg_nnz > 0,
         "zipf_rows needs features and nonzeros"

@@ -4,6 +4,12 @@
 //! The invariants (indptr non-decreasing from 0 to nnz, every id below `n_cols`) are
 //! checked once when the view is made; `dot` and `axpy` then check only that the weight
 //! vector covers `n_cols`, once per call, and index without further checks.
+//!
+//! A view may instead show chosen rows of its arrays through a list of row spans (row `i`
+//! of the view is `indices[start_i..end_i]`): how a [`RowSubset`](super::RowSubset) — a
+//! fold, a held-out part — keeps the fast path without copying rows. Reading a row costs
+//! the same as in a full matrix (one span lookup where a full matrix reads two indptr
+//! entries), so a learner's randomly ordered passes touch no more memory than on a copy.
 
 use super::RowRef;
 use super::ops;
@@ -15,6 +21,8 @@ pub struct CsrView<'a> {
     indices: &'a [u32],
     vals: Option<&'a [f32]>,
     n_cols: usize,
+    /// `(start, end)` into `indices` of each row, when the view shows chosen rows.
+    spans: Option<&'a [(usize, usize)]>,
 }
 
 impl<'a> CsrView<'a> {
@@ -33,12 +41,8 @@ impl<'a> CsrView<'a> {
             ops::ids_below(indices, n_cols),
             "feature id beyond the matrix width"
         );
-        CsrView {
-            indptr,
-            indices,
-            vals,
-            n_cols,
-        }
+        // SAFETY: the invariants were checked just above.
+        unsafe { Self::trusted(indptr, indices, vals, n_cols) }
     }
 
     /// Wraps the arrays of an sprs matrix without re-checking them: sprs validated the
@@ -58,13 +62,47 @@ impl<'a> CsrView<'a> {
             indices,
             vals,
             n_cols,
+            spans: None,
+        }
+    }
+
+    /// The same arrays showing, as row `i`, the stored stretch `spans[i]` — spans taken
+    /// from this view or one made from the same arrays ([`CsrView::span`]).
+    ///
+    /// # Safety
+    /// Every span must satisfy `start ≤ end ≤ nnz` of these arrays.
+    pub(crate) unsafe fn with_spans<'b>(self, spans: &'b [(usize, usize)]) -> CsrView<'b>
+    where
+        'a: 'b,
+    {
+        debug_assert!(
+            spans
+                .iter()
+                .all(|&(s, e)| s <= e && e <= self.indices.len())
+        );
+        CsrView {
+            spans: Some(spans),
+            ..self
+        }
+    }
+
+    /// Where row `i` lies in the arrays: `(start, end)` into the ids (panics when `i` is
+    /// out of range).
+    #[inline]
+    pub fn span(&self, i: usize) -> (usize, usize) {
+        match self.spans {
+            Some(sp) => sp[i],
+            None => (self.indptr[i], self.indptr[i + 1]),
         }
     }
 
     /// Number of rows.
     #[inline]
     pub fn n_rows(&self) -> usize {
-        self.indptr.len() - 1
+        match self.spans {
+            Some(sp) => sp.len(),
+            None => self.indptr.len() - 1,
+        }
     }
 
     /// Number of columns.
@@ -76,8 +114,9 @@ impl<'a> CsrView<'a> {
     /// Row `i` (panics when `i` is out of range).
     #[inline]
     pub fn row(&self, i: usize) -> RowRef<'a> {
-        let (s, e) = (self.indptr[i], self.indptr[i + 1]);
-        // SAFETY: the constructor checked indptr is non-decreasing and ends at nnz.
+        let (s, e) = self.span(i);
+        // SAFETY: the constructor checked indptr is non-decreasing and ends at nnz, and
+        // spans are made from such an indptr (`with_spans`).
         unsafe {
             RowRef {
                 ids: self.indices.get_unchecked(s..e),

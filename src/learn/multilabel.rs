@@ -1,10 +1,10 @@
 //! Multi-label classification: one binary classifier per label (or one softmax model over
 //! all labels), and a threshold per label; a row gets every label whose score is above
 //! its threshold. Thresholds are tuned per label on out-of-fold scores of the training
-//! rows (k-fold cross-validation, then the F1-best cut of each label's ranking), which is
-//! what lets rare labels be predicted at all: their scores rarely clear 0.
+//! rows (the F1-best cut of each label's ranking, [`best_threshold`]), which is what lets
+//! rare labels be predicted at all: their scores rarely clear 0. `learn` only fits and
+//! scores: the fold loop that produces those out-of-fold scores runs above this layer.
 
-use super::ovr::RowSubset;
 use super::{AnyLearner, AnyModel, Checked, Classifier, Fitted, Learner, MultiLabel};
 use super::{SoftmaxModel, ovr};
 use crate::Result;
@@ -183,86 +183,10 @@ pub fn label_counts(sets: &[Vec<usize>], k: usize) -> Vec<u32> {
     counts
 }
 
-/// Fits a multi-label model: the scorer on all rows, thresholds as `opt` says.
-pub fn fit_multilabel<X: SparseRows>(
-    learner: &Checked<AnyLearner>,
-    x: &X,
-    sets: &[Vec<usize>],
-    k: usize,
-    opt: &MultiLabelOptions,
-) -> Result<Fitted<MultiLabelModel>> {
-    MultiLabel::new(sets, k).check(x)?;
-    let train_counts = label_counts(sets, k);
-    let full = fit_scorer(learner, x, sets, k)?;
-    let thresholds = tune_thresholds(learner, x, sets, &full.model, opt)?;
-    Ok(Fitted {
-        model: MultiLabelModel {
-            scorer: full.model,
-            thresholds,
-            train_counts,
-            at_least_one: opt.at_least_one,
-        },
-        report: full.report,
-    })
-}
-
-/// Per-label thresholds for a fitted `scorer` as `opt` says: its default, or tuned on
-/// out-of-fold scores of scorers fitted like it on k − 1 folds.
-pub fn tune_thresholds<X: SparseRows>(
-    learner: &Checked<AnyLearner>,
-    x: &X,
-    sets: &[Vec<usize>],
-    scorer: &LabelScorer,
-    opt: &MultiLabelOptions,
-) -> Result<Vec<f32>> {
-    let k = scorer.len();
-    MultiLabel::new(sets, k).check(x)?;
-    let mut thresholds = vec![scorer.default_threshold(); k];
-    if let Thresholds::CrossValidated {
-        folds,
-        seed,
-        min_f1,
-    } = opt.thresholds
-    {
-        if folds < 2 || folds > x.n_rows() {
-            return Err(crate::ConfigError::new(
-                crate::error::Param::ThresholdFolds,
-                folds,
-                format!("must be between 2 and the number of rows, {}", x.n_rows()),
-            )
-            .into());
-        }
-        let mut oof: Vec<Vec<f32>> = vec![Vec::new(); x.n_rows()];
-        for (train, test) in crate::eval::kfold(x.n_rows(), folds, seed) {
-            let sub = RowSubset::new(x, &train);
-            let sub_sets: Vec<Vec<usize>> = train.iter().map(|&i| sets[i].clone()).collect();
-            let scorer = fit_scorer(learner, &sub, &sub_sets, k)?.model;
-            for &i in &test {
-                oof[i] = scorer.scores(x.row(i));
-            }
-        }
-        for (c, t) in thresholds.iter_mut().enumerate() {
-            let mut pairs: Vec<(f32, bool)> = oof
-                .iter()
-                .zip(sets)
-                .map(|(s, set)| (s[c], set.contains(&c)))
-                .collect();
-            if let Some((best, f1)) = best_threshold(&mut pairs)
-                && f1 >= min_f1
-            {
-                *t = best;
-            }
-        }
-    }
-    Ok(thresholds)
-}
-
 #[cfg(test)]
 #[allow(clippy::needless_range_loop)] // indices name rows and features
 mod tests {
     use super::*;
-    use crate::features::real_from_dense;
-    use crate::learn::{AveragedPerceptron, Check};
 
     #[test]
     fn best_threshold_hand_computed() {
@@ -275,40 +199,5 @@ mod tests {
         // Ties are never split.
         let (t, _) = best_threshold(&mut [(0.5, true), (0.5, false), (0.1, false)]).unwrap();
         assert!((t - 0.3).abs() < 1e-6);
-    }
-
-    #[test]
-    fn several_labels_per_row_and_tuned_thresholds() {
-        // Feature j signals label j; row 3 carries labels 0 and 1.
-        let rows: Vec<Vec<f32>> = (0..40)
-            .map(|i| match i % 4 {
-                0 => vec![1.0, 0.0, 0.0, 1.0],
-                1 => vec![0.0, 1.0, 0.0, 1.0],
-                2 => vec![0.0, 0.0, 1.0, 1.0],
-                _ => vec![1.0, 1.0, 0.0, 1.0],
-            })
-            .collect();
-        let sets: Vec<Vec<usize>> = (0..40)
-            .map(|i| match i % 4 {
-                0 => vec![0],
-                1 => vec![1],
-                2 => vec![2],
-                _ => vec![0, 1],
-            })
-            .collect();
-        let x = real_from_dense(&rows);
-        let learner = AnyLearner::AveragedPerceptron(AveragedPerceptron::default())
-            .check()
-            .unwrap();
-        let m = fit_multilabel(&learner, &x, &sets, 3, &MultiLabelOptions::default())
-            .unwrap()
-            .model;
-        assert_eq!(m.train_counts, vec![20, 20, 10]);
-        for i in 0..4 {
-            let mut got: Vec<usize> = m.labels(x.row(i)).iter().map(|l| l.0).collect();
-            got.sort_unstable();
-            assert_eq!(got, sets[i], "row {i}");
-        }
-        assert!(fit_multilabel(&learner, &x, &sets, 2, &MultiLabelOptions::default()).is_err());
     }
 }

@@ -119,43 +119,12 @@ pub fn argmax(models: &[AnyModel], row: RowRef<'_>) -> (usize, f32) {
         })
 }
 
-/// A view of some rows of a matrix, in the given order (folds, held-out parts), without
-/// copying them.
-#[derive(Debug, Clone, Copy)]
-pub struct RowSubset<'a, X> {
-    x: &'a X,
-    idx: &'a [usize],
-}
-
-impl<'a, X: SparseRows> RowSubset<'a, X> {
-    /// Rows `idx` of `x` (each must be below `x.n_rows()`).
-    pub fn new(x: &'a X, idx: &'a [usize]) -> Self {
-        RowSubset { x, idx }
-    }
-}
-
-impl<X: SparseRows> SparseRows for RowSubset<'_, X> {
-    fn n_rows(&self) -> usize {
-        self.idx.len()
-    }
-    fn n_cols(&self) -> usize {
-        self.x.n_cols()
-    }
-    #[inline]
-    fn row(&self, i: usize) -> RowRef<'_> {
-        self.x.row(self.idx[i])
-    }
-    fn nnz(&self) -> usize {
-        self.idx.iter().map(|&i| self.x.row(i).nnz()).sum()
-    }
-}
-
 #[cfg(test)]
 #[allow(clippy::needless_range_loop)] // indices name rows and features
 mod tests {
     use super::*;
-    use crate::features::real_from_dense;
-    use crate::learn::{AveragedPerceptron, Check, MarginPerceptron, PassiveAggressive};
+    use crate::features::{RowSubset, real_from_dense};
+    use crate::learn::{AveragedPerceptron, Check, Learner, MarginPerceptron, PassiveAggressive};
 
     #[test]
     fn parallel_problems_equal_sequential_fits_and_argmax_picks_the_class() {

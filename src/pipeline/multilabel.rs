@@ -4,9 +4,10 @@
 
 use super::{TrainConfig, Trained, fit_vocab, vectorize_for};
 use crate::eval::MultiLabelMetrics;
+use crate::experiment::{most_frequent, tune_thresholds};
 use crate::features::{SparseRows, vectorize};
 use crate::input::Document;
-use crate::learn::multilabel::{MultiLabelOptions, fit_scorer, label_counts, tune_thresholds};
+use crate::learn::multilabel::{MultiLabelOptions, fit_scorer, label_counts};
 use crate::learn::{Fitted, MultiLabelModel};
 use crate::model::{FeatureSpace, Metadata, Predictor, SavedModel};
 use crate::{Error, Result};
@@ -112,14 +113,10 @@ pub fn decide_labels<X: SparseRows>(model: &SavedModel, x: &X) -> Vec<Vec<(usize
 /// The labels ranked by training frequency (most frequent first, ties by name), for the
 /// "top 10" averages; models without counts rank every label equally.
 fn top_labels(model: &SavedModel, n: usize) -> Vec<usize> {
-    let counts = match &model.predictor {
-        Predictor::MultiLabel(m) => m.train_counts.clone(),
-        _ => vec![0; model.classes.len()],
-    };
-    let mut idx: Vec<usize> = (0..model.classes.len()).collect();
-    idx.sort_by(|&a, &b| counts[b].cmp(&counts[a]).then(a.cmp(&b)));
-    idx.truncate(n);
-    idx
+    match &model.predictor {
+        Predictor::MultiLabel(m) => most_frequent(&m.train_counts, n),
+        _ => most_frequent(&vec![0; model.classes.len()], n),
+    }
 }
 
 /// Evaluates a model on documents with label sets: micro/macro-F1, over all labels and

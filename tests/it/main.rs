@@ -3,6 +3,7 @@
 mod analyzer;
 mod common;
 mod core_cli;
+mod experiment;
 mod kernel;
 mod learners;
 mod mail;

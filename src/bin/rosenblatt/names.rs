@@ -164,6 +164,8 @@ pub fn flag(param: Param) -> Option<&'static str> {
         Param::MaxFeatures => "--max-features",
         Param::Positive => "--positive",
         Param::ThresholdFolds => "--threshold-folds",
+        Param::Folds => "--cv",
+        Param::HoldoutFraction => "--holdout",
     })
 }
 

@@ -4,7 +4,9 @@
 
 use crate::args::{ClassifyArgs, EvalArgs, TrainArgs};
 use anyhow::{Context, Result, bail};
-use rosenblatt::eval::{Metrics, kfold, train_test_split};
+use rosenblatt::eval::Metrics;
+use rosenblatt::experiment::holdout;
+use rosenblatt::features::{RowSubset, SparseRows};
 use rosenblatt::input::Format;
 use rosenblatt::input::svmlight::{self, Rows, SvmData};
 use rosenblatt::model::{FeatureSpace, SavedModel};
@@ -69,24 +71,29 @@ fn read(paths: &[PathBuf]) -> Result<(SvmData, Vec<String>)> {
     Ok((d, ids))
 }
 
-fn fit(
-    rows: &Rows,
-    idx: &[usize],
-    classes: &[String],
-    cfg: &TrainConfig,
-    inputs: Vec<String>,
-) -> Result<SavedModel> {
-    Ok(with_rows!(rows, x => pipeline::fit_rows(x, idx, classes.to_vec(), cfg, inputs))?)
-}
-
-fn metrics(model: &SavedModel, rows: &Rows, truth: &[usize]) -> Metrics {
-    let decisions = with_rows!(rows, x => pipeline::decide(model, x));
+fn metrics<X: SparseRows>(model: &SavedModel, x: &X, truth: &[usize]) -> Metrics {
+    let decisions = pipeline::decide(model, x);
     let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
     Metrics::new(model.classes.clone(), truth, &predicted)
 }
 
 fn pick(idx: &[usize], part: &[usize]) -> Vec<usize> {
     part.iter().map(|&i| idx[i]).collect()
+}
+
+/// Cross-validation accuracies of `--cv K` over all rows, folds as views of `x`.
+fn cv<X: SparseRows>(
+    a: &TrainArgs,
+    x: &X,
+    idx: &[usize],
+    classes: &[String],
+    cfg: &TrainConfig,
+) -> Result<Option<Vec<f64>>> {
+    let Some(k) = a.cv else { return Ok(None) };
+    let splits = crate::train::cv_splits(k, idx.len(), a.seed, "rows")?;
+    let m =
+        pipeline::cross_validate_rows(x, idx, classes, cfg, &splits).context("cross-validation")?;
+    Ok(Some(m.iter().map(Metrics::accuracy).collect()))
 }
 
 /// `train` on SVMlight rows: the model gets an indexed feature space and no vocabulary.
@@ -113,39 +120,29 @@ pub fn train(a: &TrainArgs, cfg: TrainConfig) -> Result<ExitCode> {
     let cfg = crate::train::with_rounds(a, cfg, data.labels.len())?;
     let classes = svmlight::classes_of_labels(&data.labels, a.positive.as_deref())?;
     let idx = pipeline::label_indices(&data.labels, &classes)?;
-    let (train_rows, train_idx, test) = match a.holdout {
-        Some(h) => {
-            let (tr, te) = train_test_split(idx.len(), h, a.seed);
-            let test = (data.rows.select(&te), pick(&idx, &te));
-            (data.rows.select(&tr), pick(&idx, &tr), Some(test))
-        }
-        None => (data.rows.clone(), idx.clone(), None),
-    };
-    let mut model = fit(&train_rows, &train_idx, &classes, &cfg, names(&a.inputs))?;
+    // The model is fitted on the training part and scored on the held-out part, both
+    // views of the rows read.
+    let split = a
+        .holdout
+        .map(|h| holdout(idx.len(), h, a.seed))
+        .transpose()?;
+    let all: Vec<usize> = (0..idx.len()).collect();
+    let train = split.as_ref().map_or(&all[..], |s| &s.train[..]);
+    let (train_idx, inputs) = (pick(&idx, train), names(&a.inputs));
+    let mut model = with_rows!(&data.rows, x => pipeline::fit_rows(
+        &RowSubset::new(x, train),
+        &train_idx,
+        classes.clone(),
+        &cfg,
+        inputs,
+    ))?;
     model.meta.seconds = start.elapsed().as_secs_f64();
     model.save(&a.output)?;
-    let held_out = test.map(|(rows, truth)| metrics(&model, &rows, &truth));
-    let folds = match a.cv {
-        Some(k) if idx.len() < k => bail!("--cv {k}: only {} rows", idx.len()),
-        Some(k) => Some(
-            kfold(idx.len(), k, a.seed)
-                .iter()
-                .enumerate()
-                .map(|(f, (tr, te))| {
-                    let m = fit(
-                        &data.rows.select(tr),
-                        &pick(&idx, tr),
-                        &classes,
-                        &cfg,
-                        Vec::new(),
-                    )
-                    .with_context(|| format!("fold {}", f + 1))?;
-                    Ok(metrics(&m, &data.rows.select(te), &pick(&idx, te)).accuracy())
-                })
-                .collect::<Result<Vec<f64>>>()?,
-        ),
-        None => None,
-    };
+    let held_out = split.map(|s| {
+        let truth = pick(&idx, &s.test);
+        with_rows!(&data.rows, x => metrics(&model, &RowSubset::new(x, &s.test), &truth))
+    });
+    let folds = with_rows!(&data.rows, x => cv(a, x, &idx, &classes, &cfg))?;
     crate::train::print_summary(a, &model, 0, held_out.as_ref(), folds.as_deref(), None);
     Ok(ExitCode::SUCCESS)
 }
@@ -195,7 +192,7 @@ pub fn eval(a: &EvalArgs, model: &SavedModel, model_path: &Path) -> Result<Optio
     let (data, _) = read(&a.inputs).with_context(|| vectors_hint(model_path))?;
     let truth = pipeline::label_indices(&data.labels, &model.classes)
         .context("the test rows' labels must be the model's classes")?;
-    let m = metrics(model, &data.rows, &truth);
+    let m = with_rows!(&data.rows, x => metrics(model, x, &truth));
     if a.json {
         println!("{}", m.to_json());
     } else {

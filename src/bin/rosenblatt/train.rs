@@ -5,14 +5,14 @@ use crate::args::{Mode, TrainArgs};
 use crate::load::read_inputs_part;
 use crate::progress::Phase;
 use anyhow::{Context, Result, bail};
-use rosenblatt::eval::{Metrics, kfold, train_test_split};
+use rosenblatt::eval::Metrics;
+use rosenblatt::experiment::{Split, holdout, kfold};
 use rosenblatt::input::{Document, Format};
 use rosenblatt::learn::{AnyLearner, Check, KernelPerceptron, Perceptron, Schedule};
 use rosenblatt::pipeline::{self, TrainConfig};
 use rosenblatt::text::{Analyzer, Source};
 use rosenblatt::theory::Theory;
 use rosenblatt::vocab::VocabConfig;
-use std::borrow::Cow;
 use std::process::ExitCode;
 
 /// Turns the flags into a validated training plan before any file is read.
@@ -81,8 +81,12 @@ pub(crate) fn with_rounds(a: &TrainArgs, mut cfg: TrainConfig, n: usize) -> Resu
     Ok(cfg)
 }
 
-fn pick(docs: &[Document], idx: &[usize]) -> Vec<Document> {
-    idx.iter().map(|&i| docs[i].clone()).collect()
+/// The seeded folds of `--cv K` over `n` documents (or rows: `what`).
+pub(crate) fn cv_splits(k: usize, n: usize, seed: u64, what: &str) -> Result<Vec<Split>> {
+    if n < k {
+        bail!("--cv {k}: only {n} {what}");
+    }
+    Ok(kfold(n, k, seed)?)
 }
 
 /// Runs `train`.
@@ -103,13 +107,30 @@ pub fn run(a: TrainArgs) -> Result<ExitCode> {
         bail!("no documents in {}", inputs.join(" "));
     }
     let cfg = with_rounds(&a, cfg, docs.len())?;
-
-    let (train_docs, test_docs): (Cow<[Document]>, _) = match a.holdout {
+    let multilabel = pipeline::is_multilabel(&docs);
+    if multilabel && (a.holdout.is_some() || a.cv.is_some()) {
+        bail!(
+            "--holdout and --cv are for single-label corpora; this one has documents with \
+             several labels (or none): train, then run `eval` on a test part"
+        );
+    }
+    let cv =
+        a.cv.map(|k| cv_splits(k, docs.len(), a.seed, "documents"))
+            .transpose()?;
+    // Cross-validation covers every document. With a held-out part the model's rows are
+    // the training part's only, so the folds get their own rows, vectorized once here,
+    // before the documents are divided between the parts.
+    let mut folds = None;
+    if let (Some(splits), Some(_)) = (&cv, a.holdout) {
+        phase.set("cross-validating");
+        folds = Some(pipeline::cross_validate(&docs, &cfg, splits).context("cross-validation")?);
+    }
+    let (train_docs, test_docs) = match a.holdout {
         Some(h) => {
-            let (tr, te) = train_test_split(docs.len(), h, a.seed);
-            (Cow::Owned(pick(&docs, &tr)), Some(pick(&docs, &te)))
+            let (train, test) = holdout(docs.len(), h, a.seed)?.divide(docs);
+            (train, Some(test))
         }
-        None => (Cow::Borrowed(&docs[..]), None),
+        None => (docs, None),
     };
     if a.learners.no_shuffle && sorted_by_class(&train_docs) {
         phase.suspend(|| {
@@ -121,13 +142,6 @@ pub fn run(a: TrainArgs) -> Result<ExitCode> {
         });
     }
     phase.set("training");
-    let multilabel = pipeline::is_multilabel(&train_docs);
-    if multilabel && (a.holdout.is_some() || a.cv.is_some()) {
-        bail!(
-            "--holdout and --cv are for single-label corpora; this one has documents with \
-             several labels (or none): train, then run `eval` on a test part"
-        );
-    }
     let trained = if multilabel {
         let opt = a.learners.multilabel(a.seed);
         pipeline::train_multilabel(&train_docs, &cfg, &opt, inputs)?
@@ -143,24 +157,28 @@ pub fn run(a: TrainArgs) -> Result<ExitCode> {
         }
         None => None,
     };
-    let folds = match a.cv {
-        Some(k) => {
-            phase.set("cross-validating");
-            Some(cross_validate(&docs, &cfg, k, a.seed)?)
-        }
-        None => None,
-    };
+    if let (Some(splits), None) = (&cv, &test_docs) {
+        // The training rows are every document's: the folds are views of them.
+        phase.set("cross-validating");
+        let classes = &trained.model.classes;
+        let idx = pipeline::class_indices(&train_docs, classes)?;
+        folds = Some(
+            pipeline::cross_validate_rows(&trained.matrix, &idx, classes, &cfg, splits)
+                .context("cross-validation")?,
+        );
+    }
     let spam = match &test_docs {
         Some(t) if a.mail.is_set() => Some(crate::mail::spam_metrics(&trained.model, t)?),
         _ => None,
     };
     drop(phase);
+    let accuracies = folds.map(|f| f.iter().map(Metrics::accuracy).collect::<Vec<f64>>());
     print_summary(
         &a,
         &trained.model,
         corpus.skipped.len(),
         held_out.as_ref(),
-        folds.as_deref(),
+        accuracies.as_deref(),
         spam.as_ref(),
     );
     Ok(ExitCode::SUCCESS)
@@ -180,22 +198,6 @@ fn sorted_by_class(docs: &[Document]) -> bool {
         }
     }
     seen.len() >= 2
-}
-
-/// Accuracy of each of `k` folds.
-fn cross_validate(docs: &[Document], cfg: &TrainConfig, k: usize, seed: u64) -> Result<Vec<f64>> {
-    if docs.len() < k {
-        bail!("--cv {k}: only {} documents", docs.len());
-    }
-    kfold(docs.len(), k, seed)
-        .iter()
-        .enumerate()
-        .map(|(f, (tr, te))| {
-            let m = pipeline::train(&pick(docs, tr), cfg, Vec::new())
-                .with_context(|| format!("fold {}", f + 1))?;
-            Ok(pipeline::evaluate(&m.model, &pick(docs, te))?.accuracy())
-        })
-        .collect()
 }
 
 /// Prints the theory diagnostics (also used by `inspect`).

@@ -5,8 +5,12 @@
 //!
 //! The index is TREC's `full/index` format: one `spam PATH` or `ham PATH` line per
 //! message, paths relative to the index file's folder.
+//!
+//! The run changes the model it is given, so it belongs to the pipeline, not to `eval`:
+//! it chains reading, parsing, scoring and learning, and hands the scores to
+//! [`SpamMetrics`].
 
-use super::SpamMetrics;
+use crate::eval::SpamMetrics;
 use crate::incremental::learn_document;
 use crate::input::mail::{ParsedMessage, parse_message};
 use crate::model::SavedModel;
