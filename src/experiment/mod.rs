@@ -7,10 +7,28 @@
 //! give what a sequential run gives. Splits are seeded and either plain (the assignment
 //! `train --holdout` and `--cv` have always made) or stratified by class.
 //!
-//! One job per file: [`split`](holdout) and [`folds`](kfold) make the index lists,
-//! [`run_splits`] runs a task per split, [`cross_validate`] fits and scores single-label
-//! targets and [`cross_validate_labels`] multi-label ones, [`tune_thresholds`] tunes
-//! multi-label thresholds on folds.
+//! One job per file: `split` ([`holdout`], [`stratified_holdout`]) and `folds`
+//! ([`kfold`], [`stratified_kfold`]) make the index lists; `run` ([`run_splits`]) runs a
+//! task per split; `classes` ([`cross_validate`]) fits and scores single-label targets,
+//! `labels` ([`cross_validate_labels`]) multi-label ones; `thresholds`
+//! ([`tune_thresholds`]) tunes multi-label thresholds on folds.
+//!
+//! ```
+//! use rosenblatt::experiment::{Classes, cross_validate, stratified_kfold};
+//! use rosenblatt::features::synthetic::zipf_rows;
+//! use rosenblatt::learn::{AnyLearner, AveragedPerceptron};
+//!
+//! let (x, y) = zipf_rows(500, 1000, 20, 7);
+//! let of_row: Vec<usize> = y.iter().map(|&l| usize::from(l > 0)).collect();
+//! let names = ["no".to_string(), "yes".to_string()];
+//! let classes = Classes { names: &names, of_row: &of_row };
+//! let folds = stratified_kfold(&of_row, 5, 42)?;
+//! let learner = AnyLearner::AveragedPerceptron(AveragedPerceptron::default());
+//! let metrics = cross_validate(&learner, &x, classes, &folds)?;
+//! assert_eq!(metrics.len(), 5);
+//! assert!(metrics.iter().all(|m| m.accuracy() > 0.5));
+//! # Ok::<(), rosenblatt::Error>(())
+//! ```
 
 mod classes;
 mod folds;
