@@ -16,14 +16,14 @@
 //! ```
 //! use rosenblatt::experiment::{Classes, cross_validate, stratified_kfold};
 //! use rosenblatt::features::synthetic::zipf_rows;
-//! use rosenblatt::learn::{AnyLearner, AveragedPerceptron};
+//! use rosenblatt::learn::{AnyLearner, AveragedPerceptron, Check};
 //!
 //! let (x, y) = zipf_rows(500, 1000, 20, 7);
 //! let of_row: Vec<usize> = y.iter().map(|&l| usize::from(l > 0)).collect();
 //! let names = ["no".to_string(), "yes".to_string()];
 //! let classes = Classes { names: &names, of_row: &of_row };
 //! let folds = stratified_kfold(&of_row, 5, 42)?;
-//! let learner = AnyLearner::AveragedPerceptron(AveragedPerceptron::default());
+//! let learner = AnyLearner::AveragedPerceptron(AveragedPerceptron::default()).check()?;
 //! let metrics = cross_validate(&learner, &x, classes, &folds)?;
 //! assert_eq!(metrics.len(), 5);
 //! assert!(metrics.iter().all(|m| m.accuracy() > 0.5));
