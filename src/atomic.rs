@@ -1,8 +1,7 @@
 //! Large outputs written atomically while they stream out: an [`AtomicFile`] writes to a
 //! temporary file beside the target and renames it over the target only on
 //! [`commit`](AtomicFile::commit), so a reader never sees half a file and a failed run
-//! leaves the old one in place. (Small outputs held in memory use
-//! [`crate::model::write_atomic`].)
+//! leaves the old one in place. Model files, held in memory, are written through it too.
 
 use crate::{Error, Result};
 use std::fs::File;

@@ -65,7 +65,7 @@ fn linear_mut(model: &mut SavedModel) -> Result<&mut LinearModel> {
 }
 
 /// The ±1 label of class `class` in a two-class model.
-pub fn binary_label(model: &SavedModel, class: &str) -> Result<f32> {
+pub(crate) fn binary_label(model: &SavedModel, class: &str) -> Result<f32> {
     match model.classes.iter().position(|c| c == class) {
         Some(1) if model.classes.len() == 2 => Ok(1.0),
         Some(0) if model.classes.len() == 2 => Ok(-1.0),
@@ -90,7 +90,8 @@ fn unique_tokens(model: &SavedModel, doc: &Document) -> Vec<String> {
 }
 
 /// The current score of `doc`: w·x + b over the words the vocabulary knows.
-pub fn score_document(model: &SavedModel, doc: &Document) -> Result<f32> {
+#[cfg(test)]
+fn score_document(model: &SavedModel, doc: &Document) -> Result<f32> {
     let Predictor::Binary(m) = &model.predictor else {
         return Err(Error::Unsupported("scoring needs a two-class model".into()));
     };

@@ -14,6 +14,49 @@
 //! stages, [`experiment`] measures a learner on rows it was not fitted on (seeded
 //! holdout, k-fold cross-validation over views of one matrix), and [`pipeline`] chains
 //! everything for documents (training, evaluation, the TREC online run).
+//!
+//! Train on labelled documents, save, load and classify new ones:
+//!
+//! ```
+//! use rosenblatt::input::Document;
+//! use rosenblatt::learn::{AnyLearner, Check};
+//! use rosenblatt::model::SavedModel;
+//! use rosenblatt::pipeline::{self, TrainConfig};
+//!
+//! let docs = [
+//!     ("spam", "cheap meds buy now"), ("ham", "lunch at noon tomorrow"),
+//!     ("spam", "buy cheap watches now"), ("ham", "the meeting moved to noon"),
+//! ];
+//! let docs: Vec<Document> = docs
+//!     .iter()
+//!     .enumerate()
+//!     .map(|(i, (label, text))| Document::new(i.to_string(), *text, Some(*label)))
+//!     .collect();
+//! let cfg = TrainConfig {
+//!     analyzer: Default::default(),          // UAX #29 words, lowercased
+//!     vocab: Default::default(),             // every word seen once or more
+//!     learner: AnyLearner::from_name("averaged-perceptron").unwrap().check()?,
+//!     positive: None,                        // "spam" when present
+//!     options: String::new(),
+//! };
+//! let trained = pipeline::train(&docs, &cfg, vec![])?;
+//!
+//! let dir = std::env::temp_dir().join(format!("rosenblatt-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).unwrap();
+//! let path = dir.join("spam.model");
+//! trained.model.save(&path)?;
+//! let model = SavedModel::load(&path)?;
+//!
+//! let new = [Document::new("a", "buy cheap now", None), Document::new("b", "noon lunch", None)];
+//! let x = pipeline::vectorize_for(&model, &new).matrix; // tokenized as in training
+//! let labels: Vec<&str> = pipeline::decide(&model, &x)
+//!     .iter()
+//!     .map(|d| model.classes[d.class].as_str())
+//!     .collect();
+//! assert_eq!(labels, ["spam", "ham"]);
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! # Ok::<(), rosenblatt::Error>(())
+//! ```
 #![warn(missing_docs)]
 
 pub mod atomic;

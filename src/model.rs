@@ -271,7 +271,7 @@ impl SavedModel {
 
 /// Writes `bytes` to `path` atomically: a temporary file beside it, synced, then renamed,
 /// so readers see the old file or the new one, never a partial write.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut f = crate::atomic::AtomicFile::create(path)?;
     f.write_all(bytes).map_err(|e| Error::io(path, e))?;
     f.commit()

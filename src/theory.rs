@@ -42,7 +42,8 @@ pub fn radius<X: SparseRows>(x: &X) -> f64 {
 
 /// The diagnostics of `model` on rows `x` with labels `y`; `with_bias` folds the bias in
 /// as the constant feature 1.
-pub fn diagnose<X: SparseRows>(
+#[cfg(test)]
+pub(crate) fn diagnose<X: SparseRows>(
     model: &LinearModel,
     x: &X,
     y: &[Label],
@@ -53,7 +54,7 @@ pub fn diagnose<X: SparseRows>(
 }
 
 /// The diagnostics with the bias folded in as the constant feature `c` (0: no bias).
-pub fn diagnose_augmented<X: SparseRows>(
+pub(crate) fn diagnose_augmented<X: SparseRows>(
     model: &LinearModel,
     x: &X,
     y: &[Label],
@@ -81,7 +82,7 @@ pub fn diagnose_augmented<X: SparseRows>(
 /// The diagnostics of a kernel model in the feature space of K + β: R² = maxᵢ K(xᵢ, xᵢ) + β,
 /// ‖w̃‖² = Σ_s Σ_t c_s c_t (K(x_s, x_t) + β). `None` for a voted model (no single
 /// hyperplane).
-pub fn diagnose_kernel<X: SparseRows>(
+pub(crate) fn diagnose_kernel<X: SparseRows>(
     model: &KernelModel,
     x: &X,
     y: &[Label],

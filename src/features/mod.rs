@@ -16,11 +16,12 @@ mod vectorize;
 mod view;
 
 pub use build::MatrixBuilder;
-pub use seen::Seen;
+pub(crate) use seen::Seen;
 pub use stream::StreamVectorizer;
 pub use subset::RowSubset;
 pub use vectorize::{Vectorized, count_df, vectorize, vectorize_sequential};
-pub use view::{CsrView, GenericRows, RowAccess, RowTask, with_rows};
+pub use view::CsrView;
+pub(crate) use view::{RowAccess, RowTask, with_rows};
 
 /// Binary bag-of-words rows: sprs CSR with zero-sized values, sorted unique ids per row.
 pub type BinaryMatrix = sprs::CsMatI<(), u32, usize>;

@@ -14,7 +14,7 @@ pub fn dot(w: &[f32], x: RowRef<'_>) -> f32 {
 
 /// `w · x` for a binary row: the sum of the weights of its ids, four partial sums at a time.
 #[inline]
-pub fn dot_binary(w: &[f32], ids: &[u32]) -> f32 {
+pub(crate) fn dot_binary(w: &[f32], ids: &[u32]) -> f32 {
     let mut acc = [0f32; 4];
     let chunks = ids.chunks_exact(4);
     let rest = chunks.remainder();
@@ -32,7 +32,7 @@ pub fn dot_binary(w: &[f32], ids: &[u32]) -> f32 {
 }
 
 /// Checks once that every id is below `n` — the precondition of the unchecked loops.
-pub fn ids_below(ids: &[u32], n: usize) -> bool {
+pub(crate) fn ids_below(ids: &[u32], n: usize) -> bool {
     ids.iter().all(|&j| (j as usize) < n)
 }
 
@@ -41,7 +41,7 @@ pub fn ids_below(ids: &[u32], n: usize) -> bool {
 /// # Safety
 /// Every id in `ids` must be below `w.len()` (see [`ids_below`]).
 #[inline(always)]
-pub unsafe fn dot_binary_unchecked(w: &[f32], ids: &[u32]) -> f32 {
+pub(crate) unsafe fn dot_binary_unchecked(w: &[f32], ids: &[u32]) -> f32 {
     let mut acc = [0f32; 4];
     let chunks = ids.chunks_exact(4);
     let rest = chunks.remainder();
@@ -66,7 +66,7 @@ pub unsafe fn dot_binary_unchecked(w: &[f32], ids: &[u32]) -> f32 {
 /// # Safety
 /// Every id in `ids` must be below `w.len()` (see [`ids_below`]).
 #[inline(always)]
-pub unsafe fn axpy_binary_unchecked(a: f32, ids: &[u32], w: &mut [f32]) {
+pub(crate) unsafe fn axpy_binary_unchecked(a: f32, ids: &[u32], w: &mut [f32]) {
     for &j in ids {
         // SAFETY: the caller guarantees every id is in bounds.
         unsafe { *w.get_unchecked_mut(j as usize) += a };

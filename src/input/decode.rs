@@ -11,7 +11,7 @@ pub fn decode_text(bytes: Vec<u8>) -> String {
 
 /// Decodes `bytes` as latin-1 (every byte is the character with that code); pure ASCII,
 /// the common case, is taken over without copying.
-pub fn decode_latin1(bytes: Vec<u8>) -> String {
+pub(crate) fn decode_latin1(bytes: Vec<u8>) -> String {
     if bytes.is_ascii() {
         String::from_utf8(bytes).expect("ASCII is UTF-8")
     } else {

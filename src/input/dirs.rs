@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// Every regular file under `dir`, recursively, in sorted order (hidden files skipped).
-pub fn walk_files(dir: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn walk_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -64,7 +64,7 @@ pub(super) fn list_dirs(dir: &Path) -> Result<Vec<(Option<String>, PathBuf)>> {
 
 /// Reads (label, file) pairs in parallel, one document per file, keeping their order;
 /// a file that cannot be read is counted and skipped.
-pub fn read_files(jobs: Vec<(Option<String>, PathBuf)>) -> Result<Corpus> {
+pub(crate) fn read_files(jobs: Vec<(Option<String>, PathBuf)>) -> Result<Corpus> {
     let results: Vec<_> = jobs
         .into_par_iter()
         .map(|(class, f)| match std::fs::read(&f) {

@@ -13,8 +13,10 @@ pub mod stream;
 pub mod svmlight;
 mod tsv;
 
-pub use decode::{decode_latin1, decode_text};
-pub use dirs::{read_dirs, walk_files};
+pub(crate) use decode::decode_latin1;
+pub use decode::decode_text;
+pub use dirs::read_dirs;
+pub(crate) use dirs::walk_files;
 pub use jsonl::read_jsonl;
 pub use reuters::{Split, read_reuters};
 pub use stream::DocStream;
@@ -151,6 +153,6 @@ pub fn read_text(path: &Path) -> Result<Corpus> {
 }
 
 /// Reads a whole file as bytes, naming it on failure.
-pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|e| Error::io(path, e))
 }

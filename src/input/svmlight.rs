@@ -7,7 +7,7 @@
 //! tokens are ignored; a malformed line is an error naming the file and line. Files whose
 //! values are all 1 load as a [`BinaryMatrix`]; others as a [`RealMatrix`].
 
-use crate::features::{BinaryMatrix, MatrixBuilder, RealMatrix, SparseRows};
+use crate::features::{BinaryMatrix, RealMatrix, SparseRows};
 use crate::{Error, Result};
 use std::io::Write;
 use std::path::Path;
@@ -371,15 +371,6 @@ pub fn read_svmlight_files(paths: &[std::path::PathBuf]) -> Result<(SvmData, Vec
         },
         ids,
     ))
-}
-
-/// Builds a binary matrix from rows given as 0-based id lists (for tests and tools).
-pub fn binary_rows(rows: &[Vec<u32>], n_cols: usize) -> BinaryMatrix {
-    let mut b = MatrixBuilder::default();
-    for r in rows {
-        b.push_unsorted(&mut r.clone());
-    }
-    b.finish(n_cols)
 }
 
 #[cfg(test)]

@@ -235,7 +235,7 @@ impl Classifier for AnyModel {
 }
 
 /// Combines the reports of several binary problems (one-vs-rest): totals and maxima.
-pub fn combine_reports(reports: &[TrainReport]) -> TrainReport {
+pub(crate) fn combine_reports(reports: &[TrainReport]) -> TrainReport {
     TrainReport {
         epochs: reports.iter().map(|r| r.epochs).max().unwrap_or(0),
         steps: reports.iter().map(|r| r.steps).sum(),

@@ -6,7 +6,7 @@
 //! happen in increasing feature order starting from 0, exactly as in [`ops::sparse_dot`],
 //! so the values are bit-identical to [`Kernel::eval`]. The full matrix is computed in parallel
 //! over rows (rayon); a single row is split over column ranges when it is long.
-//! [`GramRows`] holds the full matrix when it fits a memory budget, and otherwise computes
+//! `GramRows` holds the full matrix when it fits a memory budget, and otherwise computes
 //! rows on demand, keeping as many as the budget allows.
 
 use super::kernel::Kernel;
@@ -358,7 +358,7 @@ impl Gram {
 /// rows of examples that cause updates (the support vectors) are ever asked for, which on
 /// text is a small fraction of n.
 #[derive(Debug)]
-pub struct GramRows {
+pub(crate) struct GramRows {
     gram: Gram,
     slot_of: Vec<u32>,
     cache: Vec<Box<[f32]>>,
@@ -383,6 +383,7 @@ impl GramRows {
     }
 
     /// Whether every row fits in the cache (the whole matrix when all are asked for).
+    #[cfg(test)]
     pub fn fits(&self) -> bool {
         self.capacity_rows == self.gram.n()
     }
@@ -393,6 +394,7 @@ impl GramRows {
     }
 
     /// Rows held in the cache.
+    #[cfg(test)]
     pub fn rows_cached(&self) -> usize {
         self.cache.len()
     }

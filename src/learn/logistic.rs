@@ -7,9 +7,11 @@
 //! L2 is applied lazily: w is stored as s·v, and the shrink w ← (1 − ηλ)·w is one
 //! multiplication of the scalar s, so an SGD step touches only the row's nonzeros. The
 //! batch solver is the mini-batch solver with one batch of all rows, so it takes exactly
-//! the step w ← w − η·∇J(w) that [`objective`] computes.
+//! the step w ← w − η·∇J(w) that the objective in `loss` computes.
 
-pub use super::loss::{log_loss, objective, sigmoid};
+#[cfg(test)]
+use super::loss::objective;
+pub(crate) use super::loss::{log_loss, sigmoid};
 
 pub(crate) use super::loss::Scaled;
 use super::online::epoch_order;

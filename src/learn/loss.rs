@@ -3,12 +3,15 @@
 //! as a scale times a vector so that L2's shrink costs one multiplication; shared by
 //! logistic and softmax regression.
 
+#[cfg(test)]
 use super::{Label, LinearModel};
-use crate::features::{RowRef, SparseRows, ops};
+#[cfg(test)]
+use crate::features::SparseRows;
+use crate::features::{RowRef, ops};
 
 /// ln(1 + e^−m), without overflow.
 #[inline]
-pub fn log_loss(m: f32) -> f32 {
+pub(crate) fn log_loss(m: f32) -> f32 {
     if m > 0.0 {
         (-m).exp().ln_1p()
     } else {
@@ -18,13 +21,14 @@ pub fn log_loss(m: f32) -> f32 {
 
 /// θ(s) = 1 / (1 + e^−s).
 #[inline]
-pub fn sigmoid(s: f32) -> f32 {
+pub(crate) fn sigmoid(s: f32) -> f32 {
     1.0 / (1.0 + (-s).exp())
 }
 
 /// J(w, b) (mean log-loss plus (λ/2)‖w‖²) and its gradient (∂J/∂w, ∂J/∂b), in double
 /// precision; the reference the solvers' steps are checked against.
-pub fn objective<X: SparseRows>(
+#[cfg(test)]
+pub(crate) fn objective<X: SparseRows>(
     m: &LinearModel,
     x: &X,
     y: &[Label],
@@ -54,6 +58,7 @@ pub fn objective<X: SparseRows>(
     (loss, grad, gb)
 }
 
+#[cfg(test)]
 fn dot64(w: &[f32], row: RowRef<'_>) -> f64 {
     row.ids
         .iter()

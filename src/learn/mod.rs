@@ -44,7 +44,8 @@ pub mod softmax;
 mod target;
 pub mod winnow;
 
-pub use any::{AnyLearner, AnyModel, combine_reports};
+pub(crate) use any::combine_reports;
+pub use any::{AnyLearner, AnyModel};
 pub use averaged::AveragedPerceptron;
 pub use centroid::NearestCentroid;
 pub use check::{Check, Checked};
@@ -115,7 +116,7 @@ pub struct TrainReport {
 }
 
 /// Checks that rows and labels agree and labels are ±1 with both classes present.
-pub fn check_binary<X: SparseRows>(x: &X, y: &[Label]) -> Result<()> {
+pub(crate) fn check_binary<X: SparseRows>(x: &X, y: &[Label]) -> Result<()> {
     if x.n_rows() != y.len() {
         return Err(Error::Data(format!(
             "{} rows but {} labels",

@@ -109,7 +109,7 @@ fn online_rule(learner: &AnyLearner) -> Option<(OnlineOptions, Rule)> {
 }
 
 /// The class with the largest score, and that score (ties: the lower index).
-pub fn argmax(models: &[AnyModel], row: RowRef<'_>) -> (usize, f32) {
+pub(crate) fn argmax(models: &[AnyModel], row: RowRef<'_>) -> (usize, f32) {
     models
         .iter()
         .enumerate()

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 /// The step-size rule of an additive online learner.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Rule {
+pub(crate) enum Rule {
     /// A unit step on a mistake (y·(w·x + b) ≤ 0).
     Perceptron,
     /// A step η when y·(w·x + b) ≤ τ.

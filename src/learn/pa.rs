@@ -36,7 +36,7 @@ impl Check for PassiveAggressive {
 
 /// PA-I's step for signed margin `m` and squared row norm `q`.
 #[inline]
-pub fn pa1_step(m: f32, q: f32, c: f32) -> f32 {
+pub(crate) fn pa1_step(m: f32, q: f32, c: f32) -> f32 {
     let loss = 1.0 - m;
     if loss > 0.0 && q > 0.0 {
         (loss / q).min(c)

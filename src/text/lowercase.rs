@@ -27,7 +27,7 @@ impl Lowercase {
 
 /// Writes the lowercase form of `word` into `out` (cleared first); ASCII takes a fast path
 /// that gives the same result as the Unicode one.
-pub fn lowercase_into(word: &str, out: &mut String) {
+pub(crate) fn lowercase_into(word: &str, out: &mut String) {
     out.clear();
     if word.is_ascii() {
         out.push_str(word);

@@ -26,7 +26,7 @@ mod words;
 
 pub use analyzer::Analyzer;
 pub use builder::AnalyzerBuilder;
-pub use lowercase::{Lowercase, lowercase_into};
+pub use lowercase::Lowercase;
 pub use source::Source;
 pub use step::{Stage, Step};
 pub use words::Words;

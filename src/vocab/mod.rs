@@ -8,7 +8,7 @@
 
 mod table;
 
-pub use table::{Key, WordTable, key};
+pub(crate) use table::{WordTable, key};
 
 use crate::Result;
 use crate::error::{ConfigError, Param, at_least_one};

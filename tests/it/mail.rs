@@ -5,7 +5,7 @@
 use crate::common::{bin, data, stdout_of};
 use proptest::prelude::*;
 use rosenblatt::input::Document;
-use rosenblatt::input::mail::{MailRules, MboxReader, parse_message, read_mail};
+use rosenblatt::input::mail::{MailRules, parse_message, read_mail};
 use std::path::{Path, PathBuf};
 
 fn tokens(d: &Document) -> Vec<String> {
@@ -112,19 +112,6 @@ fn empty_message_and_non_mail_are_counted_not_fatal() {
     assert!(read_mail(Path::new("no/such/mailbox"), None, &MailRules::default()).is_err());
 }
 
-/// mboxrd escaping as a writer does it: one more '>' before `>*From `.
-fn escape(msg: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for line in msg.split_inclusive(|&b| b == b'\n') {
-        let i = line.iter().position(|&b| b != b'>').unwrap_or(line.len());
-        if line[i..].starts_with(b"From ") {
-            out.push(b'>');
-        }
-        out.extend_from_slice(line);
-    }
-    out
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -160,28 +147,6 @@ proptest! {
     ) {
         let raw = parts.concat();
         let _ = parse_message(raw.as_bytes(), "y".into(), None, &MailRules::default());
-    }
-
-    /// Messages written as an mboxrd file (escaped, envelope lines, blank separators) are
-    /// read back byte for byte.
-    #[test]
-    fn mbox_round_trip(msgs in proptest::collection::vec(
-        proptest::collection::vec(
-            prop_oneof!["[a-zA-Z :>]{0,20}", Just("From me".to_string()), Just(">From x".to_string()), Just(String::new())],
-            1..6,
-        ).prop_map(|lines| lines.iter().map(|l| format!("{l}\n")).collect::<String>()),
-        0..5,
-    )) {
-        let mut mbox = Vec::new();
-        for m in &msgs {
-            mbox.extend_from_slice(b"From sender@example.org Mon Jan  7 10:00:00 2002\n");
-            mbox.extend_from_slice(&escape(m.as_bytes()));
-            mbox.push(b'\n');
-        }
-        let back: Vec<String> = MboxReader::new(&mbox[..])
-            .map(|m| String::from_utf8(m.unwrap().bytes).unwrap())
-            .collect();
-        prop_assert_eq!(back, msgs);
     }
 }
 

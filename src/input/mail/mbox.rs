@@ -158,6 +158,7 @@ pub fn starts_with_envelope(bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn split(s: &str) -> Vec<(usize, String)> {
         MboxReader::new(s.as_bytes())
@@ -203,5 +204,42 @@ mod tests {
         ));
         assert!(!starts_with_envelope(b"From: a@b.c\n"));
         assert!(!is_envelope(b"From here to eternity"));
+    }
+
+    /// mboxrd escaping as a writer does it: one more '>' before `>*From `.
+    fn escape(msg: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for line in msg.split_inclusive(|&b| b == b'\n') {
+            let i = line.iter().position(|&b| b != b'>').unwrap_or(line.len());
+            if line[i..].starts_with(b"From ") {
+                out.push(b'>');
+            }
+            out.extend_from_slice(line);
+        }
+        out
+    }
+
+    proptest! {
+        /// Messages written as an mboxrd file (escaped, envelope lines, blank separators) are
+    /// read back byte for byte.
+    #[test]
+    fn mbox_round_trip(msgs in proptest::collection::vec(
+        proptest::collection::vec(
+            prop_oneof!["[a-zA-Z :>]{0,20}", Just("From me".to_string()), Just(">From x".to_string()), Just(String::new())],
+            1..6,
+        ).prop_map(|lines| lines.iter().map(|l| format!("{l}\n")).collect::<String>()),
+        0..5,
+    )) {
+        let mut mbox = Vec::new();
+        for m in &msgs {
+            mbox.extend_from_slice(b"From sender@example.org Mon Jan  7 10:00:00 2002\n");
+            mbox.extend_from_slice(&escape(m.as_bytes()));
+            mbox.push(b'\n');
+        }
+        let back: Vec<String> = MboxReader::new(&mbox[..])
+            .map(|m| String::from_utf8(m.unwrap().bytes).unwrap())
+            .collect();
+        prop_assert_eq!(back, msgs);
+    }
     }
 }

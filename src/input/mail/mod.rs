@@ -16,10 +16,9 @@ mod mbox;
 mod message;
 mod rules;
 
-pub use html::html_features;
-pub use maildir::{is_maildir, maildir_files};
-pub use mbox::{MboxMessage, MboxReader, is_envelope, starts_with_envelope};
-pub use message::{ParsedMessage, parse_message, strip_envelope};
+pub(crate) use maildir::{is_maildir, maildir_files};
+pub(crate) use mbox::{MboxMessage, MboxReader, starts_with_envelope};
+pub use message::{ParsedMessage, parse_message};
 pub use rules::{MailRules, TagFamily};
 
 use super::{Corpus, walk_files};
