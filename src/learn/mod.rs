@@ -22,27 +22,27 @@
 //! ```
 
 mod any;
-pub mod averaged;
-pub mod centroid;
+mod averaged;
+mod centroid;
 mod check;
 pub mod dual;
 mod dual_cost;
 pub mod gram;
-pub mod kernel;
+mod kernel;
 mod kernel_model;
 mod linear;
-pub mod logistic;
+mod logistic;
 mod loss;
-pub mod margin;
+mod margin;
 pub mod multilabel;
-pub mod online;
-pub mod ovr;
+mod online;
+mod ovr;
 mod ovr_online;
-pub mod pa;
-pub mod perceptron;
-pub mod softmax;
+mod pa;
+mod perceptron;
+mod softmax;
 mod target;
-pub mod winnow;
+mod winnow;
 
 pub(crate) use any::combine_reports;
 pub use any::{AnyLearner, AnyModel};
@@ -58,7 +58,8 @@ pub use margin::MarginPerceptron;
 pub use multilabel::{LabelScorer, MultiLabelModel, Thresholds};
 pub use online::OnlineOptions;
 pub use pa::PassiveAggressive;
-pub use perceptron::{Bias, Perceptron, Schedule};
+pub use dual::DualUpdate;
+pub use perceptron::{Bias, Perceptron, Schedule, Update};
 pub use softmax::{SoftmaxModel, SoftmaxRegression};
 pub use target::{MultiLabel, Multiclass};
 pub use winnow::Winnow;
