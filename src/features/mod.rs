@@ -67,35 +67,28 @@ pub trait SparseRows: Sync {
     }
 }
 
-impl SparseRows for BinaryMatrix {
-    fn n_rows(&self) -> usize {
-        self.rows()
+/// What a stored value adds to a row: nothing (binary rows, `()`) or its `f32`. Sealed:
+/// the crate's two matrix types are the only CSR storage it reads without checks.
+mod stored {
+    /// The value type of a CSR matrix the crate reads.
+    pub trait Stored: Sized + Sync {
+        /// The values as row weights (`None`: every value is 1).
+        fn weights(data: &[Self]) -> Option<&[f32]>;
     }
-    fn n_cols(&self) -> usize {
-        self.cols()
+    impl Stored for () {
+        fn weights(_: &[()]) -> Option<&[f32]> {
+            None
+        }
     }
-    #[inline]
-    fn row(&self, i: usize) -> RowRef<'_> {
-        let r = self.indptr().outer_inds_sz(i);
-        RowRef::binary(&self.indices()[r])
-    }
-    fn nnz(&self) -> usize {
-        self.indices().len()
-    }
-    fn csr(&self) -> Option<CsrView<'_>> {
-        // SAFETY: sprs checked the structure when the matrix was built (`CsMatI::new`).
-        Some(unsafe {
-            CsrView::trusted(
-                proper_indptr(self.indptr()),
-                self.indices(),
-                None,
-                self.cols(),
-            )
-        })
+    impl Stored for f32 {
+        fn weights(data: &[f32]) -> Option<&[f32]> {
+            Some(data)
+        }
     }
 }
 
-impl SparseRows for RealMatrix {
+/// [`BinaryMatrix`] and [`RealMatrix`] alike.
+impl<N: stored::Stored> SparseRows for sprs::CsMatI<N, u32, usize> {
     fn n_rows(&self) -> usize {
         self.rows()
     }
@@ -107,7 +100,7 @@ impl SparseRows for RealMatrix {
         let r = self.indptr().outer_inds_sz(i);
         RowRef {
             ids: &self.indices()[r.clone()],
-            vals: Some(&self.data()[r]),
+            vals: N::weights(self.data()).map(|v| &v[r]),
         }
     }
     fn nnz(&self) -> usize {
@@ -119,7 +112,7 @@ impl SparseRows for RealMatrix {
             CsrView::trusted(
                 proper_indptr(self.indptr()),
                 self.indices(),
-                Some(self.data()),
+                N::weights(self.data()),
                 self.cols(),
             )
         })

@@ -8,6 +8,7 @@
 use super::ovr_online::Rule;
 use super::{AnyLearner, AnyModel, Checked, Classifier, Fitted, Label, OnlineOptions};
 use super::{LabelScorer, Learner, MultiLabel, Multiclass, combine_reports};
+use super::{SoftmaxModel, SoftmaxRegression};
 use crate::Result;
 use crate::features::{RowRef, SparseRows};
 use rayon::prelude::*;
@@ -17,12 +18,7 @@ impl Learner<Multiclass<'_>> for Checked<AnyLearner> {
     type Model = LabelScorer;
     fn fit<X: SparseRows>(&self, x: &X, y: &Multiclass<'_>) -> Result<Fitted<LabelScorer>> {
         y.check(x)?;
-        if let AnyLearner::Softmax(s) = &**self {
-            let f = Checked::assume(*s).fit(x, y)?;
-            return Ok(scorer(f, LabelScorer::Softmax));
-        }
-        let fits = fit_one_vs_rest(self, x, y.k, |c| y.one_vs_rest(c))?;
-        Ok(one_vs_rest_scorer(fits))
+        fit_scorer(self, x, y, y.k, |c| y.one_vs_rest(c))
     }
 }
 
@@ -32,20 +28,32 @@ impl Learner<MultiLabel<'_>> for Checked<AnyLearner> {
     type Model = LabelScorer;
     fn fit<X: SparseRows>(&self, x: &X, y: &MultiLabel<'_>) -> Result<Fitted<LabelScorer>> {
         y.check(x)?;
-        if let AnyLearner::Softmax(s) = &**self {
-            let f = Checked::assume(*s).fit(x, y)?;
-            return Ok(scorer(f, LabelScorer::Softmax));
-        }
-        let fits = fit_one_vs_rest(self, x, y.k, |c| y.one_vs_rest(c))?;
-        Ok(one_vs_rest_scorer(fits))
+        fit_scorer(self, x, y, y.k, |c| y.one_vs_rest(c))
     }
 }
 
-fn scorer<M>(f: Fitted<M>, into: impl FnOnce(M) -> LabelScorer) -> Fitted<LabelScorer> {
-    Fitted {
-        model: into(f.model),
-        report: f.report,
+/// What both target kinds fit: one softmax model over the `k` classes, or one binary
+/// model per class, `labels(c)` giving problem c's ±1 labels.
+fn fit_scorer<X, T>(
+    learner: &Checked<AnyLearner>,
+    x: &X,
+    y: &T,
+    k: usize,
+    labels: impl Fn(usize) -> Vec<Label> + Sync,
+) -> Result<Fitted<LabelScorer>>
+where
+    X: SparseRows,
+    Checked<SoftmaxRegression>: Learner<T, Model = SoftmaxModel>,
+{
+    if let AnyLearner::Softmax(s) = &**learner {
+        let f = Checked::assume(*s).fit(x, y)?;
+        return Ok(Fitted {
+            model: LabelScorer::Softmax(f.model),
+            report: f.report,
+        });
     }
+    let fits = fit_one_vs_rest(learner, x, k, labels)?;
+    Ok(one_vs_rest_scorer(fits))
 }
 
 /// The binary models as one scorer, with their reports combined.
