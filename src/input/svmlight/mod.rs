@@ -7,9 +7,12 @@
 //! tokens are ignored; a malformed line is an error naming the file and line. Files whose
 //! values are all 1 load as a [`BinaryMatrix`]; others as a [`RealMatrix`].
 
+mod write;
+
+pub use write::{write_svmlight, write_svmlight_with};
+
 use crate::features::{BinaryMatrix, RealMatrix, SparseRows};
 use crate::{Error, Result};
-use std::io::Write;
 use std::path::Path;
 
 /// Rows read from an SVMlight file: binary when every value is 1.
@@ -161,58 +164,6 @@ pub fn parse_svmlight(bytes: &[u8], path: &Path) -> Result<SvmData> {
 pub fn read_svmlight(path: &Path) -> Result<SvmData> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     parse_svmlight(&bytes, path)
-}
-
-/// Writes rows with their labels as SVMlight (1-based ids; binary values written as 1).
-pub fn write_svmlight<X: SparseRows, W: Write>(
-    x: &X,
-    labels: &[String],
-    out: &mut W,
-) -> std::io::Result<()> {
-    write_svmlight_with(x, |i| labels.get(i).map_or("0", String::as_str), out)
-}
-
-/// Writes rows as SVMlight, asking `label(i)` for row `i`'s label (so callers need not
-/// hold one string per row).
-pub fn write_svmlight_with<'a, X: SparseRows, W: Write>(
-    x: &X,
-    label: impl Fn(usize) -> &'a str,
-    out: &mut W,
-) -> std::io::Result<()> {
-    let mut line: Vec<u8> = Vec::new();
-    for i in 0..x.n_rows() {
-        line.clear();
-        line.extend_from_slice(label(i).as_bytes());
-        let r = x.row(i);
-        for (k, &j) in r.ids.iter().enumerate() {
-            line.push(b' ');
-            push_u64(&mut line, u64::from(j) + 1);
-            match r.vals {
-                None => line.extend_from_slice(b":1"),
-                Some(v) => {
-                    use std::io::Write as _;
-                    let _ = write!(line, ":{}", v[k]);
-                }
-            }
-        }
-        line.push(b'\n');
-        out.write_all(&line)?;
-    }
-    Ok(())
-}
-
-fn push_u64(out: &mut Vec<u8>, mut v: u64) {
-    let mut buf = [0u8; 20];
-    let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&buf[at..]);
 }
 
 /// How a feature id is shown to users of indexed models: its 1-based SVMlight id.
