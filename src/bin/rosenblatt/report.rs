@@ -11,31 +11,27 @@ use std::io::Write;
 use std::path::Path;
 
 /// Tells the user how many documents were skipped and why (the first few).
-pub fn skipped(skipped: &[(String, String)]) {
-    if skipped.is_empty() {
-        return;
-    }
-    eprintln!(
-        "rosenblatt: skipped {} unreadable document(s):",
-        skipped.len()
-    );
-    first_few(skipped);
+pub fn skipped(items: &[(String, String)]) {
+    let n = items.len();
+    note(items, &format!("skipped {n} unreadable document(s)"));
 }
 
 /// Tells the user about messages that were not mail and were read as raw text.
-pub fn unparsed(unparsed: &[(String, String)]) {
-    if unparsed.is_empty() {
-        return;
-    }
-    eprintln!(
-        "rosenblatt: {} message(s) did not parse as mail and were read as raw text:",
-        unparsed.len()
+pub fn unparsed(items: &[(String, String)]) {
+    let n = items.len();
+    note(
+        items,
+        &format!("{n} message(s) did not parse as mail and were read as raw text"),
     );
-    first_few(unparsed);
 }
 
-/// The first five `id: reason` lines, then how many more there are.
-fn first_few(items: &[(String, String)]) {
+/// A note on stderr: `rosenblatt: HEADLINE:`, the first five `id: reason` lines and how
+/// many more there are. Nothing when there are no items.
+fn note(items: &[(String, String)], headline: &str) {
+    if items.is_empty() {
+        return;
+    }
+    eprintln!("rosenblatt: {headline}:");
     for (id, why) in items.iter().take(5) {
         eprintln!("  {id}: {why}");
     }

@@ -132,7 +132,7 @@ pub fn run(a: BenchPlan) -> Result<ExitCode> {
             let t = Instant::now();
             let data = read_svmlight(path)?;
             let secs = t.elapsed().as_secs_f64();
-            let bytes = std::fs::metadata(&path)
+            let bytes = std::fs::metadata(path)
                 .map(|m| m.len() as f64)
                 .unwrap_or(0.0);
             out.push(Row {
