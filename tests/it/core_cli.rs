@@ -179,6 +179,22 @@ fn bad_flags_get_a_sentence() {
         (&["--holdout", "1.5"], &tiny, "--holdout"),
         (&["--min-df", "0"], &tiny, "--min-df"),
         (&["--learner", "nonsense"], &tiny, "invalid value"),
+        (&["--cv", "1"], &tiny, "--cv needs at least 2 folds"),
+        (
+            &["--rounds", "5"],
+            &tiny,
+            "--rounds and --patience apply to --mode random only",
+        ),
+        (
+            &["--split", "train"],
+            &tiny,
+            "--split applies to --format reuters only",
+        ),
+        (
+            &["--learner", "pa", "--alpha", "2"],
+            &tiny,
+            "--alpha applies to --learner winnow only",
+        ),
         (&[], &missing, "missing.tsv"),
     ] {
         bin()

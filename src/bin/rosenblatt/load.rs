@@ -1,21 +1,37 @@
-//! Reading the inputs a subcommand was given, reporting skipped documents on stderr.
+//! Reading the inputs a plan names — documents, labelled mail, SVMlight rows — with
+//! skipped documents and unparsed messages reported on stderr, and the refusal of inputs
+//! of the wrong kind for a model (documents for a vector model, vectors for a text one).
 
-use anyhow::Result;
+use crate::report;
+use anyhow::{Result, bail};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rosenblatt::input::mail::{self, MailCorpus, MailRules};
+use rosenblatt::input::svmlight::{self, SvmData};
 use rosenblatt::input::{self, Corpus, Format};
-use std::path::PathBuf;
+use rosenblatt::model::{FeatureSpace, SavedModel};
+use std::path::{Path, PathBuf};
 
-/// Reads every input (format given or detected) into one corpus; prefixes line-number ids
-/// with the file name when there are several inputs.
-/// With `split`, reads only that part of corpora with a fixed split (Reuters).
-pub fn read_inputs_part(
+/// Runs an expression over SVMlight rows, whichever kind (binary or real) they are.
+macro_rules! with_rows {
+    ($rows:expr, $x:ident => $body:expr) => {
+        match $rows {
+            rosenblatt::input::svmlight::Rows::Binary($x) => $body,
+            rosenblatt::input::svmlight::Rows::Real($x) => $body,
+        }
+    };
+}
+pub(crate) use with_rows;
+
+/// Reads every input (format given or detected with `detect`) into one corpus; prefixes
+/// line-number ids with the file name when there are several inputs. With `split`, reads
+/// only that part of corpora with a fixed split (Reuters).
+pub fn documents(
     paths: &[PathBuf],
     format: Option<Format>,
     split: Option<input::Split>,
-    detect: fn(&std::path::Path) -> Format,
+    detect: fn(&Path) -> Format,
 ) -> Result<Corpus> {
-    if split.is_some() && format != Some(Format::Reuters) {
-        anyhow::bail!("--split applies to --format reuters only");
-    }
     let mut corpus = Corpus::default();
     for p in paths {
         let fmt = format.unwrap_or_else(|| detect(p));
@@ -27,23 +43,75 @@ pub fn read_inputs_part(
         }
         corpus.extend(c);
     }
-    report_skipped(&corpus);
+    report::skipped(&corpus.skipped);
     Ok(corpus)
 }
 
-/// Tells the user how many documents were skipped and why (the first few).
-pub fn report_skipped(corpus: &Corpus) {
-    if corpus.skipped.is_empty() {
-        return;
+/// Reports what did not read or parse in `m` and returns its corpus.
+pub fn mail_corpus(m: MailCorpus) -> Corpus {
+    report::skipped(&m.corpus.skipped);
+    report::unparsed(&m.unparsed);
+    m.corpus
+}
+
+/// Reads labelled mail under `rules` (a model's own, or the defaults that training
+/// records).
+pub fn mail(spam: &[PathBuf], ham: &[PathBuf], rules: &MailRules) -> Result<Corpus> {
+    Ok(mail_corpus(mail::read_labelled(spam, ham, rules)?))
+}
+
+/// As [`mail`], for training: the messages are shuffled (seeded) so that spam and ham are
+/// interleaved — read folder by folder, they would come in two blocks, and a perceptron's
+/// last updates would all be ham.
+pub fn mail_shuffled(
+    spam: &[PathBuf],
+    ham: &[PathBuf],
+    rules: &MailRules,
+    seed: u64,
+) -> Result<Corpus> {
+    let mut corpus = mail(spam, ham, rules)?;
+    corpus
+        .docs
+        .shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+    Ok(corpus)
+}
+
+/// Reads SVMlight rows with their ids (line numbers, `FILE:LINE` with several files);
+/// no rows at all is an error.
+pub fn svm_rows(paths: &[PathBuf]) -> Result<(SvmData, Vec<String>)> {
+    let (d, ids) = svmlight::read_svmlight_files(paths)?;
+    if d.labels.is_empty() {
+        let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        bail!("no rows in {}", names.join(" "));
     }
-    eprintln!(
-        "rosenblatt: skipped {} unreadable document(s):",
-        corpus.skipped.len()
-    );
-    for (id, why) in corpus.skipped.iter().take(5) {
-        eprintln!("  {id}: {why}");
+    Ok((d, ids))
+}
+
+/// Refuses a model/input mismatch: vectors for a text model, or documents for an
+/// indexed one. Returns whether the inputs are SVMlight.
+pub fn check_kind(model: &SavedModel, model_path: &Path, svm_input: bool) -> Result<bool> {
+    let indexed = matches!(model.features, FeatureSpace::Indexed { .. });
+    if indexed && !svm_input {
+        bail!(
+            "{} was trained on SVMlight vectors; give it SVMlight input (--format svmlight), \
+             not documents",
+            model_path.display()
+        );
     }
-    if corpus.skipped.len() > 5 {
-        eprintln!("  … and {} more", corpus.skipped.len() - 5);
+    if !indexed && svm_input {
+        bail!(
+            "{} was trained on text; SVMlight vectors need a model trained on SVMlight \
+             input (or give the documents themselves)",
+            model_path.display()
+        );
     }
+    Ok(indexed)
+}
+
+/// The context of a read error for a vector model's inputs.
+pub fn vectors_hint(model_path: &Path) -> String {
+    format!(
+        "{} was trained on SVMlight vectors, so its inputs are read as SVMlight",
+        model_path.display()
+    )
 }

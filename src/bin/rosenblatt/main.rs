@@ -1,25 +1,15 @@
-//! The `rosenblatt` command: a thin `main` that parses arguments, runs one subcommand and
-//! turns its outcome into an exit code. A closed pipe (`… | head`) ends quietly with 0.
+//! The `rosenblatt` command: a thin `main` that parses the flags, turns them into a
+//! validated plan, runs it and turns the outcome into an exit code. A closed pipe
+//! (`… | head`) ends quietly with 0.
 
-mod args;
-mod bench;
-mod classify;
-mod eval;
-mod inspect;
-mod kernel_flags;
-mod learn;
-mod learner_flags;
+mod commands;
+mod flags;
 mod load;
-mod mail;
-mod mail_eval;
-mod names;
 mod progress;
-mod svm;
-mod train;
-mod vectorize;
+mod report;
 
-use args::{Cli, Command};
 use clap::Parser;
+use flags::Cli;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -27,24 +17,12 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
-    let error_code = match cli.command {
-        Command::Classify(_) | Command::Learn(_) => 3,
-        _ => 1,
-    };
-    let result = match cli.command {
-        Command::Train(a) => train::run(a),
-        Command::Classify(a) => classify::run(a),
-        Command::Eval(a) => eval::run(a),
-        Command::Inspect(a) => inspect::run(a),
-        Command::Learn(a) => learn::run(a),
-        Command::Bench(a) => bench::run(a),
-        Command::Vectorize(a) => vectorize::run(a),
-    };
-    match result {
+    let error_code = cli.command.error_code();
+    match flags::plan(cli.command).and_then(commands::run) {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("rosenblatt: error: {}", names::message(&e));
+            eprintln!("rosenblatt: error: {}", flags::names::message(&e));
             ExitCode::from(error_code)
         }
     }

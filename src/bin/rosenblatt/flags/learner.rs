@@ -1,13 +1,15 @@
 //! Flags of the linear learners beside the perceptron (averaged and margin perceptrons,
 //! PA-I, Winnow, nearest centroid, logistic and softmax regression) and of multi-label
-//! training, with their translation into a learner.
+//! training; which learner each flag applies to; and the one place a learner is built
+//! from its name and the flags.
 
-use crate::args::{LearnerName, Mode, TrainArgs};
-use crate::names::{BiasName, RateScheduleName};
+use super::kernel::{self, KernelArgs};
+use super::names::{BiasName, RateScheduleName};
+use super::schedule::{LearnerName, Mode, ScheduleArgs};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use rosenblatt::learn::multilabel::MultiLabelOptions;
-use rosenblatt::learn::{AnyLearner, EarlyStopping, OnlineOptions, Schedule, Solver, Thresholds};
+use rosenblatt::learn::{AnyLearner, EarlyStopping, OnlineOptions, Solver, Thresholds};
 
 /// The gradient solvers `--solver` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -106,10 +108,9 @@ impl LearnerArgs {
 }
 
 /// Refuses flags that the chosen learner would ignore.
-fn refuse_unused(a: &TrainArgs) -> Result<()> {
-    let f = &a.learners;
+fn refuse_unused(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<()> {
     if a.learner != LearnerName::KernelPerceptron {
-        crate::kernel_flags::refuse_unused(a)?;
+        kernel::refuse_unused(k)?;
     }
     if a.mode != Mode::Batch
         && !matches!(
@@ -163,42 +164,17 @@ fn refuse_unused(a: &TrainArgs) -> Result<()> {
     Ok(())
 }
 
-/// The perceptrons' schedule set by `--mode`, `--epochs`, `--rounds`, `--patience` and
-/// `--seed`. Without `--rounds`, random mode draws 10 × the number of documents, known
-/// only once they are read: until then the schedule holds 1 draw (see
-/// `train::with_rounds`).
-pub fn schedule(a: &TrainArgs) -> Schedule {
-    match a.mode {
-        Mode::Online => Schedule::Online,
-        Mode::Batch => Schedule::Epochs(a.epochs),
-        Mode::Converge => Schedule::UntilConvergence {
-            max_epochs: a.epochs,
-        },
-        Mode::Random => Schedule::Randomized {
-            rounds: a.rounds.unwrap_or(1),
-            seed: a.seed,
-            patience: a.patience,
-        },
-    }
-}
-
-/// The library name of a `--learner` value (the command line spells them alike).
-pub fn name(l: LearnerName) -> String {
-    let value = l.to_possible_value().expect("no learner name is skipped");
-    value.get_name().to_string()
-}
-
 /// The learner named by `--learner`: the library's defaults for that name, with every
 /// learner flag applied (refused where the learner would ignore it). Not yet checked.
-pub fn learner(a: &TrainArgs) -> Result<AnyLearner> {
-    refuse_unused(a)?;
-    let f = &a.learners;
-    let mut l = AnyLearner::from_name(&name(a.learner)).context("no such learner")?;
+pub fn learner(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<AnyLearner> {
+    refuse_unused(a, k, f)?;
+    let mut l = AnyLearner::from_name(&a.learner.library_name()).context("no such learner")?;
+    let shuffle = a.shuffle(f.no_shuffle);
     let bias = a.bias != BiasName::None;
     let online = |o: &mut OnlineOptions| {
         o.epochs = a.epochs;
         o.bias = bias;
-        o.shuffle = a.shuffle();
+        o.shuffle = shuffle;
         o.positive_weight = f.positive_weight;
     };
     let solver = match f.solver {
@@ -210,10 +186,10 @@ pub fn learner(a: &TrainArgs) -> Result<AnyLearner> {
         AnyLearner::Perceptron(p) => {
             p.eta = a.eta;
             p.bias = a.bias.into();
-            p.schedule = schedule(a);
-            p.shuffle = a.shuffle();
+            p.schedule = a.schedule();
+            p.shuffle = shuffle;
         }
-        AnyLearner::KernelPerceptron(p) => crate::kernel_flags::apply(a, p)?,
+        AnyLearner::KernelPerceptron(p) => kernel::apply(a, k, f.no_shuffle, p)?,
         // Always averaged, whether or not --average is given.
         AnyLearner::AveragedPerceptron(p) => online(&mut p.online),
         AnyLearner::MarginPerceptron(p) => {
@@ -230,7 +206,7 @@ pub fn learner(a: &TrainArgs) -> Result<AnyLearner> {
         AnyLearner::Winnow(w) => {
             w.epochs = a.epochs;
             w.bias = bias;
-            w.shuffle = a.shuffle();
+            w.shuffle = shuffle;
             w.alpha = f.alpha.unwrap_or(w.alpha);
             w.margin = f.margin.unwrap_or(w.margin);
         }
@@ -303,38 +279,35 @@ pub fn describe(l: &AnyLearner) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::args::{Cli, Command};
     use clap::Parser;
     use rosenblatt::learn::{
         AveragedPerceptron, KernelPerceptron, LogisticRegression, MarginPerceptron,
         NearestCentroid, PassiveAggressive, Perceptron, SoftmaxRegression, Winnow,
     };
 
-    /// `rosenblatt train --learner NAME -o m in.tsv` and any extra flags, parsed.
-    fn train_args(name: &str, extra: &[&str]) -> TrainArgs {
-        let argv = [
-            "rosenblatt",
-            "train",
-            "--learner",
-            name,
-            "-o",
-            "m",
-            "in.tsv",
-        ];
-        match Cli::try_parse_from(argv.iter().chain(extra))
-            .unwrap()
-            .command
-        {
-            Command::Train(a) => a,
-            _ => unreachable!("a train command"),
-        }
+    /// The three flag groups that build a learner, as `train` flattens them.
+    #[derive(Debug, Parser)]
+    struct Groups {
+        #[command(flatten)]
+        schedule: ScheduleArgs,
+        #[command(flatten)]
+        kernel: KernelArgs,
+        #[command(flatten)]
+        learners: LearnerArgs,
+    }
+
+    /// The learner that `--learner NAME` and any extra flags build.
+    fn build(name: &str, extra: &[&str]) -> Result<AnyLearner> {
+        let argv = ["rosenblatt", "--learner", name];
+        let g = Groups::try_parse_from(argv.iter().chain(extra)).unwrap();
+        learner(&g.schedule, &g.kernel, &g.learners)
     }
 
     #[test]
     fn every_learner_name_is_a_library_name() {
         let cli: Vec<String> = LearnerName::value_variants()
             .iter()
-            .map(|&l| name(l))
+            .map(|l| l.library_name())
             .collect();
         assert_eq!(cli, AnyLearner::NAMES);
     }
@@ -356,7 +329,7 @@ mod tests {
         for (name, default) in AnyLearner::NAMES.into_iter().zip(defaults) {
             let library = AnyLearner::from_name(name).unwrap();
             assert_eq!(library, default, "{name}: from_name is not Default");
-            let cli = learner(&train_args(name, &[])).unwrap();
+            let cli = build(name, &[]).unwrap();
             assert_eq!(cli, library, "{name}: the command line's defaults differ");
         }
         assert_eq!(AnyLearner::from_name("adaline"), None);
@@ -364,16 +337,16 @@ mod tests {
 
     #[test]
     fn flags_override_the_defaults() {
-        let a = train_args("pa", &["--pa-c", "0.5", "--average", "--epochs", "3"]);
-        let AnyLearner::PassiveAggressive(p) = learner(&a).unwrap() else {
+        let l = build("pa", &["--pa-c", "0.5", "--average", "--epochs", "3"]);
+        let AnyLearner::PassiveAggressive(p) = l.unwrap() else {
             panic!("pa expected");
         };
         assert_eq!((p.c, p.online.average, p.online.epochs), (0.5, true, 3));
-        let a = train_args("perceptron", &["--no-shuffle", "--bias", "r2"]);
-        let AnyLearner::Perceptron(p) = learner(&a).unwrap() else {
+        let l = build("perceptron", &["--no-shuffle", "--bias", "r2"]);
+        let AnyLearner::Perceptron(p) = l.unwrap() else {
             panic!("perceptron expected");
         };
         assert_eq!((p.shuffle, p.bias), (None, rosenblatt::learn::Bias::R2));
-        assert!(learner(&train_args("logistic", &["--alpha", "2"])).is_err());
+        assert!(build("logistic", &["--alpha", "2"]).is_err());
     }
 }

@@ -2,11 +2,10 @@
 //! or the TREC online protocol over an index file (`--online INDEX`). Both report
 //! accuracy, spam recall, the ham false-positive rate, ROC AUC and (1-ROCA)%.
 
-use crate::args::EvalArgs;
-use crate::mail::MailInputs;
+use crate::flags::Mail;
+use crate::load;
 use crate::progress::Phase;
 use anyhow::{Result, bail};
-use clap::Args;
 use rosenblatt::eval::{Metrics, SpamMetrics};
 use rosenblatt::incremental::empty_model;
 use rosenblatt::input::mail::MailRules;
@@ -14,35 +13,12 @@ use rosenblatt::model::SavedModel;
 use rosenblatt::pipeline;
 use rosenblatt::pipeline::trec::{read_index, run_online};
 use rosenblatt::text::{Analyzer, Source};
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::ExitCode;
-
-/// Mail inputs of `eval`.
-#[derive(Debug, Args, Clone, Default)]
-pub struct EvalMailArgs {
-    /// Labelled mail to evaluate a spam filter on.
-    #[command(flatten)]
-    pub mail: MailInputs,
-    /// The TREC online protocol over INDEX (`spam PATH` / `ham PATH` lines, paths relative
-    /// to INDEX, e.g. trec07p/full/index): each message is classified, then learned
-    /// (train on error), in order; starts from --model, or from an empty filter.
-    #[arg(long, value_name = "INDEX")]
-    pub online: Option<PathBuf>,
-    /// With --online: save the filter as it stands after the run.
-    #[arg(long, value_name = "MODEL", requires = "online")]
-    pub save: Option<PathBuf>,
-}
-
-impl EvalMailArgs {
-    /// Whether this is a mail evaluation.
-    pub fn is_set(&self) -> bool {
-        self.mail.is_set() || self.online.is_some()
-    }
-}
 
 /// The JSON of both metric sets: `accuracy`, `per_class`, … plus `spam_recall`,
 /// `ham_fp_rate`, `auc`, `one_minus_roca_pct`, `false_positives`, `false_negatives`.
-fn json(metrics: Option<&Metrics>, spam: &SpamMetrics) -> serde_json::Value {
+fn spam_json(metrics: Option<&Metrics>, spam: &SpamMetrics) -> serde_json::Value {
     let mut v = metrics.map_or_else(|| serde_json::json!({}), Metrics::to_json);
     if let (Some(o), serde_json::Value::Object(s)) = (v.as_object_mut(), spam.to_json()) {
         o.extend(s);
@@ -52,7 +28,7 @@ fn json(metrics: Option<&Metrics>, spam: &SpamMetrics) -> serde_json::Value {
 
 /// The model's mail rules, or an error when it is not a spam filter (an analyzer that
 /// reads mail, classes ham and spam).
-fn check_filter<'m>(model: &'m SavedModel, path: &std::path::Path) -> Result<&'m MailRules> {
+fn check_filter<'m>(model: &'m SavedModel, path: &Path) -> Result<&'m MailRules> {
     match model.analyzer.source().mail_rules() {
         Some(rules) if model.classes == ["ham", "spam"] => Ok(rules),
         _ => bail!(
@@ -62,18 +38,12 @@ fn check_filter<'m>(model: &'m SavedModel, path: &std::path::Path) -> Result<&'m
     }
 }
 
-/// Runs `eval` on mail.
-pub fn run(a: EvalArgs) -> Result<ExitCode> {
-    if let Some(index) = &a.mail.online {
-        return online(&a, index);
-    }
-    let Some(path) = &a.model else {
-        bail!("--model is required");
-    };
+/// `eval` of the filter at `path` on labelled mail.
+pub fn mail(path: &Path, mail: &Mail, json: bool) -> Result<ExitCode> {
     let model = SavedModel::load(path)?;
     let rules = check_filter(&model, path)?;
     let phase = Phase::start("reading mail");
-    let corpus = a.mail.mail.read(rules)?;
+    let corpus = load::mail(&mail.spam, &mail.ham, rules)?;
     if corpus.docs.is_empty() {
         bail!("no messages to evaluate");
     }
@@ -87,16 +57,23 @@ pub fn run(a: EvalArgs) -> Result<ExitCode> {
     let is_spam: Vec<bool> = truth.iter().map(|&t| t == 1).collect();
     let spam = SpamMetrics::new(&scores, &is_spam);
     drop(phase);
-    if a.json {
-        println!("{}", json(Some(&metrics), &spam));
+    if json {
+        println!("{}", spam_json(Some(&metrics), &spam));
     } else {
         print!("{}\n{}", spam.to_text(), metrics.to_text());
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn online(a: &EvalArgs, index: &std::path::Path) -> Result<ExitCode> {
-    let mut model = match &a.model {
+/// The TREC online protocol over `index`, from the filter at `start` or an empty one;
+/// the filter is saved to `save` afterwards.
+pub fn online(
+    start: Option<&Path>,
+    index: &Path,
+    save: Option<&Path>,
+    json: bool,
+) -> Result<ExitCode> {
+    let mut model = match start {
         Some(p) => {
             let m = SavedModel::load(p)?;
             check_filter(&m, p)?;
@@ -112,18 +89,13 @@ fn online(a: &EvalArgs, index: &std::path::Path) -> Result<ExitCode> {
     let phase = Phase::start("classifying and learning, in order");
     let run = run_online(&mut model, &entries)?;
     drop(phase);
-    crate::mail::report(rosenblatt::input::mail::MailCorpus {
-        corpus: rosenblatt::input::Corpus {
-            docs: Vec::new(),
-            skipped: run.skipped.clone(),
-        },
-        unparsed: run.unparsed.clone(),
-    });
-    if let Some(save) = &a.mail.save {
+    crate::report::skipped(&run.skipped);
+    crate::report::unparsed(&run.unparsed);
+    if let Some(save) = save {
         model.save(save)?;
     }
-    if a.json {
-        let mut v = json(None, &run.metrics);
+    if json {
+        let mut v = spam_json(None, &run.metrics);
         v["updates"] = run.updates.into();
         v["seconds"] = run.seconds.into();
         v["ms_per_message"] = run.ms_per_message().into();

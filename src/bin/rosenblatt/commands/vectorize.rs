@@ -13,59 +13,20 @@
 //! labels gets them comma-separated (the LIBSVM multi-label convention); an unlabelled
 //! one gets `0`.
 
-use crate::args::InputArgs;
+use crate::flags::{Source, VectorizePlan};
 use crate::progress::Phase;
 use anyhow::{Context, Result, bail};
-use clap::Args;
 use rosenblatt::atomic::AtomicFile;
 use rosenblatt::features::StreamVectorizer;
 use rosenblatt::input::mail::MailRules;
 use rosenblatt::input::svmlight::{class_labels, write_svmlight_with};
-use rosenblatt::input::{DocStream, Document, Format};
-use rosenblatt::text::{Analyzer, Source};
-use rosenblatt::vocab::VocabConfig;
+use rosenblatt::input::{DocStream, Document};
+use rosenblatt::text::{Analyzer, Source as TextSource};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
-
-/// `rosenblatt vectorize`.
-#[derive(Debug, Args)]
-pub struct VectorizeArgs {
-    /// Labelled input(s), as for `train`: a DIR/<class>/<files> folder, a .jsonl or a
-    /// label<TAB>text file (or --format text for unlabelled files).
-    #[arg(required_unless_present_any = ["spam", "ham"], conflicts_with_all = ["spam", "ham"])]
-    pub inputs: Vec<PathBuf>,
-    /// Mail (--spam PATH... --ham PATH...), read as for `train`.
-    #[command(flatten)]
-    pub mail: crate::mail::MailInputs,
-    /// The SVMlight file to write; the vocabulary goes to OUT.vocab (line i: feature id i,
-    /// `word<TAB>document frequency`) and the class labels to OUT.classes.
-    #[arg(short, long)]
-    pub output: PathBuf,
-    #[command(flatten)]
-    pub input: InputArgs,
-    /// Keep words seen in at least this many documents.
-    #[arg(long, default_value_t = 1)]
-    pub min_df: u32,
-    /// Keep at most this many words (the most frequent).
-    #[arg(long)]
-    pub max_features: Option<usize>,
-    /// Keep letter case (words are lowercased by default).
-    #[arg(long)]
-    pub keep_case: bool,
-    /// The class written as +1 in a two-class corpus (default as for `train`: spam if
-    /// present, else the second label in sorted order).
-    #[arg(long)]
-    pub positive: Option<String>,
-    /// Documents read and tokenized per batch.
-    #[arg(long, default_value_t = rosenblatt::input::stream::DEFAULT_BATCH)]
-    pub batch: usize,
-    /// Print the summary as one JSON object.
-    #[arg(long)]
-    pub json: bool,
-}
 
 /// Each document's label set, interned: most corpora have few distinct sets.
 #[derive(Default)]
@@ -76,6 +37,7 @@ struct Labels {
 }
 
 impl Labels {
+    /// Records the label set of the next row.
     fn push(&mut self, d: &Document) {
         let mut set = d.labels.clone();
         set.sort();
@@ -123,6 +85,7 @@ impl Labels {
     }
 }
 
+/// `out` with `ext` appended: the vocabulary and classes files beside the vectors.
 fn side_path(out: &Path, ext: &str) -> PathBuf {
     let mut s = out.as_os_str().to_owned();
     s.push(ext);
@@ -130,24 +93,10 @@ fn side_path(out: &Path, ext: &str) -> PathBuf {
 }
 
 /// Runs `vectorize`.
-pub fn run(a: VectorizeArgs) -> Result<ExitCode> {
+pub fn run(a: VectorizePlan) -> Result<ExitCode> {
     let start = Instant::now();
-    let vocab_cfg = VocabConfig {
-        min_df: a.min_df,
-        max_features: a.max_features,
-    };
-    vocab_cfg.validate()?;
-    if a.batch == 0 {
-        bail!("--batch must be at least 1");
-    }
-    if a.input.format == Some(Format::Svmlight) {
-        bail!("vectorize reads documents; SVMlight input is already vectors");
-    }
-    if a.input.split.is_some() && a.input.format != Some(Format::Reuters) {
-        bail!("--split applies to --format reuters only");
-    }
     let phase = Phase::start("vectorizing");
-    let mut s = StreamVectorizer::new(Analyzer::standard(Source::Text, !a.keep_case));
+    let mut s = StreamVectorizer::new(Analyzer::standard(TextSource::Text, a.lowercase));
     let mut labels = Labels::default();
     let mut push = |docs: &[Document]| {
         for d in docs {
@@ -155,30 +104,30 @@ pub fn run(a: VectorizeArgs) -> Result<ExitCode> {
         }
         s.push(docs);
     };
-    let skipped = if a.mail.is_set() {
-        let corpus = a.mail.read(&MailRules::default())?;
-        for part in corpus.docs.chunks(a.batch) {
-            push(part);
+    let skipped = match &a.source {
+        Source::Mail(m) => {
+            let corpus = crate::load::mail(&m.spam, &m.ham, &MailRules::default())?;
+            for part in corpus.docs.chunks(a.batch) {
+                push(part);
+            }
+            corpus.skipped.len()
         }
-        corpus.skipped.len()
-    } else {
-        let mut stream = DocStream::open(&a.inputs, a.input.format, a.input.split, a.batch)?;
-        for batch in stream.by_ref() {
-            push(&batch?);
+        Source::Documents(d) => {
+            let mut stream = DocStream::open(&d.paths, d.format, d.split, a.batch)?;
+            for batch in stream.by_ref() {
+                push(&batch?);
+            }
+            crate::report::skipped(&stream.skipped);
+            stream.skipped.len()
         }
-        let c = rosenblatt::input::Corpus {
-            docs: Vec::new(),
-            skipped: std::mem::take(&mut stream.skipped),
-        };
-        crate::load::report_skipped(&c);
-        c.skipped.len()
+        Source::Svmlight(_) => unreachable!("a vectorize plan holds documents or mail"),
     };
     if s.rows() == 0 {
-        bail!("no documents in {}", a.mail.names(&a.inputs).join(" "));
+        bail!("no documents in {}", a.source.names().join(" "));
     }
     let bytes = s.bytes();
     let (classes, coded, per_set) = labels.finish(a.positive.as_deref())?;
-    let (vocab, x) = s.finish(&vocab_cfg);
+    let (vocab, x) = s.finish(&a.vocab);
 
     phase.set("writing");
     let mut out = AtomicFile::create(&a.output)?;

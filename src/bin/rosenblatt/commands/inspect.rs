@@ -1,6 +1,7 @@
 //! `rosenblatt inspect`: what a model file holds, and the words that weigh most.
 
-use crate::args::InspectArgs;
+use crate::flags::InspectPlan;
+use crate::report;
 use anyhow::Result;
 use rosenblatt::model::{FeatureSpace, Predictor, SavedModel};
 use std::process::ExitCode;
@@ -14,7 +15,7 @@ fn feature_name(m: &SavedModel, j: u32) -> String {
 }
 
 /// Runs `inspect`.
-pub fn run(a: InspectArgs) -> Result<ExitCode> {
+pub fn run(a: InspectPlan) -> Result<ExitCode> {
     let m = SavedModel::load(&a.model)?;
     let meta = &m.meta;
     let linear = match &m.predictor {
@@ -44,7 +45,7 @@ pub fn run(a: InspectArgs) -> Result<ExitCode> {
             .unwrap_or_default()
     };
     let (pos, neg) = (top(true), top(false));
-    let support = crate::kernel_flags::support_summary(&m.predictor);
+    let support = report::support(&m.predictor);
     if a.json {
         let v = serde_json::json!({
             "model": a.model.display().to_string(),
@@ -99,7 +100,7 @@ pub fn run(a: InspectArgs) -> Result<ExitCode> {
         println!("support vecs   {n} ({kernel})");
     }
     if let Some(t) = &meta.theory {
-        crate::train::print_theory(t);
+        report::theory(t);
     }
     if let Some(l) = linear {
         println!("bias           {}", l.bias);

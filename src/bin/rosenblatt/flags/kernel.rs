@@ -1,7 +1,8 @@
-//! The dual (kernel) perceptron's flags for `train`, and their translation into a learner.
+//! The dual (kernel) perceptron's flags for `train`, the rules on when they apply, and
+//! their translation into a learner.
 
-use crate::args::TrainArgs;
-use crate::names::{AveragingName, parse_memory};
+use super::names::{AveragingName, parse_memory};
+use super::schedule::ScheduleArgs;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use rosenblatt::learn::{AnyLearner, Averaging, Kernel, KernelPerceptron};
@@ -45,8 +46,12 @@ pub struct KernelArgs {
 }
 
 /// Applies the kernel perceptron's flags (and the perceptron flags it shares) to `p`.
-pub fn apply(a: &TrainArgs, p: &mut KernelPerceptron) -> Result<()> {
-    let k = &a.kernel;
+pub fn apply(
+    a: &ScheduleArgs,
+    k: &KernelArgs,
+    no_shuffle: bool,
+    p: &mut KernelPerceptron,
+) -> Result<()> {
     let name = k.kernel.unwrap_or(KernelName::Linear);
     if name != KernelName::Poly && (k.degree.is_some() || k.coef0.is_some()) {
         bail!("--degree and --coef0 apply to --kernel poly only");
@@ -68,8 +73,8 @@ pub fn apply(a: &TrainArgs, p: &mut KernelPerceptron) -> Result<()> {
         },
     };
     p.bias = a.bias.into();
-    p.schedule = crate::learner_flags::schedule(a);
-    p.shuffle = a.shuffle();
+    p.schedule = a.schedule();
+    p.shuffle = a.shuffle(no_shuffle);
     p.averaging = k.averaging.map_or(p.averaging, Averaging::from);
     p.memory = k.memory.unwrap_or(p.memory);
     p.force = k.force;
@@ -77,8 +82,7 @@ pub fn apply(a: &TrainArgs, p: &mut KernelPerceptron) -> Result<()> {
 }
 
 /// Refuses kernel flags given with another learner.
-pub fn refuse_unused(a: &TrainArgs) -> Result<()> {
-    let k = &a.kernel;
+pub fn refuse_unused(k: &KernelArgs) -> Result<()> {
     if k.kernel.is_some()
         || k.degree.is_some()
         || k.coef0.is_some()
@@ -104,27 +108,4 @@ pub fn describe(l: &AnyLearner) -> Option<String> {
         )),
         _ => None,
     }
-}
-
-/// Support vectors and kernel of a model's kernel perceptrons (summed over one-vs-rest
-/// models), for `inspect`.
-pub fn support_summary(p: &rosenblatt::model::Predictor) -> Option<(usize, String)> {
-    use rosenblatt::model::Predictor;
-    let models: Vec<&rosenblatt::learn::KernelModel> = match p {
-        Predictor::Binary(m) => m.as_kernel().into_iter().collect(),
-        Predictor::OneVsRest(ms) => ms.iter().filter_map(|m| m.as_kernel()).collect(),
-        _ => Vec::new(),
-    };
-    let first = models.first()?;
-    let n = models.iter().map(|m| m.n_support()).sum();
-    let voted = if first.votes.is_some() { ", voted" } else { "" };
-    let cost = match first.cost {
-        Some((e, rows)) => format!(
-            "; estimated {:.2} s and {}, {rows} Gram rows computed",
-            e.seconds,
-            rosenblatt::learn::dual::human_bytes(e.memory_bytes)
-        ),
-        None => String::new(),
-    };
-    Some((n, format!("{}{voted}{cost}", first.kernel.describe())))
 }

@@ -7,9 +7,9 @@
 //! cannot carry the lock), and the model is written atomically. Every message counts in
 //! the model's `learned`; none is lost when several `learn` processes run at once.
 
-use crate::mail::report;
+use crate::flags::LearnPlan;
+use crate::load;
 use anyhow::{Context, Result, bail};
-use clap::Args;
 use rosenblatt::incremental::learn_document;
 use rosenblatt::input::mail::{self, MailCorpus, MailRules};
 use rosenblatt::input::{Corpus, Document, decode_text, read_text};
@@ -18,33 +18,14 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// `rosenblatt learn`.
-#[derive(Debug, Args)]
-pub struct LearnArgs {
-    /// The model file, updated in place.
-    #[arg(short, long)]
-    pub model: PathBuf,
-    /// Learn the message(s) as spam.
-    #[arg(long, required_unless_present = "ham", conflicts_with = "ham")]
-    pub spam: bool,
-    /// Learn the message(s) as ham.
-    #[arg(long)]
-    pub ham: bool,
-    /// A message file, a Maildir, an mbox or a folder of messages; `-` or nothing reads
-    /// one message from stdin.
-    pub inputs: Vec<PathBuf>,
-    /// Print one JSON object.
-    #[arg(long)]
-    pub json: bool,
-}
-
 /// The lock file beside `model`: `MODEL.lock`.
-pub fn lock_path(model: &Path) -> PathBuf {
+fn lock_path(model: &Path) -> PathBuf {
     let mut name = model.as_os_str().to_owned();
     name.push(".lock");
     PathBuf::from(name)
 }
 
+/// The raw bytes of one message on stdin.
 fn read_stdin() -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     std::io::stdin()
@@ -56,12 +37,6 @@ fn read_stdin() -> Result<Vec<u8>> {
 /// The documents to learn: parsed as mail under `mail_rules` when the model's analyzer reads
 /// mail, read as plain text otherwise.
 fn documents(inputs: &[PathBuf], mail_rules: Option<&MailRules>) -> Result<Corpus> {
-    let stdin = [PathBuf::from("-")];
-    let inputs = if inputs.is_empty() {
-        &stdin[..]
-    } else {
-        inputs
-    };
     let mut m = MailCorpus::default();
     for p in inputs {
         if p.as_os_str() == "-" {
@@ -79,12 +54,12 @@ fn documents(inputs: &[PathBuf], mail_rules: Option<&MailRules>) -> Result<Corpu
             m.corpus.extend(read_text(p)?);
         }
     }
-    Ok(report(m))
+    Ok(load::mail_corpus(m))
 }
 
 /// Runs `learn`.
-pub fn run(a: LearnArgs) -> Result<ExitCode> {
-    let class = if a.spam { "spam" } else { "ham" };
+pub fn run(a: LearnPlan) -> Result<ExitCode> {
+    let class = a.class;
     let lock_file = lock_path(&a.model);
     let lock = std::fs::OpenOptions::new()
         .create(true)

@@ -1,0 +1,86 @@
+//! `rosenblatt classify`: one line per document, in input order —
+//! `id<TAB>label<TAB>score` or a JSON object per line — for text and SVMlight input;
+//! spam filters go to [`super::classify_mail`].
+
+use crate::flags::ClassifyPlan;
+use crate::load::{self, with_rows};
+use crate::report;
+use anyhow::{Context, Result, bail};
+use rosenblatt::input::{Corpus, Document, decode_text};
+use rosenblatt::model::{FeatureSpace, SavedModel};
+use rosenblatt::pipeline;
+use std::io::{BufWriter, Read, Write};
+use std::process::ExitCode;
+
+/// One document read from stdin, with id `-`.
+fn read_stdin() -> Result<Document> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .context("reading stdin")?;
+    Ok(Document::new("-", decode_text(bytes), None))
+}
+
+/// Runs `classify`.
+pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
+    let model = SavedModel::load(&plan.model)?;
+    let indexed = matches!(model.features, FeatureSpace::Indexed { .. });
+    let svm_input = plan.documents.reads_svmlight(indexed)?;
+    if load::check_kind(&model, &plan.model, svm_input)? {
+        return svmlight(&plan, &model);
+    }
+    // The model's analyzer says how its inputs are read: a mail source parses messages.
+    if model.analyzer.source().mail_rules().is_some() || plan.filter() {
+        return super::classify_mail::run(&plan, &model);
+    }
+    let d = &plan.documents;
+    let mut corpus = Corpus::default();
+    for p in &d.paths {
+        if p.as_os_str() == "-" {
+            corpus.docs.push(read_stdin()?);
+        } else {
+            corpus.extend(load::documents(
+                std::slice::from_ref(p),
+                d.format,
+                d.split,
+                d.detect,
+            )?);
+        }
+    }
+    let x = pipeline::vectorize_for(&model, &corpus.docs).matrix;
+    // Each document's labels (one, or all above threshold for multi-label models) with
+    // their scores, probabilities where the model has them.
+    let decisions = pipeline::decide_labels(&model, &x);
+    let ids = corpus.docs.iter().map(|d| d.id.as_str());
+    write_all(&plan, &model, ids, &decisions)
+}
+
+/// `classify` on SVMlight rows, for a model trained on vectors. Ids are line numbers
+/// (`FILE:LINE` with several files); labels in the file are ignored.
+fn svmlight(plan: &ClassifyPlan, model: &SavedModel) -> Result<ExitCode> {
+    if plan.filter() {
+        bail!("the spam-filter options apply to mail models, not SVMlight vectors");
+    }
+    let paths = &plan.documents.paths;
+    if paths.iter().any(|p| p.as_os_str() == "-") {
+        bail!("classify reads SVMlight vectors from files; give their paths");
+    }
+    let (data, ids) = load::svm_rows(paths).with_context(|| load::vectors_hint(&plan.model))?;
+    let labels = with_rows!(&data.rows, x => pipeline::decide_labels(model, x));
+    write_all(plan, model, ids.iter().map(String::as_str), &labels)
+}
+
+/// Writes each document's line to stdout.
+fn write_all<'a>(
+    plan: &ClassifyPlan,
+    model: &SavedModel,
+    ids: impl Iterator<Item = &'a str>,
+    decisions: &[Vec<(usize, f32)>],
+) -> Result<ExitCode> {
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for (id, labels) in ids.zip(decisions) {
+        report::labels(&mut out, plan.output, model, id, labels)?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

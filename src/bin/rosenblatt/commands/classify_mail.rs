@@ -1,0 +1,192 @@
+//! `rosenblatt classify` with a spam filter: bogofilter's exit codes (0 spam, 1 ham,
+//! 2 unsure, 3 error), an optional unsure score band, and `--passthrough`, which writes
+//! the message back with an `X-Rosenblatt:` header for procmail, maildrop or Sieve.
+
+use crate::flags::{ClassifyPlan, OutputFormat};
+use crate::load;
+use anyhow::{Context, Result, bail};
+use rosenblatt::input::mail::{self, MailCorpus};
+use rosenblatt::model::SavedModel;
+use rosenblatt::pipeline;
+use std::io::{BufWriter, Read, Write};
+use std::process::ExitCode;
+
+/// A message to classify: its raw bytes are kept for --passthrough.
+fn read_one_raw(p: &std::path::Path) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    if p.as_os_str() == "-" {
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("reading the message from stdin")?;
+    } else {
+        bytes = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
+    }
+    Ok(bytes)
+}
+
+/// `classify` with a spam filter; see the module docs. Messages are parsed under the mail
+/// rules the model records. With `--passthrough` the exit code is 0 whatever the verdict
+/// (3 on error), as with bogofilter's `-p -e`.
+pub fn run(a: &ClassifyPlan, model: &SavedModel) -> Result<ExitCode> {
+    let Some(rules) = model.analyzer.source().mail_rules() else {
+        bail!(
+            "{}: --passthrough and --unsure need a spam filter (a model trained with \
+             --spam/--ham)",
+            a.model.display()
+        );
+    };
+    let inputs = &a.documents.paths;
+    let mut raw = None;
+    let mut m = MailCorpus::default();
+    if a.passthrough {
+        // The plan holds exactly one message for --passthrough.
+        let bytes = read_one_raw(&inputs[0])?;
+        m.extend(mail::read_message_bytes(
+            &bytes,
+            &inputs[0].display().to_string(),
+            None,
+            rules,
+        ));
+        raw = Some(bytes);
+    } else {
+        for p in inputs {
+            if p.as_os_str() == "-" {
+                m.extend(mail::read_message_bytes(
+                    &read_one_raw(p)?,
+                    "-",
+                    None,
+                    rules,
+                ));
+            } else {
+                m.extend(mail::read_mail(p, None, rules)?);
+            }
+        }
+    }
+    let corpus = load::mail_corpus(m);
+    if corpus.docs.is_empty() {
+        bail!("no message to classify");
+    }
+    let x = pipeline::vectorize_for(model, &corpus.docs).matrix;
+    let decisions = pipeline::decide(model, &x);
+    let verdict = |d: &rosenblatt::model::Decision| -> (&str, u8) {
+        match a.unsure {
+            Some(b) if d.score >= b.low && d.score <= b.high => ("unsure", 2),
+            _ if model.classes[d.class] == "spam" => ("spam", 0),
+            _ => (model.classes[d.class].as_str(), 1),
+        }
+    };
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if let Some(bytes) = raw {
+        // The verdict travels in the header; a filter's exit code must say "delivered"
+        // (procmail's `w` and maildrop's xfilter treat non-zero as a failure).
+        let (v, _) = verdict(&decisions[0]);
+        let header = format!("{v}; score={:.4}", decisions[0].score);
+        out.write_all(&add_header(&bytes, "X-Rosenblatt", &header))?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    } else {
+        for (d, dec) in corpus.docs.iter().zip(&decisions) {
+            let (v, _) = verdict(dec);
+            match a.output {
+                OutputFormat::Tsv => writeln!(out, "{}\t{}\t{}", d.id, v, dec.score)?,
+                OutputFormat::Jsonl => writeln!(
+                    out,
+                    "{}",
+                    serde_json::json!({"id": d.id, "label": v, "score": dec.score})
+                )?,
+            }
+        }
+    }
+    out.flush()?;
+    Ok(match decisions.as_slice() {
+        [one] => ExitCode::from(verdict(one).1),
+        _ => ExitCode::SUCCESS,
+    })
+}
+
+/// `raw` with the field `name: value` added at the end of its header (before the blank
+/// line) and any `name:` fields already there removed (a sender could forge one). Keeps
+/// an mbox envelope line first and the message's line ending (CRLF or LF).
+fn add_header(raw: &[u8], name: &str, value: &str) -> Vec<u8> {
+    let crlf = raw
+        .iter()
+        .position(|&b| b == b'\n')
+        .is_some_and(|i| i > 0 && raw[i - 1] == b'\r');
+    let eol: &[u8] = if crlf { b"\r\n" } else { b"\n" };
+    let field = [format!("{name}: {value}").as_bytes(), eol].concat();
+    let mut out = Vec::with_capacity(raw.len() + field.len());
+    let mut lines = raw.split_inclusive(|&b| b == b'\n').peekable();
+    if let Some(first) = lines.peek()
+        && first.starts_with(b"From ")
+    {
+        out.extend_from_slice(first);
+        lines.next();
+    }
+    let is_blank = |l: &[u8]| l.iter().all(|&b| b == b'\r' || b == b'\n');
+    let is_ours = |l: &[u8]| {
+        l.len() > name.len()
+            && l[..name.len()].eq_ignore_ascii_case(name.as_bytes())
+            && l[name.len()] == b':'
+    };
+    let mut header = Vec::new();
+    let mut in_ours = false;
+    let mut body_start = None;
+    for l in lines.by_ref() {
+        if is_blank(l) {
+            body_start = Some(l);
+            break;
+        }
+        if l.first().is_some_and(|&b| b == b' ' || b == b'\t') && in_ours {
+            continue; // continuation of a dropped field
+        }
+        in_ours = is_ours(l);
+        if !in_ours {
+            header.push(l);
+        }
+    }
+    match body_start {
+        Some(blank) => {
+            header.iter().for_each(|l| out.extend_from_slice(l));
+            if header.last().is_some_and(|l| !l.ends_with(b"\n")) {
+                out.extend_from_slice(eol);
+            }
+            out.extend_from_slice(&field);
+            out.extend_from_slice(blank);
+            lines.for_each(|l| out.extend_from_slice(l));
+        }
+        None => {
+            // No blank line: put the field first, keep everything else as it was.
+            out.extend_from_slice(&field);
+            header.iter().for_each(|l| out.extend_from_slice(l));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn add(s: &str) -> String {
+        String::from_utf8(add_header(s.as_bytes(), "X-Rosenblatt", "spam; score=1.5")).unwrap()
+    }
+
+    #[test]
+    fn header_goes_before_the_blank_line_and_forgeries_go() {
+        assert_eq!(
+            add(
+                "From a@b Mon Jan  1 00:00:00 2001\nSubject: hi\nX-rosenblatt: ham;\n x\n\nbody\n\nmore\n"
+            ),
+            "From a@b Mon Jan  1 00:00:00 2001\nSubject: hi\nX-Rosenblatt: spam; score=1.5\n\nbody\n\nmore\n"
+        );
+        assert_eq!(
+            add("Subject: hi\r\n\r\nbody\r\n"),
+            "Subject: hi\r\nX-Rosenblatt: spam; score=1.5\r\n\r\nbody\r\n"
+        );
+        assert_eq!(
+            add("no header at all"),
+            "X-Rosenblatt: spam; score=1.5\nno header at all"
+        );
+        assert_eq!(add(""), "X-Rosenblatt: spam; score=1.5\n");
+    }
+}

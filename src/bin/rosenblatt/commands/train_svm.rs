@@ -1,0 +1,93 @@
+//! `rosenblatt train` on SVMlight rows: read as they are (no tokenizer, no vocabulary),
+//! fitted into a model with an indexed feature space; the held-out part and the folds are
+//! views of the rows read.
+
+use crate::flags::TrainPlan;
+use crate::load::{self, with_rows};
+use crate::report::{self, TrainSummary};
+use anyhow::{Context, Result, bail};
+use rosenblatt::eval::Metrics;
+use rosenblatt::experiment::holdout;
+use rosenblatt::features::{RowSubset, SparseRows};
+use rosenblatt::input::svmlight;
+use rosenblatt::model::SavedModel;
+use rosenblatt::pipeline::{self, TrainConfig};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// The metrics of `model` on rows `x` whose true classes are `truth`.
+fn metrics<X: SparseRows>(model: &SavedModel, x: &X, truth: &[usize]) -> Metrics {
+    let decisions = pipeline::decide(model, x);
+    let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
+    Metrics::new(model.classes.clone(), truth, &predicted)
+}
+
+/// The entries of `idx` at the positions `part`.
+fn pick(idx: &[usize], part: &[usize]) -> Vec<usize> {
+    part.iter().map(|&i| idx[i]).collect()
+}
+
+/// Cross-validation accuracies of `--cv K` over all rows, folds as views of `x`.
+fn cv<X: SparseRows>(
+    plan: &TrainPlan,
+    x: &X,
+    idx: &[usize],
+    classes: &[String],
+    cfg: &TrainConfig,
+) -> Result<Option<Vec<f64>>> {
+    let Some(splits) = plan.cv_splits(idx.len(), "rows")? else {
+        return Ok(None);
+    };
+    let m =
+        pipeline::cross_validate_rows(x, idx, classes, cfg, &splits).context("cross-validation")?;
+    Ok(Some(m.iter().map(Metrics::accuracy).collect()))
+}
+
+/// `train` on the SVMlight rows in `paths`.
+pub fn run(plan: &TrainPlan, paths: &[PathBuf]) -> Result<ExitCode> {
+    let start = Instant::now();
+    let (data, _) = load::svm_rows(paths)?;
+    if let Some(l) = data.labels.iter().find(|l| l.contains(',')) {
+        bail!(
+            "label {l:?}: multi-label SVMlight rows are not supported for training; train on \
+             the documents instead"
+        );
+    }
+    let cfg = plan.config_for(data.labels.len())?;
+    let classes = svmlight::classes_of_labels(&data.labels, cfg.positive.as_deref())?;
+    let idx = pipeline::label_indices(&data.labels, &classes)?;
+    // The model is fitted on the training part and scored on the held-out part, both
+    // views of the rows read.
+    let split = plan
+        .holdout
+        .map(|h| holdout(idx.len(), h, plan.seed))
+        .transpose()?;
+    let all: Vec<usize> = (0..idx.len()).collect();
+    let train = split.as_ref().map_or(&all[..], |s| &s.train[..]);
+    let (train_idx, inputs) = (pick(&idx, train), plan.source.names());
+    let mut model = with_rows!(&data.rows, x => pipeline::fit_rows(
+        &RowSubset::new(x, train),
+        &train_idx,
+        classes.clone(),
+        &cfg,
+        inputs,
+    ))?;
+    model.meta.seconds = start.elapsed().as_secs_f64();
+    model.save(&plan.output)?;
+    let held_out = split.map(|s| {
+        let truth = pick(&idx, &s.test);
+        with_rows!(&data.rows, x => metrics(&model, &RowSubset::new(x, &s.test), &truth))
+    });
+    let folds = with_rows!(&data.rows, x => cv(plan, x, &idx, &classes, &cfg))?;
+    let summary = TrainSummary {
+        output: &plan.output,
+        json: plan.json,
+        skipped: 0,
+        held_out: plan.holdout.zip(held_out).map(|(f, m)| (f, plan.seed, m)),
+        spam: None,
+        folds,
+    };
+    report::train_summary(&model, &summary);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,138 @@
+//! `rosenblatt bench`'s flags and the plan they become: the data to time on (synthetic
+//! rows, an SVMlight file or a corpus), the checked learners and the thread counts.
+
+use super::inputs::Documents;
+use super::schedule::LearnerName;
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use rosenblatt::input::Format;
+use rosenblatt::learn::{AnyLearner, Check, Checked};
+use std::path::PathBuf;
+
+/// `rosenblatt bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// A labelled corpus (as for `train`) or an SVMlight file; synthetic rows when omitted.
+    pub inputs: Vec<PathBuf>,
+    /// Input format; detected when omitted.
+    #[arg(long, value_parser = super::names::format())]
+    pub format: Option<Format>,
+    /// Synthetic data: number of rows.
+    #[arg(long, default_value_t = 200_000)]
+    pub rows: usize,
+    /// Synthetic data: number of features (columns).
+    #[arg(long, default_value_t = 50_000)]
+    pub features: usize,
+    /// Synthetic data: average nonzeros per row (before duplicates are removed).
+    #[arg(long, default_value_t = 120)]
+    pub nnz: usize,
+    /// Synthetic data: generator seed.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Learners to time (comma-separated): perceptron, averaged-perceptron,
+    /// margin-perceptron, pa, winnow, logistic, centroid.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "perceptron,averaged-perceptron,pa,logistic"
+    )]
+    pub learner: Vec<LearnerName>,
+    /// Thread counts to run the parallel phases with (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    pub threads: Vec<usize>,
+    /// Epochs per learner.
+    #[arg(long, default_value_t = 5)]
+    pub epochs: usize,
+    /// Print one JSON object per line instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The rows `bench` times on.
+#[derive(Debug, Clone)]
+pub enum BenchData {
+    /// Synthetic Zipf-shaped rows.
+    Synthetic {
+        /// Number of rows.
+        rows: usize,
+        /// Number of features.
+        features: usize,
+        /// Average nonzeros per row.
+        nnz: usize,
+        /// Generator seed.
+        seed: u64,
+    },
+    /// One SVMlight file.
+    Svmlight(PathBuf),
+    /// A labelled corpus, vectorized (and timed) first.
+    Corpus(Documents),
+}
+
+/// What `bench` times, checked.
+#[derive(Debug, Clone)]
+pub struct BenchPlan {
+    /// The rows.
+    pub data: BenchData,
+    /// The learners, each as `train --learner NAME --epochs E --no-shuffle` fits it.
+    pub learners: Vec<Checked<AnyLearner>>,
+    /// Thread counts of the parallel phases, each at least 1.
+    pub threads: Vec<usize>,
+    /// One JSON object per line.
+    pub json: bool,
+}
+
+/// The learner `train --learner NAME --epochs EPOCHS` fits, visiting rows in input order
+/// (as the bare loops it is compared with do).
+fn learner(name: LearnerName, epochs: usize) -> Result<Checked<AnyLearner>> {
+    if matches!(name, LearnerName::KernelPerceptron | LearnerName::Softmax) {
+        bail!("bench does not time {name:?}; use one of the linear learners");
+    }
+    let mut l = AnyLearner::from_name(&name.library_name()).context("no such learner")?;
+    l.set_epochs(epochs);
+    l.set_shuffle(None);
+    Ok(l.check()?)
+}
+
+/// Turns `bench`'s flags into a plan; every flag rule of `bench` is checked here.
+pub fn plan(a: BenchArgs) -> Result<BenchPlan> {
+    if a.threads.is_empty() || a.threads.contains(&0) {
+        bail!("--threads needs thread counts of at least 1");
+    }
+    if a.epochs == 0 {
+        bail!("--epochs must be at least 1");
+    }
+    let learners = a
+        .learner
+        .iter()
+        .map(|&name| learner(name, a.epochs))
+        .collect::<Result<Vec<_>>>()?;
+    let data = match a.inputs.first() {
+        None => {
+            if a.rows == 0 || a.features == 0 || a.nnz == 0 {
+                bail!("--rows, --features and --nnz must be at least 1");
+            }
+            BenchData::Synthetic {
+                rows: a.rows,
+                features: a.features,
+                nnz: a.nnz,
+                seed: a.seed,
+            }
+        }
+        Some(first) if a.format.unwrap_or_else(|| Format::detect(first)) == Format::Svmlight => {
+            BenchData::Svmlight(first.clone())
+        }
+        Some(_) => BenchData::Corpus(Documents {
+            paths: a.inputs,
+            format: a.format,
+            split: None,
+            detect: Format::detect,
+        }),
+    };
+    Ok(BenchPlan {
+        data,
+        learners,
+        threads: a.threads,
+        json: a.json,
+    })
+}

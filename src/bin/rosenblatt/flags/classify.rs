@@ -1,0 +1,183 @@
+//! `rosenblatt classify`'s flags — output format, input format, the spam-filter options
+//! — and the plan they become, with the rules between them checked before any file is
+//! read.
+
+use super::inputs::{self, Documents};
+use anyhow::{Result, bail};
+use clap::{Args, ValueEnum};
+use rosenblatt::input::{Format, Split};
+use std::path::PathBuf;
+
+/// Output formats of `classify`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// `id<TAB>label<TAB>score`.
+    Tsv,
+    /// `{"id":…,"label":…,"score":…}`.
+    Jsonl,
+}
+
+/// `rosenblatt classify`.
+#[derive(Debug, Args)]
+pub struct ClassifyArgs {
+    /// The model file.
+    #[arg(short, long)]
+    pub model: PathBuf,
+    /// Output format: `id<TAB>label<TAB>score` lines or one JSON object per line.
+    #[arg(long = "format", value_enum, default_value_t = OutputFormat::Tsv)]
+    pub output_format: OutputFormat,
+    /// Documents: files, folders (every file under them) or line files with --format;
+    /// `-` (or nothing) reads one document from stdin. For a mail filter: messages, Maildir
+    /// folders or mbox files.
+    pub inputs: Vec<PathBuf>,
+    /// Spam-filter options (exit codes, --passthrough, --unsure).
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Input format: `text` (each file one document), or a line format (jsonl, tsv:
+    /// one document per line, id = line number). Detected from the extension when omitted.
+    #[arg(long = "input-format", value_enum)]
+    pub input_format: Option<ClassifyFormat>,
+    /// With --input-format reuters: the ModApte part to classify (train or test).
+    #[arg(long, value_parser = super::names::split())]
+    pub split: Option<Split>,
+}
+
+/// How `classify` reads its inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ClassifyFormat {
+    /// Each file (or each file under a folder) is one document.
+    Text,
+    /// One JSON object per line (`text` field).
+    Jsonl,
+    /// `label<TAB>text` or `text` lines.
+    Tsv,
+    /// Reuters-21578 SGML (see --split).
+    Reuters,
+    /// SVMlight vectors, for models trained on SVMlight input (id = line number).
+    Svmlight,
+}
+
+/// A score band, inclusive at both ends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Band {
+    /// Lowest score still unsure.
+    pub low: f32,
+    /// Highest score still unsure.
+    pub high: f32,
+}
+
+/// Parses `--unsure LOW:HIGH`.
+fn parse_band(s: &str) -> std::result::Result<Band, String> {
+    let (l, h) = s
+        .split_once(':')
+        .ok_or_else(|| format!("expected LOW:HIGH (e.g. -2:2), got {s:?}"))?;
+    let num = |x: &str| {
+        x.trim()
+            .parse::<f32>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| format!("{x:?} is not a number"))
+    };
+    let (low, high) = (num(l)?, num(h)?);
+    if low > high {
+        return Err(format!("LOW ({low}) is above HIGH ({high})"));
+    }
+    Ok(Band { low, high })
+}
+
+/// Spam-filter options of `classify`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct FilterArgs {
+    /// Write the message (one, from stdin or a file) back to stdout with an
+    /// `X-Rosenblatt: spam|ham|unsure; score=S` header added, instead of a verdict line.
+    #[arg(long)]
+    pub passthrough: bool,
+    /// Scores within LOW:HIGH (inclusive) are "unsure" (exit code 2), e.g. --unsure=-5:5.
+    #[arg(long, value_name = "LOW:HIGH", value_parser = parse_band, allow_hyphen_values = true)]
+    pub unsure: Option<Band>,
+}
+
+/// What `classify` does, checked.
+#[derive(Debug, Clone)]
+pub struct ClassifyPlan {
+    /// The model file.
+    pub model: PathBuf,
+    /// The inputs: `-` (stdin) when none were given.
+    pub documents: Documents,
+    /// How each document's line is written.
+    pub output: OutputFormat,
+    /// `--passthrough`: write the one message back with a verdict header.
+    pub passthrough: bool,
+    /// `--unsure`: scores in this band are "unsure".
+    pub unsure: Option<Band>,
+}
+
+impl ClassifyPlan {
+    /// Whether any spam-filter option was given.
+    pub fn filter(&self) -> bool {
+        self.passthrough || self.unsure.is_some()
+    }
+}
+
+/// Turns `classify`'s flags into a plan; every flag rule of `classify` is checked here.
+pub fn plan(a: ClassifyArgs) -> Result<ClassifyPlan> {
+    let format = a.input_format.map(|f| match f {
+        ClassifyFormat::Text => Format::Text,
+        ClassifyFormat::Jsonl => Format::Jsonl,
+        ClassifyFormat::Tsv => Format::Tsv,
+        ClassifyFormat::Reuters => Format::Reuters,
+        ClassifyFormat::Svmlight => Format::Svmlight,
+    });
+    inputs::check_split(a.split, format)?;
+    let filter = a.filter.passthrough || a.filter.unsure.is_some();
+    let stdin = a.inputs.is_empty() || a.inputs.iter().any(|p| p.as_os_str() == "-");
+    if format == Some(Format::Svmlight) {
+        if filter {
+            bail!("the spam-filter options apply to mail models, not SVMlight vectors");
+        }
+        if stdin {
+            bail!("classify reads SVMlight vectors from files; give their paths");
+        }
+    }
+    let paths = if a.inputs.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        a.inputs
+    };
+    if a.filter.passthrough
+        && (paths.len() != 1 || (paths[0].as_os_str() != "-" && !paths[0].is_file()))
+    {
+        bail!("--passthrough writes back one message: give one file or `-` (stdin)");
+    }
+    Ok(ClassifyPlan {
+        model: a.model,
+        documents: Documents {
+            paths,
+            format,
+            split: a.split,
+            detect: Format::detect_unlabelled,
+        },
+        output: a.output_format,
+        passthrough: a.filter.passthrough,
+        unsure: a.filter.unsure,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bands_parse() {
+        assert_eq!(
+            parse_band("-2:2.5"),
+            Ok(Band {
+                low: -2.0,
+                high: 2.5
+            })
+        );
+        assert!(parse_band("3:1").is_err());
+        assert!(parse_band("x:1").is_err());
+        assert!(parse_band("1").is_err());
+    }
+}

@@ -1,0 +1,113 @@
+//! `rosenblatt eval`'s flags and the plan they become: a model on labelled documents, a
+//! spam filter on labelled mail, or the TREC online protocol over an index.
+
+use super::inputs::{self, Documents, InputArgs, Mail, MailInputs};
+use anyhow::{Context, Result};
+use clap::Args;
+use rosenblatt::input::Format;
+use std::path::PathBuf;
+
+/// `rosenblatt eval`.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// The model file (with --online: the filter to start from; default an empty one).
+    #[arg(short, long, required_unless_present = "online")]
+    pub model: Option<PathBuf>,
+    /// Labelled input(s), as for `train`.
+    #[arg(required_unless_present_any = ["spam", "ham", "online"], conflicts_with_all = ["spam", "ham", "online"])]
+    pub inputs: Vec<PathBuf>,
+    /// Labelled mail (--spam PATH... --ham PATH...) or a TREC index (--online INDEX).
+    #[command(flatten)]
+    pub mail: EvalMailArgs,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Print one JSON object (keys accuracy, per_class, confusion, documents).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Mail inputs of `eval`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct EvalMailArgs {
+    /// Labelled mail to evaluate a spam filter on.
+    #[command(flatten)]
+    pub mail: MailInputs,
+    /// The TREC online protocol over INDEX (`spam PATH` / `ham PATH` lines, paths relative
+    /// to INDEX, e.g. trec07p/full/index): each message is classified, then learned
+    /// (train on error), in order; starts from --model, or from an empty filter.
+    #[arg(long, value_name = "INDEX")]
+    pub online: Option<PathBuf>,
+    /// With --online: save the filter as it stands after the run.
+    #[arg(long, value_name = "MODEL", requires = "online")]
+    pub save: Option<PathBuf>,
+}
+
+/// What `eval` does, checked.
+#[derive(Debug, Clone)]
+pub enum EvalTask {
+    /// A model on labelled documents (or SVMlight rows).
+    Documents {
+        /// The model file.
+        model: PathBuf,
+        /// The labelled inputs.
+        documents: Documents,
+    },
+    /// A spam filter on labelled mail.
+    Mail {
+        /// The filter.
+        model: PathBuf,
+        /// The labelled mail.
+        mail: Mail,
+    },
+    /// The TREC online protocol: classify, then learn, each message in index order.
+    Online {
+        /// The filter to start from; an empty one when `None`.
+        model: Option<PathBuf>,
+        /// The TREC index file.
+        index: PathBuf,
+        /// Where to save the filter after the run.
+        save: Option<PathBuf>,
+    },
+}
+
+/// `eval`'s plan: the task and how its result is printed.
+#[derive(Debug, Clone)]
+pub struct EvalPlan {
+    /// What to evaluate on what.
+    pub task: EvalTask,
+    /// Print one JSON object.
+    pub json: bool,
+}
+
+/// Turns `eval`'s flags into a plan; every flag rule of `eval` is checked here.
+pub fn plan(a: EvalArgs) -> Result<EvalPlan> {
+    let m = a.mail;
+    inputs::check_split(a.input.split, a.input.format)?;
+    let task = match (m.online, a.model) {
+        (Some(index), model) => EvalTask::Online {
+            model,
+            index,
+            save: m.save,
+        },
+        (None, model) => {
+            let model = model.context("--model is required")?;
+            if m.mail.is_set() {
+                EvalTask::Mail {
+                    model,
+                    mail: m.mail.plan(),
+                }
+            } else {
+                EvalTask::Documents {
+                    model,
+                    documents: Documents {
+                        paths: a.inputs,
+                        format: a.input.format,
+                        split: a.input.split,
+                        detect: Format::detect,
+                    },
+                }
+            }
+        }
+    };
+    Ok(EvalPlan { task, json: a.json })
+}

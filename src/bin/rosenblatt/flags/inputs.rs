@@ -1,0 +1,152 @@
+//! Where a subcommand's data comes from: the input flags shared by several subcommands
+//! (`--format`, `--split`, `--spam`, `--ham`), the rules between them, and the plain
+//! descriptions of inputs that plans carry (documents, mail, SVMlight rows).
+
+use anyhow::{Result, bail};
+use clap::Args;
+use rosenblatt::input::{Format, Split};
+use std::path::{Path, PathBuf};
+
+/// How inputs are read.
+#[derive(Debug, Args, Clone)]
+pub struct InputArgs {
+    /// Input format; detected when omitted (folder → dir, .jsonl → jsonl, else tsv).
+    #[arg(long, value_parser = super::names::format())]
+    pub format: Option<Format>,
+    /// The part of a corpus with a fixed split to read (--format reuters: ModApte
+    /// train or test; both when omitted).
+    #[arg(long, value_parser = super::names::split())]
+    pub split: Option<Split>,
+}
+
+/// Labelled mail: `--spam PATH... --ham PATH...`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct MailInputs {
+    /// Spam: Maildir folders, mbox files, folders of message files (recursively) or
+    /// message files; read as mail (headers, MIME, HTML).
+    #[arg(long, num_args = 1.., value_name = "PATH")]
+    pub spam: Vec<PathBuf>,
+    /// Ham (wanted mail), read as for --spam.
+    #[arg(long, num_args = 1.., value_name = "PATH")]
+    pub ham: Vec<PathBuf>,
+}
+
+impl MailInputs {
+    /// Whether mail inputs were given.
+    pub fn is_set(&self) -> bool {
+        !self.spam.is_empty() || !self.ham.is_empty()
+    }
+
+    /// The mail paths as a plan carries them.
+    pub fn plan(self) -> Mail {
+        Mail {
+            spam: self.spam,
+            ham: self.ham,
+        }
+    }
+}
+
+/// Refuses `--split` without `--format reuters` (the only corpus with a fixed split).
+pub fn check_split(split: Option<Split>, format: Option<Format>) -> Result<()> {
+    if split.is_some() && format != Some(Format::Reuters) {
+        bail!("--split applies to --format reuters only");
+    }
+    Ok(())
+}
+
+/// Labelled mail to read: spam and ham paths.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mail {
+    /// Spam: messages, Maildirs, mbox files or folders of them.
+    pub spam: Vec<PathBuf>,
+    /// Ham, as for `spam`.
+    pub ham: Vec<PathBuf>,
+}
+
+/// Documents to read: paths, their format (given or detected) and the part of a corpus
+/// with a fixed split.
+#[derive(Debug, Clone)]
+pub struct Documents {
+    /// Files or folders.
+    pub paths: Vec<PathBuf>,
+    /// The format given, or `None` to detect each path's with `detect`.
+    pub format: Option<Format>,
+    /// With `--format reuters`: the part to read.
+    pub split: Option<Split>,
+    /// How a path's format is detected when none is given.
+    pub detect: fn(&Path) -> Format,
+}
+
+impl Documents {
+    /// Whether these inputs are SVMlight rows for a model whose feature space is
+    /// `indexed` (trained on vectors) or text. A vector model reads its inputs as
+    /// SVMlight whatever their extension (libsvm files often have none) unless they are
+    /// plainly documents; a text model reads SVMlight only when every input is detected
+    /// as such.
+    pub fn reads_svmlight(&self, indexed: bool) -> Result<bool> {
+        match self.format {
+            Some(f) => Ok(f == Format::Svmlight),
+            None if indexed => Ok(!self.paths.iter().any(|p| looks_like_documents(p))),
+            None => is_svm(&self.paths, None, self.detect),
+        }
+    }
+}
+
+/// Where `train` and `vectorize` read their labelled data from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// Documents in any text format.
+    Documents(Documents),
+    /// Labelled mail, parsed as messages.
+    Mail(Mail),
+    /// SVMlight rows, read as they are (no tokenizer, no vocabulary).
+    Svmlight(Vec<PathBuf>),
+}
+
+impl Source {
+    /// The input names recorded in a model: `spam:PATH` and `ham:PATH` for mail, the
+    /// paths otherwise.
+    pub fn names(&self) -> Vec<String> {
+        let tagged = |tag: &str, ps: &[PathBuf]| -> Vec<String> {
+            ps.iter().map(|p| format!("{tag}{}", p.display())).collect()
+        };
+        match self {
+            Source::Documents(d) => tagged("", &d.paths),
+            Source::Mail(m) => [tagged("spam:", &m.spam), tagged("ham:", &m.ham)].concat(),
+            Source::Svmlight(paths) => tagged("", paths),
+        }
+    }
+}
+
+/// Whether the inputs are SVMlight: `--format svmlight`, or every input detected as such
+/// (`.svm`, `.svmlight`, `.libsvm`). Mixing vectors with documents is an error.
+pub fn is_svm(
+    paths: &[PathBuf],
+    format: Option<Format>,
+    detect: fn(&Path) -> Format,
+) -> Result<bool> {
+    if let Some(f) = format {
+        return Ok(f == Format::Svmlight);
+    }
+    let svm = paths
+        .iter()
+        .filter(|p| detect(p) == Format::Svmlight)
+        .count();
+    if svm > 0 && svm < paths.len() {
+        bail!(
+            "some inputs are SVMlight vectors and some are documents; give one kind (or \
+             --format)"
+        );
+    }
+    Ok(svm > 0)
+}
+
+/// Whether a path is plainly documents (a folder, or a text or mail extension), not
+/// SVMlight rows.
+fn looks_like_documents(p: &Path) -> bool {
+    p.is_dir()
+        || matches!(
+            p.extension().and_then(|e| e.to_str()),
+            Some("jsonl" | "json" | "ndjson" | "tsv" | "txt" | "eml" | "mbox" | "sgm")
+        )
+}

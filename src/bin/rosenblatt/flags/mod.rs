@@ -1,0 +1,109 @@
+//! The command line: clap's structs for every subcommand and flag group, and the one step
+//! that turns them into a validated plan (as ripgrep turns its low-level arguments into
+//! high-level ones). Every rule between flags is checked here, before any file is read;
+//! the subcommands only run plans.
+
+mod bench;
+mod classify;
+mod eval;
+mod inputs;
+mod inspect;
+mod kernel;
+mod learn;
+mod learner;
+pub mod names;
+mod schedule;
+mod train;
+mod vectorize;
+
+#[cfg(test)]
+mod tests;
+
+pub use bench::{BenchData, BenchPlan};
+pub use classify::{ClassifyPlan, OutputFormat};
+pub use eval::{EvalPlan, EvalTask};
+pub use inputs::{Documents, Mail, Source};
+pub use inspect::InspectPlan;
+pub use learn::LearnPlan;
+pub use train::TrainPlan;
+pub use vectorize::VectorizePlan;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+/// Sparse binary bag-of-words text classification: perceptrons and friends.
+#[derive(Debug, Parser)]
+#[command(name = "rosenblatt", version, about, long_about = None, max_term_width = 100)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once per run; boxing buys nothing
+pub enum Command {
+    /// Train a model on labelled documents and save it.
+    Train(train::TrainArgs),
+    /// Classify documents with a saved model: one `id<TAB>label<TAB>score` line each.
+    Classify(classify::ClassifyArgs),
+    /// Evaluate a saved model on labelled documents.
+    Eval(eval::EvalArgs),
+    /// Show a saved model: summary, training metadata, strongest words.
+    Inspect(inspect::InspectArgs),
+    /// Train-on-error update of a saved mail filter with one message (or a folder/mbox),
+    /// under a file lock, written atomically: for mail delivery and "this is spam" buttons.
+    Learn(learn::LearnArgs),
+    /// Benchmark sparse update throughput: vectorizing, each learner's epochs and parallel
+    /// prediction on a corpus, an SVMlight file or synthetic Zipf-shaped rows.
+    Bench(bench::BenchArgs),
+    /// Write a corpus as SVMlight vectors (OUT) with its vocabulary (OUT.vocab) and class
+    /// labels (OUT.classes), streaming the input, for LIBLINEAR, Vowpal Wabbit, scikit-learn.
+    Vectorize(vectorize::VectorizeArgs),
+}
+
+impl Command {
+    /// The exit code of a failure: 3 for `classify` and `learn`, whose 2 means "unsure"
+    /// to mail filters; 1 otherwise.
+    pub fn error_code(&self) -> u8 {
+        match self {
+            Command::Classify(_) | Command::Learn(_) => 3,
+            _ => 1,
+        }
+    }
+}
+
+/// One subcommand's validated plan.
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // made once per run; boxing buys nothing
+pub enum Plan {
+    /// `train`.
+    Train(TrainPlan),
+    /// `classify`.
+    Classify(ClassifyPlan),
+    /// `eval`.
+    Eval(EvalPlan),
+    /// `inspect`.
+    Inspect(InspectPlan),
+    /// `learn`.
+    Learn(LearnPlan),
+    /// `bench`.
+    Bench(BenchPlan),
+    /// `vectorize`.
+    Vectorize(VectorizePlan),
+}
+
+/// Turns parsed flags into the subcommand's plan, or the sentence saying which flags do
+/// not go together.
+pub fn plan(command: Command) -> Result<Plan> {
+    Ok(match command {
+        Command::Train(a) => Plan::Train(train::plan(a)?),
+        Command::Classify(a) => Plan::Classify(classify::plan(a)?),
+        Command::Eval(a) => Plan::Eval(eval::plan(a)?),
+        Command::Inspect(a) => Plan::Inspect(inspect::plan(a)),
+        Command::Learn(a) => Plan::Learn(learn::plan(a)),
+        Command::Bench(a) => Plan::Bench(bench::plan(a)?),
+        Command::Vectorize(a) => Plan::Vectorize(vectorize::plan(a)?),
+    })
+}

@@ -1,0 +1,247 @@
+//! One test per flag rule: each bad combination is parsed as the command line would be
+//! and must be refused by [`plan`](super::plan) with its sentence — no file is opened
+//! (the paths named do not exist) — and good combinations give the plan they describe.
+
+use super::*;
+
+/// The plan for `rosenblatt ARGS…`, or its error as the command line prints it.
+fn plan_of(args: &str) -> std::result::Result<Plan, String> {
+    let argv = std::iter::once("rosenblatt").chain(args.split_whitespace());
+    let cli = Cli::try_parse_from(argv).map_err(|e| e.to_string())?;
+    plan(cli.command).map_err(|e| names::message(&e))
+}
+
+#[test]
+fn every_flag_rule_is_refused_with_its_sentence() {
+    let t = "train -o m in.tsv";
+    let cases: Vec<(String, &str)> = [
+        // train: experiments
+        (
+            format!("{t} --holdout 1.5"),
+            "--holdout must be a fraction between 0 and 1",
+        ),
+        (
+            format!("{t} --holdout 0"),
+            "--holdout must be a fraction between 0 and 1",
+        ),
+        (format!("{t} --cv 1"), "--cv needs at least 2 folds"),
+        // train: vocabulary
+        (format!("{t} --min-df 0"), "(--min-df)"),
+        (format!("{t} --max-features 0"), "(--max-features)"),
+        // train: inputs
+        (
+            format!("{t} --split train"),
+            "--split applies to --format reuters only",
+        ),
+        (
+            "train -o m --spam s".into(),
+            "a spam filter learns from both",
+        ),
+        (
+            "train -o m --ham h".into(),
+            "a spam filter learns from both",
+        ),
+        (
+            "train -o m a.svm b.tsv".into(),
+            "some inputs are SVMlight vectors and some",
+        ),
+        (
+            "train -o m a.svm --min-df 2".into(),
+            "SVMlight rows have none",
+        ),
+        (
+            "train -o m a.svm --keep-case".into(),
+            "SVMlight rows have none",
+        ),
+        (
+            "train -o m a --format svmlight --max-features 9".into(),
+            "SVMlight rows have none",
+        ),
+        // train: schedule
+        (
+            format!("{t} --rounds 5"),
+            "--rounds and --patience apply to --mode random only",
+        ),
+        (
+            format!("{t} --patience 5"),
+            "--rounds and --patience apply to --mode random only",
+        ),
+        (
+            format!("{t} --mode random --rounds 0"),
+            "(--rounds) must be at least 1",
+        ),
+        (
+            format!("{t} --mode random --no-shuffle"),
+            "does not apply to --mode random",
+        ),
+        (
+            format!("{t} --learner pa --mode online"),
+            "--mode applies to the perceptron",
+        ),
+        (
+            format!("{t} --eta 0"),
+            "(--eta) must be a positive number, got 0",
+        ),
+        // train: learner flags
+        (
+            format!("{t} --average"),
+            "--average and --pa-c apply to the perceptron family",
+        ),
+        (
+            format!("{t} --pa-c 2"),
+            "--average and --pa-c apply to the perceptron family",
+        ),
+        (format!("{t} --learner pa --pa-c=-1"), "(--pa-c) must be"),
+        (
+            format!("{t} --margin 1"),
+            "--margin applies to --learner margin-perceptron",
+        ),
+        (
+            format!("{t} --alpha 2"),
+            "--alpha applies to --learner winnow only",
+        ),
+        (
+            format!("{t} --early-stop 0.1"),
+            "--early-stop applies to --learner logistic",
+        ),
+        (
+            format!("{t} --learner centroid --no-shuffle"),
+            "--no-shuffle applies to the",
+        ),
+        (
+            format!("{t} --learner softmax --solver batch"),
+            "softmax regression trains with",
+        ),
+        // train: kernel flags
+        (
+            format!("{t} --kernel rbf"),
+            "apply to --learner kernel-perceptron only",
+        ),
+        (
+            format!("{t} --memory 1G"),
+            "apply to --learner kernel-perceptron only",
+        ),
+        (
+            format!("{t} --force"),
+            "apply to --learner kernel-perceptron only",
+        ),
+        (
+            format!("{t} --learner kernel-perceptron --degree 3"),
+            "--degree and --coef0 apply to --kernel poly only",
+        ),
+        (
+            format!("{t} --learner kernel-perceptron --kernel poly --gamma 1"),
+            "--gamma applies to --kernel rbf only",
+        ),
+        (
+            format!("{t} --learner kernel-perceptron --eta 2"),
+            "--eta does not apply to the kernel perceptron",
+        ),
+        // classify
+        (
+            "classify -m m --split test a.sgm".into(),
+            "--split applies to --format reuters",
+        ),
+        (
+            "classify -m m --passthrough a.eml b.eml".into(),
+            "--passthrough writes back one",
+        ),
+        (
+            "classify -m m --passthrough missing.eml".into(),
+            "--passthrough writes back one",
+        ),
+        (
+            "classify -m m --input-format svmlight --unsure=-1:1 a".into(),
+            "the spam-filter options apply to mail models",
+        ),
+        (
+            "classify -m m --input-format svmlight".into(),
+            "classify reads SVMlight vectors from files",
+        ),
+        // eval
+        (
+            "eval -m m --split test a.tsv".into(),
+            "--split applies to --format reuters only",
+        ),
+        // bench
+        (
+            "bench --threads 0".into(),
+            "--threads needs thread counts of at least 1",
+        ),
+        ("bench --epochs 0".into(), "--epochs must be at least 1"),
+        (
+            "bench --learner softmax".into(),
+            "bench does not time Softmax",
+        ),
+        (
+            "bench --rows 0".into(),
+            "--rows, --features and --nnz must be at least 1",
+        ),
+        // vectorize
+        (
+            "vectorize -o v in.tsv --batch 0".into(),
+            "--batch must be at least 1",
+        ),
+        ("vectorize -o v in.tsv --min-df 0".into(), "(--min-df)"),
+        (
+            "vectorize -o v a --format svmlight".into(),
+            "SVMlight input is already vectors",
+        ),
+        (
+            "vectorize -o v a.sgm --split train".into(),
+            "--split applies to --format reuters",
+        ),
+    ]
+    .into_iter()
+    .collect();
+    for (args, says) in cases {
+        match plan_of(&args) {
+            Ok(p) => panic!("`{args}` was accepted: {p:?}"),
+            Err(e) => assert!(e.contains(says), "`{args}`: {e:?} does not say {says:?}"),
+        }
+    }
+}
+
+#[test]
+fn good_combinations_become_their_plans() {
+    let Ok(Plan::Train(p)) = plan_of("train -o m a.svm --holdout 0.2 --cv 3") else {
+        panic!("a train plan expected");
+    };
+    assert!(matches!(p.source, Source::Svmlight(_)));
+    assert_eq!((p.holdout, p.cv, p.seed), (Some(0.2), Some(3), 42));
+    let Ok(Plan::Train(p)) = plan_of("train -o m --spam s --ham h --mode random") else {
+        panic!("a train plan expected");
+    };
+    assert!(matches!(p.source, Source::Mail(_)));
+    assert!(p.config.analyzer.source().mail_rules().is_some());
+    assert_eq!(p.source.names(), ["spam:s", "ham:h"]);
+    let Ok(Plan::Classify(p)) = plan_of("classify -m m --unsure=-1:1") else {
+        panic!("a classify plan expected");
+    };
+    assert!(p.filter());
+    assert_eq!(p.documents.paths, [std::path::PathBuf::from("-")]);
+    let Ok(Plan::Eval(p)) = plan_of("eval --online index") else {
+        panic!("an eval plan expected");
+    };
+    assert!(matches!(p.task, EvalTask::Online { model: None, .. }));
+    let Ok(Plan::Bench(p)) = plan_of("bench --learner winnow,centroid") else {
+        panic!("a bench plan expected");
+    };
+    assert_eq!(p.learners.len(), 2);
+    assert!(matches!(p.data, BenchData::Synthetic { rows: 200_000, .. }));
+    let Ok(Plan::Learn(p)) = plan_of("learn -m m --ham") else {
+        panic!("a learn plan expected");
+    };
+    assert_eq!(p.class, "ham");
+}
+
+#[test]
+fn failures_of_classify_and_learn_exit_with_3() {
+    let code = |args: &str| {
+        let argv = std::iter::once("rosenblatt").chain(args.split_whitespace());
+        Cli::try_parse_from(argv).unwrap().command.error_code()
+    };
+    assert_eq!(code("classify -m m"), 3);
+    assert_eq!(code("learn -m m --spam"), 3);
+    assert_eq!(code("train -o m in.tsv"), 1);
+}

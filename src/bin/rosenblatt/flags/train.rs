@@ -1,0 +1,191 @@
+//! `rosenblatt train`'s flags and the validated plan they become: the learner built and
+//! checked, the vocabulary and experiment settings checked, the inputs' kind decided —
+//! all before any file is read.
+
+use super::inputs::{self, Documents, InputArgs, MailInputs, Source};
+use super::kernel::{self, KernelArgs};
+use super::learner::{self, LearnerArgs};
+use super::schedule::{Mode, ScheduleArgs};
+use anyhow::{Result, bail};
+use clap::Args;
+use rosenblatt::experiment::{Split, kfold};
+use rosenblatt::input::Format;
+use rosenblatt::learn::multilabel::MultiLabelOptions;
+use rosenblatt::learn::{AnyLearner, Check, KernelPerceptron, Perceptron, Schedule};
+use rosenblatt::pipeline::TrainConfig;
+use rosenblatt::text::{Analyzer, Source as TextSource};
+use rosenblatt::vocab::VocabConfig;
+use std::path::PathBuf;
+
+/// `rosenblatt train`.
+#[derive(Debug, Args)]
+pub struct TrainArgs {
+    /// Labelled input(s): a DIR/<class>/<files> folder, a .jsonl or a label<TAB>text file.
+    #[arg(required_unless_present_any = ["spam", "ham"], conflicts_with_all = ["spam", "ham"])]
+    pub inputs: Vec<PathBuf>,
+    /// Mail to train a spam filter on (--spam PATH... --ham PATH...).
+    #[command(flatten)]
+    pub mail: MailInputs,
+    /// Where to write the model.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The learner and its schedule.
+    #[command(flatten)]
+    pub schedule: ScheduleArgs,
+    /// Keep words seen in at least this many training documents.
+    #[arg(long, default_value_t = 1)]
+    pub min_df: u32,
+    /// Keep at most this many words (the most frequent).
+    #[arg(long)]
+    pub max_features: Option<usize>,
+    /// Keep letter case (words are lowercased by default).
+    #[arg(long)]
+    pub keep_case: bool,
+    /// The positive class of a binary problem (default: spam if present, else the second
+    /// label in sorted order).
+    #[arg(long)]
+    pub positive: Option<String>,
+    /// Hold out this fraction (seeded) and print the model's evaluation on it; the saved
+    /// model is trained on the rest.
+    #[arg(long, value_name = "FRACTION")]
+    pub holdout: Option<f64>,
+    /// Also run K-fold cross-validation (seeded) and print each fold's accuracy.
+    #[arg(long, value_name = "K")]
+    pub cv: Option<usize>,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub kernel: KernelArgs,
+    #[command(flatten)]
+    pub learners: LearnerArgs,
+}
+
+/// What `train` does, checked: where the data is, the training configuration, the
+/// experiment around it and where the model goes.
+#[derive(Debug, Clone)]
+pub struct TrainPlan {
+    /// The labelled data.
+    pub source: Source,
+    /// Where the model is written.
+    pub output: PathBuf,
+    /// Analyzer, vocabulary pruning and the checked learner.
+    pub config: TrainConfig,
+    /// Seed of the held-out part and of the folds.
+    pub seed: u64,
+    /// The fraction to hold out, in (0, 1).
+    pub holdout: Option<f64>,
+    /// Folds of the cross-validation, at least 2.
+    pub cv: Option<usize>,
+    /// Whether documents are visited in input order (train warns on class-sorted input).
+    pub no_shuffle: bool,
+    /// Multi-label settings, used when the corpus has several labels per document.
+    pub multilabel: MultiLabelOptions,
+    /// Print the summary as JSON.
+    pub json: bool,
+    /// Whether random mode's rounds default to 10 × the number of documents.
+    rounds_per_document: bool,
+}
+
+impl TrainPlan {
+    /// The configuration for `n` documents or rows: random mode without `--rounds`
+    /// draws 10 per document (the learner is checked again).
+    pub fn config_for(&self, n: usize) -> Result<TrainConfig> {
+        let mut cfg = self.config.clone();
+        if !self.rounds_per_document {
+            return Ok(cfg);
+        }
+        let mut learner = cfg.learner.into_inner();
+        if let AnyLearner::Perceptron(Perceptron { schedule, .. })
+        | AnyLearner::KernelPerceptron(KernelPerceptron { schedule, .. }) = &mut learner
+            && let Schedule::Randomized { rounds, .. } = schedule
+        {
+            *rounds = 10 * n as u64;
+        }
+        cfg.learner = learner.check()?;
+        Ok(cfg)
+    }
+
+    /// The seeded folds of `--cv K` over `n` documents (or rows: `what`).
+    pub fn cv_splits(&self, n: usize, what: &str) -> Result<Option<Vec<Split>>> {
+        let Some(k) = self.cv else { return Ok(None) };
+        if n < k {
+            bail!("--cv {k}: only {n} {what}");
+        }
+        Ok(Some(kfold(n, k, self.seed)?))
+    }
+}
+
+/// Turns `train`'s flags into a plan; every flag rule of `train` is checked here.
+pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
+    let s = &a.schedule;
+    let learner = learner::learner(s, &a.kernel, &a.learners)?;
+    if let Some(h) = a.holdout
+        && !(h > 0.0 && h < 1.0)
+    {
+        bail!("--holdout must be a fraction between 0 and 1, got {h}");
+    }
+    if a.cv.is_some_and(|k| k < 2) {
+        bail!("--cv needs at least 2 folds");
+    }
+    let vocab = VocabConfig {
+        min_df: a.min_df,
+        max_features: a.max_features,
+    };
+    vocab.validate()?;
+    let mail = a.mail.is_set();
+    let options = match kernel::describe(&learner) {
+        Some(k) => format!("{}, {k}", s.describe(a.learners.no_shuffle)),
+        None => learner::describe(&learner).unwrap_or_else(|| s.describe(a.learners.no_shuffle)),
+    };
+    let config = TrainConfig {
+        analyzer: Analyzer::standard(
+            if mail {
+                TextSource::mail()
+            } else {
+                TextSource::Text
+            },
+            !a.keep_case,
+        ),
+        vocab,
+        options,
+        learner: learner.check()?,
+        positive: a.positive.clone(),
+    };
+    inputs::check_split(a.input.split, a.input.format)?;
+    let source = if mail {
+        if a.mail.spam.is_empty() || a.mail.ham.is_empty() {
+            bail!("a spam filter learns from both: give --spam PATH... and --ham PATH...");
+        }
+        Source::Mail(a.mail.plan())
+    } else if inputs::is_svm(&a.inputs, a.input.format, Format::detect)? {
+        if a.min_df != 1 || a.max_features.is_some() || a.keep_case {
+            bail!(
+                "--min-df, --max-features and --keep-case shape a vocabulary; SVMlight rows \
+                 have none"
+            );
+        }
+        Source::Svmlight(a.inputs)
+    } else {
+        Source::Documents(Documents {
+            paths: a.inputs,
+            format: a.input.format,
+            split: a.input.split,
+            detect: Format::detect,
+        })
+    };
+    Ok(TrainPlan {
+        source,
+        output: a.output,
+        config,
+        seed: s.seed,
+        holdout: a.holdout,
+        cv: a.cv,
+        no_shuffle: a.learners.no_shuffle,
+        multilabel: a.learners.multilabel(s.seed),
+        json: a.json,
+        rounds_per_document: s.mode == Mode::Random && s.rounds.is_none(),
+    })
+}

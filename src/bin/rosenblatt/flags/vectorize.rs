@@ -1,0 +1,100 @@
+//! `rosenblatt vectorize`'s flags and the plan they become, checked before any file is
+//! read: vocabulary pruning, batch size, and inputs that are documents.
+
+use super::inputs::{self, Documents, InputArgs, MailInputs, Source};
+use anyhow::{Result, bail};
+use clap::Args;
+use rosenblatt::input::Format;
+use rosenblatt::vocab::VocabConfig;
+use std::path::PathBuf;
+
+/// `rosenblatt vectorize`.
+#[derive(Debug, Args)]
+pub struct VectorizeArgs {
+    /// Labelled input(s), as for `train`: a DIR/<class>/<files> folder, a .jsonl or a
+    /// label<TAB>text file (or --format text for unlabelled files).
+    #[arg(required_unless_present_any = ["spam", "ham"], conflicts_with_all = ["spam", "ham"])]
+    pub inputs: Vec<PathBuf>,
+    /// Mail (--spam PATH... --ham PATH...), read as for `train`.
+    #[command(flatten)]
+    pub mail: MailInputs,
+    /// The SVMlight file to write; the vocabulary goes to OUT.vocab (line i: feature id i,
+    /// `word<TAB>document frequency`) and the class labels to OUT.classes.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Keep words seen in at least this many documents.
+    #[arg(long, default_value_t = 1)]
+    pub min_df: u32,
+    /// Keep at most this many words (the most frequent).
+    #[arg(long)]
+    pub max_features: Option<usize>,
+    /// Keep letter case (words are lowercased by default).
+    #[arg(long)]
+    pub keep_case: bool,
+    /// The class written as +1 in a two-class corpus (default as for `train`: spam if
+    /// present, else the second label in sorted order).
+    #[arg(long)]
+    pub positive: Option<String>,
+    /// Documents read and tokenized per batch.
+    #[arg(long, default_value_t = rosenblatt::input::stream::DEFAULT_BATCH)]
+    pub batch: usize,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `vectorize` does, checked.
+#[derive(Debug, Clone)]
+pub struct VectorizePlan {
+    /// Documents or mail (never SVMlight rows).
+    pub source: Source,
+    /// The SVMlight file; `.vocab` and `.classes` files go beside it.
+    pub output: PathBuf,
+    /// Vocabulary pruning, validated.
+    pub vocab: VocabConfig,
+    /// Whether words are lowercased.
+    pub lowercase: bool,
+    /// The class written as +1 in a two-class corpus.
+    pub positive: Option<String>,
+    /// Documents per batch, at least 1.
+    pub batch: usize,
+    /// Print the summary as JSON.
+    pub json: bool,
+}
+
+/// Turns `vectorize`'s flags into a plan; every flag rule of `vectorize` is checked here.
+pub fn plan(a: VectorizeArgs) -> Result<VectorizePlan> {
+    let vocab = VocabConfig {
+        min_df: a.min_df,
+        max_features: a.max_features,
+    };
+    vocab.validate()?;
+    if a.batch == 0 {
+        bail!("--batch must be at least 1");
+    }
+    if a.input.format == Some(Format::Svmlight) {
+        bail!("vectorize reads documents; SVMlight input is already vectors");
+    }
+    inputs::check_split(a.input.split, a.input.format)?;
+    let source = if a.mail.is_set() {
+        Source::Mail(a.mail.plan())
+    } else {
+        Source::Documents(Documents {
+            paths: a.inputs,
+            format: a.input.format,
+            split: a.input.split,
+            detect: Format::detect,
+        })
+    };
+    Ok(VectorizePlan {
+        source,
+        output: a.output,
+        vocab,
+        lowercase: !a.keep_case,
+        positive: a.positive,
+        batch: a.batch,
+        json: a.json,
+    })
+}

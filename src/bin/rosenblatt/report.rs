@@ -1,0 +1,206 @@
+//! What the subcommands print: the training summary, the theory lines (shared by `train`
+//! and `inspect`), one classified document's line (shared by text and SVMlight input),
+//! the kernel perceptron's support summary, and the notes on stderr about skipped
+//! documents and messages that did not parse as mail.
+
+use crate::flags::OutputFormat;
+use rosenblatt::eval::{Metrics, SpamMetrics};
+use rosenblatt::model::{FeatureSpace, Predictor, SavedModel};
+use rosenblatt::theory::Theory;
+use std::io::Write;
+use std::path::Path;
+
+/// Tells the user how many documents were skipped and why (the first few).
+pub fn skipped(items: &[(String, String)]) {
+    let n = items.len();
+    note(items, &format!("skipped {n} unreadable document(s)"));
+}
+
+/// Tells the user about messages that were not mail and were read as raw text.
+pub fn unparsed(items: &[(String, String)]) {
+    let n = items.len();
+    note(
+        items,
+        &format!("{n} message(s) did not parse as mail and were read as raw text"),
+    );
+}
+
+/// A note on stderr: `rosenblatt: HEADLINE:`, the first five `id: reason` lines and how
+/// many more there are. Nothing when there are no items.
+fn note(items: &[(String, String)], headline: &str) {
+    if items.is_empty() {
+        return;
+    }
+    eprintln!("rosenblatt: {headline}:");
+    for (id, why) in items.iter().take(5) {
+        eprintln!("  {id}: {why}");
+    }
+    if items.len() > 5 {
+        eprintln!("  … and {} more", items.len() - 5);
+    }
+}
+
+/// Prints the theory diagnostics.
+pub fn theory(t: &Theory) {
+    println!("radius R       {:.4}", t.radius);
+    println!(
+        "margin         functional {:.4}, geometric {:.6}",
+        t.functional_margin, t.geometric_margin
+    );
+    println!("separated      {}", if t.separated { "yes" } else { "no" });
+    match (t.novikoff_bound, t.updates) {
+        (Some(b), Some(k)) => println!("(R/γ)² bound   {b:.1} (updates k = {k})"),
+        (Some(b), None) => println!("(R/γ)² bound   {b:.1}"),
+        _ => println!("(R/γ)² bound   – (training set not separated by the learned hyperplane)"),
+    }
+}
+
+/// Everything `train`'s summary shows besides the model itself.
+pub struct TrainSummary<'a> {
+    /// Where the model was written.
+    pub output: &'a Path,
+    /// Print one JSON object.
+    pub json: bool,
+    /// Documents skipped while reading.
+    pub skipped: usize,
+    /// The held-out fraction and the seed of the split, with the held-out metrics.
+    pub held_out: Option<(f64, u64, Metrics)>,
+    /// The spam measures on the held-out part (spam filters).
+    pub spam: Option<SpamMetrics>,
+    /// Each fold's cross-validation accuracy.
+    pub folds: Option<Vec<f64>>,
+}
+
+/// Prints `train`'s summary of model `m`.
+pub fn train_summary(m: &SavedModel, s: &TrainSummary) {
+    let meta = &m.meta;
+    if s.json {
+        let mut v = serde_json::json!({
+            "model": s.output.display().to_string(),
+            "documents": meta.documents,
+            "skipped": s.skipped,
+            "classes": m.classes,
+            "vocabulary": m.vocab.len(),
+            "nonzeros": meta.nnz,
+            "learner": meta.learner,
+            "options": meta.options,
+            "epochs": meta.report.epochs,
+            "updates": meta.report.updates,
+            "converged": meta.report.converged,
+            "training_accuracy": meta.training_accuracy,
+            "seconds": meta.seconds,
+            "fit_seconds": meta.fit_seconds,
+            "theory": meta.theory,
+        });
+        if let Some((_, _, h)) = &s.held_out {
+            v["held_out"] = h.to_json();
+        }
+        if let (Some(sp), Some(o)) = (&s.spam, v["held_out"].as_object_mut()) {
+            o.extend(sp.to_json().as_object().cloned().unwrap_or_default());
+        }
+        if let Some(f) = &s.folds {
+            v["cv_accuracy"] = serde_json::json!(f);
+        }
+        println!("{v}");
+        return;
+    }
+    println!("documents      {} ({} skipped)", meta.documents, s.skipped);
+    println!("classes        {}", m.classes.join(", "));
+    match m.features {
+        FeatureSpace::Indexed { n_features } => {
+            println!("features       {n_features} (SVMlight ids)")
+        }
+        FeatureSpace::Text => println!("vocabulary     {} words", m.vocab.len()),
+    }
+    println!("nonzeros       {}", meta.nnz);
+    println!("learner        {} ({})", meta.learner, meta.options);
+    if let Some((n, kernel)) = support(&m.predictor) {
+        println!("support vecs   {n} ({kernel})");
+    }
+    println!("epochs         {}", meta.report.epochs);
+    println!("updates k      {}", meta.report.updates);
+    if let Some(c) = meta.report.converged {
+        println!("converged      {}", if c { "yes" } else { "no" });
+    }
+    println!("training acc   {:.4}", meta.training_accuracy);
+    if let Some(t) = &meta.theory {
+        theory(t);
+    }
+    println!(
+        "time           {:.3} s (fitting {:.3} s)",
+        meta.seconds, meta.fit_seconds
+    );
+    println!("model          {}", s.output.display());
+    if let Some((frac, seed, h)) = &s.held_out {
+        println!(
+            "\nheld-out evaluation ({:.0}% of the documents, seed {seed}):",
+            frac * 100.0
+        );
+        if let Some(sp) = &s.spam {
+            println!("{}", sp.to_text());
+        }
+        print!("{}", h.to_text());
+    }
+    if let Some(f) = &s.folds {
+        let mean = f.iter().sum::<f64>() / f.len() as f64;
+        let fs: Vec<String> = f.iter().map(|x| format!("{x:.4}")).collect();
+        println!(
+            "\n{}-fold cross-validation accuracy: mean {mean:.4} ({})",
+            f.len(),
+            fs.join(" ")
+        );
+    }
+}
+
+/// Writes one document's line: `id<TAB>label1,label2<TAB>score1,score2`, or a JSON object
+/// (`labels` and `scores` added for multi-label models).
+pub fn labels(
+    out: &mut impl Write,
+    format: OutputFormat,
+    model: &SavedModel,
+    id: &str,
+    labels: &[(usize, f32)],
+) -> std::io::Result<()> {
+    let names: Vec<&str> = labels.iter().map(|l| model.classes[l.0].as_str()).collect();
+    let scores: Vec<f32> = labels.iter().map(|l| l.1).collect();
+    match format {
+        OutputFormat::Tsv => {
+            let s: Vec<String> = scores.iter().map(f32::to_string).collect();
+            writeln!(out, "{id}\t{}\t{}", names.join(","), s.join(","))
+        }
+        OutputFormat::Jsonl => {
+            let mut v = serde_json::json!({
+                "id": id,
+                "label": names.first(),
+                "score": scores.first(),
+            });
+            if matches!(model.predictor, Predictor::MultiLabel(_)) {
+                v["labels"] = serde_json::json!(names);
+                v["scores"] = serde_json::json!(scores);
+            }
+            writeln!(out, "{v}")
+        }
+    }
+}
+
+/// Support vectors and kernel of a model's kernel perceptrons (summed over one-vs-rest
+/// models), for `train` and `inspect`.
+pub fn support(p: &Predictor) -> Option<(usize, String)> {
+    let models: Vec<&rosenblatt::learn::KernelModel> = match p {
+        Predictor::Binary(m) => m.as_kernel().into_iter().collect(),
+        Predictor::OneVsRest(ms) => ms.iter().filter_map(|m| m.as_kernel()).collect(),
+        _ => Vec::new(),
+    };
+    let first = models.first()?;
+    let n = models.iter().map(|m| m.n_support()).sum();
+    let voted = if first.votes.is_some() { ", voted" } else { "" };
+    let cost = match first.cost {
+        Some((e, rows)) => format!(
+            "; estimated {:.2} s and {}, {rows} Gram rows computed",
+            e.seconds,
+            rosenblatt::learn::dual::human_bytes(e.memory_bytes)
+        ),
+        None => String::new(),
+    };
+    Some((n, format!("{}{voted}{cost}", first.kernel.describe())))
+}
