@@ -81,7 +81,7 @@ pub enum Format {
     /// `label<TAB>text` lines.
     Tsv,
     /// Reuters-21578 SGML (a folder of `reut2-*.sgm` or one file), ModApte documents of
-    /// the 90 categories; `--split train|test` picks a part.
+    /// the 90 categories; a [`Split`] picks the training or the test part.
     Reuters,
     /// SVMlight/libsvm vectors (`label id:value …`); detected from `.svm`, `.svmlight`,
     /// `.libsvm`. These are rows, not documents: read them with [`svmlight::read_svmlight`].

@@ -5,6 +5,7 @@
 use anyhow::{Result, bail};
 use clap::Args;
 use rosenblatt::input::{Format, Split};
+use rosenblatt::vocab::VocabConfig;
 use std::path::{Path, PathBuf};
 
 /// How inputs are read.
@@ -149,4 +150,61 @@ fn looks_like_documents(p: &Path) -> bool {
             p.extension().and_then(|e| e.to_str()),
             Some("jsonl" | "json" | "ndjson" | "tsv" | "txt" | "eml" | "mbox" | "sgm")
         )
+}
+
+/// How the words of a corpus become its vocabulary (`train`, `vectorize`).
+#[derive(Debug, Args, Clone)]
+pub struct VocabArgs {
+    /// Keep words seen in at least this many (training) documents.
+    #[arg(long, default_value_t = 1)]
+    pub min_df: u32,
+    /// Keep at most this many words (the most frequent).
+    #[arg(long)]
+    pub max_features: Option<usize>,
+    /// Keep letter case (words are lowercased by default).
+    #[arg(long)]
+    pub keep_case: bool,
+}
+
+impl VocabArgs {
+    /// The vocabulary settings, checked.
+    pub fn config(&self) -> Result<VocabConfig> {
+        let vocab = VocabConfig {
+            min_df: self.min_df,
+            max_features: self.max_features,
+        };
+        vocab.validate()?;
+        Ok(vocab)
+    }
+
+    /// Whether any of them was given (they shape a vocabulary, which vectors lack).
+    pub fn is_set(&self) -> bool {
+        self.min_df != 1 || self.max_features.is_some() || self.keep_case
+    }
+}
+
+/// A labelled corpus (`train`, `vectorize`): documents, or mail with `--spam`/`--ham`.
+#[derive(Debug, Args, Clone)]
+pub struct CorpusArgs {
+    /// Labelled input(s): a DIR/<class>/<files> folder, a .jsonl or a label<TAB>text file
+    /// (vectorize: --format text for unlabelled files).
+    #[arg(required_unless_present_any = ["spam", "ham"], conflicts_with_all = ["spam", "ham"])]
+    pub inputs: Vec<PathBuf>,
+    /// Mail (--spam PATH... --ham PATH...): a spam filter's training messages.
+    #[command(flatten)]
+    pub mail: MailInputs,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+impl CorpusArgs {
+    /// The documents to read, their format detected as for labelled input.
+    pub fn documents(self) -> Documents {
+        Documents {
+            paths: self.inputs,
+            format: self.input.format,
+            split: self.input.split,
+            detect: Format::detect,
+        }
+    }
 }

@@ -40,19 +40,14 @@ macro_rules! mirror {
 mirror! {
     /// The input formats `--format` accepts.
     FormatName => Format {
-        /// `DIR/<class>/...`: labels from first-level folder names, files found recursively.
-        Dir,
-        /// Unlabelled: each file is one document (folders are walked recursively).
-        Text,
-        /// One JSON object per line: `{"label": …, "text": …}` (`labels` for several).
+        #[doc = "Class folders: DIR/<class>/<files>, the folder name is the label."] Dir,
+        #[doc = "Each file (or each file under a folder) is one unlabelled document."] Text,
+        #[doc = r#"One {"label": …, "text": …} object per line ("labels": [...] for several)."#]
         Jsonl,
-        /// `label<TAB>text` lines.
-        Tsv,
-        /// Reuters-21578 SGML (a folder of `reut2-*.sgm` or one file), ModApte documents of
-        /// the 90 categories; `--split train|test` picks a part.
+        #[doc = "label<TAB>text lines."] Tsv,
+        #[doc = "Reuters-21578 SGML, the ModApte documents of 90 categories (see --split)."]
         Reuters,
-        /// SVMlight/libsvm vectors (`label id:value …`); detected from `.svm`, `.svmlight`,
-        /// `.libsvm`. These are rows, not documents: read them with [`svmlight::read_svmlight`].
+        #[doc = "SVMlight vectors (label id:value …); default for .svm, .svmlight, .libsvm."]
         Svmlight,
     }
 }

@@ -2,7 +2,7 @@
 //! checked, the vocabulary and experiment settings checked, the inputs' kind decided —
 //! all before any file is read.
 
-use super::inputs::{self, Documents, InputArgs, MailInputs, Source};
+use super::inputs::{self, Source};
 use super::kernel::{self, KernelArgs};
 use super::learner::{self, LearnerArgs};
 use super::schedule::{Mode, ScheduleArgs};
@@ -14,35 +14,21 @@ use rosenblatt::learn::multilabel::MultiLabelOptions;
 use rosenblatt::learn::{AnyLearner, Check, KernelPerceptron, Perceptron, Schedule};
 use rosenblatt::pipeline::TrainConfig;
 use rosenblatt::text::{Analyzer, Source as TextSource};
-use rosenblatt::vocab::VocabConfig;
 use std::path::PathBuf;
 
 /// `rosenblatt train`.
 #[derive(Debug, Args)]
 pub struct TrainArgs {
-    /// Labelled input(s): a DIR/<class>/<files> folder, a .jsonl or a label<TAB>text file.
-    #[arg(required_unless_present_any = ["spam", "ham"], conflicts_with_all = ["spam", "ham"])]
-    pub inputs: Vec<PathBuf>,
-    /// Mail to train a spam filter on (--spam PATH... --ham PATH...).
     #[command(flatten)]
-    pub mail: MailInputs,
+    pub corpus: inputs::CorpusArgs,
     /// Where to write the model.
     #[arg(short, long)]
     pub output: PathBuf,
-    #[command(flatten)]
-    pub input: InputArgs,
     /// The learner and its schedule.
     #[command(flatten)]
     pub schedule: ScheduleArgs,
-    /// Keep words seen in at least this many training documents.
-    #[arg(long, default_value_t = 1)]
-    pub min_df: u32,
-    /// Keep at most this many words (the most frequent).
-    #[arg(long)]
-    pub max_features: Option<usize>,
-    /// Keep letter case (words are lowercased by default).
-    #[arg(long)]
-    pub keep_case: bool,
+    #[command(flatten)]
+    pub vocab: inputs::VocabArgs,
     /// The positive class of a binary problem (default: spam if present, else the second
     /// label in sorted order).
     #[arg(long)]
@@ -130,12 +116,8 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
     if a.cv.is_some_and(|k| k < 2) {
         bail!("--cv needs at least 2 folds");
     }
-    let vocab = VocabConfig {
-        min_df: a.min_df,
-        max_features: a.max_features,
-    };
-    vocab.validate()?;
-    let mail = a.mail.is_set();
+    let vocab = a.vocab.config()?;
+    let mail = a.corpus.mail.is_set();
     let options = match kernel::describe(&learner) {
         Some(k) => format!("{}, {k}", s.describe(a.learners.no_shuffle)),
         None => learner::describe(&learner).unwrap_or_else(|| s.describe(a.learners.no_shuffle)),
@@ -147,34 +129,29 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
             } else {
                 TextSource::Text
             },
-            !a.keep_case,
+            !a.vocab.keep_case,
         ),
         vocab,
         options,
         learner: learner.check()?,
         positive: a.positive.clone(),
     };
-    inputs::check_split(a.input.split, a.input.format)?;
+    inputs::check_split(a.corpus.input.split, a.corpus.input.format)?;
     let source = if mail {
-        if a.mail.spam.is_empty() || a.mail.ham.is_empty() {
+        if a.corpus.mail.spam.is_empty() || a.corpus.mail.ham.is_empty() {
             bail!("a spam filter learns from both: give --spam PATH... and --ham PATH...");
         }
-        Source::Mail(a.mail.plan())
-    } else if inputs::is_svm(&a.inputs, a.input.format, Format::detect)? {
-        if a.min_df != 1 || a.max_features.is_some() || a.keep_case {
+        Source::Mail(a.corpus.mail.plan())
+    } else if inputs::is_svm(&a.corpus.inputs, a.corpus.input.format, Format::detect)? {
+        if a.vocab.is_set() {
             bail!(
                 "--min-df, --max-features and --keep-case shape a vocabulary; SVMlight rows \
                  have none"
             );
         }
-        Source::Svmlight(a.inputs)
+        Source::Svmlight(a.corpus.inputs)
     } else {
-        Source::Documents(Documents {
-            paths: a.inputs,
-            format: a.input.format,
-            split: a.input.split,
-            detect: Format::detect,
-        })
+        Source::Documents(a.corpus.documents())
     };
     Ok(TrainPlan {
         source,

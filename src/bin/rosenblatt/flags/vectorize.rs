@@ -1,7 +1,7 @@
 //! `rosenblatt vectorize`'s flags and the plan they become, checked before any file is
 //! read: vocabulary pruning, batch size, and inputs that are documents.
 
-use super::inputs::{self, Documents, InputArgs, MailInputs, Source};
+use super::inputs::{self, Source};
 use anyhow::{Result, bail};
 use clap::Args;
 use rosenblatt::input::Format;
@@ -11,28 +11,14 @@ use std::path::PathBuf;
 /// `rosenblatt vectorize`.
 #[derive(Debug, Args)]
 pub struct VectorizeArgs {
-    /// Labelled input(s), as for `train`: a DIR/<class>/<files> folder, a .jsonl or a
-    /// label<TAB>text file (or --format text for unlabelled files).
-    #[arg(required_unless_present_any = ["spam", "ham"], conflicts_with_all = ["spam", "ham"])]
-    pub inputs: Vec<PathBuf>,
-    /// Mail (--spam PATH... --ham PATH...), read as for `train`.
     #[command(flatten)]
-    pub mail: MailInputs,
+    pub corpus: inputs::CorpusArgs,
     /// The SVMlight file to write; the vocabulary goes to OUT.vocab (line i: feature id i,
     /// `word<TAB>document frequency`) and the class labels to OUT.classes.
     #[arg(short, long)]
     pub output: PathBuf,
     #[command(flatten)]
-    pub input: InputArgs,
-    /// Keep words seen in at least this many documents.
-    #[arg(long, default_value_t = 1)]
-    pub min_df: u32,
-    /// Keep at most this many words (the most frequent).
-    #[arg(long)]
-    pub max_features: Option<usize>,
-    /// Keep letter case (words are lowercased by default).
-    #[arg(long)]
-    pub keep_case: bool,
+    pub vocab: inputs::VocabArgs,
     /// The class written as +1 in a two-class corpus (default as for `train`: spam if
     /// present, else the second label in sorted order).
     #[arg(long)]
@@ -66,33 +52,24 @@ pub struct VectorizePlan {
 
 /// Turns `vectorize`'s flags into a plan; every flag rule of `vectorize` is checked here.
 pub fn plan(a: VectorizeArgs) -> Result<VectorizePlan> {
-    let vocab = VocabConfig {
-        min_df: a.min_df,
-        max_features: a.max_features,
-    };
-    vocab.validate()?;
+    let vocab = a.vocab.config()?;
     if a.batch == 0 {
         bail!("--batch must be at least 1");
     }
-    if a.input.format == Some(Format::Svmlight) {
+    if a.corpus.input.format == Some(Format::Svmlight) {
         bail!("vectorize reads documents; SVMlight input is already vectors");
     }
-    inputs::check_split(a.input.split, a.input.format)?;
-    let source = if a.mail.is_set() {
-        Source::Mail(a.mail.plan())
+    inputs::check_split(a.corpus.input.split, a.corpus.input.format)?;
+    let source = if a.corpus.mail.is_set() {
+        Source::Mail(a.corpus.mail.plan())
     } else {
-        Source::Documents(Documents {
-            paths: a.inputs,
-            format: a.input.format,
-            split: a.input.split,
-            detect: Format::detect,
-        })
+        Source::Documents(a.corpus.documents())
     };
     Ok(VectorizePlan {
         source,
         output: a.output,
         vocab,
-        lowercase: !a.keep_case,
+        lowercase: !a.vocab.keep_case,
         positive: a.positive,
         batch: a.batch,
         json: a.json,
