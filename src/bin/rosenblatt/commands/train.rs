@@ -103,7 +103,7 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
         spam,
         folds: folds.map(|f| f.iter().map(Metrics::accuracy).collect()),
     };
-    report::train_summary(&trained.model, &summary);
+    report::train_summary(&trained.model, &summary)?;
     Ok(ExitCode::SUCCESS)
 }
 
