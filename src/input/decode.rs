@@ -1,8 +1,12 @@
 //! Bytes → text: UTF-8 where valid, latin-1 otherwise (every byte is a latin-1 character,
 //! so decoding never fails and no document is lost to a stray byte).
 
-/// Decodes `bytes` as UTF-8, falling back to latin-1 when they are not valid UTF-8.
-pub fn decode_text(bytes: Vec<u8>) -> String {
+/// Decodes `bytes` as UTF-8, falling back to latin-1 when they are not valid UTF-8; a
+/// UTF-8 byte-order mark at the start is dropped.
+pub fn decode_text(mut bytes: Vec<u8>) -> String {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
     match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => latin1(&e.into_bytes()),
@@ -34,5 +38,14 @@ mod tests {
         assert_eq!(decode_text(vec![0xFC, b'b']), "üb");
         assert_eq!(decode_latin1("é".as_bytes().to_vec()), "Ã©");
         assert_eq!(decode_latin1(b"plain".to_vec()), "plain");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped() {
+        assert_eq!(
+            decode_text(b"\xEF\xBB\xBF{\"a\": 1}".to_vec()),
+            "{\"a\": 1}"
+        );
+        assert_eq!(decode_text(b"\xEF\xBB\xBFspam\tx\xE9".to_vec()), "spam\txé");
     }
 }

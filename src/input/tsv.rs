@@ -1,6 +1,6 @@
 //! `label<TAB>text` lines (the SMS Spam Collection's format); the line number is the id.
 //! A line without a TAB is an unlabelled document (fine for `classify`, an error for
-//! training, where every document needs a label).
+//! training, where every document needs a label). An empty label is no label.
 
 use super::{Corpus, Document, decode_text, read_bytes};
 use crate::Result;
@@ -24,7 +24,10 @@ pub fn read_tsv(path: &Path) -> Result<Corpus> {
 pub(super) fn parse_line(line: &str, line_no: usize) -> Document {
     let id = line_no.to_string();
     match line.split_once('\t') {
-        Some((label, body)) => Document::new(id, body, Some(label.trim())),
+        Some((label, body)) if !label.trim().is_empty() => {
+            Document::new(id, body, Some(label.trim()))
+        }
+        Some((_, body)) => Document::new(id, body, None),
         None => Document::new(id, line, None),
     }
 }

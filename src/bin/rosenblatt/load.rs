@@ -47,6 +47,23 @@ pub fn documents(
     Ok(corpus)
 }
 
+/// Refuses a labelled corpus with a document that has no label (a TSV line without a TAB
+/// or with an empty label, a JSONL line without `label`/`labels`), naming `FILE:LINE`: such
+/// a line would otherwise turn a two-class corpus into a multi-label one.
+pub fn require_labels(corpus: &Corpus, paths: &[PathBuf]) -> Result<()> {
+    let Some(d) = corpus.docs.iter().find(|d| d.labels.is_empty()) else {
+        return Ok(());
+    };
+    let at = match paths {
+        [p] if d.id.parse::<usize>().is_ok() => format!("{}:{}", p.display(), d.id),
+        _ => d.id.clone(),
+    };
+    bail!(
+        "{at}: the document has no label (a labelled line is `label<TAB>text`, or JSON with \
+         \"label\" or a non-empty \"labels\")"
+    )
+}
+
 /// Reports what did not read or parse in `m` and returns its corpus.
 pub fn mail_corpus(m: MailCorpus) -> Corpus {
     report::skipped(&m.corpus.skipped);

@@ -2,6 +2,23 @@
 //! validated plan, runs it and turns the outcome into an exit code. A closed pipe
 //! (`… | head`) ends quietly with 0.
 
+/// `println!` that returns a write error (a closed pipe above all) to the caller with `?`
+/// instead of panicking.
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($t)*)?
+    }};
+}
+
+/// `print!` that returns a write error to the caller with `?` instead of panicking.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($t)*)?
+    }};
+}
+
 mod commands;
 mod flags;
 mod load;

@@ -41,18 +41,20 @@ fn note(items: &[(String, String)], headline: &str) {
 }
 
 /// Prints the theory diagnostics.
-pub fn theory(t: &Theory) {
-    println!("radius R       {:.4}", t.radius);
-    println!(
+pub fn theory(t: &Theory) -> std::io::Result<()> {
+    outln!("radius R       {:.4}", t.radius);
+    outln!(
         "margin         functional {:.4}, geometric {:.6}",
-        t.functional_margin, t.geometric_margin
+        t.functional_margin,
+        t.geometric_margin
     );
-    println!("separated      {}", if t.separated { "yes" } else { "no" });
+    outln!("separated      {}", if t.separated { "yes" } else { "no" });
     match (t.novikoff_bound, t.updates) {
-        (Some(b), Some(k)) => println!("(R/γ)² bound   {b:.1} (updates k = {k})"),
-        (Some(b), None) => println!("(R/γ)² bound   {b:.1}"),
-        _ => println!("(R/γ)² bound   – (training set not separated by the learned hyperplane)"),
+        (Some(b), Some(k)) => outln!("(R/γ)² bound   {b:.1} (updates k = {k})"),
+        (Some(b), None) => outln!("(R/γ)² bound   {b:.1}"),
+        _ => outln!("(R/γ)² bound   – (training set not separated by the learned hyperplane)"),
     }
+    Ok(())
 }
 
 /// Everything `train`'s summary shows besides the model itself.
@@ -72,7 +74,7 @@ pub struct TrainSummary<'a> {
 }
 
 /// Prints `train`'s summary of model `m`.
-pub fn train_summary(m: &SavedModel, s: &TrainSummary) {
+pub fn train_summary(m: &SavedModel, s: &TrainSummary) -> std::io::Result<()> {
     let meta = &m.meta;
     if s.json {
         let mut v = serde_json::json!({
@@ -101,55 +103,57 @@ pub fn train_summary(m: &SavedModel, s: &TrainSummary) {
         if let Some(f) = &s.folds {
             v["cv_accuracy"] = serde_json::json!(f);
         }
-        println!("{v}");
-        return;
+        outln!("{v}");
+        return Ok(());
     }
-    println!("documents      {} ({} skipped)", meta.documents, s.skipped);
-    println!("classes        {}", m.classes.join(", "));
+    outln!("documents      {} ({} skipped)", meta.documents, s.skipped);
+    outln!("classes        {}", m.classes.join(", "));
     match m.features {
         FeatureSpace::Indexed { n_features } => {
-            println!("features       {n_features} (SVMlight ids)")
+            outln!("features       {n_features} (SVMlight ids)")
         }
-        FeatureSpace::Text => println!("vocabulary     {} words", m.vocab.len()),
+        FeatureSpace::Text => outln!("vocabulary     {} words", m.vocab.len()),
     }
-    println!("nonzeros       {}", meta.nnz);
-    println!("learner        {} ({})", meta.learner, meta.options);
+    outln!("nonzeros       {}", meta.nnz);
+    outln!("learner        {} ({})", meta.learner, meta.options);
     if let Some((n, kernel)) = support(&m.predictor) {
-        println!("support vecs   {n} ({kernel})");
+        outln!("support vecs   {n} ({kernel})");
     }
-    println!("epochs         {}", meta.report.epochs);
-    println!("updates k      {}", meta.report.updates);
+    outln!("epochs         {}", meta.report.epochs);
+    outln!("updates k      {}", meta.report.updates);
     if let Some(c) = meta.report.converged {
-        println!("converged      {}", if c { "yes" } else { "no" });
+        outln!("converged      {}", if c { "yes" } else { "no" });
     }
-    println!("training acc   {:.4}", meta.training_accuracy);
+    outln!("training acc   {:.4}", meta.training_accuracy);
     if let Some(t) = &meta.theory {
-        theory(t);
+        theory(t)?;
     }
-    println!(
+    outln!(
         "time           {:.3} s (fitting {:.3} s)",
-        meta.seconds, meta.fit_seconds
+        meta.seconds,
+        meta.fit_seconds
     );
-    println!("model          {}", s.output.display());
+    outln!("model          {}", s.output.display());
     if let Some((frac, seed, h)) = &s.held_out {
-        println!(
+        outln!(
             "\nheld-out evaluation ({:.0}% of the documents, seed {seed}):",
             frac * 100.0
         );
         if let Some(sp) = &s.spam {
-            println!("{}", sp.to_text());
+            outln!("{}", sp.to_text());
         }
-        print!("{}", h.to_text());
+        out!("{}", h.to_text());
     }
     if let Some(f) = &s.folds {
         let mean = f.iter().sum::<f64>() / f.len() as f64;
         let fs: Vec<String> = f.iter().map(|x| format!("{x:.4}")).collect();
-        println!(
+        outln!(
             "\n{}-fold cross-validation accuracy: mean {mean:.4} ({})",
             f.len(),
             fs.join(" ")
         );
     }
+    Ok(())
 }
 
 /// Writes one document's line: `id<TAB>label1,label2<TAB>score1,score2`, or a JSON object

@@ -53,6 +53,30 @@ pub struct SvmData {
     pub lines: Vec<usize>,
 }
 
+/// Refuses a label outside {+1, -1} in a file that holds both +1 and -1 rows: in a
+/// two-class file such a row would silently become a third class.
+fn check_two_class(labels: &[String], lines: &[usize], path: &Path) -> Result<()> {
+    let pm = |l: &str| l == "1" || l == "-1";
+    let (has_pos, has_neg) = (
+        labels.iter().any(|l| l == "1"),
+        labels.iter().any(|l| l == "-1"),
+    );
+    if let Some(i) = labels.iter().position(|l| !pm(l))
+        && has_pos
+        && has_neg
+    {
+        return Err(Error::parse(
+            path,
+            Some(lines[i]),
+            format!(
+                "the label {:?} is outside the file's two classes +1 and -1",
+                labels[i]
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn normalize_label(s: &str) -> String {
     match s.parse::<f64>() {
         Ok(v) if v.fract() == 0.0 && v.abs() < 1e15 => format!("{}", v as i64),
@@ -131,6 +155,9 @@ pub fn parse_svmlight(bytes: &[u8], path: &Path) -> Result<SvmData> {
                 row.push((id - 1, v));
             }
         }
+        if !label.parse::<f64>().is_ok_and(f64::is_finite) {
+            return Err(err(format!("the label {label:?} is not a number")));
+        }
         if !row.windows(2).all(|w| w[0].0 < w[1].0) {
             row.sort_unstable_by_key(|p| p.0);
             if let Some(w) = row.windows(2).find(|w| w[0].0 == w[1].0) {
@@ -146,6 +173,7 @@ pub fn parse_svmlight(bytes: &[u8], path: &Path) -> Result<SvmData> {
         labels.push(normalize_label(label));
         lines.push(line_no);
     }
+    check_two_class(&labels, &lines, path)?;
     let shape = (labels.len(), max_id as usize);
     let rows = if binary {
         let nnz = indices.len();

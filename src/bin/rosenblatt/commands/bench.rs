@@ -204,12 +204,12 @@ pub fn run(a: BenchPlan) -> Result<ExitCode> {
             time_learners(&a, &x, &y, &mut out)?;
         }
     }
-    print(&a, &source, &out);
+    print(&a, &source, &out)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Prints the timed phases as a table or JSON lines, with the peak memory.
-fn print(a: &BenchPlan, source: &str, rows: &[Row]) {
+fn print(a: &BenchPlan, source: &str, rows: &[Row]) -> std::io::Result<()> {
     let peak = peak_memory();
     if a.json {
         for r in rows {
@@ -218,24 +218,31 @@ fn print(a: &BenchPlan, source: &str, rows: &[Row]) {
                 "docs_per_s": r.docs / r.seconds, "nnz_per_s": r.nnz / r.seconds,
                 "updates_per_s": r.updates.map(|u| u as f64 / r.seconds), "mb_per_s": r.bytes / r.seconds / 1e6,
             });
-            println!("{v}");
+            outln!("{v}");
         }
-        println!(
+        outln!(
             "{}",
             serde_json::json!({"peak_memory_bytes": peak, "source": source})
         );
-        return;
+        return Ok(());
     }
-    println!("{source}");
-    println!(
+    outln!("{source}");
+    outln!(
         "{:<10} {:<20} {:>7} {:>9} {:>12} {:>12} {:>12} {:>9}",
-        "phase", "learner", "threads", "seconds", "docs/s", "updates/s", "nnz/s", "MB/s"
+        "phase",
+        "learner",
+        "threads",
+        "seconds",
+        "docs/s",
+        "updates/s",
+        "nnz/s",
+        "MB/s"
     );
     for r in rows {
         let updates = r
             .updates
             .map_or("-".to_string(), |u| format!("{:.3e}", u as f64 / r.seconds));
-        println!(
+        outln!(
             "{:<10} {:<20} {:>7} {:>9.4} {:>12.0} {:>12} {:>12.3e} {:>9.1}",
             r.phase,
             r.learner,
@@ -248,10 +255,11 @@ fn print(a: &BenchPlan, source: &str, rows: &[Row]) {
         );
     }
     match peak {
-        Some(b) => println!("peak memory {:.1} MiB", b as f64 / (1u64 << 20) as f64),
-        None => println!("peak memory n/a"),
+        Some(b) => outln!("peak memory {:.1} MiB", b as f64 / (1u64 << 20) as f64),
+        None => outln!("peak memory n/a"),
     }
-    println!(
+    outln!(
         "(MB/s: text for vectorize and parse, CSR bytes — 4 per nonzero + 8 per row — for train and predict)"
     );
+    Ok(())
 }

@@ -26,9 +26,9 @@ pub fn run(plan: EvalPlan) -> Result<ExitCode> {
 macro_rules! print_metrics {
     ($m:expr, $json:expr) => {
         if $json {
-            println!("{}", $m.to_json());
+            outln!("{}", $m.to_json());
         } else {
-            print!("{}", $m.to_text());
+            out!("{}", $m.to_text());
         }
     };
 }

@@ -58,9 +58,9 @@ pub fn mail(path: &Path, mail: &Mail, json: bool) -> Result<ExitCode> {
     let spam = SpamMetrics::new(&scores, &is_spam);
     drop(phase);
     if json {
-        println!("{}", spam_json(Some(&metrics), &spam));
+        outln!("{}", spam_json(Some(&metrics), &spam));
     } else {
-        print!("{}\n{}", spam.to_text(), metrics.to_text());
+        out!("{}\n{}", spam.to_text(), metrics.to_text());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -102,13 +102,13 @@ pub fn online(
         v["vocabulary"] = model.vocab.len().into();
         v["unparsed"] = run.unparsed.len().into();
         v["skipped"] = run.skipped.len().into();
-        println!("{v}");
+        outln!("{v}");
     } else {
-        println!("TREC online protocol: {}", index.display());
-        print!("{}", run.metrics.to_text());
-        println!("updates        {}", run.updates);
-        println!("vocabulary     {} words", model.vocab.len());
-        println!(
+        outln!("TREC online protocol: {}", index.display());
+        out!("{}", run.metrics.to_text());
+        outln!("updates        {}", run.updates);
+        outln!("vocabulary     {} words", model.vocab.len());
+        outln!(
             "time           {:.3} s ({:.3} ms per message)",
             run.seconds,
             run.ms_per_message()

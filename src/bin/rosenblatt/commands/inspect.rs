@@ -70,53 +70,53 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
             "support_vectors": support.as_ref().map(|s| s.0),
             "kernel": support.as_ref().map(|s| &s.1),
         });
-        println!("{v}");
+        outln!("{v}");
         return Ok(ExitCode::SUCCESS);
     }
-    println!("model          {}", a.model.display());
-    println!("version        {}", meta.version);
-    println!("classes        {}", m.classes.join(", "));
+    outln!("model          {}", a.model.display());
+    outln!("version        {}", meta.version);
+    outln!("classes        {}", m.classes.join(", "));
     if m.features == FeatureSpace::Text {
-        println!("analyzer       {}", m.analyzer);
+        outln!("analyzer       {}", m.analyzer);
         if let Some(rules) = m.analyzer.source().mail_rules() {
-            println!("mail rules     {rules}");
+            outln!("mail rules     {rules}");
         }
     }
-    println!("vocabulary     {} words", m.vocab.len());
-    println!("learner        {} ({})", meta.learner, meta.options);
-    println!("inputs         {}", meta.inputs.join(" "));
-    println!("documents      {}", meta.documents);
-    println!("nonzeros       {}", meta.nnz);
-    println!("epochs         {}", meta.report.epochs);
-    println!("updates k      {}", meta.report.updates);
+    outln!("vocabulary     {} words", m.vocab.len());
+    outln!("learner        {} ({})", meta.learner, meta.options);
+    outln!("inputs         {}", meta.inputs.join(" "));
+    outln!("documents      {}", meta.documents);
+    outln!("nonzeros       {}", meta.nnz);
+    outln!("epochs         {}", meta.report.epochs);
+    outln!("updates k      {}", meta.report.updates);
     if let Some(c) = meta.report.converged {
-        println!("converged      {}", if c { "yes" } else { "no" });
+        outln!("converged      {}", if c { "yes" } else { "no" });
     }
-    println!("training acc   {:.4}", meta.training_accuracy);
+    outln!("training acc   {:.4}", meta.training_accuracy);
     if meta.learned > 0 {
-        println!("learned since  {} message(s)", meta.learned);
+        outln!("learned since  {} message(s)", meta.learned);
     }
     if let Some((n, kernel)) = &support {
-        println!("support vecs   {n} ({kernel})");
+        outln!("support vecs   {n} ({kernel})");
     }
     if let Some(t) = &meta.theory {
-        report::theory(t);
+        report::theory(t)?;
     }
     if let Some(l) = linear {
-        println!("bias           {}", l.bias);
+        outln!("bias           {}", l.bias);
         let positive = m.classes.get(1).map(String::as_str).unwrap_or("+");
         let negative = m.classes.first().map(String::as_str).unwrap_or("-");
         let unit = match m.features {
             FeatureSpace::Text => "words",
             FeatureSpace::Indexed { .. } => "features",
         };
-        println!("\nmost {positive} {unit}:");
+        outln!("\nmost {positive} {unit}:");
         for (w, s) in &pos {
-            println!("  {s:+10.3}  {w}");
+            outln!("  {s:+10.3}  {w}");
         }
-        println!("\nmost {negative} {unit}:");
+        outln!("\nmost {negative} {unit}:");
         for (w, s) in &neg {
-            println!("  {s:+10.3}  {w}");
+            outln!("  {s:+10.3}  {w}");
         }
     }
     Ok(ExitCode::SUCCESS)

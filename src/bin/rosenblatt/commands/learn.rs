@@ -92,9 +92,9 @@ pub fn run(a: LearnPlan) -> Result<ExitCode> {
             "new_words": new_words,
             "learned": model.meta.learned,
         });
-        println!("{v}");
+        outln!("{v}");
     } else {
-        println!(
+        outln!(
             "learned {n} message(s) as {class}: {updates} update(s), {new_words} new word(s); \
              the model has learned {} message(s) since training",
             model.meta.learned

@@ -25,7 +25,11 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
         }
         (Source::Mail(m), Some(rules)) => load::mail_shuffled(&m.spam, &m.ham, rules, plan.seed)?,
         (Source::Mail(_), None) => unreachable!("a mail source has mail rules"),
-        (Source::Documents(d), _) => load::documents(&d.paths, d.format, d.split, d.detect)?,
+        (Source::Documents(d), _) => {
+            let c = load::documents(&d.paths, d.format, d.split, d.detect)?;
+            load::require_labels(&c, &d.paths)?;
+            c
+        }
     };
     let docs = corpus.docs;
     let inputs = plan.source.names();
@@ -103,7 +107,7 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
         spam,
         folds: folds.map(|f| f.iter().map(Metrics::accuracy).collect()),
     };
-    report::train_summary(&trained.model, &summary);
+    report::train_summary(&trained.model, &summary)?;
     Ok(ExitCode::SUCCESS)
 }
 

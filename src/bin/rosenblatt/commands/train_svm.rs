@@ -88,6 +88,6 @@ pub fn run(plan: &TrainPlan, paths: &[PathBuf]) -> Result<ExitCode> {
         spam: None,
         folds,
     };
-    report::train_summary(&model, &summary);
+    report::train_summary(&model, &summary)?;
     Ok(ExitCode::SUCCESS)
 }

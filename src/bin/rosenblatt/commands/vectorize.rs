@@ -169,24 +169,24 @@ pub fn run(a: VectorizePlan) -> Result<ExitCode> {
             "text_bytes": bytes,
             "seconds": secs,
         });
-        println!("{v}");
+        outln!("{v}");
     } else {
-        println!("documents      {} ({skipped} skipped)", x.rows());
+        outln!("documents      {} ({skipped} skipped)", x.rows());
         let shown: Vec<String> = classes
             .iter()
             .zip(&coded)
             .map(|(c, l)| format!("{c} = {l}"))
             .collect();
-        println!("classes        {}", shown.join(", "));
-        println!("vocabulary     {} words", vocab.len());
-        println!("nonzeros       {}", x.nnz());
-        println!(
+        outln!("classes        {}", shown.join(", "));
+        outln!("vocabulary     {} words", vocab.len());
+        outln!("nonzeros       {}", x.nnz());
+        outln!(
             "text           {mb:.1} MB in {secs:.2} s ({:.1} MB/s)",
             mb / secs.max(1e-9)
         );
-        println!("wrote          {}", a.output.display());
-        println!("               {}", vocab_path.display());
-        println!("               {}", classes_path.display());
+        outln!("wrote          {}", a.output.display());
+        outln!("               {}", vocab_path.display());
+        outln!("               {}", classes_path.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,152 @@
+//! Hostile input and faults through the binary: closed pipes, broken label lines, an
+//! empty vocabulary, negative flag values, FIFOs in folders and a held model lock.
+
+use crate::common::{bin, data, stdout_of};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The binary as a plain process, for tests that need control of its pipes.
+fn raw() -> Command {
+    Command::new(assert_cmd::cargo::cargo_bin("rosenblatt"))
+}
+
+/// A model trained on the tiny folder corpus.
+fn tiny_model(dir: &Path) -> PathBuf {
+    let model = dir.join("tiny.model");
+    stdout_of(bin().args(["train", "-o"]).arg(&model).arg(data("tiny")));
+    model
+}
+
+/// Runs `cmd` with a stdout pipe whose reader is closed before the child writes, and
+/// asserts a quiet, successful end.
+fn quiet_on_closed_pipe(cmd: &mut Command, what: &str) {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{what}: {err}");
+    assert!(out.status.success(), "{what}: {:?} {err}", out.status);
+}
+
+#[test]
+fn closed_stdout_ends_every_printing_command_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny_model(dir.path());
+    quiet_on_closed_pipe(raw().args(["inspect", "-m"]).arg(&model), "inspect");
+    let m2 = dir.path().join("m2.model");
+    quiet_on_closed_pipe(
+        raw()
+            .args(["train", "--json", "-o"])
+            .arg(&m2)
+            .arg(data("tiny")),
+        "train --json",
+    );
+    quiet_on_closed_pipe(
+        raw().args(["train", "-o"]).arg(&m2).arg(data("tiny")),
+        "train",
+    );
+    quiet_on_closed_pipe(
+        raw().args(["eval", "-m"]).arg(&model).arg(data("tiny")),
+        "eval",
+    );
+    let svm = dir.path().join("v.svm");
+    quiet_on_closed_pipe(
+        raw().args(["vectorize", "-o"]).arg(&svm).arg(data("tiny")),
+        "vectorize",
+    );
+}
+
+/// `train` on a file holding `text`, named `name`; the failure's stderr.
+fn train_fails(name: &str, text: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join(name);
+    std::fs::write(&input, text).unwrap();
+    let out = bin()
+        .args(["train", "-o"])
+        .arg(dir.path().join("m"))
+        .arg(&input)
+        .assert()
+        .failure()
+        .get_output()
+        .clone();
+    String::from_utf8(out.stderr).unwrap()
+}
+
+const GOOD_TSV: &str = "spam\tfree cash\nham\tlunch at noon\nspam\twin a prize\nham\tsee you\n";
+
+#[test]
+fn a_labelled_line_without_a_label_is_an_error_naming_file_and_line() {
+    for (name, bad) in [
+        ("a.tsv", "no tab on this line\n"),
+        ("b.tsv", "\tan empty label\n"),
+        ("c.jsonl", "{\"text\": \"no label\"}\n"),
+        ("d.jsonl", "{\"text\": \"x\", \"label\": null}\n"),
+        ("e.jsonl", "{\"text\": \"x\", \"labels\": []}\n"),
+    ] {
+        let text = if name.ends_with(".tsv") {
+            format!("{GOOD_TSV}{bad}")
+        } else {
+            let good: String = GOOD_TSV
+                .lines()
+                .map(|l| {
+                    let (c, t) = l.split_once('\t').unwrap();
+                    format!("{{\"label\": \"{c}\", \"text\": \"{t}\"}}\n")
+                })
+                .collect();
+            format!("{good}{bad}")
+        };
+        let err = train_fails(name, &text);
+        assert!(err.contains(&format!("{name}:5")), "{name}: {err}");
+        assert!(err.contains("no label"), "{name}: {err}");
+    }
+}
+
+#[test]
+fn unlabelled_tsv_lines_are_still_documents_for_classify() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny_model(dir.path());
+    let tsv = dir.path().join("docs.tsv");
+    std::fs::write(&tsv, "free cash prize\n\tan empty label\n").unwrap();
+    let out = stdout_of(bin().args(["classify", "-m"]).arg(&model).arg(&tsv));
+    assert_eq!(out.lines().count(), 2, "{out}");
+}
+
+#[test]
+fn svmlight_labels_that_are_not_numbers_or_outside_plus_minus_one_are_refused() {
+    for (label, why) in [
+        ("abc", "not a number"),
+        ("nan", "not a number"),
+        ("1.5", "outside"),
+    ] {
+        let text = format!("+1 1:1\n-1 2:1\n{label} 3:1\n");
+        let err = train_fails("a.svm", &text);
+        assert!(err.contains("line 3") || err.contains("a.svm:3"), "{err}");
+        assert!(err.contains(why), "{label}: {err}");
+    }
+}
+
+#[test]
+fn a_byte_order_mark_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("b.jsonl");
+    let good: String = GOOD_TSV
+        .lines()
+        .map(|l| {
+            let (c, t) = l.split_once('\t').unwrap();
+            format!("{{\"label\": \"{c}\", \"text\": \"{t}\"}}\n")
+        })
+        .collect();
+    std::fs::write(&input, format!("\u{feff}{good}")).unwrap();
+    let out = stdout_of(
+        bin()
+            .args(["train", "-o"])
+            .arg(dir.path().join("m"))
+            .arg(&input),
+    );
+    assert!(out.contains("documents      4 (0 skipped)"), "{out}");
+    assert!(out.contains("classes        ham, spam"), "{out}");
+}
