@@ -118,6 +118,27 @@ pub fn vectorize_training(
     s.finish(config)
 }
 
+/// Refuses a training vocabulary that pruning left empty: a model over no words would
+/// give every document the same score.
+pub(crate) fn check_vocabulary(
+    vocab: &Vocabulary,
+    config: &VocabConfig,
+    docs: usize,
+) -> Result<()> {
+    if vocab.is_empty() {
+        return Err(Error::Data(format!(
+            "no word is left in the vocabulary: pruning to words in at least {} of the {docs} \
+             documents{} removed them all",
+            config.min_df,
+            config
+                .max_features
+                .map(|m| format!(" (and to at most {m} words)"))
+                .unwrap_or_default()
+        )));
+    }
+    Ok(())
+}
+
 /// Trains a model on labelled documents.
 pub fn train(docs: &[Document], cfg: &TrainConfig, inputs: Vec<String>) -> Result<Trained> {
     let start = Instant::now();
@@ -125,6 +146,7 @@ pub fn train(docs: &[Document], cfg: &TrainConfig, inputs: Vec<String>) -> Resul
     let classes = classes_of(docs, cfg.positive.as_deref())?;
     let idx = class_indices(docs, &classes)?;
     let (vocab, x) = vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
+    check_vocabulary(&vocab, &cfg.vocab, docs.len())?;
     let mut model = fit_rows(&x, &idx, classes, cfg, inputs)?;
     model.vocab = vocab;
     model.features = FeatureSpace::Text;

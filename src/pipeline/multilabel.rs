@@ -58,6 +58,7 @@ pub fn train_multilabel(
     }
     let sets = label_sets(docs, &classes)?;
     let vocab = fit_vocab(&cfg.analyzer, &cfg.vocab, docs);
+    super::check_vocabulary(&vocab, &cfg.vocab, docs.len())?;
     let x = vectorize(&cfg.analyzer, &vocab, docs).matrix;
     // The scorer's fit is timed alone; threshold tuning refits it on folds.
     let fit_start = Instant::now();

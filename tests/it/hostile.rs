@@ -1,5 +1,5 @@
-//! Hostile input and faults through the binary: closed pipes, broken label lines, an
-//! empty vocabulary, negative flag values, FIFOs in folders and a held model lock.
+//! Hostile input and faults through the binary: closed pipes, label lines without a
+//! label, foreign SVMlight labels, a byte-order mark, a vocabulary pruned to nothing.
 
 use crate::common::{bin, data, stdout_of};
 use std::path::{Path, PathBuf};
@@ -149,4 +149,28 @@ fn a_byte_order_mark_is_skipped() {
     );
     assert!(out.contains("documents      4 (0 skipped)"), "{out}");
     assert!(out.contains("classes        ham, spam"), "{out}");
+}
+
+#[test]
+fn a_vocabulary_pruned_to_nothing_is_an_error_and_writes_no_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m");
+    let out = bin()
+        .arg("train")
+        .arg(data("tiny"))
+        .arg("-o")
+        .arg(&model)
+        .args(["--min-df", "1000"])
+        .assert()
+        .failure()
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(out).unwrap();
+    assert!(
+        err.contains("no word is left in the vocabulary")
+            && err.contains("at least 1000 of the 12 documents"),
+        "{err}"
+    );
+    assert!(!model.exists());
 }

@@ -28,10 +28,10 @@ pub struct KernelArgs {
     #[arg(long)]
     pub degree: Option<u32>,
     /// Constant c of the polynomial kernel (x·z + c)^d.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub coef0: Option<f32>,
     /// Width γ of the RBF kernel exp(−γ‖x − z‖²).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub gamma: Option<f32>,
     /// Last, averaged or voted hypothesis of the kernel perceptron.
     #[arg(long, value_enum)]

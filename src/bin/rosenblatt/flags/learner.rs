@@ -36,13 +36,13 @@ pub enum ThresholdMode {
 pub struct LearnerArgs {
     /// Margin τ: margin-perceptron updates when y·(w·x + b) ≤ τ [default: 1]; winnow also
     /// updates below it [default: 0].
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub margin: Option<f32>,
     /// PA-I aggressiveness C: the largest step [default: 1].
-    #[arg(long = "pa-c")]
+    #[arg(long = "pa-c", allow_negative_numbers = true)]
     pub pa_c: Option<f32>,
     /// Winnow's promotion factor α > 1 [default: 1.5].
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub alpha: Option<f32>,
     /// Return the averaged weights (margin-perceptron, pa).
     #[arg(long)]
@@ -53,10 +53,10 @@ pub struct LearnerArgs {
     #[arg(long)]
     pub no_shuffle: bool,
     /// Multiply the steps on positive examples (helps rare classes in one-vs-rest).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
     pub positive_weight: f32,
     /// L2 strength λ of logistic and softmax regression.
-    #[arg(long, default_value_t = 1e-5)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1e-5)]
     pub l2: f32,
     /// Gradient solver of logistic regression (softmax: sgd or minibatch).
     #[arg(long, value_enum, default_value_t = SolverName::Sgd)]
@@ -69,7 +69,7 @@ pub struct LearnerArgs {
     pub lr_schedule: RateScheduleName,
     /// Logistic regression: hold out this fraction and stop when its log-loss stops
     /// improving (the best epoch is kept).
-    #[arg(long, value_name = "FRACTION")]
+    #[arg(long, allow_negative_numbers = true, value_name = "FRACTION")]
     pub early_stop: Option<f64>,
     /// Epochs without held-out improvement before --early-stop stops.
     #[arg(long, default_value_t = 3)]
@@ -82,7 +82,7 @@ pub struct LearnerArgs {
     pub threshold_folds: usize,
     /// Multi-label: labels whose best cross-validated F1 is below this keep the default
     /// threshold.
-    #[arg(long, default_value_t = 0.3)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.3)]
     pub threshold_min_f1: f64,
     /// Multi-label: allow documents with no label (by default a document with no score
     /// above threshold gets its best label).

@@ -66,7 +66,7 @@ pub struct ScheduleArgs {
     #[arg(long, default_value_t = 10)]
     pub epochs: usize,
     /// Learning rate η.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
     pub eta: f32,
     /// Bias: none (h = sgn(w·x)), augmented (constant feature 1), r2 (b += η·y·R²).
     #[arg(long, value_enum, default_value_t = BiasName::Augmented)]

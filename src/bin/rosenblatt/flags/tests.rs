@@ -24,6 +24,27 @@ fn every_flag_rule_is_refused_with_its_sentence() {
             format!("{t} --holdout 0"),
             "--holdout must be a fraction between 0 and 1",
         ),
+        // negative numbers reach the rules instead of being taken for flags
+        (
+            format!("{t} --holdout -1"),
+            "--holdout must be a fraction between 0 and 1, got -1",
+        ),
+        (
+            format!("{t} --eta -1"),
+            "(--eta) must be a positive number, got -1",
+        ),
+        (
+            format!("{t} --learner pa --pa-c -2"),
+            "(--pa-c) must be a positive number, got -2",
+        ),
+        (
+            format!("{t} --learner logistic --l2 -1"),
+            "(--l2) must be a number ≥ 0, got -1",
+        ),
+        (
+            format!("{t} --learner pa --positive-weight -1"),
+            "(--positive-weight) must be a positive number, got -1",
+        ),
         (format!("{t} --cv 1"), "--cv needs at least 2 folds"),
         // train: vocabulary
         (format!("{t} --min-df 0"), "(--min-df)"),

@@ -35,7 +35,7 @@ pub struct TrainArgs {
     pub positive: Option<String>,
     /// Hold out this fraction (seeded) and print the model's evaluation on it; the saved
     /// model is trained on the rest.
-    #[arg(long, value_name = "FRACTION")]
+    #[arg(long, allow_negative_numbers = true, value_name = "FRACTION")]
     pub holdout: Option<f64>,
     /// Also run K-fold cross-validation (seeded) and print each fold's accuracy.
     #[arg(long, value_name = "K")]
