@@ -9,7 +9,7 @@ use crate::features::{
     BinaryMatrix, SparseRows, StreamVectorizer, Vectorized, count_df, vectorize,
 };
 use crate::input::Document;
-use crate::learn::{AnyLearner, Checked, Label};
+use crate::learn::{AnyLearner, Checked, Label, Multiclass};
 use crate::model::{Decision, FeatureSpace, Metadata, Predictor, SavedModel};
 use crate::text::Analyzer;
 use crate::theory;
@@ -99,7 +99,7 @@ pub fn class_indices(docs: &[Document], classes: &[String]) -> Result<Vec<usize>
 
 /// ±1 labels for the one-vs-rest problem of class `c`.
 pub fn binary_labels(idx: &[usize], c: usize) -> Vec<Label> {
-    idx.iter().map(|&i| if i == c { 1 } else { -1 }).collect()
+    Multiclass::new(idx, c + 1).one_vs_rest(c)
 }
 
 /// Builds the vocabulary of `docs`.

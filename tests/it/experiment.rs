@@ -8,24 +8,15 @@ use rosenblatt::features::{
     BinaryMatrix, MatrixBuilder, RowSubset, SparseRows, real_from_dense, select_rows,
 };
 use rosenblatt::input::svmlight::{Rows, read_svmlight_files};
-use rosenblatt::learn::{
-    AnyLearner, AveragedPerceptron, KernelPerceptron, LogisticRegression, MarginPerceptron,
-    NearestCentroid, PassiveAggressive, Perceptron, SoftmaxRegression, Winnow,
-};
+use rosenblatt::learn::{AnyLearner, AveragedPerceptron, Perceptron};
 use rosenblatt::pipeline::{self, TrainConfig};
 
+/// Every learner, with its defaults.
 fn learners() -> Vec<AnyLearner> {
-    vec![
-        AnyLearner::Perceptron(Perceptron::default()),
-        AnyLearner::KernelPerceptron(KernelPerceptron::default()),
-        AnyLearner::AveragedPerceptron(AveragedPerceptron::default()),
-        AnyLearner::MarginPerceptron(MarginPerceptron::default()),
-        AnyLearner::PassiveAggressive(PassiveAggressive::default()),
-        AnyLearner::Winnow(Winnow::default()),
-        AnyLearner::Centroid(NearestCentroid),
-        AnyLearner::Logistic(LogisticRegression::default()),
-        AnyLearner::Softmax(SoftmaxRegression::default()),
-    ]
+    AnyLearner::NAMES
+        .iter()
+        .map(|n| AnyLearner::from_name(n).unwrap())
+        .collect()
 }
 
 /// Random binary rows: `rows[i]` are the ids of row i (sorted, deduplicated here).

@@ -78,6 +78,17 @@ fn train_fails(name: &str, text: &str) -> String {
 
 const GOOD_TSV: &str = "spam\tfree cash\nham\tlunch at noon\nspam\twin a prize\nham\tsee you\n";
 
+/// `GOOD_TSV` as JSONL lines.
+fn good_jsonl() -> String {
+    GOOD_TSV
+        .lines()
+        .map(|l| {
+            let (c, t) = l.split_once('\t').unwrap();
+            format!("{{\"label\": \"{c}\", \"text\": \"{t}\"}}\n")
+        })
+        .collect()
+}
+
 #[test]
 fn a_labelled_line_without_a_label_is_an_error_naming_file_and_line() {
     for (name, bad) in [
@@ -90,14 +101,7 @@ fn a_labelled_line_without_a_label_is_an_error_naming_file_and_line() {
         let text = if name.ends_with(".tsv") {
             format!("{GOOD_TSV}{bad}")
         } else {
-            let good: String = GOOD_TSV
-                .lines()
-                .map(|l| {
-                    let (c, t) = l.split_once('\t').unwrap();
-                    format!("{{\"label\": \"{c}\", \"text\": \"{t}\"}}\n")
-                })
-                .collect();
-            format!("{good}{bad}")
+            format!("{}{bad}", good_jsonl())
         };
         let err = train_fails(name, &text);
         assert!(err.contains(&format!("{name}:5")), "{name}: {err}");
@@ -133,14 +137,7 @@ fn svmlight_labels_that_are_not_numbers_or_outside_plus_minus_one_are_refused() 
 fn a_byte_order_mark_is_skipped() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("b.jsonl");
-    let good: String = GOOD_TSV
-        .lines()
-        .map(|l| {
-            let (c, t) = l.split_once('\t').unwrap();
-            format!("{{\"label\": \"{c}\", \"text\": \"{t}\"}}\n")
-        })
-        .collect();
-    std::fs::write(&input, format!("\u{feff}{good}")).unwrap();
+    std::fs::write(&input, format!("\u{feff}{}", good_jsonl())).unwrap();
     let out = stdout_of(
         bin()
             .args(["train", "-o"])

@@ -9,17 +9,8 @@ use anyhow::{Context, Result, bail};
 use rosenblatt::input::{Corpus, Document, decode_text};
 use rosenblatt::model::{FeatureSpace, SavedModel};
 use rosenblatt::pipeline;
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::process::ExitCode;
-
-/// One document read from stdin, with id `-`.
-fn read_stdin() -> Result<Document> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut bytes)
-        .context("reading stdin")?;
-    Ok(Document::new("-", decode_text(bytes), None))
-}
 
 /// Runs `classify`.
 pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
@@ -37,7 +28,10 @@ pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
     let mut corpus = Corpus::default();
     for p in &d.paths {
         if p.as_os_str() == "-" {
-            corpus.docs.push(read_stdin()?);
+            let bytes = load::read_raw(p, "the document")?;
+            corpus
+                .docs
+                .push(Document::new("-", decode_text(bytes), None));
         } else {
             corpus.extend(load::documents(
                 std::slice::from_ref(p),

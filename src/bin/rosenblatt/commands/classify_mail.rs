@@ -4,25 +4,12 @@
 
 use crate::flags::{ClassifyPlan, OutputFormat};
 use crate::load;
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use rosenblatt::input::mail::{self, MailCorpus};
 use rosenblatt::model::SavedModel;
 use rosenblatt::pipeline;
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::process::ExitCode;
-
-/// A message to classify: its raw bytes are kept for --passthrough.
-fn read_one_raw(p: &std::path::Path) -> Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    if p.as_os_str() == "-" {
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("reading the message from stdin")?;
-    } else {
-        bytes = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
-    }
-    Ok(bytes)
-}
 
 /// `classify` with a spam filter; see the module docs. Messages are parsed under the mail
 /// rules the model records. With `--passthrough` the exit code is 0 whatever the verdict
@@ -40,7 +27,7 @@ pub fn run(a: &ClassifyPlan, model: &SavedModel) -> Result<ExitCode> {
     let mut m = MailCorpus::default();
     if a.passthrough {
         // The plan holds exactly one message for --passthrough.
-        let bytes = read_one_raw(&inputs[0])?;
+        let bytes = load::read_raw(&inputs[0], "the message")?;
         m.extend(mail::read_message_bytes(
             &bytes,
             &inputs[0].display().to_string(),
@@ -52,7 +39,7 @@ pub fn run(a: &ClassifyPlan, model: &SavedModel) -> Result<ExitCode> {
         for p in inputs {
             if p.as_os_str() == "-" {
                 m.extend(mail::read_message_bytes(
-                    &read_one_raw(p)?,
+                    &load::read_raw(p, "the message")?,
                     "-",
                     None,
                     rules,

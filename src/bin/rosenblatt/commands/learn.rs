@@ -14,7 +14,6 @@ use rosenblatt::incremental::learn_document;
 use rosenblatt::input::mail::{self, MailCorpus, MailRules};
 use rosenblatt::input::{Corpus, Document, decode_text, read_text};
 use rosenblatt::model::SavedModel;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -25,22 +24,13 @@ fn lock_path(model: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// The raw bytes of one message on stdin.
-fn read_stdin() -> Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut bytes)
-        .context("reading the message from stdin")?;
-    Ok(bytes)
-}
-
 /// The documents to learn: parsed as mail under `mail_rules` when the model's analyzer reads
 /// mail, read as plain text otherwise.
 fn documents(inputs: &[PathBuf], mail_rules: Option<&MailRules>) -> Result<Corpus> {
     let mut m = MailCorpus::default();
     for p in inputs {
         if p.as_os_str() == "-" {
-            let bytes = read_stdin()?;
+            let bytes = load::read_raw(p, "the message")?;
             if let Some(rules) = mail_rules {
                 m.extend(mail::read_message_bytes(&bytes, "-", None, rules));
             } else {
