@@ -24,7 +24,13 @@ fn label_string(v: serde_json::Value) -> String {
 
 /// Reads a JSONL file; a malformed line is counted and skipped with its reason.
 pub fn read_jsonl(path: &Path) -> Result<Corpus> {
-    let text = decode_text(read_bytes(path)?);
+    Ok(parse_jsonl(read_bytes(path)?, path))
+}
+
+/// The documents of JSONL text held in memory, as [`read_jsonl`] reads a file; `name`
+/// names the source in the skipped lines' ids (`PATH:LINE`).
+pub fn parse_jsonl(bytes: Vec<u8>, path: &Path) -> Corpus {
+    let text = decode_text(bytes);
     let mut corpus = Corpus::default();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -37,7 +43,7 @@ pub fn read_jsonl(path: &Path) -> Result<Corpus> {
                 .push((format!("{}:{}", path.display(), i + 1), e)),
         }
     }
-    Ok(corpus)
+    corpus
 }
 
 /// One non-blank line as a document (id: its `"id"`, else `line_no`), or why it is not one.

@@ -17,10 +17,10 @@ pub(crate) use decode::decode_latin1;
 pub use decode::decode_text;
 pub use dirs::read_dirs;
 pub(crate) use dirs::walk_files;
-pub use jsonl::read_jsonl;
-pub use reuters::{Split, read_reuters};
+pub use jsonl::{parse_jsonl, read_jsonl};
+pub use reuters::{Split, parse_reuters, read_reuters};
 pub use stream::DocStream;
-pub use tsv::read_tsv;
+pub use tsv::{parse_tsv, read_tsv};
 
 use crate::{Error, Result};
 use std::path::Path;

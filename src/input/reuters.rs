@@ -70,12 +70,30 @@ pub fn read_reuters(path: &Path, split: Option<Split>) -> Result<Corpus> {
         .par_iter()
         .map(|f| {
             let bytes = std::fs::read(f).map_err(|e| Error::io(f, e))?;
-            let text = decode_latin1(bytes);
-            let (mut articles, mut skipped) = (Vec::new(), Vec::new());
-            parse_file(&text, f, &mut articles, &mut skipped);
-            Ok((articles, skipped))
+            Ok(parse_bytes(bytes, f))
         })
         .collect::<Result<_>>()?;
+    Ok(modapte(parts, split))
+}
+
+/// The ModApte documents of one Reuters-21578 SGML file held in memory, as
+/// [`read_reuters`] reads a file (`path` names it in the skipped blocks' ids); only
+/// categories with a training and a test document in these bytes are kept.
+pub fn parse_reuters(bytes: Vec<u8>, path: &Path, split: Option<Split>) -> Corpus {
+    modapte(vec![parse_bytes(bytes, path)], split)
+}
+
+/// One file's bytes (Latin-1) parsed into its articles and skipped blocks.
+fn parse_bytes(bytes: Vec<u8>, file: &Path) -> FilePart {
+    let text = decode_latin1(bytes);
+    let (mut articles, mut skipped) = (Vec::new(), Vec::new());
+    parse_file(&text, file, &mut articles, &mut skipped);
+    (articles, skipped)
+}
+
+/// The documents of the files' articles in `split`, labelled with the categories that
+/// have a training and a test document among them.
+fn modapte(parts: Vec<FilePart>, split: Option<Split>) -> Corpus {
     let mut articles = Vec::new();
     let mut corpus = Corpus::default();
     for (a, s) in parts {
@@ -111,7 +129,7 @@ pub fn read_reuters(path: &Path, split: Option<Split>) -> Result<Corpus> {
             ..Default::default()
         });
     }
-    Ok(corpus)
+    corpus
 }
 
 /// Appends the ModApte articles of one file's text; broken blocks go to `skipped`.

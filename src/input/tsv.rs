@@ -8,7 +8,12 @@ use std::path::Path;
 
 /// Reads a TSV file; blank lines are skipped.
 pub fn read_tsv(path: &Path) -> Result<Corpus> {
-    let text = decode_text(read_bytes(path)?);
+    Ok(parse_tsv(read_bytes(path)?))
+}
+
+/// The documents of TSV text held in memory, as [`read_tsv`] reads a file.
+pub fn parse_tsv(bytes: Vec<u8>) -> Corpus {
+    let text = decode_text(bytes);
     let mut corpus = Corpus::default();
     for (i, line) in text.lines().enumerate() {
         let line = line.strip_suffix('\r').unwrap_or(line);
@@ -17,7 +22,7 @@ pub fn read_tsv(path: &Path) -> Result<Corpus> {
         }
         corpus.docs.push(parse_line(line, i + 1));
     }
-    Ok(corpus)
+    corpus
 }
 
 /// One non-blank line (without its line end) as a document whose id is `line_no`.

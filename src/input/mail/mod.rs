@@ -17,7 +17,8 @@ mod message;
 mod rules;
 
 pub(crate) use maildir::{is_maildir, maildir_files};
-pub(crate) use mbox::{MboxMessage, MboxReader, starts_with_envelope};
+pub(crate) use mbox::starts_with_envelope;
+pub use mbox::{MboxMessage, MboxReader};
 pub use message::{ParsedMessage, parse_message};
 pub use rules::{MailRules, TagFamily};
 

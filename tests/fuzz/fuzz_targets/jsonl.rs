@@ -1,0 +1,7 @@
+//! Fuzz target: arbitrary bytes through the jsonl reader (see `targets::jsonl`).
+#![no_main]
+
+#[path = "../targets.rs"]
+mod targets;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| targets::jsonl(data));

@@ -1,0 +1,86 @@
+//! What each fuzz target does with its bytes: the reader that input reaches in real use,
+//! then the analysis that follows it, so a panic anywhere on that path is found. Shared
+//! by the fuzz targets and by the stable test that replays the committed seeds.
+
+use rosenblatt::input::mail::{MailRules, MboxReader, read_message_bytes};
+use rosenblatt::input::svmlight::parse_svmlight;
+use rosenblatt::input::{Corpus, Document, parse_jsonl, parse_reuters, parse_tsv};
+use rosenblatt::model::SavedModel;
+use rosenblatt::pipeline::{decide, vectorize_for};
+use rosenblatt::text::{Analyzer, Source};
+use std::path::Path;
+
+/// Tokenizes every document as `train` would, so the text a reader produced is used.
+fn analyze(corpus: &Corpus, analyzer: &Analyzer) {
+    for d in &corpus.docs {
+        analyzer.tokens(d, &mut |w| assert!(!w.is_empty(), "an empty token"));
+    }
+}
+
+/// One message (stdin to `learn`, a file in a mail folder), then its mail features.
+pub fn mail(data: &[u8]) {
+    let rules = MailRules::default();
+    let m = read_message_bytes(data, "fuzz", Some("spam"), &rules);
+    analyze(&m.corpus, &Analyzer::standard(Source::Mail(rules), true));
+}
+
+/// An mbox cut into messages; each must be a part of the input.
+pub fn mbox(data: &[u8]) {
+    let rules = MailRules::default();
+    let analyzer = Analyzer::standard(Source::Mail(rules.clone()), true);
+    for m in MboxReader::new(data) {
+        let Ok(m) = m else { return };
+        assert!(
+            m.bytes.len() <= data.len(),
+            "a message longer than its mbox"
+        );
+        analyze(
+            &read_message_bytes(&m.bytes, "fuzz", None, &rules).corpus,
+            &analyzer,
+        );
+    }
+}
+
+/// An SVMlight file: parsed or refused; a parsed one has a label and a line per row.
+pub fn svmlight(data: &[u8]) {
+    if let Ok(d) = parse_svmlight(data, Path::new("fuzz.svm")) {
+        assert_eq!(d.labels.len(), d.rows.n_rows(), "one label per row");
+        assert_eq!(d.lines.len(), d.rows.n_rows(), "one line number per row");
+    }
+}
+
+/// JSON Lines, then the plain-text analyzer.
+pub fn jsonl(data: &[u8]) {
+    analyze(
+        &parse_jsonl(data.to_vec(), Path::new("fuzz.jsonl")),
+        &Analyzer::default(),
+    );
+}
+
+/// `label<TAB>text` lines, then the plain-text analyzer.
+pub fn tsv(data: &[u8]) {
+    analyze(&parse_tsv(data.to_vec()), &Analyzer::default());
+}
+
+/// One Reuters-21578 SGML file (Latin-1), then the plain-text analyzer.
+pub fn reuters(data: &[u8]) {
+    let corpus = parse_reuters(data.to_vec(), Path::new("fuzz.sgm"), None);
+    for d in &corpus.docs {
+        assert!(!d.labels.is_empty(), "a ModApte document without a topic");
+    }
+    analyze(&corpus, &Analyzer::default());
+}
+
+/// A model file: decoded or refused with an error; a decoded model scores a document
+/// holding its first words, as `classify` would, and encodes again.
+pub fn model(data: &[u8]) {
+    let Ok(m) = SavedModel::from_bytes(data, Path::new("fuzz.model")) else {
+        return;
+    };
+    let n = m.vocab.len().min(64) as u32;
+    let text: Vec<&str> = (0..n).map(|id| m.vocab.word(id)).collect();
+    let doc = Document::new("d", text.join(" "), None);
+    let x = vectorize_for(&m, &[doc]).matrix;
+    let _ = decide(&m, &x);
+    let _ = m.to_bytes();
+}
