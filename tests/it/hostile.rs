@@ -1,5 +1,6 @@
 //! Hostile input and faults through the binary: closed pipes, label lines without a
-//! label, foreign SVMlight labels, a byte-order mark, a vocabulary pruned to nothing.
+//! label (in train, eval and vectorize), foreign SVMlight labels, a byte-order mark, a
+//! vocabulary pruned to nothing, a held-out part that leaves nothing to learn or score.
 
 use crate::common::{bin, data, stdout_of};
 use std::path::{Path, PathBuf};
@@ -170,4 +171,61 @@ fn a_vocabulary_pruned_to_nothing_is_an_error_and_writes_no_model() {
         "{err}"
     );
     assert!(!model.exists());
+}
+
+/// The stderr of a run that must fail.
+fn failure_of(cmd: &mut assert_cmd::Command) -> String {
+    String::from_utf8(cmd.assert().failure().get_output().stderr.clone()).unwrap()
+}
+
+#[test]
+fn a_holdout_that_leaves_no_classes_or_no_test_part_is_named_by_its_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("m");
+    let train = |input: &Path, h: &str| {
+        failure_of(
+            bin()
+                .arg("train")
+                .arg(input)
+                .arg("-o")
+                .arg(&m)
+                .args(["--holdout", h]),
+        )
+    };
+    let err = train(&data("tiny"), "0.99");
+    assert!(
+        err.contains("--holdout 0.99 keeps 0 of 12 documents for training, with 0 class(es)"),
+        "{err}"
+    );
+    let err = train(&data("tiny"), "0.01");
+    assert!(err.contains("--holdout 0.01 holds out none of 12"), "{err}");
+    let svm = dir.path().join("a.svm");
+    std::fs::write(&svm, "+1 1:1\n-1 2:1\n+1 3:1\n-1 4:1\n").unwrap();
+    let err = train(&svm, "0.9");
+    assert!(err.contains("--holdout 0.9 keeps 0 of 4"), "{err}");
+    assert!(!m.exists(), "no model is written");
+}
+
+#[test]
+fn eval_and_vectorize_refuse_an_unlabelled_line_in_a_labelled_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny_model(dir.path());
+    let tsv = dir.path().join("x.tsv");
+    std::fs::write(&tsv, format!("{GOOD_TSV}no tab here\n")).unwrap();
+    let err = failure_of(bin().args(["eval", "-m"]).arg(&model).arg(&tsv));
+    assert!(err.contains("x.tsv:5: the document has no label"), "{err}");
+    let out = dir.path().join("x.svm");
+    let err = failure_of(bin().args(["vectorize", "-o"]).arg(&out).arg(&tsv));
+    assert!(err.contains("x.tsv:5: the document has no label"), "{err}");
+    assert!(!out.exists(), "no vectors are written");
+    // In a multi-label corpus an empty label set is a row with no label, written as 0.
+    let ml = dir.path().join("m.jsonl");
+    std::fs::write(
+        &ml,
+        "{\"labels\": [\"a\", \"b\"], \"text\": \"x\"}\n{\"labels\": [], \"text\": \"y\"}\n",
+    )
+    .unwrap();
+    stdout_of(bin().args(["vectorize", "-o"]).arg(&out).arg(&ml));
+    let rows = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(rows.lines().nth(1), Some("0 2:1"), "{rows}");
 }

@@ -51,14 +51,19 @@ pub fn documents(
 /// or with an empty label, a JSONL line without `label`/`labels`), naming `FILE:LINE`: such
 /// a line would otherwise turn a two-class corpus into a multi-label one.
 pub fn require_labels(corpus: &Corpus, paths: &[PathBuf]) -> Result<()> {
-    let Some(d) = corpus.docs.iter().find(|d| d.labels.is_empty()) else {
-        return Ok(());
-    };
+    match corpus.docs.iter().find(|d| d.labels.is_empty()) {
+        Some(d) => Err(no_label(&d.id, paths)),
+        None => Ok(()),
+    }
+}
+
+/// The error for the unlabelled document `id` of a labelled corpus read from `paths`.
+pub fn no_label(id: &str, paths: &[PathBuf]) -> anyhow::Error {
     let at = match paths {
-        [p] if d.id.parse::<usize>().is_ok() => format!("{}:{}", p.display(), d.id),
-        _ => d.id.clone(),
+        [p] if id.parse::<usize>().is_ok() => format!("{}:{id}", p.display()),
+        _ => id.to_string(),
     };
-    bail!(
+    anyhow::anyhow!(
         "{at}: the document has no label (a labelled line is `label<TAB>text`, or JSON with \
          \"label\" or a non-empty \"labels\")"
     )

@@ -62,6 +62,7 @@ fn docs(path: &Path, d: &Documents, json: bool) -> Result<ExitCode> {
         print_metrics!(m, json);
         return Ok(ExitCode::SUCCESS);
     }
+    load::require_labels(&corpus, &d.paths)?;
     let metrics = pipeline::evaluate(&model, &corpus.docs)?;
     drop(phase);
     print_metrics!(metrics, json);

@@ -28,3 +28,20 @@ pub fn run(plan: Plan) -> Result<ExitCode> {
         Plan::Vectorize(p) => vectorize::run(p),
     }
 }
+
+/// Refuses a `--holdout` split that leaves nothing to learn from or to score: a training
+/// part with fewer than two classes, or an empty held-out part, said in terms of the flag
+/// rather than of the learner that would fail later.
+fn check_holdout(fraction: f64, train_classes: usize, n_train: usize, n_test: usize) -> Result<()> {
+    let n = n_train + n_test;
+    if train_classes < 2 {
+        anyhow::bail!(
+            "--holdout {fraction} keeps {n_train} of {n} documents for training, with \
+             {train_classes} class(es); training needs at least two: lower --holdout"
+        );
+    }
+    if n_test == 0 {
+        anyhow::bail!("--holdout {fraction} holds out none of {n} documents: raise --holdout");
+    }
+    Ok(())
+}

@@ -12,6 +12,7 @@ use rosenblatt::experiment::holdout;
 use rosenblatt::input::Document;
 use rosenblatt::model::SavedModel;
 use rosenblatt::pipeline;
+use std::collections::HashSet;
 use std::process::ExitCode;
 
 /// Runs `train`.
@@ -56,6 +57,8 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
     let (train_docs, test_docs) = match plan.holdout {
         Some(h) => {
             let (train, test) = holdout(docs.len(), h, plan.seed)?.divide(docs);
+            let classes: HashSet<&String> = train.iter().flat_map(|d| &d.labels).collect();
+            super::check_holdout(h, classes.len(), train.len(), test.len())?;
             (train, Some(test))
         }
         None => (docs, None),

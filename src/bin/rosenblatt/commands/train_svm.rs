@@ -12,6 +12,7 @@ use rosenblatt::features::{RowSubset, SparseRows};
 use rosenblatt::input::svmlight;
 use rosenblatt::model::SavedModel;
 use rosenblatt::pipeline::{self, TrainConfig};
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -63,6 +64,10 @@ pub fn run(plan: &TrainPlan, paths: &[PathBuf]) -> Result<ExitCode> {
         .holdout
         .map(|h| holdout(idx.len(), h, plan.seed))
         .transpose()?;
+    if let (Some(s), Some(h)) = (&split, plan.holdout) {
+        let classes: HashSet<usize> = s.train.iter().map(|&i| idx[i]).collect();
+        super::check_holdout(h, classes.len(), s.train.len(), s.test.len())?;
+    }
     let all: Vec<usize> = (0..idx.len()).collect();
     let train = split.as_ref().map_or(&all[..], |s| &s.train[..]);
     let (train_idx, inputs) = (pick(&idx, train), plan.source.names());

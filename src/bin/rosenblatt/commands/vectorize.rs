@@ -34,11 +34,16 @@ struct Labels {
     sets: Vec<Vec<String>>,
     index: HashMap<Vec<String>, u32>,
     of_row: Vec<u32>,
+    /// The id of the first document without a label.
+    unlabelled: Option<String>,
 }
 
 impl Labels {
     /// Records the label set of the next row.
     fn push(&mut self, d: &Document) {
+        if d.labels.is_empty() && self.unlabelled.is_none() {
+            self.unlabelled = Some(d.id.clone());
+        }
         let mut set = d.labels.clone();
         set.sort();
         set.dedup();
@@ -52,6 +57,14 @@ impl Labels {
             }
         };
         self.of_row.push(k);
+    }
+
+    /// The document without a label in a single-label corpus, where its row would read
+    /// as a class of its own (in a multi-label corpus an empty set is a row with no label).
+    fn stray_unlabelled(&self) -> Option<&str> {
+        let single = self.sets.iter().all(|s| s.len() <= 1);
+        let labelled = self.sets.iter().any(|s| !s.is_empty());
+        self.unlabelled.as_deref().filter(|_| single && labelled)
     }
 
     /// The classes (ordered as `train` orders them) and each label set's SVMlight label.
@@ -124,6 +137,9 @@ pub fn run(a: VectorizePlan) -> Result<ExitCode> {
     };
     if s.rows() == 0 {
         bail!("no documents in {}", a.source.names().join(" "));
+    }
+    if let (Some(id), Source::Documents(d)) = (labels.stray_unlabelled(), &a.source) {
+        return Err(crate::load::no_label(id, &d.paths));
     }
     let bytes = s.bytes();
     let (classes, coded, per_set) = labels.finish(a.positive.as_deref())?;
