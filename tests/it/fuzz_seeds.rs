@@ -7,8 +7,11 @@ mod targets;
 
 use std::path::Path;
 
+/// A fuzz target's body.
+type Target = fn(&[u8]);
+
 /// Feeds every file under `tests/fuzz/seeds/NAME/` to `target`; returns how many.
-fn replay(name: &str, target: fn(&[u8])) -> usize {
+fn replay(name: &str, target: Target) -> usize {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fuzz/seeds")
         .join(name);
@@ -25,7 +28,7 @@ fn replay(name: &str, target: fn(&[u8])) -> usize {
 
 #[test]
 fn every_committed_fuzz_input_passes_its_target() {
-    let targets: [(&str, fn(&[u8])); 7] = [
+    let targets: [(&str, Target); 7] = [
         ("mail", targets::mail),
         ("mbox", targets::mbox),
         ("svmlight", targets::svmlight),
