@@ -4,6 +4,7 @@ mod analyzer;
 mod common;
 mod core_cli;
 mod experiment;
+mod faults;
 mod hostile;
 mod kernel;
 mod learners;
