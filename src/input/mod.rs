@@ -15,6 +15,7 @@ mod tsv;
 
 pub(crate) use decode::decode_latin1;
 pub use decode::decode_text;
+pub(crate) use dirs::not_regular;
 pub use dirs::read_dirs;
 pub use jsonl::read_jsonl;
 pub use reuters::{Split, read_reuters};
