@@ -2,46 +2,155 @@
 //! temporary file beside the target and renames it over the target only on
 //! [`commit`](AtomicFile::commit), so a reader never sees half a file and a failed run
 //! leaves the old one in place. Model files, held in memory, are written through it too.
+//!
+//! The target is the file a path leads to: a symbolic link is followed ([`real_target`]),
+//! so the link stays a link and the file it points to is replaced. A path that exists and
+//! is not a regular file (a device such as `/dev/full`, a FIFO, a folder) is refused before
+//! anything is written, instead of being replaced by a file. Temporary files left by a
+//! killed run (`.NAME.PID.tmp` whose process is gone) are removed by the next write of the
+//! same target.
 
 use crate::{Error, Result};
-use std::fs::File;
+use std::ffi::{OsStr, OsString};
+use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+
+/// Links followed before a path is taken for a loop of links.
+const MAX_LINKS: usize = 40;
+
+/// How old a temporary file must be to count as stale where running processes cannot be
+/// listed (no `/proc`).
+const STALE_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// A buffered file that appears at its path only when committed.
 #[derive(Debug)]
 pub struct AtomicFile {
     path: PathBuf,
+    target: PathBuf,
     tmp: PathBuf,
     out: Option<BufWriter<File>>,
 }
 
-impl AtomicFile {
-    /// Creates the temporary file for `path` in the same folder.
-    pub fn create(path: &Path) -> Result<AtomicFile> {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
+/// The file that writing `path` replaces: symbolic links of its last part followed (a
+/// link to a file not yet there included), in its folder's canonical form. Two links to
+/// one model give the same target, hence the same lock beside it.
+pub fn real_target(path: &Path) -> Result<PathBuf> {
+    let (dir, name) = resolve(path)?;
+    Ok(dir.join(name))
+}
+
+/// [`real_target`] as its canonical folder and its file name.
+fn resolve(path: &Path) -> Result<(PathBuf, OsString)> {
+    let mut p = path.to_path_buf();
+    let mut links = 0;
+    while std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink()) {
+        links += 1;
+        if links > MAX_LINKS {
+            let looped = std::io::Error::other("too many levels of symbolic links");
+            return Err(Error::io(path, looped));
+        }
+        let to = std::fs::read_link(&p).map_err(|e| Error::io(path, e))?;
+        p = p.parent().map_or_else(|| to.clone(), |d| d.join(&to));
+    }
+    let name = p.file_name().ok_or_else(|| {
+        let not_a_name = std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name");
+        Error::io(path, not_a_name)
+    })?;
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let dir = std::fs::canonicalize(dir).map_err(|e| Error::io(path, e))?;
+    Ok((dir, name.to_owned()))
+}
+
+/// Refuses a `target` that exists and is not a regular file: renaming over it would
+/// replace a device or FIFO with a file (or fail on a folder after all the work).
+fn check_replaceable(path: &Path, target: &Path) -> Result<Option<std::fs::Permissions>> {
+    let Ok(meta) = std::fs::metadata(target) else {
+        return Ok(None);
+    };
+    if meta.is_file() {
+        return Ok(Some(meta.permissions()));
+    }
+    let what = if meta.is_dir() {
+        "is a folder".to_string()
+    } else {
+        format!("is {}", crate::input::not_regular(&meta.file_type()))
+    };
+    let why = format!("{what}; give the path of a file to write");
+    Err(Error::io(path, std::io::Error::other(why)))
+}
+
+/// Removes `.NAME.PID.tmp` files beside `name` in `dir` whose process has ended (or, with
+/// no `/proc` to ask, that are older than [`STALE_AGE`]): what a killed run leaves.
+fn remove_stale(dir: &Path, name: &OsStr) {
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let own = std::process::id();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let proc = Path::new("/proc");
+    let can_list = proc.join("self").exists();
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let file = file.to_string_lossy();
+        let pid = file
+            .strip_prefix(&prefix)
+            .and_then(|r| r.strip_suffix(".tmp"))
+            .and_then(|pid| pid.parse::<u32>().ok());
+        let Some(pid) = pid.filter(|&p| p != own) else {
+            continue;
         };
-        let name = path.file_name().ok_or_else(|| {
-            let not_a_name =
-                std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name");
-            Error::io(path, not_a_name)
-        })?;
+        let stale = if can_list {
+            !proc.join(pid.to_string()).exists()
+        } else {
+            e.metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > STALE_AGE))
+        };
+        if stale {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+impl AtomicFile {
+    /// Creates the temporary file for `path` beside the file it leads to (see
+    /// [`real_target`]), after refusing a target that is not a regular file and removing
+    /// stale temporary files of earlier, killed runs.
+    pub fn create(path: &Path) -> Result<AtomicFile> {
+        let (dir, name) = resolve(path)?;
+        let target = dir.join(&name);
+        let permissions = check_replaceable(path, &target)?;
+        remove_stale(&dir, &name);
         let tmp = dir.join(format!(
             ".{}.{}.tmp",
             name.to_string_lossy(),
             std::process::id()
         ));
-        let f = File::create(&tmp).map_err(|e| Error::io(path, e))?;
+        // A file of this process's id can only be left by an earlier process: replaced,
+        // never followed if it is a link.
+        let _ = std::fs::remove_file(&tmp);
+        let f = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| Error::io(path, e))?;
+        if let Some(p) = permissions {
+            // The replacement keeps the old file's permissions (a model shared by a group).
+            let _ = f.set_permissions(p);
+        }
         Ok(AtomicFile {
             path: path.to_path_buf(),
+            target,
             tmp,
             out: Some(BufWriter::with_capacity(1 << 20, f)),
         })
     }
 
-    /// The target path (for error messages).
+    /// The target path as given (for error messages).
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -52,7 +161,7 @@ impl AtomicFile {
         let result = (|| {
             let f = out.into_inner().map_err(|e| e.into_error())?;
             f.sync_all()?;
-            std::fs::rename(&self.tmp, &self.path)
+            std::fs::rename(&self.tmp, &self.target)
         })();
         result.map_err(|e| Error::io(&self.path, e))
     }
@@ -102,5 +211,44 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "new contents");
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1, "the temporary file is removed");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_stays_a_link_and_its_file_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.model");
+        std::fs::write(&real, "old").unwrap();
+        let link = dir.path().join("link.model");
+        std::os::unix::fs::symlink("real.model", &link).unwrap();
+        assert_eq!(
+            real_target(&link).unwrap(),
+            std::fs::canonicalize(&real).unwrap()
+        );
+        let mut f = AtomicFile::create(&link).unwrap();
+        f.write_all(b"new").unwrap();
+        f.commit().unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+
+        // A link to a file not there yet creates that file.
+        let dangling = dir.path().join("dangling.model");
+        std::os::unix::fs::symlink("later.model", &dangling).unwrap();
+        AtomicFile::create(&dangling).unwrap().commit().unwrap();
+        assert!(dir.path().join("later.model").is_file());
+        assert!(std::fs::symlink_metadata(&dangling).unwrap().is_symlink());
+    }
+
+    #[test]
+    fn a_folder_is_refused_before_anything_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("out");
+        std::fs::create_dir(&sub).unwrap();
+        let e = AtomicFile::create(&sub).unwrap_err().to_string();
+        assert!(
+            e.ends_with("out: is a folder; give the path of a file to write"),
+            "{e}"
+        );
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 }

@@ -15,8 +15,8 @@ mod tsv;
 
 pub(crate) use decode::decode_latin1;
 pub use decode::decode_text;
+pub(crate) use dirs::not_regular;
 pub use dirs::read_dirs;
-pub(crate) use dirs::walk_files;
 pub use jsonl::{parse_jsonl, read_jsonl};
 pub use reuters::{Split, parse_reuters, read_reuters};
 pub use stream::DocStream;
@@ -142,14 +142,18 @@ pub fn read_part(path: &Path, format: Option<Format>, split: Option<Split>) -> R
     }
 }
 
-/// Reads unlabelled documents: each file (or each file under a folder) is one document.
+/// Reads unlabelled documents: each file (or each regular file under a folder) is one
+/// document. A path named directly is read whatever it is (a FIFO, `/dev/stdin`).
 pub fn read_text(path: &Path) -> Result<Corpus> {
-    let files = if path.is_dir() {
-        dirs::walk_files(path)?
+    let (files, skipped) = if path.is_dir() {
+        let w = dirs::walk_files(path)?;
+        (w.files, w.skipped)
     } else {
-        vec![path.to_path_buf()]
+        (vec![path.to_path_buf()], Vec::new())
     };
-    dirs::read_files(files.into_iter().map(|f| (None, f)).collect())
+    let mut corpus = dirs::read_files(files.into_iter().map(|f| (None, f)).collect())?;
+    corpus.skipped.splice(0..0, skipped);
+    Ok(corpus)
 }
 
 /// Reads a whole file as bytes, naming it on failure.

@@ -43,7 +43,9 @@ fn sgml_files(path: &Path) -> Result<Vec<PathBuf>> {
     for entry in std::fs::read_dir(path).map_err(|e| Error::io(path, e))? {
         let p = entry.map_err(|e| Error::io(path, e))?.path();
         let name = p.file_name().unwrap_or_default().to_string_lossy();
-        if name.starts_with("reut2-") && name.ends_with(".sgm") {
+        // Regular files only: a FIFO of that name would be waited on forever.
+        let regular = std::fs::metadata(&p).is_ok_and(|m| m.is_file());
+        if regular && name.starts_with("reut2-") && name.ends_with(".sgm") {
             files.push(p);
         }
     }

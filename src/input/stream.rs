@@ -83,10 +83,16 @@ impl DocStream {
 
     fn start(&mut self, path: PathBuf, format: Format) -> Result<Source> {
         Ok(match format {
-            Format::Dir => Source::Files(dirs::list_dirs(&path)?.into_iter()),
+            Format::Dir => {
+                let (jobs, skipped) = dirs::list_dirs(&path)?;
+                self.skipped.extend(skipped);
+                Source::Files(jobs.into_iter())
+            }
             Format::Text => {
                 let files = if path.is_dir() {
-                    dirs::walk_files(&path)?
+                    let w = dirs::walk_files(&path)?;
+                    self.skipped.extend(w.skipped);
+                    w.files
                 } else {
                     vec![path]
                 };

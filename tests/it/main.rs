@@ -4,6 +4,7 @@ mod analyzer;
 mod common;
 mod core_cli;
 mod experiment;
+mod faults;
 mod fuzz_seeds;
 mod hostile;
 mod kernel;

@@ -22,7 +22,8 @@ pub use mbox::{MboxMessage, MboxReader};
 pub use message::{ParsedMessage, parse_message};
 pub use rules::{MailRules, TagFamily};
 
-use super::{Corpus, walk_files};
+use super::Corpus;
+use super::dirs::{Walk, walk_files};
 use crate::{Error, Result};
 use rayon::prelude::*;
 use std::io::{BufReader, Read};
@@ -69,7 +70,8 @@ impl MailCorpus {
     }
 }
 
-/// What kind of mail source `path` is.
+/// What kind of mail source `path` is; a path that is neither a folder nor a regular
+/// file (a FIFO) is a [`MailSource::Message`], read once.
 pub fn detect(path: &Path) -> Result<MailSource> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
     if meta.is_dir() {
@@ -78,6 +80,11 @@ pub fn detect(path: &Path) -> Result<MailSource> {
         } else {
             MailSource::Folder
         });
+    }
+    if !meta.is_file() {
+        // A FIFO (`<(…)`) can be read once only: not peeked at, read whole as a message
+        // file, which still splits on envelope lines.
+        return Ok(MailSource::Message);
     }
     let mut head = Vec::with_capacity(1024);
     std::fs::File::open(path)
@@ -92,14 +99,24 @@ pub fn detect(path: &Path) -> Result<MailSource> {
 
 /// Reads every message under `path` (any [`MailSource`]), labelled `label`, under `rules`.
 pub fn read_mail(path: &Path, label: Option<&str>, rules: &MailRules) -> Result<MailCorpus> {
+    let walked = |w: Walk, files: Vec<PathBuf>| {
+        let mut m = read_files(files, label, rules);
+        m.corpus.skipped.splice(0..0, w.skipped);
+        m
+    };
     match detect(path)? {
-        MailSource::Maildir => Ok(read_files(maildir_files(path)?, label, rules)),
+        MailSource::Maildir => {
+            let mut w = maildir_files(path)?;
+            let files = std::mem::take(&mut w.files);
+            Ok(walked(w, files))
+        }
         MailSource::Folder => {
-            let files = walk_files(path)?
+            let mut w = walk_files(path)?;
+            let files = std::mem::take(&mut w.files)
                 .into_iter()
                 .filter(|f| !in_maildir_tmp(f))
                 .collect();
-            Ok(read_files(files, label, rules))
+            Ok(walked(w, files))
         }
         MailSource::Mbox => read_mbox(path, label, rules),
         MailSource::Message => Ok(read_files(vec![path.to_path_buf()], label, rules)),

@@ -2,20 +2,30 @@
 //! them) as spam or ham — the perceptron's train-on-error step, see
 //! [`rosenblatt::incremental`].
 //!
-//! Safe for concurrent deliveries: the whole read–update–write runs under an exclusive
-//! lock on the sidecar file `MODEL.lock` (the model itself is replaced by a rename, so it
-//! cannot carry the lock), and the model is written atomically. Every message counts in
-//! the model's `learned`; none is lost when several `learn` processes run at once.
+//! Safe for concurrent deliveries: the messages are read first (a slow stdin holds up no
+//! other delivery), then the model's load–update–write runs under an exclusive lock on the
+//! sidecar file `MODEL.lock` (the model itself is replaced by a rename, so it cannot carry
+//! the lock), and the model is written atomically. Every message counts in the model's
+//! `learned`; none is lost when several `learn` processes run at once. A model reached
+//! through a symbolic link is locked and replaced at the file the link points to, so all
+//! links to one model share one lock. A lock held past `--lock-timeout` ends the run with
+//! exit code 3.
 
 use crate::flags::LearnPlan;
 use crate::load;
 use anyhow::{Context, Result, bail};
+use rosenblatt::atomic::real_target;
 use rosenblatt::incremental::learn_document;
 use rosenblatt::input::mail::{self, MailCorpus, MailRules};
 use rosenblatt::input::{Corpus, Document, decode_text, read_text};
 use rosenblatt::model::SavedModel;
+use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// The pause between two tries of a held lock.
+const LOCK_POLL: Duration = Duration::from_millis(20);
 
 /// The lock file beside `model`: `MODEL.lock`.
 fn lock_path(model: &Path) -> PathBuf {
@@ -47,22 +57,62 @@ fn documents(inputs: &[PathBuf], mail_rules: Option<&MailRules>) -> Result<Corpu
     Ok(load::mail_corpus(m))
 }
 
-/// Runs `learn`.
-pub fn run(a: LearnPlan) -> Result<ExitCode> {
-    let class = a.class;
-    let lock_file = lock_path(&a.model);
-    let lock = std::fs::OpenOptions::new()
+/// Takes the exclusive lock on `lock_file`, trying again until `timeout` has passed;
+/// `None` when another process still holds it then.
+fn lock(lock_file: &Path, timeout: Duration) -> Result<Option<File>> {
+    let f = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
-        .open(&lock_file)
+        .open(lock_file)
         .with_context(|| format!("opening the lock file {}", lock_file.display()))?;
-    lock.lock()
-        .with_context(|| format!("locking {}", lock_file.display()))?;
-    let mut model = SavedModel::load(&a.model)?;
-    let corpus = documents(&a.inputs, model.analyzer.source().mail_rules())?;
+    let deadline = Instant::now().checked_add(timeout);
+    loop {
+        match f.try_lock() {
+            Ok(()) => return Ok(Some(f)),
+            Err(TryLockError::WouldBlock) => {}
+            Err(TryLockError::Error(e)) => {
+                return Err(e).with_context(|| format!("locking {}", lock_file.display()));
+            }
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok(None);
+        }
+        std::thread::sleep(LOCK_POLL);
+    }
+}
+
+/// Runs `learn`.
+pub fn run(a: LearnPlan) -> Result<ExitCode> {
+    let class = a.class;
+    // How to read the messages comes from the model; it is read again under the lock, so
+    // an update made meanwhile by another `learn` is kept.
+    let rules = SavedModel::load(&a.model)?
+        .analyzer
+        .source()
+        .mail_rules()
+        .cloned();
+    let corpus = documents(&a.inputs, rules.as_ref())?;
     if corpus.docs.is_empty() {
         bail!("no message to learn");
+    }
+    let lock_file = lock_path(&real_target(&a.model)?);
+    let Some(lock) = lock(&lock_file, a.lock_timeout)? else {
+        eprintln!(
+            "rosenblatt: error: {} is locked by another learn (waited {} s); try again or \
+             raise --lock-timeout",
+            a.model.display(),
+            a.lock_timeout.as_secs_f64()
+        );
+        return Ok(ExitCode::from(3));
+    };
+    let mut model = SavedModel::load(&a.model)?;
+    if model.analyzer.source().mail_rules() != rules.as_ref() {
+        bail!(
+            "{} was replaced by a model that reads messages differently while learn read \
+             them; run learn again",
+            a.model.display()
+        );
     }
     let (words_before, mut updates) = (model.vocab.len(), 0u64);
     for d in &corpus.docs {

@@ -1,6 +1,7 @@
 //! `rosenblatt learn`'s flags and plan; clap itself refuses `--spam` with `--ham` and
-//! requires one of them.
+//! requires one of them, the plan refuses a negative or infinite `--lock-timeout`.
 
+use anyhow::{Result, bail};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -22,6 +23,15 @@ pub struct LearnArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// How long to wait for another `learn` of the same model to finish (the messages are
+    /// read first; only the model update waits), then give up with exit code 3.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 10.0,
+        allow_negative_numbers = true
+    )]
+    pub lock_timeout: f64,
 }
 
 /// What `learn` does: teach `model` the messages in `inputs` as `class`.
@@ -35,11 +45,17 @@ pub struct LearnPlan {
     pub inputs: Vec<PathBuf>,
     /// Print one JSON object.
     pub json: bool,
+    /// The longest wait for the model's lock.
+    pub lock_timeout: std::time::Duration,
 }
 
 /// Turns `learn`'s flags into its plan.
-pub fn plan(a: LearnArgs) -> LearnPlan {
-    LearnPlan {
+pub fn plan(a: LearnArgs) -> Result<LearnPlan> {
+    let t = a.lock_timeout;
+    if !(t.is_finite() && t >= 0.0) {
+        bail!("--lock-timeout must be a number of seconds, 0 or more, got {t}");
+    }
+    Ok(LearnPlan {
         model: a.model,
         class: if a.spam { "spam" } else { "ham" },
         inputs: if a.inputs.is_empty() {
@@ -48,5 +64,7 @@ pub fn plan(a: LearnArgs) -> LearnPlan {
             a.inputs
         },
         json: a.json,
-    }
+        // Beyond what a Duration holds is as good as forever.
+        lock_timeout: std::time::Duration::try_from_secs_f64(t).unwrap_or(std::time::Duration::MAX),
+    })
 }

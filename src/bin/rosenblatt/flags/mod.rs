@@ -102,7 +102,7 @@ pub fn plan(command: Command) -> Result<Plan> {
         Command::Classify(a) => Plan::Classify(classify::plan(a)?),
         Command::Eval(a) => Plan::Eval(eval::plan(a)?),
         Command::Inspect(a) => Plan::Inspect(inspect::plan(a)),
-        Command::Learn(a) => Plan::Learn(learn::plan(a)),
+        Command::Learn(a) => Plan::Learn(learn::plan(a)?),
         Command::Bench(a) => Plan::Bench(bench::plan(a)?),
         Command::Vectorize(a) => Plan::Vectorize(vectorize::plan(a)?),
     })

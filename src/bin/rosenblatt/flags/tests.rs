@@ -179,6 +179,15 @@ fn every_flag_rule_is_refused_with_its_sentence() {
             "classify -m m --input-format svmlight".into(),
             "classify reads SVMlight vectors from files",
         ),
+        // learn
+        (
+            "learn -m m --spam --lock-timeout -1".into(),
+            "--lock-timeout must be a number of seconds, 0 or more, got -1",
+        ),
+        (
+            "learn -m m --spam --lock-timeout inf".into(),
+            "--lock-timeout must be a number of seconds, 0 or more, got inf",
+        ),
         // eval
         (
             "eval -m m --split test a.tsv".into(),
