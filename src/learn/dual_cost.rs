@@ -5,6 +5,7 @@ use super::dual::KernelPerceptron;
 use super::gram::Gram;
 use super::kernel::Kernel;
 use super::perceptron::Schedule;
+use super::postings::feature_bytes;
 use crate::features::SparseRows;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -109,11 +110,13 @@ impl KernelPerceptron {
         let n = n as u64;
         let gram_bytes = n.saturating_mul(n).saturating_mul(4);
         let nnz = nnz as u64;
-        // Rows and postings (4 + 4 + 4 per nonzero), the postings' pointer per column and
-        // the row pointers (8 each), per-example state (scores, α, step sums, norms).
+        // Rows and postings (4 + 4 + 4 per nonzero), the postings' features (at most a
+        // pointer per column, and never many more than the nonzeros), the row pointers
+        // (8 each), per-example state (scores, α, step sums, norms).
         let state_bytes = nnz
             .saturating_mul(12)
-            .saturating_add((n + n_cols as u64).saturating_mul(8))
+            .saturating_add(feature_bytes(n_cols, nnz as usize))
+            .saturating_add(n * 8)
             .saturating_add(n * 40);
         let updates = n;
         let threads = rayon::current_num_threads().max(1) as f64;
@@ -184,7 +187,7 @@ mod tests {
     use super::*;
 
     use crate::features::{BinaryMatrix, real_from_dense};
-    use crate::learn::{Check, Learner};
+    use crate::learn::{Check, Classifier, Learner};
 
     #[test]
     fn the_estimate_from_rows_is_the_estimate_from_their_index() {
@@ -198,21 +201,28 @@ mod tests {
     }
 
     #[test]
-    fn a_wide_matrix_is_refused_before_its_index_is_allocated() {
-        // Three nonzeros, but 2³² − 1 columns: the postings index would hold 32 GiB of
-        // pointers. `fit` must refuse from the estimate, before allocating it.
+    fn a_wide_matrix_costs_its_nonzeros_not_its_width() {
+        // Three nonzeros, but 2³² − 1 columns: a pointer per column would be 32 GiB. The
+        // index keeps only the features present, and the estimate says so.
         let x = BinaryMatrix::new(
             (2, u32::MAX as usize),
             vec![0, 2, 3],
             vec![0, u32::MAX - 1, 2],
             vec![(); 3],
         );
-        let fit = KernelPerceptron::default()
-            .check()
-            .unwrap()
-            .fit(&x, &[1, -1][..]);
-        let e = fit.unwrap_err().to_string();
-        assert!(e.contains("32.0 GiB") && e.contains("1.0 GiB"), "{e}");
+        let p = KernelPerceptron::default();
+        let e = p.estimate_rows(&x);
+        assert!(e.state_bytes < 64 << 10, "{e}");
+        assert_eq!(e, p.estimate(&Gram::new(&x, p.kernel)));
+        let fit = p.check().unwrap().fit(&x, &[1, -1][..]).unwrap();
+        assert!(fit.model.score(x.row(0)) > 0.0);
+        // Under a budget smaller than the index, the refusal comes first.
+        let small = KernelPerceptron {
+            memory: 1 << 10,
+            ..p
+        };
+        let e = small.check().unwrap().fit(&x, &[1, -1][..]).unwrap_err();
+        assert!(e.to_string().contains("above the limit of 1.0 KiB"), "{e}");
     }
 
     #[test]
