@@ -352,3 +352,25 @@ fn a_model_path_that_is_not_a_bounded_file_is_refused_before_reading() {
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("above the 4294967296 bytes (4 GiB)"), "{err}");
 }
+
+#[test]
+fn rows_wider_than_a_vector_model_are_scored_by_every_learner() {
+    let dir = tempfile::tempdir().unwrap();
+    let train = file(
+        dir.path(),
+        "t.svm",
+        "+1 1:1\n-1 3:1\n+1 1:1 2:1\n-1 3:1 2:1\n",
+    );
+    let wide = file(dir.path(), "w.svm", "+1 1:1 9:1\n-1 3:1 40:1\n");
+    let m = dir.path().join("m");
+    for learner in AnyLearner::NAMES {
+        bin()
+            .args(["train", "--learner", learner, "-o"])
+            .arg(&m)
+            .arg(&train)
+            .assert()
+            .success();
+        let (code, err) = limited(&["classify", "-m", path(&m), path(&wide)]);
+        assert_eq!(code, Some(0), "{learner}: {err}");
+    }
+}
