@@ -97,7 +97,7 @@ fn any(m: &AnyModel, width: usize) -> Check {
 
 /// A softmax model: `k` weights per feature and a bias per class.
 fn softmax(m: &SoftmaxModel, width: usize) -> Check {
-    if m.k == 0 || m.w.len() % m.k != 0 || m.bias.len() != m.k {
+    if m.k == 0 || !m.w.len().is_multiple_of(m.k) || m.bias.len() != m.k {
         return Err(format!(
             "the softmax model has {} weights and {} biases for {} classes",
             m.w.len(),
