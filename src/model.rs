@@ -3,7 +3,8 @@
 //! Layout: the 8-byte magic `RSNBLATT`, a little-endian `u32` format version, the payload
 //! length (`u64`) and its FNV-1a 64 checksum (`u64`), then the bincode (serde) payload.
 //! A truncated, corrupted, foreign, older or newer file is refused with a message naming
-//! it, before any decoding. Files are written atomically: a temporary file in the same
+//! it, before any decoding; so is a file whose lengths disagree with its size or with
+//! each other (see `read` and `check`): a model file is input like any other. Files are written atomically: a temporary file in the same
 //! folder, synced, then renamed over the target.
 //!
 //! Format history: 1 kept `lowercase` as the whole analyzer and whether the model read
@@ -25,6 +26,11 @@ pub const MAGIC: &[u8; 8] = b"RSNBLATT";
 /// refused (an older one with a sentence that says to train the model again).
 pub const FORMAT_VERSION: u32 = 2;
 const HEADER: usize = 8 + 4 + 8 + 8;
+
+mod check;
+mod read;
+
+pub use read::MAX_MODEL_BYTES;
 
 /// How the classifier turns rows into class decisions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -173,7 +179,8 @@ pub struct SavedModel {
     pub meta: Metadata,
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
+/// The checksum of a payload: FNV-1a, 64 bits.
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         h ^= u64::from(b);
@@ -194,73 +201,6 @@ impl SavedModel {
         out.extend_from_slice(&fnv1a(&payload).to_le_bytes());
         out.extend_from_slice(&payload);
         Ok(out)
-    }
-
-    /// Decodes a model read from `path` (used in error messages only).
-    pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<SavedModel> {
-        if bytes.len() < 8 || &bytes[..8] != MAGIC {
-            return Err(Error::model(
-                path,
-                "not a rosenblatt model (wrong magic number)",
-            ));
-        }
-        if bytes.len() < HEADER {
-            return Err(Error::model(
-                path,
-                "truncated model file (incomplete header)",
-            ));
-        }
-        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
-        let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
-        if version > FORMAT_VERSION {
-            return Err(Error::model(
-                path,
-                format!(
-                    "model format version {version} is newer than this build supports \
-                     ({FORMAT_VERSION}); upgrade rosenblatt"
-                ),
-            ));
-        }
-        if version < FORMAT_VERSION {
-            return Err(Error::model(
-                path,
-                format!(
-                    "written by an older rosenblatt (model format {version}); this build \
-                     reads format {FORMAT_VERSION}: train the model again"
-                ),
-            ));
-        }
-        let (len, sum) = (u64_at(12), u64_at(20));
-        let payload = &bytes[HEADER..];
-        if (payload.len() as u64) < len {
-            return Err(Error::model(
-                path,
-                format!(
-                    "truncated model file ({} of {len} payload bytes)",
-                    payload.len()
-                ),
-            ));
-        }
-        if payload.len() as u64 != len || fnv1a(payload) != sum {
-            return Err(Error::model(
-                path,
-                "corrupted model file (checksum mismatch)",
-            ));
-        }
-        let (m, _) = bincode::serde::decode_from_slice(payload, bincode::config::standard())
-            .map_err(|e| {
-                Error::model(
-                    path,
-                    format!("cannot decode the model (written by an incompatible build?): {e}"),
-                )
-            })?;
-        Ok(m)
-    }
-
-    /// Reads and checks a model file.
-    pub fn load(path: &Path) -> Result<SavedModel> {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        Self::from_bytes(&bytes, path)
     }
 
     /// Writes the model atomically (temporary file + rename).

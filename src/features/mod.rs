@@ -65,7 +65,17 @@ pub trait SparseRows: Sync {
     fn csr(&self) -> Option<CsrView<'_>> {
         None
     }
+    /// Refuses rows a learner cannot read: `Ok` for every row source except a sprs matrix
+    /// stored by column (CSC), whose outer dimension is its columns. Learners call it
+    /// before any work, so such a matrix is an error rather than rows read wrongly.
+    fn check_rows(&self) -> crate::Result<()> {
+        Ok(())
+    }
 }
+
+/// Why a sprs matrix stored by column is refused.
+const CSC_REFUSED: &str =
+    "the matrix is stored as CSC (by column) but rows are read by row: convert it with `to_csr()`";
 
 /// What a stored value adds to a row: nothing (binary rows, `()`) or its `f32`. Sealed:
 /// the crate's two matrix types are the only CSR storage it reads without checks.
@@ -87,7 +97,11 @@ mod stored {
     }
 }
 
-/// [`BinaryMatrix`] and [`RealMatrix`] alike.
+/// [`BinaryMatrix`] and [`RealMatrix`] alike, stored by row (CSR). sprs can also hold
+/// them by column (CSC: `new_csc`, `transpose_mut`), where its outer dimension — the one
+/// `indptr` walks — is the columns and only row ids are bounded: `check_rows` refuses
+/// that storage, `csr` never wraps it and `row` panics on it (a bug in the caller, never
+/// an out-of-bounds read or write).
 impl<N: stored::Stored> SparseRows for sprs::CsMatI<N, u32, usize> {
     fn n_rows(&self) -> usize {
         self.rows()
@@ -97,6 +111,7 @@ impl<N: stored::Stored> SparseRows for sprs::CsMatI<N, u32, usize> {
     }
     #[inline]
     fn row(&self, i: usize) -> RowRef<'_> {
+        assert!(self.is_csr(), "{CSC_REFUSED}");
         let r = self.indptr().outer_inds_sz(i);
         RowRef {
             ids: &self.indices()[r.clone()],
@@ -107,15 +122,25 @@ impl<N: stored::Stored> SparseRows for sprs::CsMatI<N, u32, usize> {
         self.indices().len()
     }
     fn csr(&self) -> Option<CsrView<'_>> {
-        // SAFETY: sprs checked the structure when the matrix was built (`CsMatI::new`).
-        Some(unsafe {
-            CsrView::trusted(
-                proper_indptr(self.indptr()),
-                self.indices(),
-                N::weights(self.data()),
-                self.cols(),
-            )
-        })
+        // Stored by column, the arrays are columns with row ids: no CSR view of them.
+        if !self.is_csr() {
+            return None;
+        }
+        // Checked, not trusted: one pass over the ids per fit, against sprs's own checks,
+        // which safe code can get around (a panic caught inside `CsMatI::modify`).
+        Some(CsrView::new(
+            proper_indptr(self.indptr()),
+            self.indices(),
+            N::weights(self.data()),
+            self.cols(),
+        ))
+    }
+    fn check_rows(&self) -> crate::Result<()> {
+        if self.is_csr() {
+            Ok(())
+        } else {
+            Err(crate::Error::Unsupported(CSC_REFUSED.into()))
+        }
     }
 }
 

@@ -60,6 +60,9 @@ impl<X: SparseRows> SparseRows for RowSubset<'_, X> {
         // SAFETY: the spans were read from this same view of `x`'s arrays in `new`.
         Some(unsafe { base.with_spans(spans) })
     }
+    fn check_rows(&self) -> crate::Result<()> {
+        self.x.check_rows()
+    }
 }
 
 #[cfg(test)]

@@ -45,8 +45,7 @@ impl<'a> CsrView<'a> {
         unsafe { Self::trusted(indptr, indices, vals, n_cols) }
     }
 
-    /// Wraps the arrays of an sprs matrix without re-checking them: sprs validated the
-    /// same invariants (sorted rows, every id below the width) when the matrix was built.
+    /// Wraps arrays without checking them, for callers that just did.
     ///
     /// # Safety
     /// The arrays must satisfy the invariants [`CsrView::new`] checks.
@@ -137,6 +136,7 @@ impl<'a> CsrView<'a> {
                 .ids
                 .iter()
                 .zip(v)
+                // SAFETY: ids < n_cols ≤ w.len() (checked in `new` and above).
                 .map(|(&j, &v)| unsafe { *w.get_unchecked(j as usize) } * v)
                 .sum(),
         }

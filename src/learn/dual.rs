@@ -7,8 +7,9 @@
 //! and an update O(n). The bias is the augmented constant feature β (1, or R² for the R²
 //! step), which is the primal perceptron's bias in the feature space of K + β.
 //!
-//! The dual form costs O(n²) time and memory: [`KernelPerceptron::estimate`] predicts both
-//! before any work, and `fit` refuses when they exceed the limits (unless `force`).
+//! The dual form costs O(n²) time and memory: [`KernelPerceptron::estimate_rows`] predicts
+//! both before any work — before anything is allocated by the rows' size or width — and
+//! `fit` refuses when they exceed the limits (unless `force`).
 
 pub use super::dual_cost::{Estimate, OverBudget, human_bytes};
 
@@ -111,9 +112,10 @@ impl Checked<KernelPerceptron> {
         mut observer: impl FnMut(DualUpdate),
     ) -> Result<Fitted<KernelModel>> {
         check_binary(x, y)?;
-        let gram = Gram::new(x, self.kernel);
-        let estimate = self.estimate(&gram);
+        // Refused before the Gram index, whose size follows the rows and their width.
+        let estimate = self.estimate_rows(x);
         self.refuse_over_budget(&estimate)?;
+        let gram = Gram::new(x, self.kernel);
         let n = x.n_rows();
         let beta = match self.bias {
             Bias::None => 0.0,

@@ -5,6 +5,8 @@ use super::dual::KernelPerceptron;
 use super::gram::Gram;
 use super::kernel::Kernel;
 use super::perceptron::Schedule;
+use super::postings::feature_bytes;
+use crate::features::SparseRows;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -75,20 +77,53 @@ fn ns_kernel(k: &Kernel) -> f64 {
     }
 }
 
+/// Σ_f df(f)² of the rows of `x`, from a sorted copy of their ids: what the postings
+/// index would say, without an array sized by the number of columns.
+fn pair_ops<X: SparseRows>(x: &X) -> u64 {
+    let mut ids: Vec<u32> = Vec::with_capacity(x.nnz());
+    for i in 0..x.n_rows() {
+        ids.extend_from_slice(x.row(i).ids);
+    }
+    ids.sort_unstable();
+    ids.chunk_by(|a, b| a == b)
+        .map(|run| (run.len() as u64).pow(2))
+        .sum()
+}
+
 impl KernelPerceptron {
     /// Predicts time and memory for training on the rows indexed by `gram`, assuming
     /// about one update per example (text usually needs fewer; noisy data more).
     pub fn estimate(&self, gram: &Gram) -> Estimate {
-        let n = gram.n() as u64;
-        let gram_bytes = n * n * 4;
-        let nnz = gram.nnz() as u64;
-        let state_bytes = nnz * 12 + (n + gram.n_cols() as u64) * 8 + n * 40;
+        self.predict(gram.n(), gram.nnz(), gram.n_cols(), gram.pair_ops())
+    }
+
+    /// The same prediction as [`KernelPerceptron::estimate`], from the rows themselves:
+    /// what `fit` checks before it allocates anything sized by them (the postings index
+    /// holds 8 bytes per column, however few of the columns the rows use).
+    pub fn estimate_rows<X: SparseRows>(&self, x: &X) -> Estimate {
+        self.predict(x.n_rows(), x.nnz(), x.n_cols(), pair_ops(x))
+    }
+
+    /// The prediction for `n` rows with `nnz` nonzeros over `n_cols` columns whose
+    /// pairwise dot products cost `pair_ops` postings additions.
+    fn predict(&self, n: usize, nnz: usize, n_cols: usize, pair_ops: u64) -> Estimate {
+        let n = n as u64;
+        let gram_bytes = n.saturating_mul(n).saturating_mul(4);
+        let nnz = nnz as u64;
+        // Rows and postings (4 + 4 + 4 per nonzero), the postings' features (at most a
+        // pointer per column, and never many more than the nonzeros), the row pointers
+        // (8 each), per-example state (scores, α, step sums, norms).
+        let state_bytes = nnz
+            .saturating_mul(12)
+            .saturating_add(feature_bytes(n_cols, nnz as usize))
+            .saturating_add(n * 8)
+            .saturating_add(n * 40);
         let updates = n;
         let threads = rayon::current_num_threads().max(1) as f64;
         let per_row_ns = if n == 0 {
             0.0
         } else {
-            gram.pair_ops() as f64 / n as f64 * NS_ADD + n as f64 * ns_kernel(&self.kernel)
+            pair_ops as f64 / n as f64 * NS_ADD + n as f64 * ns_kernel(&self.kernel)
         };
         let epochs = match self.schedule {
             Schedule::Online => 1.0,
@@ -101,7 +136,7 @@ impl KernelPerceptron {
             rows: n as usize,
             gram_bytes,
             fits: gram_bytes <= self.memory,
-            memory_bytes: state_bytes + gram_bytes.min(self.memory),
+            memory_bytes: state_bytes.saturating_add(gram_bytes.min(self.memory)),
             state_bytes,
             rows_computed: updates,
             seconds: ns * 1e-9,
@@ -150,6 +185,45 @@ impl fmt::Display for OverBudget {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::features::{BinaryMatrix, real_from_dense};
+    use crate::learn::{Check, Classifier, Learner};
+
+    #[test]
+    fn the_estimate_from_rows_is_the_estimate_from_their_index() {
+        let x = real_from_dense(&[
+            vec![1., 0., 2., 0.],
+            vec![0., 1., 1., 0.],
+            vec![3., 1., 0., 1.],
+        ]);
+        let p = KernelPerceptron::default();
+        assert_eq!(p.estimate_rows(&x), p.estimate(&Gram::new(&x, p.kernel)));
+    }
+
+    #[test]
+    fn a_wide_matrix_costs_its_nonzeros_not_its_width() {
+        // Three nonzeros, but 2³² − 1 columns: a pointer per column would be 32 GiB. The
+        // index keeps only the features present, and the estimate says so.
+        let x = BinaryMatrix::new(
+            (2, u32::MAX as usize),
+            vec![0, 2, 3],
+            vec![0, u32::MAX - 1, 2],
+            vec![(); 3],
+        );
+        let p = KernelPerceptron::default();
+        let e = p.estimate_rows(&x);
+        assert!(e.state_bytes < 64 << 10, "{e}");
+        assert_eq!(e, p.estimate(&Gram::new(&x, p.kernel)));
+        let fit = p.check().unwrap().fit(&x, &[1, -1][..]).unwrap();
+        assert!(fit.model.score(x.row(0)) > 0.0);
+        // Under a budget smaller than the index, the refusal comes first.
+        let small = KernelPerceptron {
+            memory: 1 << 10,
+            ..p
+        };
+        let e = small.check().unwrap().fit(&x, &[1, -1][..]).unwrap_err();
+        assert!(e.to_string().contains("above the limit of 1.0 KiB"), "{e}");
+    }
 
     #[test]
     fn human_bytes_picks_the_unit() {

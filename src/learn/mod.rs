@@ -118,8 +118,9 @@ pub struct TrainReport {
     pub converged: Option<bool>,
 }
 
-/// Checks that rows and labels agree and labels are ±1 with both classes present.
+/// Checks that the rows can be read as rows, rows and labels agree, and labels are ±1 with both classes present.
 pub(crate) fn check_binary<X: SparseRows>(x: &X, y: &[Label]) -> Result<()> {
+    x.check_rows()?;
     if x.n_rows() != y.len() {
         return Err(Error::Data(format!(
             "{} rows but {} labels",

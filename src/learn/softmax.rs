@@ -97,12 +97,15 @@ impl SoftmaxModel {
     }
 }
 
-/// out += scale · (row's weights summed per class).
+/// out += scale · (row's weights summed per class). Ids beyond the weights (a wider
+/// matrix than the model, e.g. SVMlight rows with larger ids) contribute nothing.
 #[inline]
 fn accumulate_logits(w: &[f32], k: usize, scale: f32, row: RowRef<'_>, out: &mut [f32]) {
     for (n, &j) in row.ids.iter().enumerate() {
         let v = scale * row.vals.map_or(1.0, |v| v[n]);
-        let wj = &w[j as usize * k..(j as usize + 1) * k];
+        let Some(wj) = w.get(j as usize * k..(j as usize + 1) * k) else {
+            break; // ids are sorted: the rest are beyond the weights too
+        };
         for (o, &wc) in out.iter_mut().zip(wj) {
             *o += v * wc;
         }

@@ -72,6 +72,7 @@ impl<'a> MultiLabel<'a> {
 }
 
 fn rows_match<X: SparseRows>(x: &X, n: usize, what: &str) -> Result<()> {
+    x.check_rows()?;
     if x.n_rows() == n {
         Ok(())
     } else {

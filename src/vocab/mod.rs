@@ -96,7 +96,7 @@ impl DfCounts {
 
 /// The frozen word → id map saved in models. Unknown words are simply absent.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(from = "VocabRepr", into = "VocabRepr")]
+#[serde(try_from = "VocabRepr", into = "VocabRepr")]
 pub struct Vocabulary {
     table: WordTable,
     df: Vec<u32>,
@@ -110,9 +110,26 @@ struct VocabRepr {
     documents: u64,
 }
 
-impl From<VocabRepr> for Vocabulary {
-    fn from(r: VocabRepr) -> Self {
-        Vocabulary::from_parts(r.words, r.df, r.documents)
+/// A decoded vocabulary is refused, not asserted on, when its words repeat or its
+/// document frequencies are not one per word: it comes from a file.
+impl TryFrom<VocabRepr> for Vocabulary {
+    type Error = String;
+    fn try_from(r: VocabRepr) -> Result<Self, String> {
+        if r.df.len() != r.words.len() {
+            return Err(format!(
+                "the vocabulary has {} words but {} document frequencies",
+                r.words.len(),
+                r.df.len()
+            ));
+        }
+        let mut table = WordTable::with_capacity(r.words.len());
+        for w in &r.words {
+            if table.insert_key(w, key(w)).1 {
+                continue;
+            }
+            return Err(format!("the vocabulary holds the word {w:?} twice"));
+        }
+        Ok(Vocabulary::from_table(table, r.df, r.documents))
     }
 }
 

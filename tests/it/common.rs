@@ -43,3 +43,26 @@ pub fn stdout_of(cmd: &mut Command) -> String {
     let out = cmd.assert().success().get_output().stdout.clone();
     String::from_utf8(out).unwrap()
 }
+
+/// The address-space limit of [`limited`], in KiB: far above what the commands need on
+/// small inputs, far below what an input-sized allocation of gigabytes asks for.
+pub const ADDRESS_SPACE_KIB: u64 = 400_000;
+
+/// Runs `rosenblatt ARGS…` with its address space limited to [`ADDRESS_SPACE_KIB`]
+/// (`ulimit -v`): an allocation sized by hostile input fails there instead of taking the
+/// machine's memory. Returns the exit code (`None`: killed by a signal, e.g. the abort
+/// of a failed allocation) and stderr.
+pub fn limited(args: &[&str]) -> (Option<i32>, String) {
+    let exe = assert_cmd::cargo::cargo_bin("rosenblatt");
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("ulimit -v {ADDRESS_SPACE_KIB}; exec \"$0\" \"$@\""))
+        .arg(exe)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

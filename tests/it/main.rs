@@ -1,6 +1,7 @@
 //! Integration tests: one binary, a module per theme.
 
 mod analyzer;
+mod bounds;
 mod common;
 mod core_cli;
 mod experiment;

@@ -98,10 +98,11 @@ pub fn mail_shuffled(
     Ok(corpus)
 }
 
-/// Reads SVMlight rows with their ids (line numbers, `FILE:LINE` with several files);
-/// no rows at all is an error.
-pub fn svm_rows(paths: &[PathBuf]) -> Result<(SvmData, Vec<String>)> {
-    let (d, ids) = svmlight::read_svmlight_files(paths)?;
+/// Reads SVMlight rows with their ids (line numbers, `FILE:LINE` with several files),
+/// feature ids up to `limit` (`None`: the default); no rows at all is an error.
+pub fn svm_rows(paths: &[PathBuf], limit: Option<u32>) -> Result<(SvmData, Vec<String>)> {
+    let limit = limit.unwrap_or(svmlight::DEFAULT_MAX_FEATURE_ID);
+    let (d, ids) = svmlight::read_svmlight_files_limited(paths, limit)?;
     if d.labels.is_empty() {
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         bail!("no rows in {}", names.join(" "));

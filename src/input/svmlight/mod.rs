@@ -7,8 +7,10 @@
 //! tokens are ignored; a malformed line is an error naming the file and line. Files whose
 //! values are all 1 load as a [`BinaryMatrix`]; others as a [`RealMatrix`].
 
+mod labels;
 mod write;
 
+pub use labels::{class_labels, classes_of_labels};
 pub use write::{write_svmlight, write_svmlight_with};
 
 use crate::features::{BinaryMatrix, RealMatrix, SparseRows};
@@ -77,29 +79,53 @@ fn check_two_class(labels: &[String], lines: &[usize], path: &Path) -> Result<()
     Ok(())
 }
 
-fn normalize_label(s: &str) -> String {
+pub(crate) fn normalize_label(s: &str) -> String {
     match s.parse::<f64>() {
         Ok(v) if v.fract() == 0.0 && v.abs() < 1e15 => format!("{}", v as i64),
         _ => s.to_string(),
     }
 }
 
-fn parse_id(tok: &[u8]) -> Option<u32> {
-    if tok.is_empty() || tok.len() > 10 {
-        return None;
+/// The largest feature id read by default: 2²⁴ = 16,777,216 features. Rows are sized
+/// by their largest id (a learner keeps a weight per feature), so one stray id must not
+/// ask for gigabytes; [`parse_svmlight_limited`] takes another limit.
+pub const DEFAULT_MAX_FEATURE_ID: u32 = 1 << 24;
+
+/// What a feature id token holds.
+enum Id {
+    /// A 1-based id that fits the file format's `u32`.
+    Valid(u32),
+    /// All digits, but above 2³² − 1.
+    TooLarge,
+    /// Not a number at all, or 0.
+    Bad,
+}
+
+fn parse_id(tok: &[u8]) -> Id {
+    if tok.is_empty() || !tok.iter().all(u8::is_ascii_digit) {
+        return Id::Bad;
     }
     let mut v: u64 = 0;
     for &c in tok {
-        if !c.is_ascii_digit() {
-            return None;
-        }
-        v = v * 10 + u64::from(c - b'0');
+        v = v.saturating_mul(10).saturating_add(u64::from(c - b'0'));
     }
-    u32::try_from(v).ok()
+    match u32::try_from(v) {
+        Ok(0) => Id::Bad,
+        Ok(v) => Id::Valid(v),
+        Err(_) => Id::TooLarge,
+    }
 }
 
-/// Parses SVMlight bytes; `path` names the file in errors.
+/// Parses SVMlight bytes with ids up to [`DEFAULT_MAX_FEATURE_ID`]; `path` names the
+/// file in errors.
 pub fn parse_svmlight(bytes: &[u8], path: &Path) -> Result<SvmData> {
+    parse_svmlight_limited(bytes, path, DEFAULT_MAX_FEATURE_ID)
+}
+
+/// Parses SVMlight bytes whose feature ids are at most `max_id`; a larger id is an error
+/// naming its line and the limit, before anything is sized by it.
+/// `limit` is a number of features: ids run from 1 to `limit`.
+pub fn parse_svmlight_limited(bytes: &[u8], path: &Path, limit: u32) -> Result<SvmData> {
     let mut labels = Vec::new();
     let mut lines = Vec::new();
     let mut indptr = vec![0usize];
@@ -135,12 +161,24 @@ pub fn parse_svmlight(bytes: &[u8], path: &Path) -> Result<SvmData> {
             if id == b"qid" {
                 continue;
             }
-            let id = parse_id(id).filter(|&i| i >= 1).ok_or_else(|| {
-                err(format!(
-                    "bad feature id {:?} (ids start at 1)",
-                    String::from_utf8_lossy(id)
-                ))
-            })?;
+            let id = match parse_id(id) {
+                Id::Valid(i) if i <= limit => i,
+                Id::Valid(i) => return Err(err(above_limit(i, limit))),
+                Id::TooLarge => {
+                    return Err(err(format!(
+                        "feature id {} is beyond the largest id SVMlight files may hold, \
+                         {} (2^32 - 1)",
+                        String::from_utf8_lossy(id),
+                        u32::MAX
+                    )));
+                }
+                Id::Bad => {
+                    return Err(err(format!(
+                        "bad feature id {:?} (ids start at 1)",
+                        String::from_utf8_lossy(id)
+                    )));
+                }
+            };
             let v: f32 = if val == b"1" {
                 1.0
             } else {
@@ -188,67 +226,29 @@ pub fn parse_svmlight(bytes: &[u8], path: &Path) -> Result<SvmData> {
     })
 }
 
-/// Reads an SVMlight file.
+/// The sentence for an id above the limit.
+fn above_limit(id: u32, max_id: u32) -> String {
+    format!(
+        "feature id {id} is above the limit of {max_id} features (memory grows with the \
+         largest id); if the file really has that many, raise the limit with \
+         --max-feature-id N"
+    )
+}
+
+/// Reads an SVMlight file with ids up to [`DEFAULT_MAX_FEATURE_ID`].
 pub fn read_svmlight(path: &Path) -> Result<SvmData> {
+    read_svmlight_limited(path, DEFAULT_MAX_FEATURE_ID)
+}
+
+/// Reads an SVMlight file whose feature ids are at most `max_id`.
+pub fn read_svmlight_limited(path: &Path, max_id: u32) -> Result<SvmData> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    parse_svmlight(&bytes, path)
+    parse_svmlight_limited(&bytes, path, max_id)
 }
 
 /// How a feature id is shown to users of indexed models: its 1-based SVMlight id.
 pub fn feature_name(id: u32) -> String {
     (u64::from(id) + 1).to_string()
-}
-
-fn numeric(s: &str) -> Option<f64> {
-    s.parse::<f64>().ok().filter(|v| v.is_finite())
-}
-
-/// The classes of SVMlight labels, sorted numerically when all are numbers (else as
-/// strings); for two classes the positive one (`positive`, else the larger) comes last,
-/// as [`crate::pipeline::classes_of`] orders text classes.
-pub fn classes_of_labels(labels: &[String], positive: Option<&str>) -> Result<Vec<String>> {
-    let mut classes: Vec<String> = labels.to_vec();
-    classes.sort_unstable();
-    classes.dedup();
-    if classes.iter().all(|c| numeric(c).is_some()) {
-        classes.sort_by(|a, b| numeric(a).unwrap().total_cmp(&numeric(b).unwrap()));
-    }
-    if classes.len() < 2 {
-        return Err(Error::Data(format!(
-            "training needs at least two classes, found {}: {:?}",
-            classes.len(),
-            classes
-        )));
-    }
-    if let Some(p) = positive {
-        let p = normalize_label(p);
-        let i = classes.iter().position(|c| *c == p).ok_or_else(|| {
-            crate::error::ConfigError::new(
-                crate::error::Param::Positive,
-                &p,
-                format!("must be a label of the rows ({classes:?})"),
-            )
-        })?;
-        if classes.len() == 2 {
-            classes.swap(i, 1);
-        }
-    }
-    Ok(classes)
-}
-
-/// The SVMlight label written for each class of a corpus whose classes are `classes`
-/// (ordered as [`crate::pipeline::classes_of`] orders them): `-1`/`+1` for two classes
-/// (the positive one, last, is `+1`); the class names themselves when they are all
-/// numbers; otherwise `1..=k` in class order — numeric labels, as LIBLINEAR, Vowpal
-/// Wabbit and scikit-learn require.
-pub fn class_labels(classes: &[String]) -> Vec<String> {
-    if classes.len() == 2 {
-        return vec!["-1".into(), "+1".into()];
-    }
-    if classes.iter().all(|c| numeric(c).is_some()) {
-        return classes.iter().map(|c| normalize_label(c)).collect();
-    }
-    (1..=classes.len()).map(|i| i.to_string()).collect()
 }
 
 impl Rows {
@@ -293,12 +293,21 @@ impl Rows {
     }
 }
 
-/// Several SVMlight files read as one, in order. Row `lines` stay per file; the returned
-/// ids name each row (`LINE`, or `FILE:LINE` with several files).
+/// Several SVMlight files read as one, in order, ids up to [`DEFAULT_MAX_FEATURE_ID`].
+/// Row `lines` stay per file; the returned ids name each row (`LINE`, or `FILE:LINE`
+/// with several files).
 pub fn read_svmlight_files(paths: &[std::path::PathBuf]) -> Result<(SvmData, Vec<String>)> {
+    read_svmlight_files_limited(paths, DEFAULT_MAX_FEATURE_ID)
+}
+
+/// [`read_svmlight_files`] with feature ids up to `max_id`.
+pub fn read_svmlight_files_limited(
+    paths: &[std::path::PathBuf],
+    max_id: u32,
+) -> Result<(SvmData, Vec<String>)> {
     let mut parts = Vec::with_capacity(paths.len());
     for p in paths {
-        parts.push(read_svmlight(p)?);
+        parts.push(read_svmlight_limited(p, max_id)?);
     }
     let mut ids = Vec::new();
     for (p, d) in paths.iter().zip(&parts) {

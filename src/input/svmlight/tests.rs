@@ -98,3 +98,44 @@ fn bad_lines_name_the_line() {
         assert!(e.starts_with("t.svm") && e.contains(msg), "{text:?}: {e}");
     }
 }
+
+#[test]
+fn ids_above_the_limit_name_it_and_the_flag() {
+    let e = parse("+1 1:1\n-1 3:1\n+1 16777217:1\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("t.svm:3: feature id 16777217 is above the limit of 16777216 features")
+            && e.contains("--max-feature-id N"),
+        "{e}"
+    );
+    let d = parse("+1 16777216:1\n").unwrap();
+    assert_eq!(d.rows.n_cols(), 1 << 24);
+    let d = parse_svmlight_limited(b"1 4294967295:1\n", Path::new("t.svm"), u32::MAX).unwrap();
+    assert_eq!(d.rows.n_cols(), u32::MAX as usize);
+    let e = parse_svmlight_limited(b"1 3:1\n", Path::new("t.svm"), 2)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(":1: feature id 3 is above the limit of 2 features"),
+        "{e}"
+    );
+}
+
+#[test]
+fn ids_beyond_32_bits_say_so() {
+    for id in ["4294967296", "99999999999999999999999"] {
+        let e = parse_svmlight_limited(
+            format!("1 {id}:1\n").as_bytes(),
+            Path::new("t.svm"),
+            u32::MAX,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains(&format!(":1: feature id {id} is beyond the largest id"))
+                && e.contains("4294967295 (2^32 - 1)"),
+            "{e}"
+        );
+    }
+}

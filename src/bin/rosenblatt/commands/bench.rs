@@ -12,7 +12,7 @@ use anyhow::{Context, Result, bail};
 use rosenblatt::eval::scores;
 use rosenblatt::features::synthetic::zipf_rows;
 use rosenblatt::features::{BinaryMatrix, SparseRows, StreamVectorizer};
-use rosenblatt::input::svmlight::{Rows, read_svmlight};
+use rosenblatt::input::svmlight::{DEFAULT_MAX_FEATURE_ID, Rows, read_svmlight_limited};
 use rosenblatt::learn::{Label, Learner};
 use rosenblatt::pipeline::{binary_labels, class_indices, classes_of};
 use rosenblatt::text::Analyzer;
@@ -128,9 +128,9 @@ pub fn run(a: BenchPlan) -> Result<ExitCode> {
             );
             time_learners(&a, &x, &y, &mut out)?;
         }
-        BenchData::Svmlight(path) => {
+        BenchData::Svmlight(path, limit) => {
             let t = Instant::now();
-            let data = read_svmlight(path)?;
+            let data = read_svmlight_limited(path, limit.unwrap_or(DEFAULT_MAX_FEATURE_ID))?;
             let secs = t.elapsed().as_secs_f64();
             let bytes = std::fs::metadata(path)
                 .map(|m| m.len() as f64)

@@ -20,6 +20,9 @@ pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
     if load::check_kind(&model, &plan.model, svm_input)? {
         return svmlight(&plan, &model);
     }
+    if plan.documents.max_feature_id.is_some() {
+        bail!("{}", crate::flags::NOT_SVM);
+    }
     // The model's analyzer says how its inputs are read: a mail source parses messages.
     if model.analyzer.source().mail_rules().is_some() || plan.filter() {
         return super::classify_mail::run(&plan, &model);
@@ -59,7 +62,9 @@ fn svmlight(plan: &ClassifyPlan, model: &SavedModel) -> Result<ExitCode> {
     if paths.iter().any(|p| p.as_os_str() == "-") {
         bail!("classify reads SVMlight vectors from files; give their paths");
     }
-    let (data, ids) = load::svm_rows(paths).with_context(|| load::vectors_hint(&plan.model))?;
+    let limit = plan.documents.max_feature_id;
+    let (data, ids) =
+        load::svm_rows(paths, limit).with_context(|| load::vectors_hint(&plan.model))?;
     let labels = with_rows!(&data.rows, x => pipeline::decide_labels(model, x));
     write_all(plan, model, ids.iter().map(String::as_str), &labels)
 }

@@ -38,7 +38,8 @@ fn docs(path: &Path, d: &Documents, json: bool) -> Result<ExitCode> {
     let model = SavedModel::load(path)?;
     let indexed = matches!(model.features, FeatureSpace::Indexed { .. });
     if load::check_kind(&model, path, d.reads_svmlight(indexed)?)? {
-        let (data, _) = load::svm_rows(&d.paths).with_context(|| load::vectors_hint(path))?;
+        let (data, _) =
+            load::svm_rows(&d.paths, d.max_feature_id).with_context(|| load::vectors_hint(path))?;
         let truth = pipeline::label_indices(&data.labels, &model.classes)
             .context("the test rows' labels must be the model's classes")?;
         let m = with_rows!(&data.rows, x => {
@@ -48,6 +49,9 @@ fn docs(path: &Path, d: &Documents, json: bool) -> Result<ExitCode> {
         });
         print_metrics!(m, json);
         return Ok(ExitCode::SUCCESS);
+    }
+    if d.max_feature_id.is_some() {
+        bail!("{}", crate::flags::NOT_SVM);
     }
     let phase = Phase::start("reading documents");
     let corpus = load::documents(&d.paths, d.format, d.split, d.detect)?;

@@ -20,9 +20,9 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
     let phase = Phase::start("reading documents");
     // The analyzer's source says how inputs are read: mail parsed under its rules, or text.
     let corpus = match (&plan.source, plan.config.analyzer.source().mail_rules()) {
-        (Source::Svmlight(paths), _) => {
+        (Source::Svmlight(paths, limit), _) => {
             drop(phase);
-            return super::train_svm::run(&plan, paths);
+            return super::train_svm::run(&plan, paths, *limit);
         }
         (Source::Mail(m), Some(rules)) => load::mail_shuffled(&m.spam, &m.ham, rules, plan.seed)?,
         (Source::Mail(_), None) => unreachable!("a mail source has mail rules"),

@@ -45,10 +45,11 @@ fn cv<X: SparseRows>(
     Ok(Some(m.iter().map(Metrics::accuracy).collect()))
 }
 
-/// `train` on the SVMlight rows in `paths`.
-pub fn run(plan: &TrainPlan, paths: &[PathBuf]) -> Result<ExitCode> {
+/// `train` on the SVMlight rows in `paths`, feature ids up to `limit` (`None`: the
+/// default).
+pub fn run(plan: &TrainPlan, paths: &[PathBuf], limit: Option<u32>) -> Result<ExitCode> {
     let start = Instant::now();
-    let (data, _) = load::svm_rows(paths)?;
+    let (data, _) = load::svm_rows(paths, limit)?;
     if let Some(l) = data.labels.iter().find(|l| l.contains(',')) {
         bail!(
             "label {l:?}: multi-label SVMlight rows are not supported for training; train on \

@@ -133,7 +133,7 @@ pub fn run(a: VectorizePlan) -> Result<ExitCode> {
             crate::report::skipped(&stream.skipped);
             stream.skipped.len()
         }
-        Source::Svmlight(_) => unreachable!("a vectorize plan holds documents or mail"),
+        Source::Svmlight(..) => unreachable!("a vectorize plan holds documents or mail"),
     };
     if s.rows() == 0 {
         bail!("no documents in {}", a.source.names().join(" "));

@@ -47,6 +47,8 @@ pub struct BenchArgs {
     /// Print one JSON object per line instead of a table.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub svm: super::inputs::SvmArgs,
 }
 
 /// The rows `bench` times on.
@@ -63,8 +65,8 @@ pub enum BenchData {
         /// Generator seed.
         seed: u64,
     },
-    /// One SVMlight file.
-    Svmlight(PathBuf),
+    /// One SVMlight file, with feature ids up to the limit (`None`: the default).
+    Svmlight(PathBuf, Option<u32>),
     /// A labelled corpus, vectorized (and timed) first.
     Corpus(Documents),
 }
@@ -107,6 +109,11 @@ pub fn plan(a: BenchArgs) -> Result<BenchPlan> {
         .iter()
         .map(|&name| learner(name, a.epochs))
         .collect::<Result<Vec<_>>>()?;
+    let svm = a
+        .inputs
+        .first()
+        .is_some_and(|first| a.format.unwrap_or_else(|| Format::detect(first)) == Format::Svmlight);
+    let max_feature_id = a.svm.limit_for(svm)?;
     let data = match a.inputs.first() {
         None => {
             if a.rows == 0 || a.features == 0 || a.nnz == 0 {
@@ -119,14 +126,13 @@ pub fn plan(a: BenchArgs) -> Result<BenchPlan> {
                 seed: a.seed,
             }
         }
-        Some(first) if a.format.unwrap_or_else(|| Format::detect(first)) == Format::Svmlight => {
-            BenchData::Svmlight(first.clone())
-        }
+        Some(first) if svm => BenchData::Svmlight(first.clone(), max_feature_id),
         Some(_) => BenchData::Corpus(Documents {
             paths: a.inputs,
             format: a.format,
             split: None,
             detect: Format::detect,
+            max_feature_id: None,
         }),
     };
     Ok(BenchPlan {

@@ -32,6 +32,8 @@ pub struct ClassifyArgs {
     pub inputs: Vec<PathBuf>,
     /// Spam-filter options (exit codes, --passthrough, --unsure).
     #[command(flatten)]
+    pub svm: super::inputs::SvmArgs,
+    #[command(flatten)]
     pub filter: FilterArgs,
     /// Input format: `text` (each file one document), or a line format (jsonl, tsv:
     /// one document per line, id = line number). Detected from the extension when omitted.
@@ -129,6 +131,9 @@ pub fn plan(a: ClassifyArgs) -> Result<ClassifyPlan> {
         ClassifyFormat::Svmlight => Format::Svmlight,
     });
     inputs::check_split(a.split, format)?;
+    let max_feature_id = a
+        .svm
+        .limit_for(format.is_none_or(|f| f == Format::Svmlight))?;
     let filter = a.filter.passthrough || a.filter.unsure.is_some();
     let stdin = a.inputs.is_empty() || a.inputs.iter().any(|p| p.as_os_str() == "-");
     if format == Some(Format::Svmlight) {
@@ -156,6 +161,7 @@ pub fn plan(a: ClassifyArgs) -> Result<ClassifyPlan> {
             format,
             split: a.split,
             detect: Format::detect_unlabelled,
+            max_feature_id,
         },
         output: a.output_format,
         passthrough: a.filter.passthrough,

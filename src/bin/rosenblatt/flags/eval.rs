@@ -2,7 +2,7 @@
 //! spam filter on labelled mail, or the TREC online protocol over an index.
 
 use super::inputs::{self, Documents, InputArgs, Mail, MailInputs};
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Args;
 use rosenblatt::input::Format;
 use std::path::PathBuf;
@@ -21,6 +21,8 @@ pub struct EvalArgs {
     pub mail: EvalMailArgs,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub svm: inputs::SvmArgs,
     /// Print one JSON object (keys accuracy, per_class, confusion, documents).
     #[arg(long)]
     pub json: bool,
@@ -83,6 +85,14 @@ pub struct EvalPlan {
 pub fn plan(a: EvalArgs) -> Result<EvalPlan> {
     let m = a.mail;
     inputs::check_split(a.input.split, a.input.format)?;
+    // Whether the inputs are SVMlight is known once the model is read, unless --format
+    // says.
+    let max_feature_id = a
+        .svm
+        .limit_for(a.input.format.is_none_or(|f| f == Format::Svmlight))?;
+    if max_feature_id.is_some() && (m.online.is_some() || m.mail.is_set()) {
+        bail!("{}", inputs::NOT_SVM);
+    }
     let task = match (m.online, a.model) {
         (Some(index), model) => EvalTask::Online {
             model,
@@ -104,6 +114,7 @@ pub fn plan(a: EvalArgs) -> Result<EvalPlan> {
                         format: a.input.format,
                         split: a.input.split,
                         detect: Format::detect,
+                        max_feature_id,
                     },
                 }
             }

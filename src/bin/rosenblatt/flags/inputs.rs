@@ -20,6 +20,37 @@ pub struct InputArgs {
     pub split: Option<Split>,
 }
 
+/// How SVMlight rows are read (`train`, `eval`, `classify`, `bench`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct SvmArgs {
+    /// SVMlight input: the largest feature id accepted (memory grows with the largest id)
+    /// [default: 16777216].
+    #[arg(long, value_name = "N")]
+    pub max_feature_id: Option<u32>,
+}
+
+impl SvmArgs {
+    /// The limit given, checked (`None`: the default).
+    pub fn limit(&self) -> Result<Option<u32>> {
+        if self.max_feature_id == Some(0) {
+            bail!("--max-feature-id must be at least 1 (ids start at 1)");
+        }
+        Ok(self.max_feature_id)
+    }
+
+    /// The limit given, checked, refused for inputs that are not SVMlight (`svm`).
+    pub fn limit_for(&self, svm: bool) -> Result<Option<u32>> {
+        let limit = self.limit()?;
+        if limit.is_some() && !svm {
+            bail!("{NOT_SVM}");
+        }
+        Ok(limit)
+    }
+}
+
+/// Why `--max-feature-id` is refused with documents.
+pub const NOT_SVM: &str = "--max-feature-id applies to SVMlight input only";
+
 /// Labelled mail: `--spam PATH... --ham PATH...`.
 #[derive(Debug, Args, Clone, Default)]
 pub struct MailInputs {
@@ -76,6 +107,8 @@ pub struct Documents {
     pub split: Option<Split>,
     /// How a path's format is detected when none is given.
     pub detect: fn(&Path) -> Format,
+    /// `--max-feature-id`, for SVMlight rows (`None`: the default limit).
+    pub max_feature_id: Option<u32>,
 }
 
 impl Documents {
@@ -100,8 +133,9 @@ pub enum Source {
     Documents(Documents),
     /// Labelled mail, parsed as messages.
     Mail(Mail),
-    /// SVMlight rows, read as they are (no tokenizer, no vocabulary).
-    Svmlight(Vec<PathBuf>),
+    /// SVMlight rows, read as they are (no tokenizer, no vocabulary), with feature ids
+    /// up to the limit (`None`: the default).
+    Svmlight(Vec<PathBuf>, Option<u32>),
 }
 
 impl Source {
@@ -114,7 +148,7 @@ impl Source {
         match self {
             Source::Documents(d) => tagged("", &d.paths),
             Source::Mail(m) => [tagged("spam:", &m.spam), tagged("ham:", &m.ham)].concat(),
-            Source::Svmlight(paths) => tagged("", paths),
+            Source::Svmlight(paths, _) => tagged("", paths),
         }
     }
 }
@@ -205,6 +239,7 @@ impl CorpusArgs {
             format: self.input.format,
             split: self.input.split,
             detect: Format::detect,
+            max_feature_id: None,
         }
     }
 }

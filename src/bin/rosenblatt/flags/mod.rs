@@ -22,7 +22,7 @@ mod tests;
 pub use bench::{BenchData, BenchPlan};
 pub use classify::{ClassifyPlan, OutputFormat};
 pub use eval::{EvalPlan, EvalTask};
-pub use inputs::{Documents, Mail, Source};
+pub use inputs::{Documents, Mail, NOT_SVM, Source};
 pub use inspect::InspectPlan;
 pub use learn::LearnPlan;
 pub use train::TrainPlan;

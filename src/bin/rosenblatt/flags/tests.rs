@@ -78,6 +78,55 @@ fn every_flag_rule_is_refused_with_its_sentence() {
             "train -o m a --format svmlight --max-features 9".into(),
             "SVMlight rows have none",
         ),
+        // SVMlight feature ids
+        (
+            "train -o m a.svm --max-feature-id 0".into(),
+            "--max-feature-id must be at least 1",
+        ),
+        (
+            format!("{t} --max-feature-id 9"),
+            "--max-feature-id applies to SVMlight input only",
+        ),
+        (
+            "train -o m --spam s --ham h --max-feature-id 9".into(),
+            "--max-feature-id applies to SVMlight input only",
+        ),
+        (
+            "train -o m a.svm --max-feature-id 4294967296".into(),
+            "4294967296",
+        ),
+        (
+            "eval -m m a.svm --max-feature-id 0".into(),
+            "--max-feature-id must be at least 1",
+        ),
+        (
+            "eval -m m a.tsv --format tsv --max-feature-id 9".into(),
+            "--max-feature-id applies to SVMlight input only",
+        ),
+        (
+            "eval --online index --max-feature-id 9".into(),
+            "--max-feature-id applies to SVMlight input only",
+        ),
+        (
+            "eval -m m --spam s --ham h --max-feature-id 9".into(),
+            "--max-feature-id applies to SVMlight input only",
+        ),
+        (
+            "classify -m m --input-format text --max-feature-id 9 a".into(),
+            "--max-feature-id applies to SVMlight input only",
+        ),
+        (
+            "classify -m m --max-feature-id 0 a.svm".into(),
+            "--max-feature-id must be at least 1",
+        ),
+        (
+            "bench --max-feature-id 9".into(),
+            "--max-feature-id applies to SVMlight input only",
+        ),
+        (
+            "bench corpus.tsv --max-feature-id 9".into(),
+            "--max-feature-id applies to SVMlight input only",
+        ),
         // train: schedule
         (
             format!("{t} --rounds 5"),
@@ -237,8 +286,23 @@ fn good_combinations_become_their_plans() {
     let Ok(Plan::Train(p)) = plan_of("train -o m a.svm --holdout 0.2 --cv 3") else {
         panic!("a train plan expected");
     };
-    assert!(matches!(p.source, Source::Svmlight(_)));
+    assert!(matches!(p.source, Source::Svmlight(_, None)));
     assert_eq!((p.holdout, p.cv, p.seed), (Some(0.2), Some(3), 42));
+    let Ok(Plan::Train(p)) = plan_of("train -o m a.svm --max-feature-id 4294967295") else {
+        panic!("a train plan expected");
+    };
+    assert!(matches!(p.source, Source::Svmlight(_, Some(u32::MAX))));
+    let Ok(Plan::Eval(p)) = plan_of("eval -m m a.svm --max-feature-id 7") else {
+        panic!("an eval plan expected");
+    };
+    let EvalTask::Documents { documents, .. } = p.task else {
+        panic!("documents expected")
+    };
+    assert_eq!(documents.max_feature_id, Some(7));
+    let Ok(Plan::Bench(p)) = plan_of("bench a.svm --max-feature-id 7") else {
+        panic!("a bench plan expected");
+    };
+    assert!(matches!(p.data, BenchData::Svmlight(_, Some(7))));
     let Ok(Plan::Train(p)) = plan_of("train -o m --spam s --ham h --mode random") else {
         panic!("a train plan expected");
     };

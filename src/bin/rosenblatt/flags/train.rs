@@ -44,6 +44,8 @@ pub struct TrainArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
+    pub svm: inputs::SvmArgs,
+    #[command(flatten)]
     pub kernel: KernelArgs,
     #[command(flatten)]
     pub learners: LearnerArgs,
@@ -137,6 +139,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         positive: a.positive.clone(),
     };
     inputs::check_split(a.corpus.input.split, a.corpus.input.format)?;
+    let max_feature_id = a.svm.limit()?;
     let source = if mail {
         if a.corpus.mail.spam.is_empty() || a.corpus.mail.ham.is_empty() {
             bail!("a spam filter learns from both: give --spam PATH... and --ham PATH...");
@@ -149,10 +152,13 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
                  have none"
             );
         }
-        Source::Svmlight(a.corpus.inputs)
+        Source::Svmlight(a.corpus.inputs, max_feature_id)
     } else {
         Source::Documents(a.corpus.documents())
     };
+    if max_feature_id.is_some() && !matches!(source, Source::Svmlight(..)) {
+        bail!("{}", inputs::NOT_SVM);
+    }
     Ok(TrainPlan {
         source,
         output: a.output,

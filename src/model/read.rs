@@ -1,0 +1,164 @@
+//! Reading a model file: at most [`MAX_MODEL_BYTES`] from a regular file, the header
+//! checked, the payload decoded with every length bounded by the bytes the file holds,
+//! then the decoded parts checked against each other ([`super::check`]).
+
+use super::{FORMAT_VERSION, HEADER, MAGIC, SavedModel, fnv1a};
+use crate::{Error, Result};
+use bincode::error::DecodeError;
+use std::io::Read;
+use std::path::Path;
+
+/// The largest model file read: 4 GiB. Larger files (or a device that never ends, such
+/// as `/dev/zero`) are refused before they are read.
+pub const MAX_MODEL_BYTES: u64 = 4 << 30;
+
+/// Sentence start for a file whose contents contradict themselves.
+const DAMAGED: &str = "the model file is damaged";
+
+/// Decodes `payload` with the bytes claimed by its lengths (strings are allocated before
+/// they are read) bounded by `N`; the whole payload claims at most its own length, so
+/// `N ≥ payload.len()` refuses nothing a writer produced.
+fn decode_within<const N: usize>(payload: &[u8]) -> Result<(SavedModel, usize), DecodeError> {
+    let config = bincode::config::standard().with_limit::<N>();
+    bincode::serde::decode_from_slice(payload, config)
+}
+
+/// Decodes `payload` under the smallest of three limits that holds it: a length field
+/// then allocates at most 16 times the payload (at least 16 MiB), never what it says.
+fn decode_bounded(payload: &[u8]) -> Result<(SavedModel, usize), DecodeError> {
+    const MIB: usize = 1 << 20;
+    match payload.len() {
+        n if n <= 16 * MIB => decode_within::<{ 16 * MIB }>(payload),
+        n if n <= 256 * MIB => decode_within::<{ 256 * MIB }>(payload),
+        _ => decode_within::<{ MAX_MODEL_BYTES as usize }>(payload),
+    }
+}
+
+/// The sentence for a decoding error of a payload of `len` bytes.
+fn decode_message(e: &DecodeError, len: usize) -> String {
+    match e {
+        DecodeError::LimitExceeded => format!(
+            "{DAMAGED}: a length in it asks for more bytes than its {len} payload bytes hold"
+        ),
+        DecodeError::UnexpectedEnd { additional } => format!(
+            "{DAMAGED}: a length in it runs past the end of its {len} payload bytes \
+             ({additional} more bytes wanted)"
+        ),
+        DecodeError::OtherString(s) => format!("{DAMAGED}: {s}"),
+        e => format!(
+            "cannot decode the model: the file is damaged, or written by an incompatible \
+             build ({e})"
+        ),
+    }
+}
+
+impl SavedModel {
+    /// Decodes a model read from `path` (used in error messages only).
+    pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<SavedModel> {
+        if bytes.len() < 8 || &bytes[..8] != MAGIC {
+            return Err(Error::model(
+                path,
+                "not a rosenblatt model (wrong magic number)",
+            ));
+        }
+        if bytes.len() < HEADER {
+            return Err(Error::model(
+                path,
+                "truncated model file (incomplete header)",
+            ));
+        }
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+        let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+        if version > FORMAT_VERSION {
+            return Err(Error::model(
+                path,
+                format!(
+                    "model format version {version} is newer than this build supports \
+                     ({FORMAT_VERSION}); upgrade rosenblatt"
+                ),
+            ));
+        }
+        if version < FORMAT_VERSION {
+            return Err(Error::model(
+                path,
+                format!(
+                    "written by an older rosenblatt (model format {version}); this build \
+                     reads format {FORMAT_VERSION}: train the model again"
+                ),
+            ));
+        }
+        let (len, sum) = (u64_at(12), u64_at(20));
+        let payload = &bytes[HEADER..];
+        if (payload.len() as u64) < len {
+            return Err(Error::model(
+                path,
+                format!(
+                    "truncated model file ({} of {len} payload bytes)",
+                    payload.len()
+                ),
+            ));
+        }
+        if payload.len() as u64 != len || fnv1a(payload) != sum {
+            return Err(Error::model(
+                path,
+                "corrupted model file (checksum mismatch)",
+            ));
+        }
+        let (m, read) = decode_bounded(payload)
+            .map_err(|e| Error::model(path, decode_message(&e, payload.len())))?;
+        if read != payload.len() {
+            return Err(Error::model(
+                path,
+                format!(
+                    "{DAMAGED}: the model ends after {read} of its {} payload bytes",
+                    payload.len()
+                ),
+            ));
+        }
+        m.check()
+            .map_err(|what| Error::model(path, format!("{DAMAGED}: {what}")))?;
+        Ok(m)
+    }
+
+    /// Reads and checks a model file: a regular file of at most [`MAX_MODEL_BYTES`].
+    pub fn load(path: &Path) -> Result<SavedModel> {
+        let not_regular = || {
+            Error::model(
+                path,
+                "not a regular file (a model is a file written by `rosenblatt train`)",
+            )
+        };
+        // Looked at before opening, so that a FIFO is refused rather than waited on.
+        if !std::fs::metadata(path)
+            .map_err(|e| Error::io(path, e))?
+            .is_file()
+        {
+            return Err(not_regular());
+        }
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+        if !meta.is_file() {
+            return Err(not_regular());
+        }
+        let too_large = |size: u64| {
+            Error::model(
+                path,
+                format!(
+                    "{size} bytes or more: above the {MAX_MODEL_BYTES} bytes (4 GiB) a model \
+                     file may hold"
+                ),
+            )
+        };
+        if meta.len() > MAX_MODEL_BYTES {
+            return Err(too_large(meta.len()));
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        file.take(MAX_MODEL_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::io(path, e))?;
+        if bytes.len() as u64 > MAX_MODEL_BYTES {
+            return Err(too_large(bytes.len() as u64));
+        }
+        Self::from_bytes(&bytes, path)
+    }
+}

@@ -1,0 +1,376 @@
+//! Bounded sizes: SVMlight feature ids above a limit, the kernel perceptron's estimate
+//! before its index is allocated, matrices stored by column refused by the learners, and
+//! model files whose lengths disagree with their size or each other — each a sentence,
+//! in bounded memory, never an abort, a panic or an out-of-bounds write.
+
+use crate::common::{bin, data, limited};
+use rosenblatt::features::{BinaryMatrix, MatrixBuilder};
+use rosenblatt::learn::{AnyLearner, AnyModel, Check, KernelModel, Learner, Multiclass};
+use rosenblatt::model::{FORMAT_VERSION, MAGIC, MAX_MODEL_BYTES, Predictor, SavedModel};
+use std::path::Path;
+
+/// The reproducer: three rows, the last with the largest id a file may hold.
+const HUGE_ID: &str = "+1 1:1\n-1 3:1\n+1 4294967295:1\n";
+
+/// Writes `text` to `name` in `dir`.
+fn file(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn an_id_above_the_limit_is_refused_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let svm = file(dir.path(), "a.svm", HUGE_ID);
+    let m = dir.path().join("m");
+    let (code, err) = limited(&["train", "-o", path(&m), path(&svm)]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("a.svm:3: feature id 4294967295 is above the limit of 16777216 features")
+            && err.contains("--max-feature-id N"),
+        "{err}"
+    );
+    assert!(!m.exists());
+    // The same id read by `eval` and `classify` for a model trained on vectors.
+    let small = file(dir.path(), "s.svm", "+1 1:1\n-1 3:1\n");
+    bin()
+        .args(["train", "-o"])
+        .arg(&m)
+        .arg(&small)
+        .assert()
+        .success();
+    for cmd in ["eval", "classify"] {
+        let (code, err) = limited(&[cmd, "-m", path(&m), path(&svm)]);
+        assert!(code.is_some_and(|c| c > 0), "{cmd}: {err}");
+        assert!(
+            err.contains("a.svm:3: feature id 4294967295 is above the limit"),
+            "{cmd}: {err}"
+        );
+    }
+}
+
+#[test]
+fn the_limit_is_a_flag_and_ids_beyond_32_bits_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let svm = file(dir.path(), "a.svm", "+1 1:1\n-1 3:1\n+1 40:1\n");
+    let m = dir.path().join("m");
+    let err = bin()
+        .args(["train", "--max-feature-id", "39", "-o"])
+        .arg(&m)
+        .arg(&svm)
+        .assert()
+        .failure()
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(err).unwrap();
+    assert!(
+        err.contains("a.svm:3: feature id 40 is above the limit of 39 features"),
+        "{err}"
+    );
+    bin()
+        .args(["train", "--max-feature-id", "40", "-o"])
+        .arg(&m)
+        .arg(&svm)
+        .assert()
+        .success();
+    bin()
+        .args(["eval", "--max-feature-id", "40", "-m"])
+        .arg(&m)
+        .arg(&svm)
+        .assert()
+        .success();
+    let beyond = file(dir.path(), "b.svm", "+1 1:1\n-1 4294967296:1\n");
+    let err = bin()
+        .args(["train", "--max-feature-id", "4294967295", "-o"])
+        .arg(&m)
+        .arg(&beyond)
+        .assert()
+        .failure()
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(err).unwrap();
+    assert!(
+        err.contains("b.svm:2: feature id 4294967296 is beyond the largest id")
+            && err.contains("4294967295 (2^32 - 1)")
+            && !err.contains("ids start at 1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_kernel_perceptron_costs_a_wide_file_its_nonzeros_and_checks_before_allocating() {
+    let dir = tempfile::tempdir().unwrap();
+    let svm = file(dir.path(), "a.svm", HUGE_ID);
+    let m = dir.path().join("m");
+    let kernel = |memory: &'static str| {
+        limited(&[
+            "train",
+            "--learner",
+            "kernel-perceptron",
+            "--memory",
+            memory,
+            "--max-feature-id",
+            "4294967295",
+            "-o",
+            path(&m),
+            path(&svm),
+        ])
+    };
+    // Its index holds the features present, not a pointer per id up to 2^32 - 1.
+    let (code, err) = kernel("1G");
+    assert_eq!(code, Some(0), "{err}");
+    let (code, out) = limited(&[
+        "classify",
+        "--max-feature-id",
+        "4294967295",
+        "-m",
+        path(&m),
+        path(&svm),
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    // A budget below the index: refused from the estimate, before anything is allocated.
+    let (code, err) = kernel("16K");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("here it would need 3 rows")
+            && err.contains("above the limit of 16.0 KiB")
+            && err.contains("--memory"),
+        "{err}"
+    );
+}
+
+/// `p` as a `&str` (temporary paths are UTF-8).
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A binary matrix of four rows over `cols` columns whose ids reach `cols - 1`, with its
+/// ±1 labels.
+fn rows(cols: u32) -> (BinaryMatrix, Vec<i8>) {
+    let mut b = MatrixBuilder::default();
+    for r in [vec![0, cols - 1], vec![1], vec![0, 2], vec![cols - 2]] {
+        b.push_sorted(&r);
+    }
+    (b.finish(cols as usize), vec![1, -1, 1, -1])
+}
+
+#[test]
+fn a_matrix_stored_by_column_is_refused_by_every_learner() {
+    // 4 × 9 transposed: stored by column, 9 "rows" whose ids are row numbers below 4 and
+    // whose width is 4 — read as CSR, its ids would pass the width of a 4-weight vector.
+    let (mut x, _) = rows(9);
+    x.transpose_mut();
+    assert!(x.is_csc());
+    let y: Vec<i8> = (0..x.rows())
+        .map(|i| if i % 2 == 0 { 1 } else { -1 })
+        .collect();
+    for name in AnyLearner::NAMES {
+        let learner = AnyLearner::from_name(name).unwrap().check().unwrap();
+        let e = learner.fit(&x, &y[..]).unwrap_err().to_string();
+        assert!(
+            e.contains("stored as CSC") && e.contains("to_csr()"),
+            "{name}: {e}"
+        );
+    }
+    let classes: Vec<usize> = (0..x.rows()).map(|i| i % 3).collect();
+    let learner = AnyLearner::from_name("perceptron")
+        .unwrap()
+        .check()
+        .unwrap();
+    let e = learner
+        .fit(&x, &Multiclass::new(&classes, 3))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("stored as CSC"), "{e}");
+    // Converted as the sentence says, the same matrix trains.
+    assert!(learner.fit(&x.to_csr(), &y[..]).is_ok());
+}
+
+/// The bytes of a model file holding `payload`, with the header the writer puts: magic,
+/// format version, payload length and its FNV-1a checksum.
+fn model_file(payload: &[u8]) -> Vec<u8> {
+    let mut sum: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in payload {
+        sum = (sum ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    let mut out = MAGIC.to_vec();
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&sum.to_le_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+/// A model trained on the tiny corpus: its file's payload and the model.
+fn tiny_payload(dir: &Path) -> (Vec<u8>, SavedModel) {
+    let m = dir.join("tiny.model");
+    bin()
+        .args(["train", "-o"])
+        .arg(&m)
+        .arg(data("tiny"))
+        .assert()
+        .success();
+    let bytes = std::fs::read(&m).unwrap();
+    (bytes[28..].to_vec(), SavedModel::load(&m).unwrap())
+}
+
+/// Where word `w` is encoded in `payload` (its one-byte length, then its bytes).
+fn word_at(payload: &[u8], w: &str) -> usize {
+    let mut enc = vec![w.len() as u8];
+    enc.extend_from_slice(w.as_bytes());
+    payload.windows(enc.len()).position(|s| s == enc).unwrap()
+}
+
+/// `rosenblatt inspect -m` on a file holding `bytes`, under the address-space limit:
+/// must fail with exit code 1 and a sentence naming the file that contains `says`.
+fn inspect_refuses(dir: &Path, bytes: &[u8], says: &str) {
+    let m = dir.join("crafted.model");
+    std::fs::write(&m, bytes).unwrap();
+    let (code, err) = limited(&["inspect", "-m", path(&m)]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&format!("{}: ", m.display())) && err.contains(says),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn a_length_field_beyond_the_file_is_an_error_not_an_allocation() {
+    let dir = tempfile::tempdir().unwrap();
+    let (payload, model) = tiny_payload(dir.path());
+    // The first word's length becomes 2^60 (varint: 253, then 8 bytes).
+    let at = word_at(&payload, model.vocab.word(0));
+    let mut crafted = payload[..at].to_vec();
+    crafted.push(253);
+    crafted.extend_from_slice(&(1u64 << 60).to_le_bytes());
+    crafted.extend_from_slice(&payload[at + 1..]);
+    inspect_refuses(
+        dir.path(),
+        &model_file(&crafted),
+        "the model file is damaged: a length in it asks for more bytes than its",
+    );
+    // The number of words becomes 2^60.
+    let mut crafted = payload[..at - 1].to_vec();
+    crafted.push(253);
+    crafted.extend_from_slice(&(1u64 << 60).to_le_bytes());
+    crafted.extend_from_slice(&payload[at..]);
+    inspect_refuses(dir.path(), &model_file(&crafted), "damaged");
+}
+
+#[test]
+fn a_repeated_word_and_disagreeing_parts_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let (payload, model) = tiny_payload(dir.path());
+    // Word 1 spelled as word 0.
+    let (w0, w1) = (model.vocab.word(0), model.vocab.word(1));
+    let at = word_at(&payload, w1);
+    let mut crafted = payload[..at].to_vec();
+    crafted.push(w0.len() as u8);
+    crafted.extend_from_slice(w0.as_bytes());
+    crafted.extend_from_slice(&payload[at + 1 + w1.len()..]);
+    inspect_refuses(
+        dir.path(),
+        &model_file(&crafted),
+        &format!("the model file is damaged: the vocabulary holds the word {w0:?} twice"),
+    );
+    // Parts that disagree, in files whose checksums are right.
+    let mut wide = model.clone();
+    let Predictor::Binary(AnyModel::Linear(l)) = &mut wide.predictor else {
+        panic!("the tiny model is a binary perceptron")
+    };
+    l.w.push(1.0);
+    let says = format!(
+        "the weights cover {} features but the model has {}",
+        model.vocab.len() + 1,
+        model.vocab.len()
+    );
+    inspect_refuses(dir.path(), &wide.to_bytes().unwrap(), &says);
+    let mut three = model.clone();
+    three.classes.push("other".into());
+    inspect_refuses(
+        dir.path(),
+        &three.to_bytes().unwrap(),
+        "a binary model names 3 classes instead of 2",
+    );
+    let mut twice = model.clone();
+    twice.classes[1] = twice.classes[0].clone();
+    inspect_refuses(dir.path(), &twice.to_bytes().unwrap(), "names the class");
+    // Trailing bytes after the model.
+    let mut longer = payload.clone();
+    longer.push(0);
+    inspect_refuses(dir.path(), &model_file(&longer), "the model ends after");
+}
+
+#[test]
+fn support_vectors_must_agree_with_their_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("k.model");
+    bin()
+        .args(["train", "--learner", "kernel-perceptron", "-o"])
+        .arg(&m)
+        .arg(data("tiny"))
+        .assert()
+        .success();
+    let model = SavedModel::load(&m).unwrap();
+    let kernel = |f: &dyn Fn(&mut KernelModel)| {
+        let mut k = model.clone();
+        let Predictor::Binary(AnyModel::Kernel(km)) = &mut k.predictor else {
+            panic!("a binary kernel model expected")
+        };
+        f(km);
+        k.to_bytes().unwrap()
+    };
+    let bytes = kernel(&|km| *km.support.indptr.last_mut().unwrap() += 1);
+    inspect_refuses(dir.path(), &bytes, "the support rows' pointers");
+    let bytes = kernel(&|km| km.support.n_cols = 1 << 40);
+    inspect_refuses(
+        dir.path(),
+        &bytes,
+        "the support vectors span 1099511627776 features",
+    );
+    let bytes = kernel(&|km| km.alpha.push(1));
+    inspect_refuses(dir.path(), &bytes, "coefficients");
+}
+
+#[test]
+fn a_model_path_that_is_not_a_bounded_file_is_refused_before_reading() {
+    let (code, err) = limited(&["inspect", "-m", "/dev/zero"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("/dev/zero: not a regular file"), "{err}");
+    // A (sparse) file above the cap is refused from its size.
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.model");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(MAX_MODEL_BYTES + 1)
+        .unwrap();
+    let (code, err) = limited(&["inspect", "-m", path(&big)]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("above the 4294967296 bytes (4 GiB)"), "{err}");
+}
+
+#[test]
+fn rows_wider_than_a_vector_model_are_scored_by_every_learner() {
+    let dir = tempfile::tempdir().unwrap();
+    let train = file(
+        dir.path(),
+        "t.svm",
+        "+1 1:1\n-1 3:1\n+1 1:1 2:1\n-1 3:1 2:1\n",
+    );
+    let wide = file(dir.path(), "w.svm", "+1 1:1 9:1\n-1 3:1 40:1\n");
+    let m = dir.path().join("m");
+    for learner in AnyLearner::NAMES {
+        bin()
+            .args(["train", "--learner", learner, "-o"])
+            .arg(&m)
+            .arg(&train)
+            .assert()
+            .success();
+        let (code, err) = limited(&["classify", "-m", path(&m), path(&wide)]);
+        assert_eq!(code, Some(0), "{learner}: {err}");
+    }
+}
