@@ -10,10 +10,14 @@ use rosenblatt::theory::Theory;
 use std::io::Write;
 use std::path::Path;
 
-/// Tells the user how many documents were skipped and why (the first few).
+/// Tells the user how many inputs were skipped and why (the first few): unreadable or broken
+/// documents, and folder entries that are not files to read (FIFOs, link cycles).
 pub fn skipped(items: &[(String, String)]) {
     let n = items.len();
-    note(items, &format!("skipped {n} unreadable document(s)"));
+    note(
+        items,
+        &format!("skipped {n} input(s) (unreadable, broken, or not a file to read)"),
+    );
 }
 
 /// Tells the user about messages that were not mail and were read as raw text.
