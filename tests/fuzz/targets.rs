@@ -5,7 +5,7 @@
 use rosenblatt::input::mail::{MailRules, MboxReader, read_message_bytes};
 use rosenblatt::input::svmlight::parse_svmlight;
 use rosenblatt::input::{Corpus, Document, parse_jsonl, parse_reuters, parse_tsv};
-use rosenblatt::model::SavedModel;
+use rosenblatt::model::{MAGIC, SavedModel};
 use rosenblatt::pipeline::{decide, vectorize_for};
 use rosenblatt::text::{Analyzer, Source};
 use std::path::Path;
@@ -72,8 +72,33 @@ pub fn reuters(data: &[u8]) {
 }
 
 /// A model file: decoded or refused with an error; a decoded model scores a document
-/// holding its first words, as `classify` would, and encodes again.
+/// holding its first words, as `classify` would, and encodes again. Input that starts like
+/// a model file is also tried with its header resealed (length and checksum of the bytes
+/// after it), so mutations reach the payload decoder instead of stopping at the checksum.
 pub fn model(data: &[u8]) {
+    score_model(data);
+    if data.len() >= HEADER && data.starts_with(MAGIC) {
+        let payload = &data[HEADER..];
+        let mut sealed = data[..12].to_vec();
+        sealed.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        sealed.extend_from_slice(&fnv1a(payload).to_le_bytes());
+        sealed.extend_from_slice(payload);
+        score_model(&sealed);
+    }
+}
+
+/// Magic, version, payload length and checksum: the bytes before a model's payload.
+const HEADER: usize = 8 + 4 + 8 + 8;
+
+/// The model format's checksum (64-bit FNV-1a), as the writer computes it.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h: u64, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Decodes `data` as a model file; when it decodes, scores a document and encodes it again.
+fn score_model(data: &[u8]) {
     let Ok(m) = SavedModel::from_bytes(data, Path::new("fuzz.model")) else {
         return;
     };
