@@ -3,7 +3,7 @@
 //! model files whose lengths disagree with their size or each other — each a sentence,
 //! in bounded memory, never an abort, a panic or an out-of-bounds write.
 
-use crate::common::{bin, data, limited};
+use crate::common::{bin, data, limited, stderr_of_failure};
 use rosenblatt::features::{BinaryMatrix, MatrixBuilder};
 use rosenblatt::learn::{AnyLearner, AnyModel, Check, KernelModel, Learner, Multiclass};
 use rosenblatt::model::{FORMAT_VERSION, MAGIC, MAX_MODEL_BYTES, Predictor, SavedModel};
@@ -55,16 +55,12 @@ fn the_limit_is_a_flag_and_ids_beyond_32_bits_say_so() {
     let dir = tempfile::tempdir().unwrap();
     let svm = file(dir.path(), "a.svm", "+1 1:1\n-1 3:1\n+1 40:1\n");
     let m = dir.path().join("m");
-    let err = bin()
-        .args(["train", "--max-feature-id", "39", "-o"])
-        .arg(&m)
-        .arg(&svm)
-        .assert()
-        .failure()
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8(err).unwrap();
+    let err = stderr_of_failure(
+        bin()
+            .args(["train", "--max-feature-id", "39", "-o"])
+            .arg(&m)
+            .arg(&svm),
+    );
     assert!(
         err.contains("a.svm:3: feature id 40 is above the limit of 39 features"),
         "{err}"
@@ -82,16 +78,12 @@ fn the_limit_is_a_flag_and_ids_beyond_32_bits_say_so() {
         .assert()
         .success();
     let beyond = file(dir.path(), "b.svm", "+1 1:1\n-1 4294967296:1\n");
-    let err = bin()
-        .args(["train", "--max-feature-id", "4294967295", "-o"])
-        .arg(&m)
-        .arg(&beyond)
-        .assert()
-        .failure()
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8(err).unwrap();
+    let err = stderr_of_failure(
+        bin()
+            .args(["train", "--max-feature-id", "4294967295", "-o"])
+            .arg(&m)
+            .arg(&beyond),
+    );
     assert!(
         err.contains("b.svm:2: feature id 4294967296 is beyond the largest id")
             && err.contains("4294967295 (2^32 - 1)")

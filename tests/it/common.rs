@@ -66,3 +66,8 @@ pub fn limited(args: &[&str]) -> (Option<i32>, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Stderr of a run that must fail, as text.
+pub fn stderr_of_failure(cmd: &mut Command) -> String {
+    String::from_utf8(cmd.assert().failure().get_output().stderr.clone()).unwrap()
+}

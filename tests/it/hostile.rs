@@ -2,7 +2,7 @@
 //! label (in train, eval and vectorize), foreign SVMlight labels, a byte-order mark, a
 //! vocabulary pruned to nothing, a held-out part that leaves nothing to learn or score.
 
-use crate::common::{bin, data, stdout_of};
+use crate::common::{bin, data, stderr_of_failure, stdout_of};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -66,15 +66,12 @@ fn train_fails(name: &str, text: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join(name);
     std::fs::write(&input, text).unwrap();
-    let out = bin()
-        .args(["train", "-o"])
-        .arg(dir.path().join("m"))
-        .arg(&input)
-        .assert()
-        .failure()
-        .get_output()
-        .clone();
-    String::from_utf8(out.stderr).unwrap()
+    stderr_of_failure(
+        bin()
+            .args(["train", "-o"])
+            .arg(dir.path().join("m"))
+            .arg(&input),
+    )
 }
 
 const GOOD_TSV: &str = "spam\tfree cash\nham\tlunch at noon\nspam\twin a prize\nham\tsee you\n";
@@ -153,18 +150,14 @@ fn a_byte_order_mark_is_skipped() {
 fn a_vocabulary_pruned_to_nothing_is_an_error_and_writes_no_model() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("m");
-    let out = bin()
-        .arg("train")
-        .arg(data("tiny"))
-        .arg("-o")
-        .arg(&model)
-        .args(["--min-df", "1000"])
-        .assert()
-        .failure()
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8(out).unwrap();
+    let err = stderr_of_failure(
+        bin()
+            .arg("train")
+            .arg(data("tiny"))
+            .arg("-o")
+            .arg(&model)
+            .args(["--min-df", "1000"]),
+    );
     assert!(
         err.contains("no word is left in the vocabulary")
             && err.contains("at least 1000 of the 12 documents"),
@@ -173,17 +166,12 @@ fn a_vocabulary_pruned_to_nothing_is_an_error_and_writes_no_model() {
     assert!(!model.exists());
 }
 
-/// The stderr of a run that must fail.
-fn failure_of(cmd: &mut assert_cmd::Command) -> String {
-    String::from_utf8(cmd.assert().failure().get_output().stderr.clone()).unwrap()
-}
-
 #[test]
 fn a_holdout_that_leaves_no_classes_or_no_test_part_is_named_by_its_flag() {
     let dir = tempfile::tempdir().unwrap();
     let m = dir.path().join("m");
     let train = |input: &Path, h: &str| {
-        failure_of(
+        stderr_of_failure(
             bin()
                 .arg("train")
                 .arg(input)
@@ -212,10 +200,10 @@ fn eval_and_vectorize_refuse_an_unlabelled_line_in_a_labelled_file() {
     let model = tiny_model(dir.path());
     let tsv = dir.path().join("x.tsv");
     std::fs::write(&tsv, format!("{GOOD_TSV}no tab here\n")).unwrap();
-    let err = failure_of(bin().args(["eval", "-m"]).arg(&model).arg(&tsv));
+    let err = stderr_of_failure(bin().args(["eval", "-m"]).arg(&model).arg(&tsv));
     assert!(err.contains("x.tsv:5: the document has no label"), "{err}");
     let out = dir.path().join("x.svm");
-    let err = failure_of(bin().args(["vectorize", "-o"]).arg(&out).arg(&tsv));
+    let err = stderr_of_failure(bin().args(["vectorize", "-o"]).arg(&out).arg(&tsv));
     assert!(err.contains("x.tsv:5: the document has no label"), "{err}");
     assert!(!out.exists(), "no vectors are written");
     // In a multi-label corpus an empty label set is a row with no label, written as 0.

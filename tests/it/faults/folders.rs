@@ -3,6 +3,21 @@
 
 use super::{json_field, mkfifo, ok, raw, tiny_copy, tiny_model};
 use crate::common::data;
+use std::path::Path;
+
+/// `train --json` of `corpus`'s `spam/` and `ham/` folders as mail: (stdout, stderr).
+fn train_mail_json(model: &Path, corpus: &Path, what: &str) -> (String, String) {
+    ok(
+        raw()
+            .args(["train", "--json", "-o"])
+            .arg(model)
+            .arg("--spam")
+            .arg(corpus.join("spam"))
+            .arg("--ham")
+            .arg(corpus.join("ham")),
+        what,
+    )
+}
 
 #[test]
 fn fifo_socket_and_device_in_folders_are_skipped_not_opened() {
@@ -38,16 +53,7 @@ fn fifo_socket_and_device_in_folders_are_skipped_not_opened() {
     assert!(err.contains("not a regular file (FIFO)"), "{err}");
 
     let mail_model = dir.path().join("mail.model");
-    let (out, err) = ok(
-        raw()
-            .args(["train", "--json", "-o"])
-            .arg(&mail_model)
-            .arg("--spam")
-            .arg(corpus.join("spam"))
-            .arg("--ham")
-            .arg(corpus.join("ham")),
-        "train --spam DIR --ham DIR",
-    );
+    let (out, err) = train_mail_json(&mail_model, &corpus, "train --spam DIR --ham DIR");
     assert_eq!(json_field(&out, "documents"), 12, "{err}");
     assert!(err.contains("not a regular file (FIFO)"), "{err}");
 
@@ -142,14 +148,9 @@ fn symlink_cycles_in_folders_end_and_read_no_file_twice() {
         "{err}"
     );
 
-    let (out, err) = ok(
-        raw()
-            .args(["train", "--json", "-o"])
-            .arg(dir.path().join("mail.model"))
-            .arg("--spam")
-            .arg(corpus.join("spam"))
-            .arg("--ham")
-            .arg(corpus.join("ham")),
+    let (out, err) = train_mail_json(
+        &dir.path().join("mail.model"),
+        &corpus,
         "train --spam DIR --ham DIR with cycles",
     );
     assert_eq!(json_field(&out, "documents"), 12, "{err}");
