@@ -40,6 +40,13 @@ pub fn real_target(path: &Path) -> Result<PathBuf> {
     Ok(dir.join(name))
 }
 
+/// Refuses, before any work, an output path that [`AtomicFile::create`] would refuse at
+/// the end (a device, FIFO or folder, or a link to one), so a long run is not wasted.
+pub fn check_output(path: &Path) -> Result<()> {
+    let (dir, name) = resolve(path)?;
+    check_replaceable(path, &dir.join(name)).map(drop)
+}
+
 /// [`real_target`] as its canonical folder and its file name.
 fn resolve(path: &Path) -> Result<(PathBuf, OsString)> {
     let mut p = path.to_path_buf();

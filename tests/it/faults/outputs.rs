@@ -79,6 +79,18 @@ fn an_output_that_is_a_fifo_or_a_folder_is_refused() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{err}");
         assert!(err.contains(&format!("{}: {why}", out.display())), "{err}");
+        // Refused before any input is read: a missing input is not what it reports.
+        for cmd in ["train", "vectorize"] {
+            let o = run(
+                raw()
+                    .args([cmd, "-o"])
+                    .arg(out)
+                    .arg(dir.path().join("absent")),
+                "-o SPECIAL with a missing input",
+            );
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(err.contains(why) && !err.contains("absent"), "{cmd}: {err}");
+        }
     }
     assert!(
         std::fs::symlink_metadata(&fifo)

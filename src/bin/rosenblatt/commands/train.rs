@@ -17,6 +17,7 @@ use std::process::ExitCode;
 
 /// Runs `train`.
 pub fn run(plan: TrainPlan) -> Result<ExitCode> {
+    rosenblatt::atomic::check_output(&plan.output)?;
     let phase = Phase::start("reading documents");
     // The analyzer's source says how inputs are read: mail parsed under its rules, or text.
     let corpus = match (&plan.source, plan.config.analyzer.source().mail_rules()) {

@@ -107,6 +107,7 @@ fn side_path(out: &Path, ext: &str) -> PathBuf {
 
 /// Runs `vectorize`.
 pub fn run(a: VectorizePlan) -> Result<ExitCode> {
+    rosenblatt::atomic::check_output(&a.output)?;
     let start = Instant::now();
     let phase = Phase::start("vectorizing");
     let mut s = StreamVectorizer::new(Analyzer::standard(TextSource::Text, a.lowercase));
