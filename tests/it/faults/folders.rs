@@ -5,6 +5,14 @@ use super::{json_field, mkfifo, ok, raw, tiny_copy, tiny_model};
 use crate::common::data;
 use std::path::Path;
 
+/// `train --json` of the class folders under `corpus`: (stdout, stderr).
+fn train_json(model: &Path, corpus: &Path, what: &str) -> (String, String) {
+    ok(
+        raw().args(["train", "--json", "-o"]).arg(model).arg(corpus),
+        what,
+    )
+}
+
 /// `train --json` of `corpus`'s `spam/` and `ham/` folders as mail: (stdout, stderr).
 fn train_mail_json(model: &Path, corpus: &Path, what: &str) -> (String, String) {
     ok(
@@ -28,13 +36,7 @@ fn fifo_socket_and_device_in_folders_are_skipped_not_opened() {
     std::os::unix::fs::symlink("/dev/null", corpus.join("ham/null")).unwrap();
     let model = dir.path().join("m.model");
 
-    let (out, err) = ok(
-        raw()
-            .args(["train", "--json", "-o"])
-            .arg(&model)
-            .arg(&corpus),
-        "train DIR",
-    );
+    let (out, err) = train_json(&model, &corpus, "train DIR");
     assert_eq!(json_field(&out, "documents"), 12, "{err}");
     assert_eq!(json_field(&out, "skipped"), 3, "{err}");
     for why in [
@@ -131,13 +133,7 @@ fn symlink_cycles_in_folders_end_and_read_no_file_twice() {
     std::fs::create_dir(corpus.join("spam/deep")).unwrap();
     std::os::unix::fs::symlink("../../spam", corpus.join("spam/deep/again")).unwrap();
     let model = dir.path().join("m.model");
-    let (out, err) = ok(
-        raw()
-            .args(["train", "--json", "-o"])
-            .arg(&model)
-            .arg(&corpus),
-        "train DIR with cycles",
-    );
+    let (out, err) = train_json(&model, &corpus, "train DIR with cycles");
     assert_eq!(json_field(&out, "documents"), 12, "{err}");
     assert!(
         err.contains("ham/loop: a link back to a folder being read (a cycle)"),
