@@ -9,7 +9,9 @@
 //! of 0 before the update, so new spam vocabulary is learned too: the vocabulary grows with
 //! every update (pruning settings of the original training apply no more). A correctly
 //! classified document changes no weight and no vocabulary entry. Every document counts
-//! in the model's `meta.learned`; updates in `meta.report.updates`.
+//! in the model's `meta.learned`; updates in `meta.report.updates`. Rows are read in the
+//! model's geometry, as in training: x is the document's idf-weighted, scaled row when
+//! the model was trained so, and a new word weighs as a word no training document had.
 
 use crate::input::Document;
 use crate::learn::{AnyModel, LinearModel};
@@ -27,6 +29,7 @@ pub fn empty_model(analyzer: Analyzer, negative: &str, positive: &str) -> SavedM
         analyzer,
         vocab: Vocabulary::default(),
         features: FeatureSpace::Text,
+        geometry: Default::default(),
         classes: vec![negative.to_string(), positive.to_string()],
         predictor: Predictor::Binary(AnyModel::Linear(LinearModel::zeros(0))),
         meta: Metadata {
@@ -50,8 +53,8 @@ pub struct LearnOutcome {
 }
 
 /// The binary linear model inside `model`, or an error saying why learning cannot work.
-fn linear_mut(model: &mut SavedModel) -> Result<&mut LinearModel> {
-    match &mut model.predictor {
+fn linear_mut(predictor: &mut Predictor) -> Result<&mut LinearModel> {
+    match predictor {
         Predictor::Binary(AnyModel::Linear(m)) => Ok(m),
         Predictor::Binary(_) => Err(Error::Unsupported(
             "learning one message at a time needs a linear model from the perceptron family \
@@ -106,13 +109,13 @@ fn score_document(model: &SavedModel, doc: &Document) -> Result<f32> {
 /// Learns `doc` as a member of `class` (train-on-error); see the module docs.
 pub fn learn_document(model: &mut SavedModel, doc: &Document, class: &str) -> Result<LearnOutcome> {
     let y = binary_label(model, class)?;
-    linear_mut(model)?;
+    linear_mut(&mut model.predictor)?;
     let tokens = unique_tokens(model, doc);
     let score = {
         let mut ids: Vec<u32> = tokens.iter().filter_map(|t| model.vocab.get(t)).collect();
         ids.sort_unstable();
-        let m = linear_mut(model)?;
-        crate::Classifier::score(&*m, crate::RowRef::binary(&ids))
+        let row = model.geometry.row(crate::RowRef::binary(&ids));
+        crate::Classifier::score(&*linear_mut(&mut model.predictor)?, row)
     };
     model.meta.learned += 1;
     if y * score > 0.0 {
@@ -123,13 +126,13 @@ pub fn learn_document(model: &mut SavedModel, doc: &Document, class: &str) -> Re
         });
     }
     let before = model.vocab.len();
-    let ids = model.vocab.add_document(tokens.iter().map(String::as_str));
+    let mut ids = model.vocab.add_document(tokens.iter().map(String::as_str));
+    ids.sort_unstable();
     let n = model.vocab.len();
-    let m = linear_mut(model)?;
+    model.geometry.cover(n);
+    let m = linear_mut(&mut model.predictor)?;
     m.w.resize(n, 0.0);
-    for &j in &ids {
-        m.w[j as usize] += y;
-    }
+    crate::features::ops::axpy(y, model.geometry.row(crate::RowRef::binary(&ids)), &mut m.w);
     m.bias += y;
     model.meta.report.updates += 1;
     Ok(LearnOutcome {

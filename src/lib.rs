@@ -38,6 +38,7 @@
 //!     learner: AnyLearner::from_name("averaged-perceptron").unwrap().check()?,
 //!     positive: None,                        // "spam" when present
 //!     options: String::new(),
+//!     geometry: Default::default(),
 //! };
 //! let trained = pipeline::train(&docs, &cfg, vec![])?;
 //!

@@ -9,8 +9,10 @@
 //!
 //! Format history: 1 kept `lowercase` as the whole analyzer and whether the model read
 //! mail in its metadata; 2 stores the analyzer itself — its source (text, or mail with
-//! its rules) and its steps by name.
+//! its rules) and its steps by name; 3 adds the geometry rows are read in (feature
+//! weighting, row normalization and the fitted idf weights).
 
+use crate::features::Geometry;
 use crate::learn::{AnyModel, Classifier, MultiLabelModel, SoftmaxModel, TrainReport};
 use crate::text::Analyzer;
 use crate::theory::Theory;
@@ -24,7 +26,7 @@ use std::path::Path;
 pub const MAGIC: &[u8; 8] = b"RSNBLATT";
 /// The format version this build reads and writes; files with any other version are
 /// refused (an older one with a sentence that says to train the model again).
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 const HEADER: usize = 8 + 4 + 8 + 8;
 
 mod check;
@@ -171,6 +173,9 @@ pub struct SavedModel {
     pub vocab: Vocabulary,
     /// Whether inputs are text (through `analyzer` and `vocab`) or feature vectors.
     pub features: FeatureSpace,
+    /// How rows are read: feature weights and row scaling fitted in training, applied to
+    /// every row the model scores or learns.
+    pub geometry: Geometry,
     /// Class names; for binary models `classes[1]` is the positive class.
     pub classes: Vec<String>,
     /// The classifier.

@@ -6,7 +6,8 @@ use crate::error::{ConfigError, Param};
 use crate::eval::Metrics;
 use crate::experiment::{Classes, Split, fit_classes};
 use crate::features::{
-    BinaryMatrix, SparseRows, StreamVectorizer, Vectorized, count_df, vectorize,
+    BinaryMatrix, Geometry, GeometrySpec, SparseRows, StreamVectorizer, Vectorized, count_df,
+    vectorize,
 };
 use crate::input::Document;
 use crate::learn::{AnyLearner, Checked, Label, Multiclass};
@@ -38,6 +39,8 @@ pub struct TrainConfig {
     pub positive: Option<String>,
     /// The options as the user gave them, kept in the model's metadata.
     pub options: String,
+    /// Feature weighting and row normalization, fitted on the training rows.
+    pub geometry: GeometrySpec,
 }
 
 /// A trained model with the training matrix it was fitted on.
@@ -155,16 +158,19 @@ pub fn train(docs: &[Document], cfg: &TrainConfig, inputs: Vec<String>) -> Resul
 }
 
 /// Fits a model on rows whose single labels are class indices into `classes` (binary
-/// when there are two, one-vs-rest otherwise). The result has an empty vocabulary and an
-/// indexed feature space; [`train`] fills in the text side.
+/// when there are two, one-vs-rest otherwise), read in the geometry `cfg` asks for,
+/// fitted on these rows. The result has an empty vocabulary and an indexed feature
+/// space; [`train`] fills in the text side.
 pub fn fit_rows<X: SparseRows>(
-    x: &X,
+    stored: &X,
     idx: &[usize],
     classes: Vec<String>,
     cfg: &TrainConfig,
     inputs: Vec<String>,
 ) -> Result<SavedModel> {
     let start = Instant::now();
+    let geometry = Geometry::fit(cfg.geometry, stored);
+    let x = &geometry.apply(stored);
     let fitted = fit_classes(&cfg.learner, x, idx, classes.len())?;
     let (predictor, report) = (fitted.model, fitted.report);
     let theory = match &predictor {
@@ -184,6 +190,7 @@ pub fn fit_rows<X: SparseRows>(
         features: FeatureSpace::Indexed {
             n_features: x.n_cols(),
         },
+        geometry: geometry.clone(),
         classes,
         predictor,
         meta: Metadata {
@@ -192,7 +199,7 @@ pub fn fit_rows<X: SparseRows>(
             ..training_metadata(cfg, inputs, idx.len(), x.nnz(), report)
         },
     };
-    let decisions = decide(&model, x);
+    let decisions = decide(&model, stored);
     let correct = decisions
         .iter()
         .zip(idx)
@@ -245,8 +252,10 @@ pub fn vectorize_for(model: &SavedModel, docs: &[Document]) -> Vectorized {
     vectorize(&model.analyzer, &model.vocab, docs)
 }
 
-/// The decision for every row, computed in parallel, in row order.
+/// The decision for every stored row (read in the model's geometry), computed in
+/// parallel, in row order.
 pub fn decide<X: SparseRows>(model: &SavedModel, x: &X) -> Vec<Decision> {
+    let x = &model.geometry.apply(x);
     (0..x.n_rows())
         .into_par_iter()
         .map(|i| model.predictor.decide(x.row(i)))
@@ -286,7 +295,8 @@ pub fn cross_validate(
 }
 
 /// Cross-validates a training configuration on vectorized rows with their class indices
-/// (the rows of [`Trained::matrix`], or SVMlight rows).
+/// (the rows of [`Trained::matrix`], or SVMlight rows). The geometry's idf weights are
+/// counted over all the rows, as the vocabulary is (their labels take no part).
 pub fn cross_validate_rows<X: SparseRows>(
     x: &X,
     idx: &[usize],
@@ -298,5 +308,6 @@ pub fn cross_validate_rows<X: SparseRows>(
         names: classes,
         of_row: idx,
     };
-    crate::experiment::cross_validate(&cfg.learner, x, target, splits)
+    let geometry = Geometry::fit(cfg.geometry, x);
+    crate::experiment::cross_validate(&cfg.learner, &geometry.apply(x), target, splits)
 }

@@ -14,6 +14,7 @@ mod subset;
 pub mod synthetic;
 mod vectorize;
 mod view;
+mod weighted;
 
 pub use build::MatrixBuilder;
 pub(crate) use seen::Seen;
@@ -22,6 +23,7 @@ pub use subset::RowSubset;
 pub use vectorize::{Vectorized, count_df, vectorize, vectorize_sequential};
 pub use view::CsrView;
 pub(crate) use view::{RowAccess, RowTask, with_rows};
+pub use weighted::{Geometry, GeometrySpec, Normalize, Weighted, Weighting, idf};
 
 /// Binary bag-of-words rows: sprs CSR with zero-sized values, sorted unique ids per row.
 pub type BinaryMatrix = sprs::CsMatI<(), u32, usize>;
@@ -29,24 +31,74 @@ pub type BinaryMatrix = sprs::CsMatI<(), u32, usize>;
 /// Real-valued sparse rows, for data that is not binary.
 pub type RealMatrix = sprs::CsMatI<f32, u32, usize>;
 
-/// A borrowed row: feature ids (sorted, unique) and their values (`None`: all 1).
+/// A borrowed row: feature ids (sorted, unique) and how to read their values.
+///
+/// A stored row is binary (`vals: None`, every value 1) or real (`vals`). A weighted
+/// geometry ([`Weighted`]) reads the same stored ids through per-feature weights and a
+/// row scale, so that value `k` is `scale · vals[k] · feature_weights[ids[k]]` — rows stay
+/// 4 bytes per nonzero in memory while the learners see idf-weighted, unit-length rows.
 #[derive(Debug, Clone, Copy)]
 pub struct RowRef<'a> {
     /// Sorted, unique feature ids.
     pub ids: &'a [u32],
     /// Values aligned with `ids`; `None` for binary rows.
     pub vals: Option<&'a [f32]>,
+    /// Per-feature weights indexed by feature id (not aligned with `ids`); `None`: all 1.
+    pub feature_weights: Option<&'a [f32]>,
+    /// A factor on every value of the row (1/‖x‖ under l2 normalization); 1 otherwise.
+    pub scale: f32,
 }
 
 impl<'a> RowRef<'a> {
     /// A binary row.
     pub fn binary(ids: &'a [u32]) -> Self {
-        RowRef { ids, vals: None }
+        RowRef::stored(ids, None)
+    }
+
+    /// A row as stored: ids and optional values, unweighted and unscaled.
+    pub fn stored(ids: &'a [u32], vals: Option<&'a [f32]>) -> Self {
+        RowRef {
+            ids,
+            vals,
+            feature_weights: None,
+            scale: 1.0,
+        }
     }
 
     /// Number of nonzeros.
     pub fn nnz(&self) -> usize {
         self.ids.len()
+    }
+
+    /// Whether every value is exactly 1: the learners' fastest path.
+    #[inline]
+    pub fn is_binary(&self) -> bool {
+        self.vals.is_none() && self.feature_weights.is_none() && self.scale == 1.0
+    }
+
+    /// Whether the values are one constant (`scale`) for every nonzero: stored binary and
+    /// unweighted, perhaps scaled.
+    #[inline]
+    pub fn is_uniform(&self) -> bool {
+        self.vals.is_none() && self.feature_weights.is_none()
+    }
+
+    /// The value of the `k`-th nonzero.
+    #[inline]
+    pub fn value(&self, k: usize) -> f32 {
+        let v = self.vals.map_or(1.0, |v| v[k]);
+        let f = self
+            .feature_weights
+            .map_or(1.0, |f| f[self.ids[k] as usize]);
+        self.scale * v * f
+    }
+
+    /// `(id, value)` of every nonzero, in id order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, f32)> + '_ {
+        self.ids
+            .iter()
+            .enumerate()
+            .map(|(k, &j)| (j, self.value(k)))
     }
 }
 
@@ -113,10 +165,10 @@ impl<N: stored::Stored> SparseRows for sprs::CsMatI<N, u32, usize> {
     fn row(&self, i: usize) -> RowRef<'_> {
         assert!(self.is_csr(), "{CSC_REFUSED}");
         let r = self.indptr().outer_inds_sz(i);
-        RowRef {
-            ids: &self.indices()[r.clone()],
-            vals: N::weights(self.data()).map(|v| &v[r]),
-        }
+        RowRef::stored(
+            &self.indices()[r.clone()],
+            N::weights(self.data()).map(|v| &v[r]),
+        )
     }
     fn nnz(&self) -> usize {
         self.indices().len()

@@ -1,14 +1,16 @@
 //! The four sparse operations every learner is built from (as in LIBLINEAR): `dot`,
-//! `axpy`, `sparse_dot` and `nrm2_sq`. Each touches only a row's nonzeros.
+//! `axpy`, `sparse_dot` and `nrm2_sq`. Each touches only a row's nonzeros, and reads a
+//! weighted row's values (row scale × feature weight) as it goes, never from a copy.
 
 use super::RowRef;
 
 /// `w · x` for a row `x`; ids must be below `w.len()`.
 #[inline]
 pub fn dot(w: &[f32], x: RowRef<'_>) -> f32 {
-    match x.vals {
-        None => dot_binary(w, x.ids),
-        Some(v) => x.ids.iter().zip(v).map(|(&j, &v)| w[j as usize] * v).sum(),
+    if x.is_uniform() {
+        x.scale * dot_binary(w, x.ids)
+    } else {
+        x.iter().map(|(j, v)| w[j as usize] * v).sum()
     }
 }
 
@@ -78,16 +80,14 @@ pub(crate) unsafe fn axpy_binary_unchecked(a: f32, ids: &[u32], w: &mut [f32]) {
 /// `w ← w + a·x`.
 #[inline]
 pub fn axpy(a: f32, x: RowRef<'_>, w: &mut [f32]) {
-    match x.vals {
-        None => {
-            for &j in x.ids {
-                w[j as usize] += a;
-            }
+    if x.is_uniform() {
+        let a = a * x.scale;
+        for &j in x.ids {
+            w[j as usize] += a;
         }
-        Some(v) => {
-            for (&j, &v) in x.ids.iter().zip(v) {
-                w[j as usize] += a * v;
-            }
+    } else {
+        for (j, v) in x.iter() {
+            w[j as usize] += a * v;
         }
     }
 }
@@ -100,7 +100,7 @@ pub fn sparse_dot(x: RowRef<'_>, z: RowRef<'_>) -> f32 {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => k += 1,
             std::cmp::Ordering::Equal => {
-                s += x.vals.map_or(1.0, |v| v[i]) * z.vals.map_or(1.0, |v| v[k]);
+                s += x.value(i) * z.value(k);
                 i += 1;
                 k += 1;
             }
@@ -112,9 +112,10 @@ pub fn sparse_dot(x: RowRef<'_>, z: RowRef<'_>) -> f32 {
 /// `‖x‖²`; for binary rows the number of nonzeros.
 #[inline]
 pub fn nrm2_sq(x: RowRef<'_>) -> f32 {
-    match x.vals {
-        None => x.ids.len() as f32,
-        Some(v) => v.iter().map(|v| v * v).sum(),
+    if x.is_uniform() {
+        x.scale * x.scale * x.ids.len() as f32
+    } else {
+        x.iter().map(|(_, v)| v * v).sum()
     }
 }
 
@@ -150,8 +151,8 @@ mod tests {
             w in proptest::collection::vec(-8i8..8, 30), a in -3i8..4, binary in any::<bool>()
         ) {
             let w: Vec<f32> = w.into_iter().map(f32::from).collect();
-            let x = RowRef { ids: &xi, vals: if binary { None } else { Some(&xv) } };
-            let z = RowRef { ids: &zi, vals: if binary { None } else { Some(&zv) } };
+            let x = RowRef::stored(&xi, if binary { None } else { Some(&xv) });
+            let z = RowRef::stored(&zi, if binary { None } else { Some(&zv) });
             let (dx, dz) = (dense(x, 30), dense(z, 30));
             let ddot: f32 = w.iter().zip(&dx).map(|(a, b)| a * b).sum();
             prop_assert_eq!(dot(&w, x), ddot);

@@ -5,7 +5,8 @@
 //! each chosen row, found once when the subset is made (16 bytes per row, against a
 //! copy's 8 per row plus 4 per nonzero). Learners keep their unchecked fast path on folds,
 //! and reading a row costs what it costs in a copy; a subset of a subset takes its spans
-//! from the inner one.
+//! from the inner one. Rows read scaled (a [`Weighted`](super::Weighted) geometry) keep
+//! their scale: the subset copies each chosen row's (4 bytes per row).
 
 use super::{CsrView, RowRef, SparseRows};
 
@@ -17,6 +18,8 @@ pub struct RowSubset<'a, X> {
     idx: &'a [usize],
     /// Where each chosen row lies in `x`'s CSR arrays, when `x` has them.
     spans: Option<Box<[(usize, usize)]>>,
+    /// The scale of each chosen row, when `x`'s view reads its rows scaled.
+    scales: Option<Box<[f32]>>,
     nnz: usize,
 }
 
@@ -30,9 +33,19 @@ impl<'a, X: SparseRows> RowSubset<'a, X> {
         if let Some(&bad) = idx.iter().find(|&&i| i >= n) {
             panic!("row {bad} of a subset is beyond the matrix's {n} rows");
         }
-        let spans = x.csr().map(|v| idx.iter().map(|&i| v.span(i)).collect());
+        let view = x.csr();
+        let spans = view.map(|v| idx.iter().map(|&i| v.span(i)).collect());
+        let scales = view
+            .and_then(|v| v.scales())
+            .map(|sc| idx.iter().map(|&i| sc[i]).collect());
         let nnz = idx.iter().map(|&i| x.row(i).nnz()).sum();
-        RowSubset { x, idx, spans, nnz }
+        RowSubset {
+            x,
+            idx,
+            spans,
+            scales,
+            nnz,
+        }
     }
 
     /// The row indices into the underlying matrix, in subset order.
@@ -58,7 +71,7 @@ impl<X: SparseRows> SparseRows for RowSubset<'_, X> {
     fn csr(&self) -> Option<CsrView<'_>> {
         let (base, spans) = (self.x.csr()?, self.spans.as_deref()?);
         // SAFETY: the spans were read from this same view of `x`'s arrays in `new`.
-        Some(unsafe { base.with_spans(spans) })
+        Some(unsafe { base.with_spans(spans, self.scales.as_deref()) })
     }
     fn check_rows(&self) -> crate::Result<()> {
         self.x.check_rows()

@@ -23,6 +23,10 @@ pub struct CsrView<'a> {
     n_cols: usize,
     /// `(start, end)` into `indices` of each row, when the view shows chosen rows.
     spans: Option<&'a [(usize, usize)]>,
+    /// Per-feature weights (length ≥ `n_cols`), when the rows are read weighted.
+    feature_weights: Option<&'a [f32]>,
+    /// One scale per row of the view, when the rows are read scaled.
+    scales: Option<&'a [f32]>,
 }
 
 impl<'a> CsrView<'a> {
@@ -62,15 +66,52 @@ impl<'a> CsrView<'a> {
             vals,
             n_cols,
             spans: None,
+            feature_weights: None,
+            scales: None,
         }
     }
 
+    /// The same rows read through per-feature weights and one scale per row of this
+    /// view (a [`Weighted`](super::Weighted) geometry); panics when the weights do not
+    /// cover every column or the scales every row.
+    pub fn weighted<'b>(
+        self,
+        feature_weights: Option<&'b [f32]>,
+        scales: Option<&'b [f32]>,
+    ) -> CsrView<'b>
+    where
+        'a: 'b,
+    {
+        assert!(feature_weights.is_none_or(|f| f.len() >= self.n_cols));
+        assert!(scales.is_none_or(|s| s.len() == self.n_rows()));
+        CsrView {
+            feature_weights,
+            scales,
+            ..self
+        }
+    }
+
+    /// The row scales of this view, when it has them (one per row).
+    pub fn scales(&self) -> Option<&'a [f32]> {
+        self.scales
+    }
+
+    /// The per-feature weights of this view, when it has them.
+    pub fn feature_weights(&self) -> Option<&'a [f32]> {
+        self.feature_weights
+    }
+
     /// The same arrays showing, as row `i`, the stored stretch `spans[i]` — spans taken
-    /// from this view or one made from the same arrays ([`CsrView::span`]).
+    /// from this view or one made from the same arrays ([`CsrView::span`]) — scaled by
+    /// `scales[i]` when the rows are read scaled (the feature weights stay).
     ///
     /// # Safety
     /// Every span must satisfy `start ≤ end ≤ nnz` of these arrays.
-    pub(crate) unsafe fn with_spans<'b>(self, spans: &'b [(usize, usize)]) -> CsrView<'b>
+    pub(crate) unsafe fn with_spans<'b>(
+        self,
+        spans: &'b [(usize, usize)],
+        scales: Option<&'b [f32]>,
+    ) -> CsrView<'b>
     where
         'a: 'b,
     {
@@ -79,8 +120,10 @@ impl<'a> CsrView<'a> {
                 .iter()
                 .all(|&(s, e)| s <= e && e <= self.indices.len())
         );
+        assert!(scales.is_none_or(|s| s.len() == spans.len()));
         CsrView {
             spans: Some(spans),
+            scales,
             ..self
         }
     }
@@ -120,6 +163,8 @@ impl<'a> CsrView<'a> {
             RowRef {
                 ids: self.indices.get_unchecked(s..e),
                 vals: self.vals.map(|v| v.get_unchecked(s..e)),
+                feature_weights: self.feature_weights,
+                scale: self.scales.map_or(1.0, |sc| sc[i]),
             }
         }
     }
@@ -129,17 +174,31 @@ impl<'a> CsrView<'a> {
     pub fn dot(&self, i: usize, w: &[f32]) -> f32 {
         assert!(w.len() >= self.n_cols);
         let r = self.row(i);
-        match r.vals {
-            // SAFETY: ids < n_cols ≤ w.len() (checked in `new` and above).
-            None => unsafe { ops::dot_binary_unchecked(w, r.ids) },
-            Some(v) => r
+        // SAFETY (every arm): ids < n_cols ≤ w.len() (checked in `new` and above), and
+        // feature weights cover n_cols (checked in `weighted`).
+        let s = match (r.vals, r.feature_weights) {
+            (None, None) => unsafe { ops::dot_binary_unchecked(w, r.ids) },
+            (None, Some(f)) => r
+                .ids
+                .iter()
+                .map(|&j| unsafe { *w.get_unchecked(j as usize) * *f.get_unchecked(j as usize) })
+                .sum(),
+            (Some(v), None) => r
                 .ids
                 .iter()
                 .zip(v)
-                // SAFETY: ids < n_cols ≤ w.len() (checked in `new` and above).
                 .map(|(&j, &v)| unsafe { *w.get_unchecked(j as usize) } * v)
                 .sum(),
-        }
+            (Some(v), Some(f)) => r
+                .ids
+                .iter()
+                .zip(v)
+                .map(|(&j, &v)| unsafe {
+                    *w.get_unchecked(j as usize) * v * *f.get_unchecked(j as usize)
+                })
+                .sum(),
+        };
+        r.scale * s
     }
 
     /// `w ← w + a·xᵢ`.
@@ -147,13 +206,26 @@ impl<'a> CsrView<'a> {
     pub fn axpy(&self, i: usize, a: f32, w: &mut [f32]) {
         assert!(w.len() >= self.n_cols);
         let r = self.row(i);
-        match r.vals {
-            // SAFETY: ids < n_cols ≤ w.len() (checked in `new` and above).
-            None => unsafe { ops::axpy_binary_unchecked(a, r.ids, w) },
-            Some(v) => {
+        let a = a * r.scale;
+        // SAFETY (every arm): ids < n_cols ≤ w.len() (checked in `new` and above), and
+        // feature weights cover n_cols (checked in `weighted`).
+        match (r.vals, r.feature_weights) {
+            (None, None) => unsafe { ops::axpy_binary_unchecked(a, r.ids, w) },
+            (None, Some(f)) => {
+                for &j in r.ids {
+                    unsafe { *w.get_unchecked_mut(j as usize) += a * *f.get_unchecked(j as usize) };
+                }
+            }
+            (Some(v), None) => {
                 for (&j, &v) in r.ids.iter().zip(v) {
-                    // SAFETY: as above.
                     unsafe { *w.get_unchecked_mut(j as usize) += a * v };
+                }
+            }
+            (Some(v), Some(f)) => {
+                for (&j, &v) in r.ids.iter().zip(v) {
+                    unsafe {
+                        *w.get_unchecked_mut(j as usize) += a * v * *f.get_unchecked(j as usize)
+                    };
                 }
             }
         }

@@ -37,7 +37,7 @@ pub struct SupportRows {
 impl SupportRows {
     /// Rows `idx` of `x`, in that order.
     pub fn select<X: SparseRows>(x: &X, idx: &[usize]) -> Self {
-        let real = idx.iter().any(|&i| x.row(i).vals.is_some());
+        let real = idx.iter().any(|&i| !x.row(i).is_binary());
         let mut s = SupportRows {
             indptr: vec![0],
             vals: real.then(Vec::new),
@@ -48,10 +48,8 @@ impl SupportRows {
             let r = x.row(i);
             s.ids.extend_from_slice(r.ids);
             if let Some(v) = &mut s.vals {
-                match r.vals {
-                    Some(rv) => v.extend_from_slice(rv),
-                    None => v.extend(std::iter::repeat_n(1.0, r.ids.len())),
-                }
+                // Weighted rows are kept with their values as read.
+                v.extend((0..r.nnz()).map(|k| r.value(k)));
             }
             s.indptr.push(s.ids.len());
         }
@@ -69,10 +67,7 @@ impl SparseRows for SupportRows {
     #[inline]
     fn row(&self, i: usize) -> RowRef<'_> {
         let r = self.indptr[i]..self.indptr[i + 1];
-        RowRef {
-            ids: &self.ids[r.clone()],
-            vals: self.vals.as_ref().map(|v| &v[r]),
-        }
+        RowRef::stored(&self.ids[r.clone()], self.vals.as_ref().map(|v| &v[r]))
     }
     fn nnz(&self) -> usize {
         self.ids.len()

@@ -44,6 +44,7 @@ impl Classifier for LinearModel {
                 RowRef {
                     ids: &row.ids[..keep],
                     vals,
+                    ..row
                 },
             ) + self.bias;
         }

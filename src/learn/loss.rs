@@ -51,7 +51,7 @@ pub(crate) fn objective<X: SparseRows>(
         // d/dz ln(1 + e^(−y z)) = −y·θ(−y z)
         let c = -yi / (1.0 + mg.exp()) / n;
         for (k, &j) in row.ids.iter().enumerate() {
-            grad[j as usize] += c * row.vals.map_or(1.0, |v| f64::from(v[k]));
+            grad[j as usize] += c * f64::from(row.value(k));
         }
         gb += c;
     }
@@ -63,7 +63,7 @@ fn dot64(w: &[f32], row: RowRef<'_>) -> f64 {
     row.ids
         .iter()
         .enumerate()
-        .map(|(k, &j)| f64::from(w[j as usize]) * row.vals.map_or(1.0, |v| f64::from(v[k])))
+        .map(|(k, &j)| f64::from(w[j as usize]) * f64::from(row.value(k)))
         .sum()
 }
 

@@ -165,16 +165,14 @@ impl<R: FnMut(f32, f32) -> f32> RowTask for Online<'_, R> {
 
 /// `u ← u + c·x` in double precision (the accumulator can grow large).
 fn accumulate(u: &mut [f64], x: crate::RowRef<'_>, c: f64) {
-    match x.vals {
-        None => {
-            for &j in x.ids {
-                u[j as usize] += c;
-            }
+    if x.is_uniform() {
+        let c = c * f64::from(x.scale);
+        for &j in x.ids {
+            u[j as usize] += c;
         }
-        Some(v) => {
-            for (&j, &v) in x.ids.iter().zip(v) {
-                u[j as usize] += c * f64::from(v);
-            }
+    } else {
+        for (j, v) in x.iter() {
+            u[j as usize] += c * f64::from(v);
         }
     }
 }

@@ -108,12 +108,11 @@ fn fit_block<X: SparseRows>(
             s.iter_mut().for_each(|a| *a = 0.0);
             for (nz, &j) in row.ids.iter().enumerate() {
                 let wj = &w[j as usize * k..(j as usize + 1) * k];
-                match row.vals {
-                    None => s.iter_mut().zip(wj).for_each(|(a, &v)| *a += v),
-                    Some(v) => {
-                        let v = v[nz];
-                        s.iter_mut().zip(wj).for_each(|(a, &wv)| *a += v * wv);
-                    }
+                if row.is_binary() {
+                    s.iter_mut().zip(wj).for_each(|(a, &v)| *a += v);
+                } else {
+                    let v = row.value(nz);
+                    s.iter_mut().zip(wj).for_each(|(a, &wv)| *a += v * wv);
                 }
             }
             // The bias last, as the class-by-class loop adds it.
@@ -136,7 +135,7 @@ fn fit_block<X: SparseRows>(
                 let step = tau * yc;
                 let acc = t as f64 * f64::from(step);
                 for (nz, &j) in row.ids.iter().enumerate() {
-                    let v = row.vals.map_or(1.0, |v| v[nz]);
+                    let v = row.value(nz);
                     let at = j as usize * k + c;
                     w[at] += step * v;
                     if opt.average {

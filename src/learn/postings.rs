@@ -37,7 +37,7 @@ impl Postings {
     /// Indexes the rows of `x` by feature (a counting sort).
     pub fn new<X: SparseRows>(x: &X) -> Self {
         let n = x.n_rows();
-        let real = (0..n).any(|i| x.row(i).vals.is_some());
+        let real = (0..n).any(|i| !x.row(i).is_binary());
         let width = (0..n)
             .filter_map(|i| x.row(i).ids.last())
             .max()
@@ -70,7 +70,7 @@ impl Postings {
                 let f = slot(j);
                 rows[next[f]] = i as u32;
                 if let Some(v) = &mut vals {
-                    v[next[f]] = r.vals.map_or(1.0, |rv| rv[k]);
+                    v[next[f]] = r.value(k);
                 }
                 next[f] += 1;
             }
@@ -124,7 +124,7 @@ impl Postings {
                 rows.partition_point(|&r| (r as usize) < lo)
             };
             match &self.vals {
-                None if q.vals.is_none() => {
+                None if q.is_binary() => {
                     for &r in &rows[start..] {
                         let j = r as usize;
                         if j >= hi {
@@ -134,7 +134,7 @@ impl Postings {
                     }
                 }
                 _ => {
-                    let v = q.vals.map_or(1.0, |qv| qv[k]);
+                    let v = q.value(k);
                     for (p, &r) in rows.iter().enumerate().skip(start) {
                         let j = r as usize;
                         if j >= hi {

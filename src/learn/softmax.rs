@@ -102,7 +102,7 @@ impl SoftmaxModel {
 #[inline]
 fn accumulate_logits(w: &[f32], k: usize, scale: f32, row: RowRef<'_>, out: &mut [f32]) {
     for (n, &j) in row.ids.iter().enumerate() {
-        let v = scale * row.vals.map_or(1.0, |v| v[n]);
+        let v = scale * row.value(n);
         let Some(wj) = w.get(j as usize * k..(j as usize + 1) * k) else {
             break; // ids are sorted: the rest are beyond the weights too
         };
@@ -221,7 +221,7 @@ impl Checked<SoftmaxRegression> {
                     let row = x.row(i);
                     let a = step / w.s;
                     for (nz, &j) in row.ids.iter().enumerate() {
-                        let v = a * row.vals.map_or(1.0, |v| v[nz]);
+                        let v = a * row.value(nz);
                         let wj = &mut w.v[j as usize * k..(j as usize + 1) * k];
                         for (wc, &gc) in wj.iter_mut().zip(g) {
                             *wc += v * gc;

@@ -96,7 +96,7 @@ impl Checked<Winnow> {
                 updates += 1;
                 let mut top = 0f32;
                 for (k, &j) in row.ids.iter().enumerate() {
-                    let v = row.vals.map_or(1.0, |v| v[k]);
+                    let v = row.value(k);
                     let t = &mut theta[j as usize];
                     *t += yi * v * ln_a;
                     top = top.max(t.abs());

@@ -32,6 +32,7 @@ impl SavedModel {
                 n_features
             }
         };
+        self.geometry.check(width)?;
         let k = self.classes.len();
         if k < 2 {
             return Err(format!("it names {k} classes; a model has at least two"));

@@ -5,7 +5,7 @@
 use super::{TrainConfig, Trained, fit_vocab, vectorize_for};
 use crate::eval::MultiLabelMetrics;
 use crate::experiment::{most_frequent, tune_thresholds};
-use crate::features::{SparseRows, vectorize};
+use crate::features::{Geometry, SparseRows, vectorize};
 use crate::input::Document;
 use crate::learn::multilabel::{MultiLabelOptions, fit_scorer, label_counts};
 use crate::learn::{Fitted, MultiLabelModel};
@@ -59,7 +59,9 @@ pub fn train_multilabel(
     let sets = label_sets(docs, &classes)?;
     let vocab = fit_vocab(&cfg.analyzer, &cfg.vocab, docs);
     super::check_vocabulary(&vocab, &cfg.vocab, docs.len())?;
-    let x = vectorize(&cfg.analyzer, &vocab, docs).matrix;
+    let stored = vectorize(&cfg.analyzer, &vocab, docs).matrix;
+    let geometry = Geometry::fit(cfg.geometry, &stored);
+    let x = geometry.apply(&stored);
     // The scorer's fit is timed alone; threshold tuning refits it on folds.
     let fit_start = Instant::now();
     let scorer = fit_scorer(&cfg.learner, &x, &sets, classes.len())?;
@@ -78,6 +80,7 @@ pub fn train_multilabel(
         analyzer: cfg.analyzer.clone(),
         vocab,
         features: FeatureSpace::Text,
+        geometry: geometry.clone(),
         classes,
         predictor: Predictor::MultiLabel(fitted.model),
         meta: Metadata {
@@ -85,7 +88,7 @@ pub fn train_multilabel(
             ..super::training_metadata(cfg, inputs, docs.len(), x.nnz(), fitted.report)
         },
     };
-    let predicted = decide_labels(&model, &x);
+    let predicted = decide_labels(&model, &stored);
     let exact = predicted
         .iter()
         .zip(&sets)
@@ -99,12 +102,16 @@ pub fn train_multilabel(
         .count();
     model.meta.training_accuracy = exact as f64 / docs.len().max(1) as f64;
     model.meta.seconds = start.elapsed().as_secs_f64();
-    Ok(Trained { model, matrix: x })
+    Ok(Trained {
+        model,
+        matrix: stored,
+    })
 }
 
-/// The labels of every row with their scores (probabilities where the model has them),
-/// computed in parallel, in row order.
+/// The labels of every stored row (read in the model's geometry) with their scores
+/// (probabilities where the model has them), computed in parallel, in row order.
 pub fn decide_labels<X: SparseRows>(model: &SavedModel, x: &X) -> Vec<Vec<(usize, f32)>> {
+    let x = &model.geometry.apply(x);
     (0..x.n_rows())
         .into_par_iter()
         .map(|i| model.predictor.labels(x.row(i)))

@@ -155,6 +155,7 @@ fn train_cv_reports_the_library_cross_validation_of_the_documents() {
         .unwrap(),
         positive: None,
         options: String::new(),
+        geometry: Default::default(),
     };
     let splits = kfold(docs.len(), 4, 3).unwrap();
     let lib: Vec<f64> = pipeline::cross_validate(&docs, &cfg, &splits)
@@ -211,6 +212,7 @@ fn svmlight_cv_and_holdout_run_on_views_of_the_rows() {
             .unwrap(),
         positive: None,
         options: String::new(),
+        geometry: Default::default(),
     };
     let lib =
         pipeline::cross_validate_rows(x, &idx, &classes, &cfg, &kfold(40, 5, 42).unwrap()).unwrap();

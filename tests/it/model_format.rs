@@ -1,11 +1,13 @@
 //! The model file format: a committed golden model in the current format loads and
-//! scores as recorded, and a format-1 file is refused with a sentence naming it.
+//! scores as recorded, and an older-format file is refused with a sentence naming it.
 //!
 //! The fixtures in `tests/data`:
 //! - `format1.model`: written by the last build of format 1 with
 //!   `rosenblatt train -o tests/data/format1.model tests/data/tiny`. Never regenerate it.
-//! - `format2.model`: the golden file of the current format, written with
-//!   `cargo run --release -- train -o tests/data/format2.model tests/data/tiny`
+//! - `format2.model`: the golden file of format 2 (before the geometry was saved); the
+//!   older-format fixture now. Never regenerate it.
+//! - `format3.model`: the golden file of the current format, written with
+//!   `cargo run --release -- train -o tests/data/format3.model tests/data/tiny`
 //!   (run from the repository root, so that the recorded input is `tests/data/tiny`; any
 //!   build profile writes the same model, only the recorded timings differ).
 //!   When the format changes on purpose: bump `FORMAT_VERSION`; this file becomes the
@@ -43,7 +45,7 @@ const RECORDED: [(&str, &str, f32); 12] = [
 
 /// The committed golden model of the current format.
 pub(crate) fn golden() -> SavedModel {
-    SavedModel::load(&data("format2.model")).unwrap()
+    SavedModel::load(&data("format3.model")).unwrap()
 }
 
 /// Score of `text` (a plain-text document) under `model`.
@@ -56,7 +58,7 @@ fn score(model: &SavedModel, text: &str) -> f32 {
 #[test]
 fn the_golden_model_loads_and_scores_as_the_format_1_build_did() {
     let m = golden();
-    assert_eq!(FORMAT_VERSION, 2);
+    assert_eq!(FORMAT_VERSION, 3);
     assert_eq!(m.classes, ["ham", "spam"]);
     assert_eq!(m.analyzer, Analyzer::default());
     assert_eq!(m.analyzer.source(), &Source::Text);
@@ -77,7 +79,7 @@ fn the_golden_model_loads_and_scores_as_the_format_1_build_did() {
     let out = stdout_of(
         bin()
             .args(["classify", "-m"])
-            .arg(data("format2.model"))
+            .arg(data("format3.model"))
             .args(&files),
     );
     let lines: Vec<&str> = out.lines().collect();
@@ -106,6 +108,7 @@ fn training_today_gives_the_golden_model() {
         .unwrap(),
         positive: None,
         options: String::new(),
+        geometry: Default::default(),
     };
     let t = pipeline::train(&corpus.docs, &cfg, vec![]).unwrap();
     assert_eq!(t.model.analyzer, g.analyzer);
@@ -120,13 +123,13 @@ fn training_today_gives_the_golden_model() {
 }
 
 #[test]
-fn a_format_1_model_is_refused_with_a_sentence_naming_it() {
-    let path = data("format1.model");
+fn an_older_format_model_is_refused_with_a_sentence_naming_it() {
+    let path = data("format2.model");
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(&bytes[..8], b"RSNBLATT");
-    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 1);
-    let sentence = "written by an older rosenblatt (model format 1); this build reads \
-                    format 2: train the model again";
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 2);
+    let sentence = "written by an older rosenblatt (model format 2); this build reads \
+                    format 3: train the model again";
     let err = SavedModel::load(&path).unwrap_err().to_string();
     assert_eq!(err, format!("{}: {sentence}", path.display()));
     // `learn` writes a lock file beside the model: give it a copy.

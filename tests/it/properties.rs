@@ -62,6 +62,7 @@ fn config() -> TrainConfig {
         .unwrap(),
         positive: None,
         options: String::new(),
+        geometry: Default::default(),
     }
 }
 

@@ -28,12 +28,11 @@ pub fn write_svmlight_with<'a, X: SparseRows, W: Write>(
         for (k, &j) in r.ids.iter().enumerate() {
             line.push(b' ');
             push_u64(&mut line, u64::from(j) + 1);
-            match r.vals {
-                None => line.extend_from_slice(b":1"),
-                Some(v) => {
-                    use std::io::Write as _;
-                    let _ = write!(line, ":{}", v[k]);
-                }
+            if r.is_binary() {
+                line.extend_from_slice(b":1");
+            } else {
+                use std::io::Write as _;
+                let _ = write!(line, ":{}", r.value(k));
             }
         }
         line.push(b'\n');

@@ -3,6 +3,7 @@
 use crate::flags::InspectPlan;
 use crate::report;
 use anyhow::Result;
+use rosenblatt::learn::LinearModel;
 use rosenblatt::model::{FeatureSpace, Predictor, SavedModel};
 use std::process::ExitCode;
 
@@ -18,10 +19,18 @@ fn feature_name(m: &SavedModel, j: u32) -> String {
 pub fn run(a: InspectPlan) -> Result<ExitCode> {
     let m = SavedModel::load(&a.model)?;
     let meta = &m.meta;
+    // Under a weighted geometry a word adds w_j · f_j (before the row's scale): words
+    // are ranked and shown by that.
     let linear = match &m.predictor {
-        Predictor::Binary(b) => b.as_linear(),
+        Predictor::Binary(b) => b.as_linear().map(|l| LinearModel {
+            w: (0..l.w.len() as u32)
+                .map(|j| l.w[j as usize] * m.geometry.weight(j))
+                .collect(),
+            bias: l.bias,
+        }),
         _ => None,
     };
+    let linear = linear.as_ref();
     let top = |positive: bool| -> Vec<(String, f32)> {
         linear
             .map(|l| {
@@ -53,6 +62,7 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
             // Models trained on vectors read no text: they have no analyzer to show.
             "analyzer": (m.features == FeatureSpace::Text).then_some(&m.analyzer),
             "vocabulary": m.vocab.len(),
+            "geometry": m.geometry.spec.name(),
             "learner": meta.learner,
             "options": meta.options,
             "inputs": meta.inputs,
@@ -83,6 +93,7 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
         }
     }
     outln!("vocabulary     {} words", m.vocab.len());
+    outln!("geometry       {}", m.geometry.spec.name());
     outln!("learner        {} ({})", meta.learner, meta.options);
     outln!("inputs         {}", meta.inputs.join(" "));
     outln!("documents      {}", meta.documents);

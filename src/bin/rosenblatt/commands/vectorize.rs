@@ -12,12 +12,15 @@
 //! class order. `OUT.classes` lists `LABEL<TAB>CLASS` for each. A document with several
 //! labels gets them comma-separated (the LIBSVM multi-label convention); an unlabelled
 //! one gets `0`.
+//!
+//! Values are 1 (binary rows) unless `--weighting`/`--normalize` ask for the weighted,
+//! scaled values a model trained with the same flags reads (idf counted over this corpus).
 
 use crate::flags::{Source, VectorizePlan};
 use crate::progress::Phase;
 use anyhow::{Context, Result, bail};
 use rosenblatt::atomic::AtomicFile;
-use rosenblatt::features::StreamVectorizer;
+use rosenblatt::features::{Geometry, StreamVectorizer};
 use rosenblatt::input::mail::MailRules;
 use rosenblatt::input::svmlight::{class_labels, write_svmlight_with};
 use rosenblatt::input::{DocStream, Document};
@@ -147,9 +150,10 @@ pub fn run(a: VectorizePlan) -> Result<ExitCode> {
     let (vocab, x) = s.finish(&a.vocab);
 
     phase.set("writing");
+    let geometry = Geometry::fit(a.geometry, &x);
     let mut out = AtomicFile::create(&a.output)?;
     write_svmlight_with(
-        &x,
+        &geometry.apply(&x),
         |i| per_set[labels.of_row[i] as usize].as_str(),
         &mut out,
     )

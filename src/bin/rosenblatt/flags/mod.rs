@@ -6,6 +6,7 @@
 mod bench;
 mod classify;
 mod eval;
+mod geometry;
 mod inputs;
 mod inspect;
 mod kernel;

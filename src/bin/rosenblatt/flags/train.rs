@@ -2,6 +2,7 @@
 //! checked, the vocabulary and experiment settings checked, the inputs' kind decided —
 //! all before any file is read.
 
+use super::geometry::GeometryArgs;
 use super::inputs::{self, Source};
 use super::kernel::{self, KernelArgs};
 use super::learner::{self, LearnerArgs};
@@ -29,6 +30,8 @@ pub struct TrainArgs {
     pub schedule: ScheduleArgs,
     #[command(flatten)]
     pub vocab: inputs::VocabArgs,
+    #[command(flatten)]
+    pub geometry: GeometryArgs,
     /// The positive class of a binary problem (default: spam if present, else the second
     /// label in sorted order).
     #[arg(long)]
@@ -137,6 +140,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         options,
         learner: learner.check()?,
         positive: a.positive.clone(),
+        geometry: a.geometry.spec(),
     };
     inputs::check_split(a.corpus.input.split, a.corpus.input.format)?;
     let max_feature_id = a.svm.limit()?;

@@ -1,9 +1,11 @@
 //! `rosenblatt vectorize`'s flags and the plan they become, checked before any file is
 //! read: vocabulary pruning, batch size, and inputs that are documents.
 
+use super::geometry::GeometryArgs;
 use super::inputs::{self, Source};
 use anyhow::{Result, bail};
 use clap::Args;
+use rosenblatt::features::GeometrySpec;
 use rosenblatt::input::Format;
 use rosenblatt::vocab::VocabConfig;
 use std::path::PathBuf;
@@ -19,6 +21,10 @@ pub struct VectorizeArgs {
     pub output: PathBuf,
     #[command(flatten)]
     pub vocab: inputs::VocabArgs,
+    /// The values written: 1 per word (binary, the default) or the weighted, scaled
+    /// values `train` would read with the same flags (idf over this corpus).
+    #[command(flatten)]
+    pub geometry: GeometryArgs,
     /// The class written as +1 in a two-class corpus (default as for `train`: spam if
     /// present, else the second label in sorted order).
     #[arg(long)]
@@ -48,6 +54,8 @@ pub struct VectorizePlan {
     pub batch: usize,
     /// Print the summary as JSON.
     pub json: bool,
+    /// The values the rows are written with.
+    pub geometry: GeometrySpec,
 }
 
 /// Turns `vectorize`'s flags into a plan; every flag rule of `vectorize` is checked here.
@@ -73,5 +81,6 @@ pub fn plan(a: VectorizeArgs) -> Result<VectorizePlan> {
         positive: a.positive,
         batch: a.batch,
         json: a.json,
+        geometry: a.geometry.spec(),
     })
 }

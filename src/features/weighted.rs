@@ -1,0 +1,436 @@
+//! Weighted geometry over binary storage: idf feature weights and unit-length rows, read
+//! inside the sparse operations instead of stored in the matrix.
+//!
+//! A [`Geometry`] is fitted on the training rows (document frequencies counted from
+//! their ids) and saved in the model; [`Geometry::apply`] shows any rows through it as a
+//! [`Weighted`] row source. A weighted row is the stored row (4 bytes per nonzero) with a
+//! pointer to the per-feature weights and one scale (4 bytes per row), so a dot product
+//! is `scale · Σ w_j·f_j` and an update `w_j += η·y·scale·f_j`, each over the row's
+//! nonzeros only. Learners, theory and scoring read rows through [`SparseRows`] and so
+//! see the weighted values without knowing.
+
+use super::{CsrView, RowRef, SparseRows};
+use crate::Result;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// How each feature's value is weighted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Weighting {
+    /// Every present feature counts 1 (the stored binary row).
+    #[default]
+    Binary,
+    /// Inverse document frequency, ln((n+1)/(df+1)) + 1 over the n training rows: rare
+    /// words count more than words nearly every document has.
+    Idf,
+}
+
+/// How each row is scaled.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Normalize {
+    /// Rows as weighted.
+    #[default]
+    None,
+    /// Every row scaled to Euclidean length 1, so long documents do not dominate the
+    /// updates and the radius R is 1.
+    L2,
+}
+
+/// The geometry a model is trained in, as chosen: what `--weighting` and `--normalize`
+/// say before any data is seen.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GeometrySpec {
+    /// Feature weighting.
+    pub weighting: Weighting,
+    /// Row normalization.
+    pub normalize: Normalize,
+}
+
+impl GeometrySpec {
+    /// Idf-weighted, unit-length rows.
+    pub const IDF_L2: GeometrySpec = GeometrySpec {
+        weighting: Weighting::Idf,
+        normalize: Normalize::L2,
+    };
+
+    /// The spec's name as the flags spell it (`binary`, `idf+l2`, …).
+    pub fn name(&self) -> String {
+        let w = match self.weighting {
+            Weighting::Binary => "binary",
+            Weighting::Idf => "idf",
+        };
+        match self.normalize {
+            Normalize::None => w.to_string(),
+            Normalize::L2 => format!("{w}+l2"),
+        }
+    }
+}
+
+/// A fitted geometry: the spec and, for idf, one weight per training feature. Saved in
+/// the model, so classification reads rows as training did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Geometry {
+    /// What was asked for.
+    pub spec: GeometrySpec,
+    /// One weight per feature id (empty when the weighting is binary).
+    weights: Vec<f32>,
+    /// The weight of a feature that no training row had (ids beyond `weights`, such as
+    /// words `learn` adds later): the idf of df = 0.
+    unseen: f32,
+}
+
+impl Geometry {
+    /// Fits `spec` on training rows: document frequencies are counted from their ids.
+    pub fn fit<X: SparseRows>(spec: GeometrySpec, x: &X) -> Geometry {
+        let (weights, unseen) = match spec.weighting {
+            Weighting::Binary => (Vec::new(), 1.0),
+            Weighting::Idf => {
+                let mut df = vec![0u32; x.n_cols()];
+                for i in 0..x.n_rows() {
+                    for &j in x.row(i).ids {
+                        df[j as usize] += 1;
+                    }
+                }
+                let n = x.n_rows();
+                (df.iter().map(|&d| idf(n, d as usize)).collect(), idf(n, 0))
+            }
+        };
+        Geometry {
+            spec,
+            weights,
+            unseen,
+        }
+    }
+
+    /// Whether rows are read exactly as stored.
+    pub fn is_identity(&self) -> bool {
+        self.spec == GeometrySpec::default()
+    }
+
+    /// The per-feature weights (`None` for binary weighting).
+    pub fn feature_weights(&self) -> Option<&[f32]> {
+        (self.spec.weighting != Weighting::Binary).then_some(&self.weights[..])
+    }
+
+    /// The weight of feature `j`.
+    pub fn weight(&self, j: u32) -> f32 {
+        match self.spec.weighting {
+            Weighting::Binary => 1.0,
+            Weighting::Idf => self.weights.get(j as usize).copied().unwrap_or(self.unseen),
+        }
+    }
+
+    /// Extends the weights to cover `n` features (new ones weigh as unseen), so rows with
+    /// ids beyond the training features — words learned later — can be read.
+    pub fn cover(&mut self, n: usize) {
+        if self.spec.weighting != Weighting::Binary && self.weights.len() < n {
+            self.weights.resize(n, self.unseen);
+        }
+    }
+
+    /// Refuses a geometry whose weights do not match the model's features (a damaged or
+    /// foreign model file); the error is the end of a sentence about the model.
+    pub(crate) fn check(&self, n_features: usize) -> std::result::Result<(), String> {
+        let ok = match self.spec.weighting {
+            Weighting::Binary => self.weights.is_empty(),
+            Weighting::Idf => {
+                self.weights.len() == n_features
+                    && self
+                        .weights
+                        .iter()
+                        .chain([&self.unseen])
+                        .all(|w| w.is_finite() && *w > 0.0)
+            }
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "its feature weights ({} of them) do not match its {n_features} features",
+                self.weights.len()
+            ))
+        }
+    }
+
+    /// The scale of a stored row under this geometry: 1/‖x‖ of the weighted row for l2
+    /// (1 for an empty row), else 1.
+    pub fn scale(&self, row: RowRef<'_>) -> f32 {
+        match self.spec.normalize {
+            Normalize::None => 1.0,
+            Normalize::L2 => {
+                let sq: f64 = row
+                    .ids
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &j)| {
+                        let v = f64::from(row.vals.map_or(1.0, |v| v[k]) * self.weight(j));
+                        v * v
+                    })
+                    .sum();
+                if sq > 0.0 {
+                    (1.0 / sq.sqrt()) as f32
+                } else {
+                    1.0
+                }
+            }
+        }
+    }
+
+    /// One stored row read through this geometry; its ids must be covered by the weights
+    /// (see [`Geometry::cover`]) — ids beyond them panic.
+    pub fn row<'a>(&'a self, row: RowRef<'a>) -> RowRef<'a> {
+        RowRef {
+            feature_weights: self.feature_weights(),
+            scale: self.scale(row),
+            ..row
+        }
+    }
+
+    /// Rows `x` (stored, unweighted) read through this geometry. Weights must cover
+    /// `x.n_cols()`: features beyond the training ones are covered with the unseen weight
+    /// in a copy, so the model's own weights never change.
+    pub fn apply<'a, X: SparseRows>(&'a self, x: &'a X) -> Weighted<'a, X> {
+        let weights = match self.feature_weights() {
+            Some(f) if f.len() < x.n_cols() => {
+                let mut g = self.clone();
+                g.cover(x.n_cols());
+                Some(Weights::Owned(g.weights))
+            }
+            Some(f) => Some(Weights::Borrowed(f)),
+            None => None,
+        };
+        let scales = match self.spec.normalize {
+            Normalize::None => None,
+            Normalize::L2 => Some(
+                (0..x.n_rows())
+                    .into_par_iter()
+                    .map(|i| self.scale(x.row(i)))
+                    .collect(),
+            ),
+        };
+        Weighted { x, weights, scales }
+    }
+}
+
+/// The idf weight of a feature in `df` of `n` rows: ln((n+1)/(df+1)) + 1, smoothed as if
+/// one more row had every feature, so no weight is zero or infinite.
+pub fn idf(n: usize, df: usize) -> f32 {
+    (((n as f64 + 1.0) / (df as f64 + 1.0)).ln() + 1.0) as f32
+}
+
+/// The feature weights of a [`Weighted`] source: the model's own, or a copy covering
+/// more features.
+#[derive(Debug)]
+enum Weights<'a> {
+    Borrowed(&'a [f32]),
+    Owned(Vec<f32>),
+}
+
+impl Weights<'_> {
+    fn get(&self) -> &[f32] {
+        match self {
+            Weights::Borrowed(w) => w,
+            Weights::Owned(w) => w,
+        }
+    }
+}
+
+/// Stored rows read through a [`Geometry`]: what learners fit on and models score when
+/// the geometry is not binary. Costs 4 bytes per row (the scales) beside the rows.
+#[derive(Debug)]
+pub struct Weighted<'a, X> {
+    x: &'a X,
+    weights: Option<Weights<'a>>,
+    scales: Option<Vec<f32>>,
+}
+
+impl<X: SparseRows> SparseRows for Weighted<'_, X> {
+    fn n_rows(&self) -> usize {
+        self.x.n_rows()
+    }
+    fn n_cols(&self) -> usize {
+        self.x.n_cols()
+    }
+    #[inline]
+    fn row(&self, i: usize) -> RowRef<'_> {
+        RowRef {
+            feature_weights: self.weights.as_ref().map(Weights::get),
+            scale: self.scales.as_ref().map_or(1.0, |s| s[i]),
+            ..self.x.row(i)
+        }
+    }
+    fn nnz(&self) -> usize {
+        self.x.nnz()
+    }
+    fn csr(&self) -> Option<CsrView<'_>> {
+        let v = self.x.csr()?;
+        Some(v.weighted(
+            self.weights.as_ref().map(Weights::get),
+            self.scales.as_deref(),
+        ))
+    }
+    fn check_rows(&self) -> Result<()> {
+        self.x.check_rows()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::{MatrixBuilder, RowAccess, RowSubset, ops};
+    use proptest::prelude::*;
+
+    fn matrix(rows: &[Vec<u32>], n_cols: usize) -> crate::BinaryMatrix {
+        let mut b = MatrixBuilder::with_capacity(rows.len(), 0);
+        for r in rows {
+            b.push_sorted(r);
+        }
+        b.finish(n_cols)
+    }
+
+    /// The weighted rows written out densely: x_ij = scale_i · idf_j for present j.
+    fn dense(rows: &[Vec<u32>], n_cols: usize, spec: GeometrySpec) -> Vec<Vec<f64>> {
+        let n = rows.len();
+        let df: Vec<usize> = (0..n_cols as u32)
+            .map(|j| rows.iter().filter(|r| r.contains(&j)).count())
+            .collect();
+        rows.iter()
+            .map(|r| {
+                let mut d = vec![0f64; n_cols];
+                for &j in r {
+                    d[j as usize] = match spec.weighting {
+                        Weighting::Binary => 1.0,
+                        Weighting::Idf => {
+                            ((n as f64 + 1.0) / (df[j as usize] as f64 + 1.0)).ln() + 1.0
+                        }
+                    };
+                }
+                let norm = d.iter().map(|v| v * v).sum::<f64>().sqrt();
+                if spec.normalize == Normalize::L2 && norm > 0.0 {
+                    d.iter_mut().for_each(|v| *v /= norm);
+                }
+                d
+            })
+            .collect()
+    }
+
+    fn rows_strategy() -> impl Strategy<Value = Vec<Vec<u32>>> {
+        proptest::collection::vec(
+            proptest::collection::btree_set(0u32..12, 0..8)
+                .prop_map(|s| s.into_iter().collect::<Vec<u32>>()),
+            1..10,
+        )
+    }
+
+    fn spec_strategy() -> impl Strategy<Value = GeometrySpec> {
+        (any::<bool>(), any::<bool>()).prop_map(|(idf, l2)| GeometrySpec {
+            weighting: if idf {
+                Weighting::Idf
+            } else {
+                Weighting::Binary
+            },
+            normalize: if l2 { Normalize::L2 } else { Normalize::None },
+        })
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-4 * (1.0 + a.abs().max(b.abs()))
+    }
+
+    #[test]
+    fn idf_of_a_hand_computed_case() {
+        // 3 rows; feature 0 in all, feature 1 in one, feature 2 in none.
+        let x = matrix(&[vec![0, 1], vec![0], vec![0]], 3);
+        let g = Geometry::fit(GeometrySpec::IDF_L2, &x);
+        let w = g.feature_weights().unwrap();
+        assert!((w[0] - 1.0).abs() < 1e-6, "ln(4/4)+1 = 1");
+        assert!((w[1] - (2f32.ln() + 1.0)).abs() < 1e-6, "ln(4/2)+1");
+        assert!((w[2] - (4f32.ln() + 1.0)).abs() < 1e-6, "ln(4/1)+1");
+        // Row 0 = (1, 1+ln 2): its scale is 1/sqrt(1 + (1+ln 2)²).
+        let s = g.scale(x.row(0));
+        let want = 1.0 / (1.0 + (1.0 + 2f32.ln()).powi(2)).sqrt();
+        assert!((s - want).abs() < 1e-6);
+        assert_eq!(
+            g.weight(99),
+            4f32.ln() + 1.0,
+            "unseen features weigh as df = 0"
+        );
+    }
+
+    proptest! {
+        /// Every path a learner takes through weighted rows — the row's own ops, the CSR
+        /// view's unchecked loops, a subset's view — equals the dense computation.
+        #[test]
+        fn weighted_dot_and_update_equal_dense(
+            rows in rows_strategy(), spec in spec_strategy(),
+            w in proptest::collection::vec(-8i8..8, 12), a in -3i8..4,
+        ) {
+            let x = matrix(&rows, 12);
+            let g = Geometry::fit(spec, &x);
+            let wx = g.apply(&x);
+            let d = dense(&rows, 12, spec);
+            let w: Vec<f32> = w.into_iter().map(f32::from).collect();
+            let a = f32::from(a);
+            let view = wx.csr().unwrap();
+            let order: Vec<usize> = (0..rows.len()).rev().collect();
+            let sub = RowSubset::new(&wx, &order);
+            let sub_view = sub.csr().unwrap();
+            for i in 0..rows.len() {
+                let want: f64 = d[i].iter().zip(&w).map(|(x, w)| x * f64::from(*w)).sum();
+                prop_assert!(close(f64::from(ops::dot(&w, wx.row(i))), want));
+                prop_assert!(close(f64::from(view.dot(i, &w)), want));
+                let k = rows.len() - 1 - i;
+                prop_assert!(close(f64::from(sub_view.dot(k, &w)), want));
+                let sq: f64 = d[i].iter().map(|v| v * v).sum();
+                prop_assert!(close(f64::from(ops::nrm2_sq(wx.row(i))), sq));
+                prop_assert!(close(f64::from(RowAccess::nrm2_sq(&view, i)), sq));
+                for upd in [0, 1, 2] {
+                    let mut ws = w.clone();
+                    match upd {
+                        0 => ops::axpy(a, wx.row(i), &mut ws),
+                        1 => view.axpy(i, a, &mut ws),
+                        _ => sub_view.axpy(k, a, &mut ws),
+                    }
+                    for j in 0..12 {
+                        prop_assert!(close(f64::from(ws[j]), f64::from(w[j]) + f64::from(a) * d[i][j]));
+                    }
+                }
+                for z in 0..rows.len() {
+                    let want: f64 = d[i].iter().zip(&d[z]).map(|(p, q)| p * q).sum();
+                    prop_assert!(close(f64::from(ops::sparse_dot(wx.row(i), wx.row(z))), want));
+                }
+            }
+        }
+
+        /// Under l2 every nonempty training row has length 1, so R = 1.
+        #[test]
+        fn l2_rows_have_unit_length(rows in rows_strategy(), idf in any::<bool>()) {
+            let x = matrix(&rows, 12);
+            let spec = GeometrySpec {
+                weighting: if idf { Weighting::Idf } else { Weighting::Binary },
+                normalize: Normalize::L2,
+            };
+            let g = Geometry::fit(spec, &x);
+            let wx = g.apply(&x);
+            for (i, r) in rows.iter().enumerate() {
+                let sq = ops::nrm2_sq(wx.row(i));
+                prop_assert!(r.is_empty() || (sq - 1.0).abs() < 1e-5);
+            }
+            if rows.iter().any(|r| !r.is_empty()) {
+                let r = crate::theory::radius(&wx);
+                prop_assert!((r - 1.0).abs() < 1e-5, "R = {r}");
+            }
+        }
+    }
+
+    #[test]
+    fn rows_beyond_the_training_features_weigh_as_unseen() {
+        let x = matrix(&[vec![0], vec![0, 1]], 2);
+        let g = Geometry::fit(GeometrySpec::IDF_L2, &x);
+        let wider = matrix(&[vec![1, 3]], 4);
+        let wx = g.apply(&wider);
+        let r = wx.row(0);
+        assert_eq!(r.feature_weights.unwrap().len(), 4);
+        assert_eq!(r.value(1) / r.value(0), g.weight(3) / g.weight(1));
+    }
+}
