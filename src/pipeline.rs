@@ -10,7 +10,7 @@ use crate::features::{
     vectorize,
 };
 use crate::input::Document;
-use crate::learn::{AnyLearner, Checked, Label, Multiclass};
+use crate::learn::{AnyLearner, Check, Checked, Label, Multiclass};
 use crate::model::{Decision, FeatureSpace, Metadata, Predictor, SavedModel};
 use crate::text::Analyzer;
 use crate::theory;
@@ -41,6 +41,24 @@ pub struct TrainConfig {
     pub options: String,
     /// Feature weighting and row normalization, fitted on the training rows.
     pub geometry: GeometrySpec,
+}
+
+/// What `rosenblatt train` does with no options: the standard analyzer (plain text,
+/// lowercased words), every word kept, averaged PA-I over idf-weighted unit-length rows.
+/// (The spam filter, `train --spam … --ham …`, is the same with the mail analyzer.)
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            analyzer: Analyzer::default(),
+            vocab: VocabConfig::default(),
+            learner: AnyLearner::default()
+                .check()
+                .expect("the default learner's settings are valid"),
+            positive: None,
+            options: String::new(),
+            geometry: GeometrySpec::IDF_L2,
+        }
+    }
 }
 
 /// A trained model with the training matrix it was fitted on.

@@ -37,7 +37,8 @@ pub enum Normalize {
 }
 
 /// The geometry a model is trained in, as chosen: what `--weighting` and `--normalize`
-/// say before any data is seen.
+/// say before any data is seen. Its `Default` reads rows as stored (binary, unscaled);
+/// [`GeometrySpec::IDF_L2`] is what `train` uses unless told otherwise.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GeometrySpec {
     /// Feature weighting.

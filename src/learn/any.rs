@@ -48,6 +48,13 @@ pub enum AnyModel {
     Logistic(LinearModel),
 }
 
+/// The learner `rosenblatt train` uses when no `--learner` is given: averaged PA-I.
+impl Default for AnyLearner {
+    fn default() -> Self {
+        AnyLearner::PassiveAggressive(PassiveAggressive::default())
+    }
+}
+
 impl AnyLearner {
     /// The names [`AnyLearner::from_name`] knows, one per variant (the command line's
     /// `--learner` names).

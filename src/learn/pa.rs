@@ -18,11 +18,16 @@ pub struct PassiveAggressive {
     pub online: OnlineOptions,
 }
 
+/// C = 1, averaged: the averaged weights beat the last ones on every corpus measured
+/// (SpamAssassin, SMS, Reuters; see the README's accuracy table).
 impl Default for PassiveAggressive {
     fn default() -> Self {
         PassiveAggressive {
             c: 1.0,
-            online: OnlineOptions::default(),
+            online: OnlineOptions {
+                average: true,
+                ..OnlineOptions::default()
+            },
         }
     }
 }

@@ -8,7 +8,16 @@ fn train_tiny(dir: &tempfile::TempDir) -> std::path::PathBuf {
     let model = dir.path().join("tiny.model");
     let out = stdout_of(
         bin()
-            .args(["train", "--mode", "converge", "--epochs", "50", "-o"])
+            .args(["train", "--learner", "perceptron", "--mode", "converge"])
+            .args([
+                "--weighting",
+                "binary",
+                "--normalize",
+                "none",
+                "--epochs",
+                "50",
+                "-o",
+            ])
             .arg(&model)
             .arg(data("tiny")),
     );
@@ -164,15 +173,26 @@ fn bad_flags_get_a_sentence() {
     let tiny = data("tiny");
     let missing = dir.path().join("missing.tsv");
     for (flags, input, says) in [
-        (&["--eta", "0"][..], &tiny, "learning rate"),
         (
-            &["--eta", "0"],
+            &["--learner", "perceptron", "--eta", "0"][..],
+            &tiny,
+            "learning rate",
+        ),
+        (
+            &["--learner", "perceptron", "--eta", "0"],
             &tiny,
             "(--eta) must be a positive number, got 0",
         ),
         (&["--learner", "pa", "--pa-c=-1"], &tiny, "(--pa-c) must be"),
         (
-            &["--mode", "random", "--rounds", "0"],
+            &[
+                "--learner",
+                "perceptron",
+                "--mode",
+                "random",
+                "--rounds",
+                "0",
+            ],
             &tiny,
             "(--rounds) must be at least 1",
         ),

@@ -155,7 +155,8 @@ fn train_cv_reports_the_library_cross_validation_of_the_documents() {
         .unwrap(),
         positive: None,
         options: String::new(),
-        geometry: Default::default(),
+        // The command line's default geometry: idf-weighted, unit-length rows.
+        geometry: rosenblatt::features::GeometrySpec::IDF_L2,
     };
     let splits = kfold(docs.len(), 4, 3).unwrap();
     let lib: Vec<f64> = pipeline::cross_validate(&docs, &cfg, &splits)

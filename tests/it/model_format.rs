@@ -7,7 +7,8 @@
 //! - `format2.model`: the golden file of format 2 (before the geometry was saved); the
 //!   older-format fixture now. Never regenerate it.
 //! - `format3.model`: the golden file of the current format, written with
-//!   `cargo run --release -- train -o tests/data/format3.model tests/data/tiny`
+//!   `cargo run --release -- train --learner perceptron --weighting binary --normalize none
+//!   -o tests/data/format3.model tests/data/tiny`
 //!   (run from the repository root, so that the recorded input is `tests/data/tiny`; any
 //!   build profile writes the same model, only the recorded timings differ).
 //!   When the format changes on purpose: bump `FORMAT_VERSION`; this file becomes the

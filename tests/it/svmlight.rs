@@ -111,9 +111,12 @@ fn decisions(model: &Path, input: &Path, extra: &[&str]) -> Vec<(String, String)
         .collect()
 }
 
-/// Trains a perceptron on the text and on its vectors with the same options; both models
-/// must decide every document alike, with equal scores.
+/// Trains a perceptron on the text and on its vectors with the same options, both read
+/// as stored (binary rows: the vectors' values); both models must decide every document
+/// alike, with equal scores.
 fn check_same_model(text: &Path, text_args: &[&str], svm: &Path, train_args: &[&str]) {
+    let stored = ["--weighting", "binary", "--normalize", "none"];
+    let train_args = &[train_args, &stored[..]].concat();
     let dir = tempfile::tempdir().unwrap();
     let (tm, sm) = (dir.path().join("t.model"), dir.path().join("s.model"));
     let t_out = stdout_of(
@@ -185,7 +188,7 @@ fn vectorize_line_files_streamed_in_small_batches() {
         &data("tiny.tsv"),
         &["--format", "tsv"],
         &svm,
-        &["--mode", "online"],
+        &["--learner", "perceptron", "--mode", "online"],
     );
     // The bad JSON line is skipped (and said so); the three good ones are written.
     let svm = check_round_trip(dir.path(), &data("tiny.jsonl"), Some("jsonl"), 1, "1");
@@ -242,7 +245,8 @@ fn real_valued_rows_train_eval_and_classify() {
     let model = dir.path().join("four.model");
     let out = stdout_of(
         bin()
-            .args(["train", "--mode", "converge", "--epochs", "100", "-o"])
+            .args(["train", "--learner", "perceptron", "--mode", "converge"])
+            .args(["--epochs", "100", "-o"])
             .arg(&model)
             .arg(&train),
     );

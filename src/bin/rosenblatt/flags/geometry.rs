@@ -23,30 +23,34 @@ pub enum NormalizeArg {
     L2,
 }
 
-/// How a model reads its rows; recorded in the model and applied by `classify`, `eval`,
-/// `learn` and `vectorize -m`.
+/// How a model reads its rows; recorded in the model and applied by `classify`, `eval`
+/// and `learn`.
 #[derive(Debug, Clone, Args)]
 pub struct GeometryArgs {
-    /// Feature weighting. Rows stay binary in memory (4 bytes per nonzero); the weights
-    /// are applied inside every dot product and update.
-    #[arg(long, value_enum, default_value = "binary")]
-    pub weighting: WeightingArg,
-    /// Row normalization, applied after the weighting.
-    #[arg(long, value_enum, default_value = "none")]
-    pub normalize: NormalizeArg,
+    /// Feature weighting [default: idf for text and mail; binary (values as given) for
+    /// SVMlight rows and for `vectorize`]. Rows stay binary in memory (4 bytes per
+    /// nonzero); the weights are applied inside every dot product and update.
+    #[arg(long, value_enum)]
+    pub weighting: Option<WeightingArg>,
+    /// Row normalization, after the weighting [default: l2 for text and mail; none for
+    /// SVMlight rows and for `vectorize`].
+    #[arg(long, value_enum)]
+    pub normalize: Option<NormalizeArg>,
 }
 
 impl GeometryArgs {
-    /// The library's spec for these flags.
-    pub fn spec(&self) -> GeometrySpec {
+    /// The library's spec for these flags; what is not given comes from `default`.
+    pub fn spec(&self, default: GeometrySpec) -> GeometrySpec {
         GeometrySpec {
             weighting: match self.weighting {
-                WeightingArg::Binary => Weighting::Binary,
-                WeightingArg::Idf => Weighting::Idf,
+                None => default.weighting,
+                Some(WeightingArg::Binary) => Weighting::Binary,
+                Some(WeightingArg::Idf) => Weighting::Idf,
             },
             normalize: match self.normalize {
-                NormalizeArg::None => Normalize::None,
-                NormalizeArg::L2 => Normalize::L2,
+                None => default.normalize,
+                Some(NormalizeArg::None) => Normalize::None,
+                Some(NormalizeArg::L2) => Normalize::L2,
             },
         }
     }

@@ -30,7 +30,9 @@ pub struct KernelArgs {
     /// Constant c of the polynomial kernel (x·z + c)^d.
     #[arg(long, allow_negative_numbers = true)]
     pub coef0: Option<f32>,
-    /// Width γ of the RBF kernel exp(−γ‖x − z‖²).
+    /// Width γ of the RBF kernel exp(−γ‖x − z‖²) [default: 1, for rows of length 1 as
+    /// the default --normalize l2 makes them; binary rows want about 1/(2·words per
+    /// document)].
     #[arg(long, allow_negative_numbers = true)]
     pub gamma: Option<f32>,
     /// Last, averaged or voted hypothesis of the kernel perceptron.
@@ -69,7 +71,7 @@ pub fn apply(
             coef0: k.coef0.unwrap_or(1.0),
         },
         KernelName::Rbf => Kernel::Rbf {
-            gamma: k.gamma.unwrap_or(0.1),
+            gamma: k.gamma.unwrap_or(1.0),
         },
     };
     p.bias = a.bias.into();

@@ -44,9 +44,13 @@ pub struct LearnerArgs {
     /// Winnow's promotion factor α > 1 [default: 1.5].
     #[arg(long, allow_negative_numbers = true)]
     pub alpha: Option<f32>,
-    /// Return the averaged weights (margin-perceptron, pa).
-    #[arg(long)]
+    /// Return the averaged weights: margin-perceptron (pa always averages unless
+    /// --no-average is given).
+    #[arg(long, conflicts_with = "no_average")]
     pub average: bool,
+    /// Return the last weights instead of the average (pa, margin-perceptron).
+    #[arg(long)]
+    pub no_average: bool,
     /// Visit documents in input order, as the textbook perceptron does, instead of a fresh
     /// seeded shuffle per epoch (every learner shuffles by default). Input sorted by class
     /// (class folders) then pulls the model towards the last class; train warns.
@@ -124,8 +128,11 @@ fn refuse_unused(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<()
         a.learner,
         LearnerName::AveragedPerceptron | LearnerName::MarginPerceptron | LearnerName::Pa
     );
-    if !per_perceptron && (f.average || f.pa_c.is_some()) {
-        bail!("--average and --pa-c apply to the perceptron family (margin-perceptron, pa)");
+    if !per_perceptron && (f.average || f.no_average || f.pa_c.is_some()) {
+        bail!(
+            "--average, --no-average and --pa-c apply to the perceptron family \
+             (margin-perceptron, pa)"
+        );
     }
     if f.margin.is_some()
         && !matches!(
@@ -134,6 +141,20 @@ fn refuse_unused(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<()
         )
     {
         bail!("--margin applies to --learner margin-perceptron and winnow only");
+    }
+    if a.eta != 1.0
+        && matches!(
+            a.learner,
+            LearnerName::AveragedPerceptron
+                | LearnerName::Pa
+                | LearnerName::Winnow
+                | LearnerName::Centroid
+        )
+    {
+        bail!(
+            "--eta applies to the perceptron, margin-perceptron, logistic and softmax (pa \
+             steps by its own rule: see --pa-c)"
+        );
     }
     if f.alpha.is_some() && a.learner != LearnerName::Winnow {
         bail!("--alpha applies to --learner winnow only");
@@ -194,13 +215,13 @@ pub fn learner(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<AnyL
         AnyLearner::AveragedPerceptron(p) => online(&mut p.online),
         AnyLearner::MarginPerceptron(p) => {
             online(&mut p.online);
-            p.online.average = f.average;
+            p.online.average = (p.online.average || f.average) && !f.no_average;
             p.eta = a.eta;
             p.tau = f.margin.unwrap_or(p.tau);
         }
         AnyLearner::PassiveAggressive(p) => {
             online(&mut p.online);
-            p.online.average = f.average;
+            p.online.average = (p.online.average || f.average) && !f.no_average;
             p.c = f.pa_c.unwrap_or(p.c);
         }
         AnyLearner::Winnow(w) => {

@@ -31,7 +31,7 @@ pub enum LearnerName {
     AveragedPerceptron,
     /// Updates when y·(w·x + b) ≤ τ (see --margin, --eta, --average).
     MarginPerceptron,
-    /// Passive-Aggressive PA-I (see --pa-c, --average).
+    /// Passive-Aggressive PA-I, averaged (see --pa-c, --no-average). The default.
     Pa,
     /// Balanced Winnow, multiplicative updates (see --alpha, --margin).
     Winnow,
@@ -56,8 +56,10 @@ impl LearnerName {
 /// `--learner` and the schedule flags of `train`.
 #[derive(Debug, Args, Clone)]
 pub struct ScheduleArgs {
-    /// The learning algorithm.
-    #[arg(long, value_enum, default_value_t = LearnerName::Perceptron)]
+    /// The learning algorithm. The default, pa (averaged) over idf-weighted unit-length
+    /// rows, has the best mean accuracy over seeded splits of the corpora measured
+    /// (`cargo run --release --example accuracy`).
+    #[arg(long, value_enum, default_value_t = LearnerName::Pa)]
     pub learner: LearnerName,
     /// Perceptron schedule.
     #[arg(long, value_enum, default_value_t = Mode::Batch)]

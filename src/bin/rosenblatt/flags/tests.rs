@@ -30,7 +30,7 @@ fn every_flag_rule_is_refused_with_its_sentence() {
             "--holdout must be a fraction between 0 and 1, got -1",
         ),
         (
-            format!("{t} --eta -1"),
+            format!("{t} --learner perceptron --eta -1"),
             "(--eta) must be a positive number, got -1",
         ),
         (
@@ -137,11 +137,11 @@ fn every_flag_rule_is_refused_with_its_sentence() {
             "--rounds and --patience apply to --mode random only",
         ),
         (
-            format!("{t} --mode random --rounds 0"),
+            format!("{t} --learner perceptron --mode random --rounds 0"),
             "(--rounds) must be at least 1",
         ),
         (
-            format!("{t} --mode random --no-shuffle"),
+            format!("{t} --learner perceptron --mode random --no-shuffle"),
             "does not apply to --mode random",
         ),
         (
@@ -149,17 +149,26 @@ fn every_flag_rule_is_refused_with_its_sentence() {
             "--mode applies to the perceptron",
         ),
         (
-            format!("{t} --eta 0"),
+            format!("{t} --eta 0.5"),
+            "--eta applies to the perceptron, margin-perceptron, logistic and softmax",
+        ),
+        (
+            format!("{t} --learner perceptron --eta 0"),
             "(--eta) must be a positive number, got 0",
         ),
         // train: learner flags
         (
-            format!("{t} --average"),
-            "--average and --pa-c apply to the perceptron family",
+            format!("{t} --learner logistic --average"),
+            "--average, --no-average and --pa-c apply to the perceptron family",
         ),
         (
-            format!("{t} --pa-c 2"),
-            "--average and --pa-c apply to the perceptron family",
+            format!("{t} --learner winnow --no-average"),
+            "--average, --no-average and --pa-c apply to the perceptron family",
+        ),
+        (format!("{t} --average --no-average"), "cannot be used with"),
+        (
+            format!("{t} --learner perceptron --pa-c 2"),
+            "--average, --no-average and --pa-c apply to the perceptron family",
         ),
         (format!("{t} --learner pa --pa-c=-1"), "(--pa-c) must be"),
         (
@@ -303,7 +312,9 @@ fn good_combinations_become_their_plans() {
         panic!("a bench plan expected");
     };
     assert!(matches!(p.data, BenchData::Svmlight(_, Some(7))));
-    let Ok(Plan::Train(p)) = plan_of("train -o m --spam s --ham h --mode random") else {
+    let Ok(Plan::Train(p)) =
+        plan_of("train -o m --spam s --ham h --learner perceptron --mode random")
+    else {
         panic!("a train plan expected");
     };
     assert!(matches!(p.source, Source::Mail(_)));
@@ -338,4 +349,30 @@ fn failures_of_classify_and_learn_exit_with_3() {
     assert_eq!(code("classify -m m"), 3);
     assert_eq!(code("learn -m m --spam"), 3);
     assert_eq!(code("train -o m in.tsv"), 1);
+}
+
+#[test]
+fn train_with_no_options_is_the_library_default() {
+    use rosenblatt::pipeline::TrainConfig;
+    use rosenblatt::text::{Analyzer, Source as TextSource};
+    let lib = TrainConfig::default();
+    let Ok(Plan::Train(p)) = plan_of("train -o m docs") else {
+        panic!("a train plan expected");
+    };
+    let cli = p.config;
+    assert_eq!(cli.learner, lib.learner);
+    assert_eq!(cli.geometry, lib.geometry);
+    assert_eq!(cli.analyzer, lib.analyzer);
+    assert_eq!(cli.vocab, lib.vocab);
+    assert_eq!(cli.positive, lib.positive);
+    // The spam filter: the same learner and geometry, reading mail.
+    let Ok(Plan::Train(p)) = plan_of("train -o m --spam s --ham h") else {
+        panic!("a train plan expected");
+    };
+    assert_eq!(p.config.learner, lib.learner);
+    assert_eq!(p.config.geometry, lib.geometry);
+    assert_eq!(
+        p.config.analyzer,
+        Analyzer::standard(TextSource::mail(), true)
+    );
 }

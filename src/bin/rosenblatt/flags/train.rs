@@ -10,6 +10,7 @@ use super::schedule::{Mode, ScheduleArgs};
 use anyhow::{Result, bail};
 use clap::Args;
 use rosenblatt::experiment::{Split, kfold};
+use rosenblatt::features::GeometrySpec;
 use rosenblatt::input::Format;
 use rosenblatt::learn::multilabel::MultiLabelOptions;
 use rosenblatt::learn::{AnyLearner, Check, KernelPerceptron, Perceptron, Schedule};
@@ -127,7 +128,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         Some(k) => format!("{}, {k}", s.describe(a.learners.no_shuffle)),
         None => learner::describe(&learner).unwrap_or_else(|| s.describe(a.learners.no_shuffle)),
     };
-    let config = TrainConfig {
+    let mut config = TrainConfig {
         analyzer: Analyzer::standard(
             if mail {
                 TextSource::mail()
@@ -140,7 +141,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         options,
         learner: learner.check()?,
         positive: a.positive.clone(),
-        geometry: a.geometry.spec(),
+        geometry: GeometrySpec::IDF_L2,
     };
     inputs::check_split(a.corpus.input.split, a.corpus.input.format)?;
     let max_feature_id = a.svm.limit()?;
@@ -163,6 +164,11 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
     if max_feature_id.is_some() && !matches!(source, Source::Svmlight(..)) {
         bail!("{}", inputs::NOT_SVM);
     }
+    // Text is weighted by default; SVMlight rows are read with the values they carry.
+    config.geometry = a.geometry.spec(match source {
+        Source::Svmlight(..) => GeometrySpec::default(),
+        _ => GeometrySpec::IDF_L2,
+    });
     Ok(TrainPlan {
         source,
         output: a.output,

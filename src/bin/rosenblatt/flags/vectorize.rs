@@ -81,6 +81,6 @@ pub fn plan(a: VectorizeArgs) -> Result<VectorizePlan> {
         positive: a.positive,
         batch: a.batch,
         json: a.json,
-        geometry: a.geometry.spec(),
+        geometry: a.geometry.spec(GeometrySpec::default()),
     })
 }
