@@ -6,10 +6,11 @@ use anyhow::Result;
 use rosenblatt::model::{FeatureSpace, Predictor, SavedModel};
 use std::process::ExitCode;
 
-/// A feature's name: its word, or its SVMlight id for models trained on vectors.
+/// A feature's name: its word (`#ID` in a hashed space), or its SVMlight id for models
+/// trained on vectors.
 fn feature_name(m: &SavedModel, j: u32) -> String {
     match m.features {
-        FeatureSpace::Text => m.vocab.word(j).to_string(),
+        FeatureSpace::Text => m.vocab.name(j).into_owned(),
         FeatureSpace::Indexed { .. } => rosenblatt::input::svmlight::feature_name(j),
     }
 }
@@ -82,7 +83,7 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
             outln!("mail rules     {rules}");
         }
     }
-    outln!("vocabulary     {} words", m.vocab.len());
+    outln!("vocabulary     {}", m.vocab.describe());
     outln!("learner        {} ({})", meta.learner, meta.options);
     outln!("inputs         {}", meta.inputs.join(" "));
     outln!("documents      {}", meta.documents);
