@@ -7,7 +7,8 @@
 //! (η = 1, the bias learned as the weight of a constant feature, as `train` does by
 //! default). Words the vocabulary has never seen are added with the next ids and a weight
 //! of 0 before the update, so new spam vocabulary is learned too: the vocabulary grows with
-//! every update (pruning settings of the original training apply no more). A correctly
+//! every update (pruning settings of the original training apply no more). A hashed model
+//! has an id for every word already: it learns new words without growing. A correctly
 //! classified document changes no weight and no vocabulary entry. Every document counts
 //! in the model's `meta.learned`; updates in `meta.report.updates`. Rows are read in the
 //! model's geometry, as in training: x is the document's idf-weighted, scaled row when
@@ -21,13 +22,17 @@ use crate::vocab::Vocabulary;
 use crate::{Error, Result};
 use hashbrown::HashSet;
 
-/// A model that knows nothing yet: an empty vocabulary, zero weights, classes
-/// `[negative, positive]`, reading documents as `analyzer` says (its source decides
-/// whether inputs are parsed as mail). Learning starts from it in the TREC online protocol.
+/// A model that knows nothing yet: an empty vocabulary (the empty hashed space of a
+/// hashing analyzer), zero weights, classes `[negative, positive]`, reading documents as
+/// `analyzer` says (its source decides whether inputs are parsed as mail). Learning starts
+/// from it in the TREC online protocol.
 pub fn empty_model(analyzer: Analyzer, negative: &str, positive: &str) -> SavedModel {
+    let vocab = analyzer
+        .hashing()
+        .map_or_else(Vocabulary::default, Vocabulary::hashed);
     SavedModel {
         analyzer,
-        vocab: Vocabulary::default(),
+        vocab,
         features: FeatureSpace::Text,
         geometry: Default::default(),
         classes: vec![negative.to_string(), positive.to_string()],
@@ -92,17 +97,22 @@ fn unique_tokens(model: &SavedModel, doc: &Document) -> Vec<String> {
     v
 }
 
+/// The row of `tokens`: the ids the vocabulary knows, sorted and unique (in a hashed
+/// space two tokens may share an id).
+fn row_of(model: &SavedModel, tokens: &[String]) -> Vec<u32> {
+    let mut ids: Vec<u32> = tokens.iter().filter_map(|t| model.vocab.get(t)).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
 /// The current score of `doc`: w·x + b over the words the vocabulary knows.
 #[cfg(test)]
 fn score_document(model: &SavedModel, doc: &Document) -> Result<f32> {
     let Predictor::Binary(m) = &model.predictor else {
         return Err(Error::Unsupported("scoring needs a two-class model".into()));
     };
-    let mut ids: Vec<u32> = unique_tokens(model, doc)
-        .iter()
-        .filter_map(|t| model.vocab.get(t))
-        .collect();
-    ids.sort_unstable();
+    let ids = row_of(model, &unique_tokens(model, doc));
     Ok(crate::Classifier::score(m, crate::RowRef::binary(&ids)))
 }
 
@@ -112,8 +122,7 @@ pub fn learn_document(model: &mut SavedModel, doc: &Document, class: &str) -> Re
     linear_mut(&mut model.predictor)?;
     let tokens = unique_tokens(model, doc);
     let score = {
-        let mut ids: Vec<u32> = tokens.iter().filter_map(|t| model.vocab.get(t)).collect();
-        ids.sort_unstable();
+        let ids = row_of(model, &tokens);
         let row = model.geometry.row(crate::RowRef::binary(&ids));
         crate::Classifier::score(&*linear_mut(&mut model.predictor)?, row)
     };
@@ -128,6 +137,7 @@ pub fn learn_document(model: &mut SavedModel, doc: &Document, class: &str) -> Re
     let before = model.vocab.len();
     let mut ids = model.vocab.add_document(tokens.iter().map(String::as_str));
     ids.sort_unstable();
+    ids.dedup(); // hashed words may share an id
     let n = model.vocab.len();
     model.geometry.cover(n);
     let m = linear_mut(&mut model.predictor)?;
@@ -170,5 +180,31 @@ mod tests {
         assert_eq!((m.meta.learned, m.meta.report.updates), (3, 2));
         assert_eq!(m.vocab.len(), 3);
         assert!(learn_document(&mut m, &ham, "eggs").is_err());
+    }
+
+    #[test]
+    fn a_hashed_model_learns_words_it_never_saw_without_growing() {
+        let a = Analyzer::builder(crate::text::Source::Text)
+            .step(crate::text::Step::Words)
+            .step(crate::text::Step::Lowercase)
+            .step(crate::text::Step::Hash(10))
+            .build()
+            .unwrap();
+        let mut m = empty_model(a, "ham", "spam");
+        assert_eq!(m.vocab.len(), 1024);
+        let spam = Document::new("1", "Free money", None);
+        let o = learn_document(&mut m, &spam, "spam").unwrap();
+        assert_eq!((o.score, o.updated, o.new_words), (0.0, true, 0));
+        assert_eq!(score_document(&m, &spam).unwrap(), 3.0);
+        let unseen = Document::new("2", "zyzzyva", None);
+        assert_eq!(score_document(&m, &unseen).unwrap(), 1.0);
+        // Filed as ham: a mistake (score 1), so the bias goes back to 0 and zyzzyva, a
+        // word training never saw, gets its own weight −1 (it shares no id with free or
+        // money at 2^10 ids).
+        let o = learn_document(&mut m, &unseen, "ham").unwrap();
+        assert_eq!((o.score, o.updated, o.new_words), (1.0, true, 0));
+        assert_eq!(score_document(&m, &unseen).unwrap(), -1.0);
+        assert_eq!(score_document(&m, &spam).unwrap(), 2.0);
+        assert_eq!((m.vocab.len(), m.vocab.documents()), (1024, 2));
     }
 }

@@ -3,8 +3,9 @@
 //! The pipeline runs one way, each stage knowing only the one before it:
 //!
 //! 1. [`input`] reads documents (folders, JSONL, TSV, …) into [`input::Document`]s;
-//! 2. [`text`] splits their text into lowercased words (UAX #29);
-//! 3. [`vocab`] maps words to dense `u32` ids, with document frequencies and pruning;
+//! 2. [`text`] splits their text into lowercased words (UAX #29), and n-grams of them;
+//! 3. [`vocab`] maps words to dense `u32` ids, with document frequencies and pruning (or,
+//!    under a hashing analyzer, to their hashed ids, with no words kept);
 //! 4. [`features`] turns each document into a sorted, unique row of a binary CSR matrix;
 //! 5. [`learn`] fits linear classifiers on those rows — it never sees a string;
 //! 6. [`eval`] scores rows in parallel and measures: metrics, ROC, the spam figures.

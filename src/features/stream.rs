@@ -8,10 +8,15 @@
 //! the output equals [`count_df`](super::count_df) followed by [`vectorize`](super::vectorize).
 //! Renumbering and pruning happen in place, so peak memory stays near one matrix plus the
 //! vocabulary.
+//!
+//! Under a hashing analyzer the same pass runs, and [`finish`](StreamVectorizer::finish)
+//! gives every word its hashed id instead of a rank (words that share an id in one row
+//! become one entry); the words are then dropped, and the vocabulary is the hashed space
+//! with the document frequency of each id.
 
 use super::{BinaryMatrix, MatrixBuilder, Seen};
 use crate::input::Document;
-use crate::text::Analyzer;
+use crate::text::{Analyzer, Hashing};
 use crate::vocab::{VocabConfig, Vocabulary, WordTable, key};
 use rayon::prelude::*;
 
@@ -158,8 +163,12 @@ impl StreamVectorizer {
         self.bytes
     }
 
-    /// Prunes and renumbers the vocabulary (df desc, then word) and returns it with the rows.
+    /// Prunes and renumbers the vocabulary (df desc, then word) and returns it with the rows;
+    /// under a hashing analyzer, hashes every word instead (`config` does not apply).
     pub fn finish(self, config: &VocabConfig) -> (Vocabulary, BinaryMatrix) {
+        if let Some(h) = self.analyzer.hashing() {
+            return self.finish_hashed(h);
+        }
         let StreamVectorizer {
             words,
             mut indptr,
@@ -218,6 +227,52 @@ impl StreamVectorizer {
         b.set_raw(indptr, indices);
         (vocab, b.finish(n))
     }
+}
+
+impl StreamVectorizer {
+    /// The rows with every word replaced by its hashed id, and the hashed space with the
+    /// document frequency of each id.
+    fn finish_hashed(self, h: Hashing) -> (Vocabulary, BinaryMatrix) {
+        let StreamVectorizer {
+            words,
+            mut indptr,
+            mut indices,
+            ..
+        } = self;
+        let new_id: Vec<u32> = words.words().map(|w| h.id(w)).collect();
+        drop(words);
+        renumber_parallel(&indptr, &mut indices, &new_id);
+        drop(new_id);
+        dedup_rows(&mut indptr, &mut indices);
+        let mut df = vec![0u32; h.ids()];
+        for &j in &indices {
+            df[j as usize] += 1;
+        }
+        let docs = (indptr.len() - 1) as u64;
+        let mut b = MatrixBuilder::default();
+        b.set_raw(indptr, indices);
+        (Vocabulary::from_hashed_df(h, df, docs), b.finish(h.ids()))
+    }
+}
+
+/// Removes repeated ids from sorted rows in place (two words of a row that hash alike);
+/// rows only shrink, so the write position never passes the read position.
+fn dedup_rows(indptr: &mut [usize], indices: &mut Vec<u32>) {
+    let mut write = 0;
+    let mut start = 0;
+    for i in 0..indptr.len() - 1 {
+        let end = indptr[i + 1];
+        let row_start = write;
+        for r in start..end {
+            if write == row_start || indices[write - 1] != indices[r] {
+                indices[write] = indices[r];
+                write += 1;
+            }
+        }
+        start = end;
+        indptr[i + 1] = write;
+    }
+    indices.truncate(write);
 }
 
 /// A word's first 8 bytes as a big-endian integer, zero-padded: integers compare as the

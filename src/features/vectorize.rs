@@ -1,5 +1,9 @@
 //! Documents → binary rows, in parallel over documents with per-thread scratch; the result
 //! is identical to the sequential path (chunks are stitched back in input order).
+//!
+//! A vocabulary of words keeps a row's ids unique as they arrive ([`Seen`], one mark per
+//! word); a hashed space has 2^B ids, too many to mark per thread, so its rows are sorted
+//! and deduplicated instead.
 
 use super::{BinaryMatrix, MatrixBuilder, Seen};
 use crate::input::Document;
@@ -19,15 +23,17 @@ pub struct Vectorized {
     pub unknown_tokens: u64,
 }
 
-/// Document frequencies of every token of `docs`, counted in parallel.
+/// Document frequencies of every token of `docs` (of every hashed id, when the analyzer
+/// hashes), counted in parallel.
 pub fn count_df(analyzer: &Analyzer, docs: &[Document]) -> DfCounts {
+    let new = || DfCounts::new(analyzer.hashing());
     docs.par_iter()
-        .fold(DfCounts::default, |mut c, d| {
+        .fold(new, |mut c, d| {
             c.start_document();
             analyzer.tokens(d, &mut |t| c.add(t));
             c
         })
-        .reduce(DfCounts::default, DfCounts::merge)
+        .reduce(new, DfCounts::merge)
 }
 
 fn vectorize_chunk(
@@ -37,13 +43,22 @@ fn vectorize_chunk(
     scratch: &mut (Vec<u32>, Seen),
 ) -> (MatrixBuilder, u64) {
     let (ids, seen) = scratch;
-    seen.grow(vocab.len());
     let mut b = MatrixBuilder::with_capacity(docs.len(), docs.len() * 64);
+    if let Some(h) = vocab.hashing() {
+        for d in docs {
+            ids.clear();
+            analyzer.tokens(d, &mut |t| ids.push(h.id(t)));
+            b.push_unsorted(ids);
+        }
+        return (b, 0);
+    }
+    let table = vocab.table();
+    seen.grow(vocab.len());
     let mut unknown = 0u64;
     for d in docs {
         ids.clear();
         seen.next_document();
-        analyzer.tokens(d, &mut |t| match vocab.get(t) {
+        analyzer.tokens(d, &mut |t| match table.get(t) {
             Some(id) => {
                 if seen.first(id) {
                     ids.push(id)
@@ -57,7 +72,7 @@ fn vectorize_chunk(
     (b, unknown)
 }
 
-/// Vectorizes `docs` against a frozen vocabulary, in parallel.
+/// Vectorizes `docs` against a frozen vocabulary (or a hashed space), in parallel.
 pub fn vectorize(analyzer: &Analyzer, vocab: &Vocabulary, docs: &[Document]) -> Vectorized {
     let parts: Vec<(MatrixBuilder, u64)> = docs
         .par_chunks(CHUNK)

@@ -16,7 +16,21 @@ impl SavedModel {
     /// Checks that the decoded parts agree; the error says what disagrees.
     pub(super) fn check(&self) -> Check {
         let width = match self.features {
-            FeatureSpace::Text => self.vocab.len(),
+            FeatureSpace::Text => {
+                let (a, v) = (self.analyzer.hashing(), self.vocab.hashing());
+                if a != v {
+                    let says = |h: Option<crate::text::Hashing>| match h {
+                        Some(h) => format!("hashes tokens into 2^{} ids", h.bits),
+                        None => "keeps a vocabulary of words".to_string(),
+                    };
+                    return Err(format!(
+                        "its analyzer {} but its vocabulary {}",
+                        says(a),
+                        says(v)
+                    ));
+                }
+                self.vocab.len()
+            }
             FeatureSpace::Indexed { n_features } => {
                 if n_features > MAX_WIDTH {
                     return Err(format!(

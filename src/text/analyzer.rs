@@ -1,16 +1,19 @@
 //! The analyzer saved in every model: how a document becomes tokens, named step by step.
 //!
 //! An [`Analyzer`] is a [`Source`] (plain text, or mail with its rules) and an ordered list
-//! of named [`Step`]s (`words`, `lowercase`). It is written into the model as exactly that
-//! — the source and the step names — and checked again when read, so `classify`, `eval`
-//! and `learn` rebuild the analyzer training used from the model alone.
+//! of named [`Step`]s (`words`, `lowercase`, `ngrams(N)`, `hash(B)`). It is written into
+//! the model as exactly that — the source and the step names — and checked again when
+//! read, so `classify`, `eval` and `learn` rebuild the analyzer training used from the
+//! model alone.
 //!
 //! Running it costs nothing per token beyond the steps themselves: the steps are compiled
 //! once, when the analyzer is built, into the word tokenizer with the lowercase step
-//! folded into its loop.
+//! folded into its loop, and the n-gram step, if any, around it. The hashing step changes
+//! no token: it tells the vocabulary to map tokens to ids by their hash
+//! ([`Analyzer::hashing`]).
 
 use super::step::check_order;
-use super::{AnalyzerBuilder, Source, Step, Tokenizer, Words};
+use super::{AnalyzerBuilder, Hashing, Ngrams, Source, Step, Tokenizer, Words};
 use crate::input::Document;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -23,6 +26,10 @@ pub struct Analyzer {
     steps: Vec<Step>,
     /// The steps compiled: the tokenizer with its filters folded in.
     words: Words,
+    /// The n-gram step, if any.
+    ngrams: Option<Ngrams>,
+    /// The hashing step, if any.
+    hashing: Option<Hashing>,
 }
 
 /// The analyzer as a model file stores it: the source and the step names.
@@ -78,16 +85,21 @@ impl Analyzer {
     pub(super) fn compile(source: Source, steps: Vec<Step>) -> Result<Analyzer, String> {
         check_order(&steps)?;
         let mut words = Words { lowercase: false };
+        let (mut ngrams, mut hashing) = (None, None);
         for s in &steps {
-            match s {
+            match *s {
                 Step::Words => {}
                 Step::Lowercase => words.lowercase = true,
+                Step::Ngrams(n) => ngrams = Some(Ngrams::new(n)?),
+                Step::Hash(b) => hashing = Some(Hashing::new(b)?),
             }
         }
         Ok(Analyzer {
             source,
             steps,
             words,
+            ngrams,
+            hashing,
         })
     }
 
@@ -112,10 +124,37 @@ impl Analyzer {
         self.words
     }
 
+    /// The n-gram step, when the analyzer makes n-grams.
+    pub fn ngrams(&self) -> Option<Ngrams> {
+        self.ngrams
+    }
+
+    /// The hashing step, when tokens are mapped to ids by their hash rather than by a
+    /// vocabulary of words.
+    pub fn hashing(&self) -> Option<Hashing> {
+        self.hashing
+    }
+
     /// Every token of `doc`: body words, then `field:word` for each prefixed field, then
-    /// the document's literal tags. Duplicates are passed on; the vectorizer removes them.
+    /// the document's literal tags. With an n-gram step, each word is followed by the
+    /// n-grams ending with it, within its field (`new york`, `subject:cheap meds`).
+    /// Duplicates are passed on; the vectorizer removes them.
     pub fn tokens(&self, doc: &Document, sink: &mut dyn FnMut(&str)) {
         let words = self.words;
+        if let Some(ng) = self.ngrams {
+            ng.field(words, &doc.text, "", sink);
+            let mut prefix = String::new();
+            for (name, text) in &doc.fields {
+                prefix.clear();
+                prefix.push_str(name);
+                prefix.push(':');
+                ng.field(words, text, &prefix, sink);
+            }
+            for tag in &doc.tags {
+                sink(tag);
+            }
+            return;
+        }
         words.tokens(&doc.text, sink);
         let mut scratch = String::new();
         for (name, text) in &doc.fields {
@@ -209,5 +248,95 @@ mod tests {
             json,
             serde_json::json!({"source": "text", "steps": ["words", "lowercase"]})
         );
+    }
+
+    fn with(steps: &[Step], source: Source) -> Analyzer {
+        Analyzer::compile(source, steps.to_vec()).unwrap()
+    }
+
+    #[test]
+    fn bigrams_of_a_short_text_are_its_adjacent_lowercased_words() {
+        let a = with(
+            &[Step::Words, Step::Lowercase, Step::Ngrams(2)],
+            Source::Text,
+        );
+        assert_eq!(a.to_string(), "text → words → lowercase → ngrams(2)");
+        assert_eq!(
+            tokens(&a, "Flights to New York"),
+            [
+                "flights",
+                "to",
+                "flights to",
+                "new",
+                "to new",
+                "york",
+                "new york"
+            ]
+        );
+    }
+
+    #[test]
+    fn mail_n_grams_stay_within_their_field() {
+        let a = with(
+            &[Step::Words, Step::Lowercase, Step::Ngrams(2)],
+            Source::mail(),
+        );
+        let mut d = Document::new("d", "Buy now", None);
+        d.fields.push(("subject".into(), "Cheap meds".into()));
+        d.fields.push(("from".into(), "Pharmacy Desk".into()));
+        d.tags.push("hdr:Subject".into());
+        let mut out = Vec::new();
+        a.tokens(&d, &mut |t| out.push(t.to_string()));
+        // No `now subject:cheap`, no `subject:meds from:pharmacy`: the body and each
+        // field are n-grammed on their own, and tags are left as they are.
+        assert_eq!(
+            out,
+            [
+                "buy",
+                "now",
+                "buy now",
+                "subject:cheap",
+                "subject:meds",
+                "subject:cheap meds",
+                "from:pharmacy",
+                "from:desk",
+                "from:pharmacy desk",
+                "hdr:Subject"
+            ]
+        );
+    }
+
+    #[test]
+    fn hashing_changes_no_token_and_is_named_last() {
+        let a = with(
+            &[
+                Step::Words,
+                Step::Lowercase,
+                Step::Ngrams(3),
+                Step::Hash(18),
+            ],
+            Source::Text,
+        );
+        assert_eq!(
+            a.to_string(),
+            "text → words → lowercase → ngrams(3) → hash(18)"
+        );
+        assert_eq!(a.hashing(), Some(Hashing { bits: 18 }));
+        assert_eq!(a.ngrams(), Some(Ngrams { n: 3 }));
+        assert_eq!(Analyzer::default().hashing(), None);
+        assert_eq!(tokens(&a, "a B"), ["a", "b", "a b"]);
+        let json = serde_json::to_value(&a).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "source": "text",
+                "steps": ["words", "lowercase", "ngrams(3)", "hash(18)"]
+            })
+        );
+        let cfg = bincode::config::standard();
+        let bytes = bincode::serde::encode_to_vec(&a, cfg).unwrap();
+        let (back, _): (Analyzer, _) = bincode::serde::decode_from_slice(&bytes, cfg).unwrap();
+        assert_eq!(back, a);
+        assert_eq!((back.ngrams(), back.hashing()), (a.ngrams(), a.hashing()));
     }
 }

@@ -2,16 +2,17 @@
 //! classification alike, so both see exactly the same words.
 //!
 //! An [`Analyzer`] is a [`Source`] — plain text, or mail with its [`MailRules`] — and an
-//! ordered list of named [`Step`]s, today the UAX #29 word tokenizer ([`Words`]) and
-//! [`Lowercase`]. The model stores it as the source and the step names, so `inspect`
+//! ordered list of named [`Step`]s: the UAX #29 word tokenizer ([`Words`]), [`Lowercase`],
+//! word n-grams ([`Ngrams`]) and feature hashing ([`Hashing`]). The model stores it as the source and the step names, so `inspect`
 //! shows what a model does and `classify`, `eval` and `learn` replay it exactly. An
 //! analyzer tokenizes a whole [`Document`](crate::input::Document): its body, its prefixed
 //! fields (`subject:free`) and its literal tags.
 //!
 //! Each step lives in its own file as a small type; [`Step`] names it and gives its
-//! [`Stage`] (tokenizer, then filters), the [`AnalyzerBuilder`] checks the order, and the
-//! analyzer compiles the list once into the loop that runs per token. A new step arrives
-//! as its file, a variant of [`Step`] with its name and stage, and its place in that loop.
+//! [`Stage`] (tokenizer, filters, n-grams, hashing), the [`AnalyzerBuilder`] checks the
+//! order, and the analyzer compiles the list once into the loop that runs per token. A new
+//! step arrives as its file, a variant of [`Step`] with its name and stage, and its place
+//! in that loop.
 //!
 //! A [`Tokenizer`] pushes tokens into a sink (no allocation per token).
 //!
@@ -19,14 +20,18 @@
 
 mod analyzer;
 mod builder;
+mod hash;
 mod lowercase;
+mod ngrams;
 mod source;
 mod step;
 mod words;
 
 pub use analyzer::Analyzer;
 pub use builder::AnalyzerBuilder;
+pub use hash::Hashing;
 pub use lowercase::Lowercase;
+pub use ngrams::Ngrams;
 pub use source::Source;
 pub use step::{Stage, Step};
 pub use words::Words;

@@ -1,10 +1,19 @@
 //! Vocabulary: word ↔ dense `u32` id, with document frequencies, pruning, frozen after
-//! training.
+//! training — or, under an analyzer with a hashing step, token → hashed id with the
+//! document frequency of every id and no words kept.
 //!
 //! Counting runs in parallel: each thread counts document frequencies into its own map
 //! ([`DfCounts`]) and the partial counts are merged. Ids are assigned in a deterministic
 //! order (document frequency descending, then the word), so the result never depends on
 //! how work was split between threads.
+//!
+//! Both kinds answer the same questions at training time — how many ids ([`len`]), the
+//! document frequency of each ([`df`]) and of how many documents ([`documents`]) — so
+//! what is computed from document frequencies works on either.
+//!
+//! [`len`]: Vocabulary::len
+//! [`df`]: Vocabulary::df
+//! [`documents`]: Vocabulary::documents
 
 mod table;
 
@@ -12,10 +21,13 @@ pub(crate) use table::{WordTable, key};
 
 use crate::Result;
 use crate::error::{ConfigError, Param, at_least_one};
+use crate::text::Hashing;
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
-/// Pruning rules applied when a vocabulary is built from counts.
+/// Pruning rules applied when a vocabulary of words is built from counts (a hashed
+/// vocabulary keeps every id: these do not apply to it).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct VocabConfig {
     /// Keep words seen in at least this many documents (default 1).
@@ -42,25 +54,44 @@ impl VocabConfig {
     }
 }
 
-/// Document-frequency counts of one thread's share of the documents.
+/// Document-frequency counts of one thread's share of the documents: per word, or per
+/// hashed id when counting for a hashing analyzer.
 #[derive(Debug, Default)]
 pub struct DfCounts {
     map: HashMap<Box<str>, (u32, u64)>,
+    hashing: Option<Hashing>,
+    ids: HashMap<u32, (u32, u64)>,
     doc: u64,
     docs: u64,
 }
 
 impl DfCounts {
+    /// Empty counts, per word (`None`) or per id of `hashing`.
+    pub fn new(hashing: Option<Hashing>) -> DfCounts {
+        DfCounts {
+            hashing,
+            ..Default::default()
+        }
+    }
+
     /// Starts counting a new document (call before its tokens).
     pub fn start_document(&mut self) {
         self.docs += 1;
         self.doc = self.docs;
     }
 
-    /// Counts `word` once per document however often it occurs.
+    /// Counts `word` (or its hashed id) once per document however often it occurs.
     #[inline]
     pub fn add(&mut self, word: &str) {
         let doc = self.doc;
+        if let Some(h) = self.hashing {
+            let e = self.ids.entry(h.id(word)).or_insert((0, 0));
+            if e.1 != doc {
+                e.0 += 1;
+                e.1 = doc;
+            }
+            return;
+        }
         match self.map.get_mut(word) {
             Some(e) => {
                 if e.1 != doc {
@@ -84,6 +115,10 @@ impl DfCounts {
         for (w, (df, _)) in small.map {
             big.map.entry(w).or_insert((0, 0)).0 += df;
         }
+        for (j, (df, _)) in small.ids {
+            big.ids.entry(j).or_insert((0, 0)).0 += df;
+        }
+        big.hashing = big.hashing.or(small.hashing);
         big.docs += small.docs;
         big
     }
@@ -94,15 +129,23 @@ impl DfCounts {
     }
 }
 
-/// The frozen word → id map saved in models. Unknown words are simply absent.
+/// The frozen word → id map saved in models (unknown words are simply absent), or the
+/// hashed space of a hashing analyzer (every token has an id).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(try_from = "VocabRepr", into = "VocabRepr")]
 pub struct Vocabulary {
     table: WordTable,
+    /// One per id: per word, or per hashed id (2^B of them).
     df: Vec<u32>,
     documents: u64,
+    /// Hashed: tokens map to ids by their hash, and `table` is empty.
+    hashing: Option<Hashing>,
 }
 
+/// The stored form. A hashed vocabulary is stored as no words and 2^B document
+/// frequencies (a vocabulary of words has exactly one per word), so that it needs no
+/// field of its own; the model's analyzer names the same hashing step, and loading a
+/// model checks that the two agree.
 #[derive(Serialize, Deserialize)]
 struct VocabRepr {
     words: Vec<Box<str>>,
@@ -115,6 +158,21 @@ struct VocabRepr {
 impl TryFrom<VocabRepr> for Vocabulary {
     type Error = String;
     fn try_from(r: VocabRepr) -> Result<Self, String> {
+        if r.words.is_empty() && !r.df.is_empty() {
+            let n = r.df.len();
+            let hashing = u8::try_from(n.trailing_zeros())
+                .ok()
+                .filter(|_| n.is_power_of_two())
+                .and_then(|b| Hashing::new(b).ok())
+                .ok_or_else(|| {
+                    format!(
+                        "the vocabulary has no words but {n} document frequencies, which is \
+                         no hashed space (2^1 to 2^{} ids)",
+                        Hashing::MAX_BITS
+                    )
+                })?;
+            return Ok(Vocabulary::from_hashed_df(hashing, r.df, r.documents));
+        }
         if r.df.len() != r.words.len() {
             return Err(format!(
                 "the vocabulary has {} words but {} document frequencies",
@@ -134,6 +192,7 @@ impl TryFrom<VocabRepr> for Vocabulary {
 }
 
 impl From<Vocabulary> for VocabRepr {
+    /// A hashed vocabulary has no words: it is stored as its document frequencies.
     fn from(v: Vocabulary) -> Self {
         VocabRepr {
             words: v.table.words().map(Into::into).collect(),
@@ -144,8 +203,16 @@ impl From<Vocabulary> for VocabRepr {
 }
 
 impl Vocabulary {
-    /// Builds the vocabulary from merged counts, pruned by `config`.
+    /// Builds the vocabulary from merged counts, pruned by `config`; counts per hashed id
+    /// give the hashed vocabulary, every id kept (`config` does not apply).
     pub fn from_counts(counts: DfCounts, config: &VocabConfig) -> Vocabulary {
+        if let Some(h) = counts.hashing {
+            let mut df = vec![0; h.ids()];
+            for (j, (n, _)) in counts.ids {
+                df[j as usize] = n;
+            }
+            return Vocabulary::from_hashed_df(h, df, counts.docs);
+        }
         let mut entries: Vec<(Box<str>, u32)> = counts
             .map
             .into_iter()
@@ -175,6 +242,7 @@ impl Vocabulary {
             table,
             df,
             documents,
+            hashing: None,
         }
     }
 
@@ -185,38 +253,91 @@ impl Vocabulary {
             table,
             df,
             documents,
+            hashing: None,
         }
     }
 
-    /// The id of `word`, if known.
-    #[inline]
-    pub fn get(&self, word: &str) -> Option<u32> {
-        self.table.get(word)
+    /// The hashed space of `hashing` before any document: 2^B ids, each of document
+    /// frequency 0 (a model that learns from nothing, one message at a time).
+    pub fn hashed(hashing: Hashing) -> Vocabulary {
+        Vocabulary::from_hashed_df(hashing, vec![0; hashing.ids()], 0)
     }
 
-    /// The word index itself, for hot loops that precompute keys.
+    /// The hashed space of `hashing` with the document frequency of each of its 2^B ids
+    /// over `documents` documents.
+    pub fn from_hashed_df(hashing: Hashing, df: Vec<u32>, documents: u64) -> Vocabulary {
+        assert_eq!(
+            df.len(),
+            hashing.ids(),
+            "one document frequency per hashed id"
+        );
+        Vocabulary {
+            table: WordTable::default(),
+            df,
+            documents,
+            hashing: Some(hashing),
+        }
+    }
+
+    /// The hashing step this vocabulary maps tokens with, if it is a hashed space.
+    pub fn hashing(&self) -> Option<Hashing> {
+        self.hashing
+    }
+
+    /// The id of `word`: its vocabulary id if known, or in a hashed space its hash.
+    #[inline]
+    pub fn get(&self, word: &str) -> Option<u32> {
+        match self.hashing {
+            Some(h) => Some(h.id(word)),
+            None => self.table.get(word),
+        }
+    }
+
+    /// The word index itself, for hot loops that precompute keys (empty when hashed).
     pub fn table(&self) -> &WordTable {
         &self.table
     }
 
-    /// The word with id `id`.
+    /// The word with id `id`; a hashed space keeps no words and gives `""` (see
+    /// [`name`](Self::name)).
     pub fn word(&self, id: u32) -> &str {
+        if self.hashing.is_some() {
+            return "";
+        }
         self.table.word(id)
     }
 
-    /// Document frequency of word `id` in the training documents.
+    /// What to call feature `id` when showing it: its word, or `#id` in a hashed space.
+    pub fn name(&self, id: u32) -> Cow<'_, str> {
+        match self.hashing {
+            Some(_) => Cow::Owned(format!("#{id}")),
+            None => Cow::Borrowed(self.table.word(id)),
+        }
+    }
+
+    /// The size in words for a summary: `60 words`, or `2^18 hashed ids` in a hashed
+    /// space.
+    pub fn describe(&self) -> String {
+        match self.hashing {
+            Some(h) => format!("2^{} hashed ids", h.bits),
+            None => format!("{} words", self.len()),
+        }
+    }
+
+    /// Document frequency of feature `id` in the training documents (and the documents
+    /// learned since).
     pub fn df(&self, id: u32) -> u32 {
         self.df[id as usize]
     }
 
-    /// Number of words.
+    /// Number of feature ids: words, or the 2^B ids of a hashed space.
     pub fn len(&self) -> usize {
-        self.table.len()
+        self.df.len()
     }
 
-    /// Whether there are no words.
+    /// Whether there are no feature ids.
     pub fn is_empty(&self) -> bool {
-        self.table.is_empty()
+        self.df.is_empty()
     }
 
     /// Number of training documents the counts came from.
@@ -226,11 +347,16 @@ impl Vocabulary {
 
     /// Adds a document learned after training (`rosenblatt learn`): counts it, bumps the
     /// document frequency of each of its words and appends unseen words with the next
-    /// ids (so existing ids never change). Returns its ids, sorted and unique.
+    /// ids (so existing ids never change; a hashed space has an id for every word
+    /// already). Returns its ids, sorted and unique.
     pub fn add_document<'a>(&mut self, words: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
+        let hashing = self.hashing;
         let mut ids: Vec<u32> = words
             .into_iter()
             .map(|w| {
+                if let Some(h) = hashing {
+                    return h.id(w);
+                }
                 let (id, new) = self.table.insert_key(w, key(w));
                 if new {
                     self.df.push(0);
@@ -316,5 +442,68 @@ mod tests {
         assert_eq!((v.df(0), v.df(1), v.df(2)), (3, 1, 1));
         assert_eq!(v.get("cash"), Some(3));
         assert_eq!((v.len(), v.documents()), (4, 3));
+    }
+
+    #[test]
+    fn a_hashed_vocabulary_counts_df_per_id_and_names_ids() {
+        let h = Hashing::new(4).unwrap();
+        // "free" → 10 (see the hashing step's known ids); the others are whatever the
+        // hash gives, the same in every build.
+        let (free, call, money) = (h.id("free"), h.id("call"), h.id("money"));
+        assert_eq!(free, 10);
+        let mut c = DfCounts::new(Some(h));
+        for d in [&["free", "free", "money"][..], &["free", "call"]] {
+            c.start_document();
+            for w in d {
+                c.add(w);
+            }
+        }
+        let mut v = Vocabulary::from_counts(c, &VocabConfig::default());
+        assert_eq!((v.len(), v.documents(), v.hashing()), (16, 2, Some(h)));
+        assert_eq!(v.get("free"), Some(10));
+        assert_eq!(v.get("never seen"), Some(h.id("never seen")));
+        let mut expect = [0u32; 16];
+        for ids in [vec![free, money], vec![free, call]] {
+            let mut ids = ids;
+            ids.sort_unstable();
+            ids.dedup();
+            for j in ids {
+                expect[j as usize] += 1;
+            }
+        }
+        assert_eq!((0..16).map(|j| v.df(j)).collect::<Vec<_>>(), expect);
+        assert_eq!((v.word(10), v.name(10).as_ref()), ("", "#10"));
+        assert_eq!(v.describe(), "2^4 hashed ids");
+        // Learning a document adds no id and counts it.
+        let ids = v.add_document(["free", "brand new word"]);
+        let mut want = vec![10, h.id("brand new word")];
+        want.sort_unstable();
+        want.dedup();
+        assert_eq!(ids, want);
+        assert_eq!((v.len(), v.documents(), v.df(10)), (16, 3, expect[10] + 1));
+    }
+
+    #[test]
+    fn a_stored_hashed_vocabulary_reads_back_and_a_bad_one_is_refused() {
+        let cfg = bincode::config::standard();
+        let mut v = Vocabulary::hashed(Hashing::new(3).unwrap());
+        v.add_document(["a", "b"]);
+        let bytes = bincode::serde::encode_to_vec(&v, cfg).unwrap();
+        let (back, _): (Vocabulary, _) = bincode::serde::decode_from_slice(&bytes, cfg).unwrap();
+        assert_eq!(back.hashing(), v.hashing());
+        assert_eq!(back.df, v.df);
+        assert_eq!(back.documents(), 1);
+        let words = Vocabulary::from_parts(vec!["a".into()], vec![1], 1);
+        let bytes = bincode::serde::encode_to_vec(&words, cfg).unwrap();
+        let (back, _): (Vocabulary, _) = bincode::serde::decode_from_slice(&bytes, cfg).unwrap();
+        assert_eq!((back.hashing(), back.len(), back.word(0)), (None, 1, "a"));
+        let bad = VocabRepr {
+            words: vec![],
+            df: vec![0; 6],
+            documents: 0,
+        };
+        let bytes = bincode::serde::encode_to_vec(&bad, cfg).unwrap();
+        let err = bincode::serde::decode_from_slice::<Vocabulary, _>(&bytes, cfg).unwrap_err();
+        assert!(err.to_string().contains("no hashed space"), "{err}");
     }
 }

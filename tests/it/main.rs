@@ -12,6 +12,7 @@ mod kernel;
 mod learners;
 mod mail;
 mod model_format;
+mod ngrams;
 mod order;
 mod properties;
 mod seed_examples;

@@ -116,7 +116,7 @@ pub fn train_summary(m: &SavedModel, s: &TrainSummary) -> std::io::Result<()> {
         FeatureSpace::Indexed { n_features } => {
             outln!("features       {n_features} (SVMlight ids)")
         }
-        FeatureSpace::Text => outln!("vocabulary     {} words", m.vocab.len()),
+        FeatureSpace::Text => outln!("vocabulary     {}", m.vocab.describe()),
     }
     outln!("nonzeros       {}", meta.nnz);
     outln!("learner        {} ({})", meta.learner, meta.options);

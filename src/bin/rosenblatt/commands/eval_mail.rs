@@ -107,7 +107,7 @@ pub fn online(
         outln!("TREC online protocol: {}", index.display());
         out!("{}", run.metrics.to_text());
         outln!("updates        {}", run.updates);
-        outln!("vocabulary     {} words", model.vocab.len());
+        outln!("vocabulary     {}", model.vocab.describe());
         outln!(
             "time           {:.3} s ({:.3} ms per message)",
             run.seconds,

@@ -7,10 +7,11 @@ use rosenblatt::learn::LinearModel;
 use rosenblatt::model::{FeatureSpace, Predictor, SavedModel};
 use std::process::ExitCode;
 
-/// A feature's name: its word, or its SVMlight id for models trained on vectors.
+/// A feature's name: its word (`#ID` in a hashed space), or its SVMlight id for models
+/// trained on vectors.
 fn feature_name(m: &SavedModel, j: u32) -> String {
     match m.features {
-        FeatureSpace::Text => m.vocab.word(j).to_string(),
+        FeatureSpace::Text => m.vocab.name(j).into_owned(),
         FeatureSpace::Indexed { .. } => rosenblatt::input::svmlight::feature_name(j),
     }
 }
@@ -92,7 +93,7 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
             outln!("mail rules     {rules}");
         }
     }
-    outln!("vocabulary     {} words", m.vocab.len());
+    outln!("vocabulary     {}", m.vocab.describe());
     outln!("geometry       {}", m.geometry.spec.name());
     outln!("learner        {} ({})", meta.learner, meta.options);
     outln!("inputs         {}", meta.inputs.join(" "));

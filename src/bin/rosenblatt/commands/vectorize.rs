@@ -24,7 +24,6 @@ use rosenblatt::features::{Geometry, StreamVectorizer};
 use rosenblatt::input::mail::MailRules;
 use rosenblatt::input::svmlight::{class_labels, write_svmlight_with};
 use rosenblatt::input::{DocStream, Document};
-use rosenblatt::text::{Analyzer, Source as TextSource};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -113,7 +112,7 @@ pub fn run(a: VectorizePlan) -> Result<ExitCode> {
     rosenblatt::atomic::check_output(&a.output)?;
     let start = Instant::now();
     let phase = Phase::start("vectorizing");
-    let mut s = StreamVectorizer::new(Analyzer::standard(TextSource::Text, a.lowercase));
+    let mut s = StreamVectorizer::new(a.analyzer.clone());
     let mut labels = Labels::default();
     let mut push = |docs: &[Document]| {
         for d in docs {
@@ -161,7 +160,7 @@ pub fn run(a: VectorizePlan) -> Result<ExitCode> {
     let vocab_path = side_path(&a.output, ".vocab");
     let mut vf = AtomicFile::create(&vocab_path)?;
     for j in 0..vocab.len() as u32 {
-        writeln!(vf, "{}\t{}", vocab.word(j), vocab.df(j))
+        writeln!(vf, "{}\t{}", vocab.name(j), vocab.df(j))
             .with_context(|| format!("writing {}", vocab_path.display()))?;
     }
     let classes_path = side_path(&a.output, ".classes");
@@ -199,7 +198,7 @@ pub fn run(a: VectorizePlan) -> Result<ExitCode> {
             .map(|(c, l)| format!("{c} = {l}"))
             .collect();
         outln!("classes        {}", shown.join(", "));
-        outln!("vocabulary     {} words", vocab.len());
+        outln!("vocabulary     {}", vocab.describe());
         outln!("nonzeros       {}", x.nnz());
         outln!(
             "text           {mb:.1} MB in {secs:.2} s ({:.1} MB/s)",

@@ -78,6 +78,34 @@ fn every_flag_rule_is_refused_with_its_sentence() {
             "train -o m a --format svmlight --max-features 9".into(),
             "SVMlight rows have none",
         ),
+        (
+            "train -o m a.svm --ngrams 2".into(),
+            "SVMlight rows have none",
+        ),
+        (
+            "train -o m a.svm --hash-bits 18".into(),
+            "SVMlight rows have none",
+        ),
+        (
+            "train -o m a --ngrams 0".into(),
+            "--ngrams must be from 1 (words only) to 8, got 0",
+        ),
+        (
+            "vectorize -o v a --ngrams 9".into(),
+            "--ngrams must be from 1 (words only) to 8, got 9",
+        ),
+        (
+            "train -o m a --hash-bits 0".into(),
+            "--hash-bits must be from 1 to 28 (2^B feature ids), got 0",
+        ),
+        (
+            "vectorize -o v a --hash-bits 40".into(),
+            "--hash-bits must be from 1 to 28 (2^B feature ids), got 40",
+        ),
+        (
+            "train -o m a --hash-bits 18 --min-df 2".into(),
+            "--hash-bits keeps no words (every hashed id stays): give one or the other",
+        ),
         // SVMlight feature ids
         (
             "train -o m a.svm --max-feature-id 0".into(),

@@ -15,7 +15,7 @@ use rosenblatt::input::Format;
 use rosenblatt::learn::multilabel::MultiLabelOptions;
 use rosenblatt::learn::{AnyLearner, Check, KernelPerceptron, Perceptron, Schedule};
 use rosenblatt::pipeline::TrainConfig;
-use rosenblatt::text::{Analyzer, Source as TextSource};
+use rosenblatt::text::Source as TextSource;
 use std::path::PathBuf;
 
 /// `rosenblatt train`.
@@ -129,14 +129,11 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         None => learner::describe(&learner).unwrap_or_else(|| s.describe(a.learners.no_shuffle)),
     };
     let mut config = TrainConfig {
-        analyzer: Analyzer::standard(
-            if mail {
-                TextSource::mail()
-            } else {
-                TextSource::Text
-            },
-            !a.vocab.keep_case,
-        ),
+        analyzer: a.vocab.analyzer(if mail {
+            TextSource::mail()
+        } else {
+            TextSource::Text
+        })?,
         vocab,
         options,
         learner: learner.check()?,
@@ -152,10 +149,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         Source::Mail(a.corpus.mail.plan())
     } else if inputs::is_svm(&a.corpus.inputs, a.corpus.input.format, Format::detect)? {
         if a.vocab.is_set() {
-            bail!(
-                "--min-df, --max-features and --keep-case shape a vocabulary; SVMlight rows \
-                 have none"
-            );
+            bail!("{}", inputs::VOCAB_ON_VECTORS);
         }
         Source::Svmlight(a.corpus.inputs, max_feature_id)
     } else {

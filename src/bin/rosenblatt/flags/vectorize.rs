@@ -7,6 +7,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 use rosenblatt::features::GeometrySpec;
 use rosenblatt::input::Format;
+use rosenblatt::text::{Analyzer, Source as TextSource};
 use rosenblatt::vocab::VocabConfig;
 use std::path::PathBuf;
 
@@ -16,7 +17,8 @@ pub struct VectorizeArgs {
     #[command(flatten)]
     pub corpus: inputs::CorpusArgs,
     /// The SVMlight file to write; the vocabulary goes to OUT.vocab (line i: feature id i,
-    /// `word<TAB>document frequency`) and the class labels to OUT.classes.
+    /// `word<TAB>document frequency`; with --hash-bits, `#ID<TAB>document frequency` for
+    /// each of the 2^B ids) and the class labels to OUT.classes.
     #[arg(short, long)]
     pub output: PathBuf,
     #[command(flatten)]
@@ -46,8 +48,8 @@ pub struct VectorizePlan {
     pub output: PathBuf,
     /// Vocabulary pruning, validated.
     pub vocab: VocabConfig,
-    /// Whether words are lowercased.
-    pub lowercase: bool,
+    /// How documents become tokens (case, n-grams, hashing), validated.
+    pub analyzer: Analyzer,
     /// The class written as +1 in a two-class corpus.
     pub positive: Option<String>,
     /// Documents per batch, at least 1.
@@ -76,8 +78,8 @@ pub fn plan(a: VectorizeArgs) -> Result<VectorizePlan> {
     Ok(VectorizePlan {
         source,
         output: a.output,
+        analyzer: a.vocab.analyzer(TextSource::Text)?,
         vocab,
-        lowercase: !a.vocab.keep_case,
         positive: a.positive,
         batch: a.batch,
         json: a.json,
