@@ -88,6 +88,7 @@ pub fn train_summary(m: &SavedModel, s: &TrainSummary) -> std::io::Result<()> {
             "classes": m.classes,
             "vocabulary": m.vocab.len(),
             "nonzeros": meta.nnz,
+            "geometry": m.geometry.spec.name(),
             "learner": meta.learner,
             "options": meta.options,
             "epochs": meta.report.epochs,
@@ -119,6 +120,7 @@ pub fn train_summary(m: &SavedModel, s: &TrainSummary) -> std::io::Result<()> {
         FeatureSpace::Text => outln!("vocabulary     {}", m.vocab.describe()),
     }
     outln!("nonzeros       {}", meta.nnz);
+    outln!("geometry       {}", m.geometry.spec.name());
     outln!("learner        {} ({})", meta.learner, meta.options);
     if let Some((n, kernel)) = support(&m.predictor) {
         outln!("support vecs   {n} ({kernel})");
