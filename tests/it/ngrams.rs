@@ -256,19 +256,7 @@ fn hashed_ids_are_below_two_to_the_b_and_the_same_in_every_run() {
 
 /// Documents over a small vocabulary, both classes present.
 fn corpus() -> impl Strategy<Value = Vec<Document>> {
-    const WORDS: &[&str] = &[
-        "free",
-        "win",
-        "prize",
-        "meeting",
-        "lunch",
-        "report",
-        "café",
-        "Ünïcode",
-        "now",
-        "call",
-        "x1",
-    ];
+    use crate::properties::WORDS;
     proptest::collection::vec(
         (
             proptest::collection::vec(0..WORDS.len(), 0..12),

@@ -11,7 +11,8 @@ use rosenblatt::pipeline::{self, TrainConfig};
 use rosenblatt::text::Analyzer;
 use rosenblatt::vocab::VocabConfig;
 
-const WORDS: &[&str] = &[
+/// A small vocabulary with non-ASCII words, shared by the property tests.
+pub(crate) const WORDS: &[&str] = &[
     "free",
     "win",
     "prize",
