@@ -78,10 +78,11 @@ fn class_sorted_input_does_not_decide_the_model() {
         best = best.max(on_sorted);
     }
     eprintln!("default: {default:.4}, best {best:.4}");
-    // In input order the default reaches 0.67 here; shuffled it is a few points from the
-    // best learner (which learner becomes the default is chosen across corpora and seeds).
+    // In input order the old default (the perceptron) reached 0.67 here. The default,
+    // chosen across corpora and seeds, is within 1 point of the best learner (measured:
+    // 0.9295, itself the best).
     assert!(
-        default >= best - 0.03,
+        default >= best - 0.01,
         "default {default}, best learner {best}"
     );
 
