@@ -4,7 +4,7 @@
 
 use crate::error::{ConfigError, Param};
 use crate::eval::Metrics;
-use crate::experiment::{Classes, Split, fit_classes};
+use crate::experiment::{Classes, Split, fit_classes, predict_classes};
 use crate::features::{
     BinaryMatrix, Geometry, GeometrySpec, SparseRows, StreamVectorizer, Vectorized, count_df,
     vectorize,
@@ -217,12 +217,9 @@ pub fn fit_rows<X: SparseRows>(
             ..training_metadata(cfg, inputs, idx.len(), x.nnz(), report)
         },
     };
-    let decisions = decide(&model, stored);
-    let correct = decisions
-        .iter()
-        .zip(idx)
-        .filter(|(d, t)| d.class == **t)
-        .count();
+    // Scored on the rows already read in the geometry, not read through it again.
+    let predicted = predict_classes(&model.predictor, x);
+    let correct = predicted.iter().zip(idx).filter(|(p, t)| p == t).count();
     model.meta.training_accuracy = correct as f64 / idx.len().max(1) as f64;
     model.meta.seconds = start.elapsed().as_secs_f64();
     Ok(model)

@@ -88,7 +88,8 @@ pub fn train_multilabel(
             ..super::training_metadata(cfg, inputs, docs.len(), x.nnz(), fitted.report)
         },
     };
-    let predicted = decide_labels(&model, &stored);
+    // Scored on the rows already read in the geometry, not read through it again.
+    let predicted = labels_of(&model.predictor, &x);
     let exact = predicted
         .iter()
         .zip(&sets)
@@ -111,10 +112,14 @@ pub fn train_multilabel(
 /// The labels of every stored row (read in the model's geometry) with their scores
 /// (probabilities where the model has them), computed in parallel, in row order.
 pub fn decide_labels<X: SparseRows>(model: &SavedModel, x: &X) -> Vec<Vec<(usize, f32)>> {
-    let x = &model.geometry.apply(x);
+    labels_of(&model.predictor, &model.geometry.apply(x))
+}
+
+/// The labels of every row as given (already read in the predictor's geometry).
+fn labels_of<X: SparseRows>(predictor: &Predictor, x: &X) -> Vec<Vec<(usize, f32)>> {
     (0..x.n_rows())
         .into_par_iter()
-        .map(|i| model.predictor.labels(x.row(i)))
+        .map(|i| predictor.labels(x.row(i)))
         .collect()
 }
 

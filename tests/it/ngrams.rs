@@ -256,27 +256,7 @@ fn hashed_ids_are_below_two_to_the_b_and_the_same_in_every_run() {
 
 /// Documents over a small vocabulary, both classes present.
 fn corpus() -> impl Strategy<Value = Vec<Document>> {
-    use crate::properties::WORDS;
-    proptest::collection::vec(
-        (
-            proptest::collection::vec(0..WORDS.len(), 0..12),
-            any::<bool>(),
-        ),
-        2..300,
-    )
-    .prop_map(|docs| {
-        let mut out: Vec<Document> = docs
-            .into_iter()
-            .enumerate()
-            .map(|(i, (ws, spam))| {
-                let text: Vec<&str> = ws.iter().map(|&w| WORDS[w]).collect();
-                Document::new(
-                    i.to_string(),
-                    text.join(" "),
-                    Some(if spam { "spam" } else { "ham" }),
-                )
-            })
-            .collect();
+    crate::properties::labelled_docs(300).prop_map(|mut out| {
         out[0].labels = vec!["spam".into()];
         out[1].labels = vec!["ham".into()];
         out

@@ -27,12 +27,18 @@ pub(crate) const WORDS: &[&str] = &[
 ];
 
 fn corpus() -> impl Strategy<Value = Vec<Document>> {
+    labelled_docs(700)
+}
+
+/// From 2 to `max` − 1 documents of up to 11 words of [`WORDS`], each labelled spam or ham
+/// at random; shared by the property tests.
+pub(crate) fn labelled_docs(max: usize) -> impl Strategy<Value = Vec<Document>> {
     proptest::collection::vec(
         (
             proptest::collection::vec(0..WORDS.len(), 0..12),
             any::<bool>(),
         ),
-        2..700,
+        2..max,
     )
     .prop_map(|docs| {
         docs.into_iter()

@@ -128,18 +128,12 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         Some(k) => format!("{}, {k}", s.describe(a.learners.no_shuffle)),
         None => learner::describe(&learner).unwrap_or_else(|| s.describe(a.learners.no_shuffle)),
     };
-    let mut config = TrainConfig {
-        analyzer: a.vocab.analyzer(if mail {
-            TextSource::mail()
-        } else {
-            TextSource::Text
-        })?,
-        vocab,
-        options,
-        learner: learner.check()?,
-        positive: a.positive.clone(),
-        geometry: GeometrySpec::IDF_L2,
-    };
+    let analyzer = a.vocab.analyzer(if mail {
+        TextSource::mail()
+    } else {
+        TextSource::Text
+    })?;
+    let learner = learner.check()?;
     inputs::check_split(a.corpus.input.split, a.corpus.input.format)?;
     let max_feature_id = a.svm.limit()?;
     let source = if mail {
@@ -158,11 +152,18 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
     if max_feature_id.is_some() && !matches!(source, Source::Svmlight(..)) {
         bail!("{}", inputs::NOT_SVM);
     }
-    // Text is weighted by default; SVMlight rows are read with the values they carry.
-    config.geometry = a.geometry.spec(match source {
-        Source::Svmlight(..) => GeometrySpec::default(),
-        _ => GeometrySpec::IDF_L2,
-    });
+    let config = TrainConfig {
+        analyzer,
+        vocab,
+        options,
+        learner,
+        positive: a.positive.clone(),
+        // Text is weighted by default; SVMlight rows are read with the values they carry.
+        geometry: a.geometry.spec(match source {
+            Source::Svmlight(..) => GeometrySpec::default(),
+            _ => GeometrySpec::IDF_L2,
+        }),
+    };
     Ok(TrainPlan {
         source,
         output: a.output,
