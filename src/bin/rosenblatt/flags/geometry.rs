@@ -27,27 +27,39 @@ pub enum NormalizeArg {
 /// `learn` and `vectorize -m`.
 #[derive(Debug, Clone, Args)]
 pub struct GeometryArgs {
-    /// Feature weighting. Rows stay binary in memory (4 bytes per nonzero); the weights
-    /// are applied inside every dot product and update.
-    #[arg(long, value_enum, default_value = "binary")]
-    pub weighting: WeightingArg,
-    /// Row normalization, applied after the weighting.
-    #[arg(long, value_enum, default_value = "none")]
-    pub normalize: NormalizeArg,
+    /// Feature weighting [default: binary]. Rows stay binary in memory (4 bytes per
+    /// nonzero); the weights are applied inside every dot product and update. With
+    /// --tune, fixes the grid's weighting.
+    #[arg(long, value_enum)]
+    pub weighting: Option<WeightingArg>,
+    /// Row normalization, applied after the weighting [default: none]. With --tune,
+    /// fixes the grid's normalization.
+    #[arg(long, value_enum)]
+    pub normalize: Option<NormalizeArg>,
 }
 
 impl GeometryArgs {
     /// The library's spec for these flags.
     pub fn spec(&self) -> GeometrySpec {
         GeometrySpec {
-            weighting: match self.weighting {
-                WeightingArg::Binary => Weighting::Binary,
-                WeightingArg::Idf => Weighting::Idf,
-            },
-            normalize: match self.normalize {
-                NormalizeArg::None => Normalize::None,
-                NormalizeArg::L2 => Normalize::L2,
-            },
+            weighting: self.weighting().unwrap_or_default(),
+            normalize: self.normalize().unwrap_or_default(),
         }
+    }
+
+    /// The weighting given, if any.
+    pub fn weighting(&self) -> Option<Weighting> {
+        self.weighting.map(|w| match w {
+            WeightingArg::Binary => Weighting::Binary,
+            WeightingArg::Idf => Weighting::Idf,
+        })
+    }
+
+    /// The normalization given, if any.
+    pub fn normalize(&self) -> Option<Normalize> {
+        self.normalize.map(|n| match n {
+            NormalizeArg::None => Normalize::None,
+            NormalizeArg::L2 => Normalize::L2,
+        })
     }
 }
