@@ -16,3 +16,4 @@ mod order;
 mod properties;
 mod seed_examples;
 mod svmlight;
+mod tune;
