@@ -149,6 +149,9 @@ pub struct Metadata {
     /// Seconds spent fitting the classifier alone (no reading or vectorizing; for
     /// multi-label models the final fit, without threshold tuning).
     pub fit_seconds: f64,
+    /// How `train --tune` chose the learner and the geometry: the cross-validation
+    /// table of its grid (`None` for models trained as configured).
+    pub tuning: Option<crate::experiment::TuneTable>,
 }
 
 /// What the model's feature ids mean.

@@ -1,6 +1,7 @@
 //! The whole pipeline in a few calls: documents → vocabulary → rows → model, a saved
 //! model applied to new documents, cross-validation of a training configuration on
-//! documents, and the TREC online run. The CLI and library users share these.
+//! documents, model selection by cross-validation over a grid (`train --tune`), and the
+//! TREC online run. The CLI and library users share these.
 
 use crate::error::{ConfigError, Param};
 use crate::eval::Metrics;
@@ -21,9 +22,11 @@ use std::time::Instant;
 
 mod multilabel;
 pub mod trec;
+mod tune;
 pub use multilabel::{
     decide_labels, evaluate_multilabel, is_multilabel, label_sets, train_multilabel,
 };
+pub use tune::{analyzer_for, config_of, tune, tune_rows};
 
 /// Everything `train` needs to know besides the documents.
 #[derive(Debug, Clone)]

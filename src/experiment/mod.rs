@@ -11,7 +11,9 @@
 //! ([`kfold`], [`stratified_kfold`]) make the index lists; `run` ([`run_splits`]) runs a
 //! task per split; `classes` ([`cross_validate`]) fits and scores single-label targets,
 //! `labels` ([`cross_validate_labels`]) multi-label ones; `thresholds`
-//! ([`tune_thresholds`]) tunes multi-label thresholds on folds.
+//! ([`tune_thresholds`]) tunes multi-label thresholds on folds; `tune` ([`tune_rows`],
+//! [`TuneRun`]) chooses a learner, its constant and the geometry from a [`Grid`] by
+//! cross-validation on the training rows.
 //!
 //! ```
 //! use rosenblatt::experiment::{Classes, cross_validate, stratified_kfold};
@@ -36,6 +38,7 @@ mod labels;
 mod run;
 mod split;
 mod thresholds;
+mod tune;
 
 pub use classes::{Classes, cross_validate, fit_classes, predict_classes, score_split};
 pub use folds::{kfold, stratified_kfold};
@@ -43,3 +46,7 @@ pub use labels::{LabelSets, cross_validate_labels, most_frequent, score_split_la
 pub use run::{run_splits, run_splits_sequential};
 pub use split::{Split, holdout, stratified_holdout};
 pub use thresholds::{fit_multilabel, tune_thresholds};
+pub use tune::{
+    Constant, Grid, GridPoint, LearnerChoice, PointResult, PointSpec, Score, Target, TuneOptions,
+    TuneProgress, TuneRow, TuneRun, TuneTable, tune_rows,
+};

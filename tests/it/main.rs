@@ -17,3 +17,4 @@ mod order;
 mod properties;
 mod seed_examples;
 mod svmlight;
+mod tune;

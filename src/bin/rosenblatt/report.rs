@@ -1,10 +1,11 @@
 //! What the subcommands print: the training summary, the theory lines (shared by `train`
-//! and `inspect`), one classified document's line (shared by text and SVMlight input),
+//! and `inspect`), the `--tune` table (shared likewise), one classified document's line (shared by text and SVMlight input),
 //! the kernel perceptron's support summary, and the notes on stderr about skipped
 //! documents and messages that did not parse as mail.
 
 use crate::flags::OutputFormat;
 use rosenblatt::eval::{Metrics, SpamMetrics};
+use rosenblatt::experiment::TuneTable;
 use rosenblatt::model::{FeatureSpace, Predictor, SavedModel};
 use rosenblatt::theory::Theory;
 use std::io::Write;
@@ -61,6 +62,45 @@ pub fn theory(t: &Theory) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Prints the `--tune` table: one row per grid point (mean ± sd of its fold scores, the
+/// seconds its folds took, its flags), the winner marked `*`, skipped points said so.
+pub fn tuning(t: &TuneTable) -> std::io::Result<()> {
+    let budget = t
+        .budget_seconds
+        .map(|b| format!(", budget {b} s"))
+        .unwrap_or_default();
+    outln!(
+        "\ntuning: {}-fold cross-validation (stratified, seed {}) on {} training documents, \
+         scored by {}; {} of {} points in {:.1} s{budget}",
+        t.folds,
+        t.seed,
+        t.documents,
+        t.score.name(),
+        t.evaluated(),
+        t.rows.len(),
+        t.seconds
+    );
+    if let Some(th) = &t.thresholds {
+        outln!("thresholds inside the folds: {th}");
+    }
+    outln!("     mean ±     sd   seconds  flags");
+    for (i, r) in t.rows.iter().enumerate() {
+        let mark = if i == t.best { '*' } else { ' ' };
+        match &r.result {
+            Some(p) => outln!(
+                "  {mark} {:.4} ± {:.4} {:9.1}  {}",
+                p.mean,
+                p.sd,
+                p.seconds,
+                r.flags
+            ),
+            None => outln!("    skipped (budget spent)     {}", r.flags),
+        }
+    }
+    outln!("best: {}", t.winner().flags);
+    Ok(())
+}
+
 /// Everything `train`'s summary shows besides the model itself.
 pub struct TrainSummary<'a> {
     /// Where the model was written.
@@ -108,6 +148,9 @@ pub fn train_summary(m: &SavedModel, s: &TrainSummary) -> std::io::Result<()> {
         if let Some(f) = &s.folds {
             v["cv_accuracy"] = serde_json::json!(f);
         }
+        if let Some(t) = &meta.tuning {
+            v["tuning"] = serde_json::json!(t);
+        }
         outln!("{v}");
         return Ok(());
     }
@@ -140,6 +183,9 @@ pub fn train_summary(m: &SavedModel, s: &TrainSummary) -> std::io::Result<()> {
         meta.fit_seconds
     );
     outln!("model          {}", s.output.display());
+    if let Some(t) = &meta.tuning {
+        tuning(t)?;
+    }
     if let Some((frac, seed, h)) = &s.held_out {
         outln!(
             "\nheld-out evaluation ({:.0}% of the documents, seed {seed}):",

@@ -1,4 +1,5 @@
-//! `rosenblatt inspect`: what a model file holds, and the words that weigh most.
+//! `rosenblatt inspect`: what a model file holds, how `train --tune` chose it, and the
+//! words that weigh most.
 
 use crate::flags::InspectPlan;
 use crate::report;
@@ -80,6 +81,7 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
             "most_negative": neg,
             "support_vectors": support.as_ref().map(|s| s.0),
             "kernel": support.as_ref().map(|s| &s.1),
+            "tuning": meta.tuning,
         });
         outln!("{v}");
         return Ok(ExitCode::SUCCESS);
@@ -113,6 +115,9 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
     }
     if let Some(t) = &meta.theory {
         report::theory(t)?;
+    }
+    if let Some(t) = &meta.tuning {
+        report::tuning(t)?;
     }
     if let Some(l) = linear {
         outln!("bias           {}", l.bias);

@@ -14,6 +14,8 @@ mod vectorize;
 
 use crate::flags::Plan;
 use anyhow::Result;
+use rosenblatt::experiment::{GridPoint, TuneProgress};
+use rosenblatt::pipeline::{self, TrainConfig};
 use std::process::ExitCode;
 
 /// Runs a plan; its exit code on success.
@@ -44,4 +46,27 @@ fn check_holdout(fraction: f64, train_classes: usize, n_train: usize, n_test: us
         anyhow::bail!("--holdout {fraction} holds out none of {n} documents: raise --holdout");
     }
     Ok(())
+}
+
+/// The progress line of `--tune`: points done (and skipped) of the grid, time so far.
+fn tune_progress(p: &TuneProgress) -> String {
+    let skipped = if p.skipped > 0 {
+        format!(", {} skipped", p.skipped)
+    } else {
+        String::new()
+    };
+    format!(
+        "tuning: {}/{} points{skipped}, {:.0} s",
+        p.done,
+        p.total,
+        p.elapsed.as_secs_f64()
+    )
+}
+
+/// The configuration the `--tune` winner is refitted with: `cfg` with the point's
+/// learner, geometry and analyzer, its options naming the point.
+fn tuned_config(cfg: &TrainConfig, point: &GridPoint) -> Result<TrainConfig> {
+    let mut cfg = pipeline::config_of(cfg, point)?;
+    cfg.options = crate::flags::options_of(point);
+    Ok(cfg)
 }

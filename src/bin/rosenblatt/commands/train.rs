@@ -1,5 +1,6 @@
 //! `rosenblatt train`: read labelled documents or mail, fit, print a summary, save the
-//! model; optionally evaluate on a seeded held-out part and run k-fold cross-validation.
+//! model; optionally evaluate on a seeded held-out part, run k-fold cross-validation, or
+//! choose the learner and geometry by cross-validation on the training part (`--tune`).
 //! SVMlight rows go to [`super::train_svm`].
 
 use crate::flags::{Source, TrainPlan};
@@ -73,12 +74,28 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
             )
         });
     }
+    // Tuning sees the training part only: held-out documents were divided off above.
+    let (cfg, table) = match plan.tune_for(train_docs.len())? {
+        Some(t) => {
+            phase.set("tuning");
+            let table = pipeline::tune(&train_docs, &cfg, &t.points, t.options, &|p| {
+                phase.set(&super::tune_progress(p))
+            })
+            .context("tuning")?;
+            (
+                super::tuned_config(&cfg, &t.points[table.best])?,
+                Some(table),
+            )
+        }
+        None => (cfg, None),
+    };
     phase.set("training");
-    let trained = if multilabel {
+    let mut trained = if multilabel {
         pipeline::train_multilabel(&train_docs, &cfg, &plan.multilabel, inputs)?
     } else {
         pipeline::train(&train_docs, &cfg, inputs)?
     };
+    trained.model.meta.tuning = table;
     phase.set("saving");
     trained.model.save(&plan.output)?;
     let held_out = match &test_docs {

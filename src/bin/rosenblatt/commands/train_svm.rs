@@ -1,9 +1,10 @@
 //! `rosenblatt train` on SVMlight rows: read as they are (no tokenizer, no vocabulary),
-//! fitted into a model with an indexed feature space; the held-out part and the folds are
-//! views of the rows read.
+//! fitted into a model with an indexed feature space; the held-out part, the folds and
+//! the `--tune` folds (over the training rows only) are views of the rows read.
 
 use crate::flags::TrainPlan;
 use crate::load::{self, with_rows};
+use crate::progress::Phase;
 use crate::report::{self, TrainSummary};
 use anyhow::{Context, Result, bail};
 use rosenblatt::eval::Metrics;
@@ -72,6 +73,26 @@ pub fn run(plan: &TrainPlan, paths: &[PathBuf], limit: Option<u32>) -> Result<Ex
     let all: Vec<usize> = (0..idx.len()).collect();
     let train = split.as_ref().map_or(&all[..], |s| &s.train[..]);
     let (train_idx, inputs) = (pick(&idx, train), plan.source.names());
+    // Tuning sees the training rows only, never the held-out ones.
+    let (cfg, table) = match plan.tune_for(train.len())? {
+        Some(t) => {
+            let phase = Phase::start("tuning");
+            let table = with_rows!(&data.rows, x => pipeline::tune_rows(
+                &RowSubset::new(x, train),
+                &train_idx,
+                &classes,
+                &t.points,
+                t.options,
+                &|p| phase.set(&super::tune_progress(p)),
+            ))
+            .context("tuning")?;
+            (
+                super::tuned_config(&cfg, &t.points[table.best])?,
+                Some(table),
+            )
+        }
+        None => (cfg, None),
+    };
     let mut model = with_rows!(&data.rows, x => pipeline::fit_rows(
         &RowSubset::new(x, train),
         &train_idx,
@@ -80,6 +101,7 @@ pub fn run(plan: &TrainPlan, paths: &[PathBuf], limit: Option<u32>) -> Result<Ex
         inputs,
     ))?;
     model.meta.seconds = start.elapsed().as_secs_f64();
+    model.meta.tuning = table;
     model.save(&plan.output)?;
     let held_out = split.map(|s| {
         let truth = pick(&idx, &s.test);

@@ -29,11 +29,12 @@ pub enum NormalizeArg {
 pub struct GeometryArgs {
     /// Feature weighting [default: idf for text and mail; binary (values as given) for
     /// SVMlight rows and for `vectorize`]. Rows stay binary in memory (4 bytes per
-    /// nonzero); the weights are applied inside every dot product and update.
+    /// nonzero); the weights are applied inside every dot product and update. With
+    /// --tune, fixes the grid's weighting.
     #[arg(long, value_enum)]
     pub weighting: Option<WeightingArg>,
     /// Row normalization, after the weighting [default: l2 for text and mail; none for
-    /// SVMlight rows and for `vectorize`].
+    /// SVMlight rows and for `vectorize`]. With --tune, fixes the grid's normalization.
     #[arg(long, value_enum)]
     pub normalize: Option<NormalizeArg>,
 }
@@ -42,16 +43,24 @@ impl GeometryArgs {
     /// The library's spec for these flags; what is not given comes from `default`.
     pub fn spec(&self, default: GeometrySpec) -> GeometrySpec {
         GeometrySpec {
-            weighting: match self.weighting {
-                None => default.weighting,
-                Some(WeightingArg::Binary) => Weighting::Binary,
-                Some(WeightingArg::Idf) => Weighting::Idf,
-            },
-            normalize: match self.normalize {
-                None => default.normalize,
-                Some(NormalizeArg::None) => Normalize::None,
-                Some(NormalizeArg::L2) => Normalize::L2,
-            },
+            weighting: self.weighting().unwrap_or(default.weighting),
+            normalize: self.normalize().unwrap_or(default.normalize),
         }
+    }
+
+    /// The weighting given, if any.
+    pub fn weighting(&self) -> Option<Weighting> {
+        self.weighting.map(|w| match w {
+            WeightingArg::Binary => Weighting::Binary,
+            WeightingArg::Idf => Weighting::Idf,
+        })
+    }
+
+    /// The normalization given, if any.
+    pub fn normalize(&self) -> Option<Normalize> {
+        self.normalize.map(|n| match n {
+            NormalizeArg::None => Normalize::None,
+            NormalizeArg::L2 => Normalize::L2,
+        })
     }
 }

@@ -59,9 +59,10 @@ pub struct LearnerArgs {
     /// Multiply the steps on positive examples (helps rare classes in one-vs-rest).
     #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
     pub positive_weight: f32,
-    /// L2 strength λ of logistic and softmax regression.
-    #[arg(long, allow_negative_numbers = true, default_value_t = 1e-5)]
-    pub l2: f32,
+    /// L2 strength λ of logistic and softmax regression [default: 1e-5]. With --tune,
+    /// fixes their λ.
+    #[arg(long, allow_negative_numbers = true)]
+    pub l2: Option<f32>,
     /// Gradient solver of logistic regression (softmax: sgd or minibatch).
     #[arg(long, value_enum, default_value_t = SolverName::Sgd)]
     pub solver: SolverName,
@@ -113,19 +114,19 @@ impl LearnerArgs {
 
 /// Refuses flags that the chosen learner would ignore.
 fn refuse_unused(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<()> {
-    if a.learner != LearnerName::KernelPerceptron {
+    if a.learner() != LearnerName::KernelPerceptron {
         kernel::refuse_unused(k)?;
     }
     if a.mode != Mode::Batch
         && !matches!(
-            a.learner,
+            a.learner(),
             LearnerName::Perceptron | LearnerName::KernelPerceptron
         )
     {
         bail!("--mode applies to the perceptron and the kernel perceptron only");
     }
     let per_perceptron = matches!(
-        a.learner,
+        a.learner(),
         LearnerName::AveragedPerceptron | LearnerName::MarginPerceptron | LearnerName::Pa
     );
     if !per_perceptron && (f.average || f.no_average || f.pa_c.is_some()) {
@@ -136,7 +137,7 @@ fn refuse_unused(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<()
     }
     if f.margin.is_some()
         && !matches!(
-            a.learner,
+            a.learner(),
             LearnerName::MarginPerceptron | LearnerName::Winnow
         )
     {
@@ -144,7 +145,7 @@ fn refuse_unused(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<()
     }
     if a.eta != 1.0
         && matches!(
-            a.learner,
+            a.learner(),
             LearnerName::AveragedPerceptron
                 | LearnerName::Pa
                 | LearnerName::Winnow
@@ -156,15 +157,18 @@ fn refuse_unused(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<()
              steps by its own rule: see --pa-c)"
         );
     }
-    if f.alpha.is_some() && a.learner != LearnerName::Winnow {
+    if f.alpha.is_some() && a.learner() != LearnerName::Winnow {
         bail!("--alpha applies to --learner winnow only");
     }
-    if f.early_stop.is_some() && a.learner != LearnerName::Logistic {
+    if f.l2.is_some() && !matches!(a.learner(), LearnerName::Logistic | LearnerName::Softmax) {
+        bail!("--l2 applies to --learner logistic and softmax only");
+    }
+    if f.early_stop.is_some() && a.learner() != LearnerName::Logistic {
         bail!("--early-stop applies to --learner logistic only");
     }
     if f.no_shuffle
         && matches!(
-            a.learner,
+            a.learner(),
             LearnerName::Centroid | LearnerName::Logistic | LearnerName::Softmax
         )
     {
@@ -179,7 +183,7 @@ fn refuse_unused(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<()
     if a.mode != Mode::Random && (a.rounds.is_some() || a.patience.is_some()) {
         bail!("--rounds and --patience apply to --mode random only");
     }
-    if a.learner == LearnerName::Softmax && f.solver == SolverName::Batch {
+    if a.learner() == LearnerName::Softmax && f.solver == SolverName::Batch {
         bail!("softmax regression trains with --solver sgd or minibatch");
     }
     Ok(())
@@ -189,11 +193,11 @@ fn refuse_unused(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<()
 /// learner flag applied (refused where the learner would ignore it). Not yet checked.
 pub fn learner(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<AnyLearner> {
     refuse_unused(a, k, f)?;
-    let mut l = AnyLearner::from_name(&a.learner.library_name()).context("no such learner")?;
+    let mut l = AnyLearner::from_name(&a.learner().library_name()).context("no such learner")?;
     let shuffle = a.shuffle(f.no_shuffle);
     let bias = a.bias != BiasName::None;
     let online = |o: &mut OnlineOptions| {
-        o.epochs = a.epochs;
+        o.epochs = a.epochs();
         o.bias = bias;
         o.shuffle = shuffle;
         o.positive_weight = f.positive_weight;
@@ -225,7 +229,7 @@ pub fn learner(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<AnyL
             p.c = f.pa_c.unwrap_or(p.c);
         }
         AnyLearner::Winnow(w) => {
-            w.epochs = a.epochs;
+            w.epochs = a.epochs();
             w.bias = bias;
             w.shuffle = shuffle;
             w.alpha = f.alpha.unwrap_or(w.alpha);
@@ -236,8 +240,8 @@ pub fn learner(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<AnyL
             r.solver = solver;
             r.eta = a.eta;
             r.schedule = f.lr_schedule.into();
-            r.l2 = f.l2;
-            r.epochs = a.epochs;
+            r.l2 = f.l2.unwrap_or(r.l2);
+            r.epochs = a.epochs();
             r.bias = bias;
             r.early_stopping = f.early_stop.map(|fraction| EarlyStopping {
                 fraction,
@@ -249,8 +253,8 @@ pub fn learner(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<AnyL
         AnyLearner::Softmax(s) => {
             s.eta = a.eta;
             s.schedule = f.lr_schedule.into();
-            s.l2 = f.l2;
-            s.epochs = a.epochs;
+            s.l2 = f.l2.unwrap_or(s.l2);
+            s.epochs = a.epochs();
             s.batch = match solver {
                 Solver::MiniBatch(b) => b,
                 _ => 1,

@@ -15,6 +15,7 @@ mod learner;
 pub mod names;
 mod schedule;
 mod train;
+mod tune;
 mod vectorize;
 
 #[cfg(test)]
@@ -27,6 +28,7 @@ pub use inputs::{Documents, Mail, NOT_SVM, Source};
 pub use inspect::InspectPlan;
 pub use learn::LearnPlan;
 pub use train::TrainPlan;
+pub use tune::options_of;
 pub use vectorize::VectorizePlan;
 
 use anyhow::Result;

@@ -56,17 +56,18 @@ impl LearnerName {
 /// `--learner` and the schedule flags of `train`.
 #[derive(Debug, Args, Clone)]
 pub struct ScheduleArgs {
-    /// The learning algorithm. The default, pa (averaged) over idf-weighted unit-length
-    /// rows, has the best mean accuracy over seeded splits of the corpora measured
-    /// (`cargo run --release --example accuracy`).
-    #[arg(long, value_enum, default_value_t = LearnerName::Pa)]
-    pub learner: LearnerName,
+    /// The learning algorithm [default: pa, averaged, over idf-weighted unit-length rows:
+    /// the best mean accuracy over seeded splits of the corpora measured (`cargo run
+    /// --release --example accuracy`)]. With --tune, fixes the grid's learner.
+    #[arg(long, value_enum)]
+    pub learner: Option<LearnerName>,
     /// Perceptron schedule.
     #[arg(long, value_enum, default_value_t = Mode::Batch)]
     pub mode: Mode,
-    /// Epochs (batch), or the epoch cap (converge).
-    #[arg(long, default_value_t = 10)]
-    pub epochs: usize,
+    /// Epochs (batch), or the epoch cap (converge) [default: 10]. With --tune, fixes the
+    /// averaged perceptron's epochs.
+    #[arg(long)]
+    pub epochs: Option<usize>,
     /// Learning rate η.
     #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
     pub eta: f32,
@@ -85,6 +86,16 @@ pub struct ScheduleArgs {
 }
 
 impl ScheduleArgs {
+    /// The learner named, or the default pa.
+    pub fn learner(&self) -> LearnerName {
+        self.learner.unwrap_or(LearnerName::Pa)
+    }
+
+    /// The epochs given, or the default 10.
+    pub fn epochs(&self) -> usize {
+        self.epochs.unwrap_or(10)
+    }
+
     /// The seed of the per-epoch shuffle, or `None` for input order (`--no-shuffle`).
     pub fn shuffle(&self, no_shuffle: bool) -> Option<u64> {
         (!no_shuffle).then_some(self.seed)
@@ -97,9 +108,9 @@ impl ScheduleArgs {
     pub fn schedule(&self) -> Schedule {
         match self.mode {
             Mode::Online => Schedule::Online,
-            Mode::Batch => Schedule::Epochs(self.epochs),
+            Mode::Batch => Schedule::Epochs(self.epochs()),
             Mode::Converge => Schedule::UntilConvergence {
-                max_epochs: self.epochs,
+                max_epochs: self.epochs(),
             },
             Mode::Random => Schedule::Randomized {
                 rounds: self.rounds.unwrap_or(1),
@@ -117,9 +128,12 @@ impl ScheduleArgs {
         };
         let mode = match self.mode {
             Mode::Online => format!("online, {order}"),
-            Mode::Batch => format!("batch, {} epochs, {order}", self.epochs),
+            Mode::Batch => format!("batch, {} epochs, {order}", self.epochs()),
             Mode::Converge => {
-                format!("until convergence, at most {} epochs, {order}", self.epochs)
+                format!(
+                    "until convergence, at most {} epochs, {order}",
+                    self.epochs()
+                )
             }
             Mode::Random => format!("random, seed {}", self.seed),
         };

@@ -7,13 +7,14 @@ use super::inputs::{self, Source};
 use super::kernel::{self, KernelArgs};
 use super::learner::{self, LearnerArgs};
 use super::schedule::{Mode, ScheduleArgs};
+use super::tune::{self, TuneArgs, TunePlan};
 use anyhow::{Result, bail};
 use clap::Args;
 use rosenblatt::experiment::{Split, kfold};
 use rosenblatt::features::GeometrySpec;
 use rosenblatt::input::Format;
 use rosenblatt::learn::multilabel::MultiLabelOptions;
-use rosenblatt::learn::{AnyLearner, Check, KernelPerceptron, Perceptron, Schedule};
+use rosenblatt::learn::{AnyLearner, Check, Checked, KernelPerceptron, Perceptron, Schedule};
 use rosenblatt::pipeline::TrainConfig;
 use rosenblatt::text::Source as TextSource;
 use std::path::PathBuf;
@@ -53,6 +54,8 @@ pub struct TrainArgs {
     pub kernel: KernelArgs,
     #[command(flatten)]
     pub learners: LearnerArgs,
+    #[command(flatten)]
+    pub tune: TuneArgs,
 }
 
 /// What `train` does, checked: where the data is, the training configuration, the
@@ -77,6 +80,8 @@ pub struct TrainPlan {
     pub multilabel: MultiLabelOptions,
     /// Print the summary as JSON.
     pub json: bool,
+    /// `--tune`: the grid and how it is cross-validated.
+    pub tune: Option<TunePlan>,
     /// Whether random mode's rounds default to 10 × the number of documents.
     rounds_per_document: bool,
 }
@@ -86,18 +91,34 @@ impl TrainPlan {
     /// draws 10 per document (the learner is checked again).
     pub fn config_for(&self, n: usize) -> Result<TrainConfig> {
         let mut cfg = self.config.clone();
-        if !self.rounds_per_document {
-            return Ok(cfg);
+        cfg.learner = self.per_document(cfg.learner, n)?;
+        Ok(cfg)
+    }
+
+    /// The `--tune` plan for `n` documents or rows, its learners adjusted as
+    /// [`TrainPlan::config_for`] adjusts the configuration's.
+    pub fn tune_for(&self, n: usize) -> Result<Option<TunePlan>> {
+        let Some(t) = &self.tune else { return Ok(None) };
+        let mut t = t.clone();
+        for p in &mut t.points {
+            p.learner = self.per_document(p.learner.clone(), n)?;
         }
-        let mut learner = cfg.learner.into_inner();
+        Ok(Some(t))
+    }
+
+    /// `learner` with random mode's default rounds set for `n` documents.
+    fn per_document(&self, learner: Checked<AnyLearner>, n: usize) -> Result<Checked<AnyLearner>> {
+        if !self.rounds_per_document {
+            return Ok(learner);
+        }
+        let mut learner = learner.into_inner();
         if let AnyLearner::Perceptron(Perceptron { schedule, .. })
         | AnyLearner::KernelPerceptron(KernelPerceptron { schedule, .. }) = &mut learner
             && let Schedule::Randomized { rounds, .. } = schedule
         {
             *rounds = 10 * n as u64;
         }
-        cfg.learner = learner.check()?;
-        Ok(cfg)
+        Ok(learner.check()?)
     }
 
     /// The seeded folds of `--cv K` over `n` documents (or rows: `what`).
@@ -113,7 +134,21 @@ impl TrainPlan {
 /// Turns `train`'s flags into a plan; every flag rule of `train` is checked here.
 pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
     let s = &a.schedule;
-    let learner = learner::learner(s, &a.kernel, &a.learners)?;
+    let tune = tune::plan(
+        &a.tune,
+        s,
+        &a.kernel,
+        &a.learners,
+        &a.geometry,
+        a.cv,
+        a.vocab.ngrams as usize,
+    )?;
+    // With --tune the grid's learners are built instead, and the flags are checked there.
+    let learner = if tune.is_some() {
+        AnyLearner::from_name("averaged-perceptron").expect("a library name")
+    } else {
+        learner::learner(s, &a.kernel, &a.learners)?
+    };
     if let Some(h) = a.holdout
         && !(h > 0.0 && h < 1.0)
     {
@@ -174,6 +209,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         no_shuffle: a.learners.no_shuffle,
         multilabel: a.learners.multilabel(s.seed),
         json: a.json,
+        tune,
         rounds_per_document: s.mode == Mode::Random && s.rounds.is_none(),
     })
 }

@@ -1,0 +1,196 @@
+//! `train --tune`'s flags and the grid they make: the library's default grid with every
+//! dimension that a flag fixes taken out, and each point's learner built through the
+//! same flags as a plain `train` (so `--seed`, `--bias`, `--positive-weight` … apply to
+//! every point that takes them).
+
+use super::geometry::GeometryArgs;
+use super::kernel::KernelArgs;
+use super::learner::{self, LearnerArgs};
+use super::schedule::{LearnerName, ScheduleArgs};
+use anyhow::{Result, bail};
+use clap::{Args, ValueEnum};
+use rosenblatt::experiment::{Constant, Grid, GridPoint, LearnerChoice, PointSpec, TuneOptions};
+use rosenblatt::learn::{AnyLearner, Check};
+use std::time::Duration;
+
+/// The flags of `train --tune`.
+#[derive(Debug, Args, Clone)]
+pub struct TuneArgs {
+    /// Choose the learner, its main constant, the weighting and the normalization by
+    /// K-fold cross-validation (stratified, seeded by --seed) on the training documents
+    /// only — never on --holdout documents — then train the winner on all of them. The
+    /// grid: pa --average (--pa-c 0.1, 1), averaged-perceptron (--epochs 5, 10) and
+    /// logistic (--l2 1e-5, 1e-4), each on binary rows and with --weighting idf
+    /// --normalize l2. --learner, --pa-c, --epochs, --l2, --weighting and --normalize
+    /// fix their dimension; other learner flags keep the learners that take them. Points
+    /// are scored by accuracy, multi-label corpora by micro-F1 (thresholds tuned inside
+    /// each fold on a quarter of its training rows). The table is printed and kept in the
+    /// model (see inspect).
+    #[arg(long)]
+    pub tune: bool,
+    /// Folds of --tune's cross-validation [default: 5].
+    #[arg(long, value_name = "K")]
+    pub tune_folds: Option<usize>,
+    /// --tune starts no grid point after this many seconds: the points left are marked
+    /// skipped and the best of those done wins (the first batch always runs). Points
+    /// run cheapest first.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    pub tune_budget: Option<f64>,
+}
+
+/// What `--tune` runs: the grid's points, in evaluation order, and how.
+#[derive(Debug, Clone)]
+pub struct TunePlan {
+    /// The points, learners built and checked.
+    pub points: Vec<GridPoint>,
+    /// Folds, seed, budget and the multi-label threshold settings.
+    pub options: TuneOptions,
+}
+
+/// The library name of a `--learner` value, as the grid holds it.
+fn static_name(l: LearnerName) -> &'static str {
+    let name = l.library_name();
+    AnyLearner::NAMES
+        .into_iter()
+        .find(|n| *n == name)
+        .expect("every learner name is a library name")
+}
+
+/// The learners of the grid: the one `--learner` names with its constant's values, or
+/// the default grid's; a constant given by flag is fixed (not varied).
+fn choices(s: &ScheduleArgs, f: &LearnerArgs) -> Vec<LearnerChoice> {
+    let mut choices = match s.learner {
+        Some(l) => LearnerChoice::defaults_for(static_name(l), f.average),
+        None => Grid::default().learners,
+    };
+    for c in &mut choices {
+        let fixed = match c.constant {
+            Some(Constant::C(_)) => f.pa_c.is_some(),
+            Some(Constant::Epochs(_)) => s.epochs.is_some(),
+            Some(Constant::L2(_)) => f.l2.is_some(),
+            None => false,
+        };
+        if fixed {
+            c.constant = None;
+        }
+    }
+    choices.dedup();
+    choices
+}
+
+/// The learner of one choice, built from the flags with the choice's name, averaging and
+/// constant put in.
+fn build(
+    c: &LearnerChoice,
+    s: &ScheduleArgs,
+    k: &KernelArgs,
+    f: &LearnerArgs,
+) -> Result<AnyLearner> {
+    let mut s = s.clone();
+    let mut f = f.clone();
+    s.learner = Some(LearnerName::from_str(c.name, false).map_err(anyhow::Error::msg)?);
+    f.average = c.average || f.average;
+    match c.constant {
+        Some(Constant::C(v)) => f.pa_c = Some(v),
+        Some(Constant::Epochs(e)) => s.epochs = Some(e),
+        Some(Constant::L2(v)) => f.l2 = Some(v),
+        None => {}
+    }
+    learner::learner(&s, k, &f)
+}
+
+/// Turns the tuning flags into a plan (`None` without `--tune`); `cv` is `train --cv`,
+/// `ngrams` is `--ngrams` (the grid's n-gram order).
+pub fn plan(
+    t: &TuneArgs,
+    s: &ScheduleArgs,
+    k: &KernelArgs,
+    f: &LearnerArgs,
+    g: &GeometryArgs,
+    cv: Option<usize>,
+    ngrams: usize,
+) -> Result<Option<TunePlan>> {
+    if !t.tune {
+        if t.tune_folds.is_some() || t.tune_budget.is_some() {
+            bail!("--tune-folds and --tune-budget apply to --tune only");
+        }
+        return Ok(None);
+    }
+    if cv.is_some() {
+        bail!(
+            "--tune runs its own cross-validation: give --tune-folds K instead of --cv \
+             (--holdout still scores the winner on documents tuning never saw)"
+        );
+    }
+    if s.learner == Some(LearnerName::KernelPerceptron) {
+        bail!(
+            "--tune does not tune the kernel perceptron (each fit costs a Gram matrix); \
+             tune the linear learners, or train the kernel perceptron as configured"
+        );
+    }
+    let folds = t.tune_folds.unwrap_or(5);
+    if folds < 2 {
+        bail!("--tune-folds needs at least 2 folds");
+    }
+    let budget = match t.tune_budget {
+        Some(b) if !(b.is_finite() && b >= 0.0) => {
+            bail!("--tune-budget must be a number of seconds, 0 or more, got {b}")
+        }
+        b => b.map(Duration::from_secs_f64),
+    };
+    // A learner that refuses the flags given (e.g. --l2 for pa) leaves the grid; if
+    // every learner does, the first refusal is the error.
+    let mut kept = Vec::new();
+    let mut built = Vec::new();
+    let mut refusal = None;
+    for c in choices(s, f) {
+        match build(&c, s, k, f) {
+            Ok(l) => {
+                built.push((c.clone(), l.check()?));
+                kept.push(c);
+            }
+            Err(e) => {
+                refusal.get_or_insert(e);
+            }
+        }
+    }
+    if kept.is_empty() {
+        let e = refusal.expect("an empty grid has a refusal");
+        return Err(e.context("no learner of the --tune grid takes these flags"));
+    }
+    let grid = Grid {
+        learners: kept,
+        geometries: Grid::geometries_with(g.weighting(), g.normalize()),
+        ngrams: vec![ngrams],
+    };
+    let points = grid
+        .points()
+        .into_iter()
+        .map(|spec: PointSpec| {
+            let learner = built
+                .iter()
+                .find(|b| b.0 == spec.learner)
+                .expect("every choice is built")
+                .1
+                .clone();
+            GridPoint { spec, learner }
+        })
+        .collect();
+    Ok(Some(TunePlan {
+        points,
+        options: TuneOptions {
+            folds,
+            seed: s.seed,
+            budget,
+            thresholds: f.multilabel(s.seed),
+        },
+    }))
+}
+
+/// The options a tuned model records: the winner's settings in words and its flags.
+pub fn options_of(point: &GridPoint) -> String {
+    match learner::describe(&point.learner) {
+        Some(d) => format!("{d}; chosen by --tune: {}", point.flags()),
+        None => format!("chosen by --tune: {}", point.flags()),
+    }
+}
