@@ -32,6 +32,7 @@ struct Article {
     split: Split,
     topics: Vec<String>,
     text: String,
+    title: Option<String>,
 }
 
 /// The `reut2-*.sgm` files of a folder (sorted), or the one file given.
@@ -127,6 +128,11 @@ fn modapte(parts: Vec<FilePart>, split: Option<Split>) -> Corpus {
         corpus.docs.push(Document {
             id: a.newid.clone(),
             text: a.text.clone(),
+            fields: a
+                .title
+                .iter()
+                .map(|t| (Box::from("title"), t.clone()))
+                .collect(),
             labels,
             ..Default::default()
         });
@@ -229,6 +235,7 @@ fn parse_article(block: &str) -> std::result::Result<Option<Article>, String> {
         split,
         topics,
         text,
+        title: element(text_el, "TITLE").map(unescape),
     }))
 }
 
