@@ -15,22 +15,25 @@ pub const MAX_MODEL_BYTES: u64 = 4 << 30;
 /// Sentence start for a file whose contents contradict themselves.
 const DAMAGED: &str = "the model file is damaged";
 
-/// Decodes `payload` with the bytes claimed by its lengths (strings are allocated before
-/// they are read) bounded by `N`; the whole payload claims at most its own length, so
-/// `N ≥ payload.len()` refuses nothing a writer produced.
+/// Decodes `payload` with the bytes claimed by its lengths (containers are allocated
+/// before they are read) bounded by `N`.
 fn decode_within<const N: usize>(payload: &[u8]) -> Result<(SavedModel, usize), DecodeError> {
     let config = bincode::config::standard().with_limit::<N>();
     bincode::serde::decode_from_slice(payload, config)
 }
 
-/// Decodes `payload` under the smallest of three limits that holds it: a length field
-/// then allocates at most 16 times the payload (at least 16 MiB), never what it says.
+/// Decodes `payload` under the smallest of four limits that is at least 32 times its
+/// length (and at least 16 MiB): a decoded part claims more bytes than it was written
+/// in (a one-byte length of a word claims the word's 24-byte `String`, a one-byte
+/// varint a 4-byte `u32`), so an honest file stays well inside its limit, while a
+/// crafted length field can allocate no more than that, never what it says.
 fn decode_bounded(payload: &[u8]) -> Result<(SavedModel, usize), DecodeError> {
     const MIB: usize = 1 << 20;
     match payload.len() {
-        n if n <= 16 * MIB => decode_within::<{ 16 * MIB }>(payload),
-        n if n <= 256 * MIB => decode_within::<{ 256 * MIB }>(payload),
-        _ => decode_within::<{ MAX_MODEL_BYTES as usize }>(payload),
+        n if n <= MIB / 2 => decode_within::<{ 16 * MIB }>(payload),
+        n if n <= 8 * MIB => decode_within::<{ 256 * MIB }>(payload),
+        n if n <= 128 * MIB => decode_within::<{ 4096 * MIB }>(payload),
+        _ => decode_within::<{ 32 * MAX_MODEL_BYTES as usize }>(payload),
     }
 }
 

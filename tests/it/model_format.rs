@@ -183,3 +183,30 @@ fn an_older_format_model_is_refused_with_a_sentence_naming_it() {
         "a refused model is left as it was"
     );
 }
+
+#[test]
+fn a_model_of_many_short_words_loads_again() {
+    // Each word is written in about 12 bytes but claims its 24-byte String beside its
+    // weight and idf when decoded: a payload under 16 MiB that claims more than 16 MiB.
+    let words = |from: usize| -> String {
+        (from..from + 350_000)
+            .map(|i| format!("w{i:x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let docs = [
+        Document::new("a", words(0), Some("a")),
+        Document::new("b", words(350_000), Some("b")),
+    ];
+    let cfg = TrainConfig::default();
+    let trained = pipeline::train(&docs, &cfg, vec![]).unwrap();
+    assert_eq!(trained.model.vocab.len(), 700_000);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.model");
+    trained.model.save(&path).unwrap();
+    let len = std::fs::metadata(&path).unwrap().len();
+    assert!((1 << 20..16 << 20).contains(&len), "{len} bytes");
+    let loaded = SavedModel::load(&path).unwrap();
+    assert_eq!(loaded.vocab.len(), 700_000);
+    assert_eq!(loaded.predictor, trained.model.predictor);
+}
