@@ -48,7 +48,7 @@ pub struct TrainConfig {
 
 /// What `rosenblatt train` does with no options: the standard analyzer (plain text,
 /// lowercased words), every word kept, averaged PA-I over idf-weighted unit-length rows.
-/// (The spam filter, `train --spam … --ham …`, is the same with the mail analyzer.)
+/// (The spam filter is [`TrainConfig::spam_filter`].)
 impl Default for TrainConfig {
     fn default() -> Self {
         TrainConfig {
@@ -60,6 +60,18 @@ impl Default for TrainConfig {
             positive: None,
             options: String::new(),
             geometry: GeometrySpec::IDF_L2,
+        }
+    }
+}
+
+impl TrainConfig {
+    /// What `rosenblatt train --spam … --ham …` does with no other options: the default
+    /// learner over binary unit-length rows, reading mail.
+    pub fn spam_filter() -> Self {
+        TrainConfig {
+            analyzer: Analyzer::standard(crate::text::Source::mail(), true),
+            geometry: GeometrySpec::BINARY_L2,
+            ..TrainConfig::default()
         }
     }
 }

@@ -38,7 +38,8 @@ pub enum Normalize {
 
 /// The geometry a model is trained in, as chosen: what `--weighting` and `--normalize`
 /// say before any data is seen. Its `Default` reads rows as stored (binary, unscaled);
-/// [`GeometrySpec::IDF_L2`] is what `train` uses unless told otherwise.
+/// [`GeometrySpec::IDF_L2`] is what `train` uses for text unless told otherwise, and
+/// [`GeometrySpec::BINARY_L2`] for mail.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GeometrySpec {
     /// Feature weighting.
@@ -51,6 +52,13 @@ impl GeometrySpec {
     /// Idf-weighted, unit-length rows.
     pub const IDF_L2: GeometrySpec = GeometrySpec {
         weighting: Weighting::Idf,
+        normalize: Normalize::L2,
+    };
+
+    /// Binary, unit-length rows: the spam filter's default. On mail, rare tokens are
+    /// mostly message ids, hosts and dates; idf would weigh them up.
+    pub const BINARY_L2: GeometrySpec = GeometrySpec {
+        weighting: Weighting::Binary,
         normalize: Normalize::L2,
     };
 

@@ -27,8 +27,8 @@ pub enum NormalizeArg {
 /// and `learn`.
 #[derive(Debug, Clone, Args)]
 pub struct GeometryArgs {
-    /// Feature weighting [default: idf for text and mail; binary (values as given) for
-    /// SVMlight rows and for `vectorize`]. Rows stay binary in memory (4 bytes per
+    /// Feature weighting [default: idf for text; binary for mail (--spam/--ham), for
+    /// SVMlight rows (values as given) and for `vectorize`]. Rows stay binary in memory (4 bytes per
     /// nonzero); the weights are applied inside every dot product and update. With
     /// --tune, fixes the grid's weighting.
     #[arg(long, value_enum)]

@@ -393,14 +393,18 @@ fn train_with_no_options_is_the_library_default() {
     assert_eq!(cli.analyzer, lib.analyzer);
     assert_eq!(cli.vocab, lib.vocab);
     assert_eq!(cli.positive, lib.positive);
-    // The spam filter: the same learner and geometry, reading mail.
+    // The spam filter: the same learner over binary unit-length rows, reading mail.
+    let filter = TrainConfig::spam_filter();
     let Ok(Plan::Train(p)) = plan_of("train -o m --spam s --ham h") else {
         panic!("a train plan expected");
     };
-    assert_eq!(p.config.learner, lib.learner);
-    assert_eq!(p.config.geometry, lib.geometry);
+    assert_eq!(p.config.learner, filter.learner);
+    assert_eq!(filter.learner, lib.learner);
+    assert_eq!(p.config.geometry, filter.geometry);
+    assert_eq!(p.config.analyzer, filter.analyzer);
+    assert_eq!(p.config.vocab, filter.vocab);
     assert_eq!(
-        p.config.analyzer,
+        filter.analyzer,
         Analyzer::standard(TextSource::mail(), true)
     );
 }
