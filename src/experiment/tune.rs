@@ -151,10 +151,10 @@ pub struct Grid {
 }
 
 impl Default for Grid {
-    /// The default grid, 12 points: `pa --average` with C ∈ {0.1, 1}, the averaged
+    /// The default grid, 18 points: `pa --average` with C ∈ {0.1, 1}, the averaged
     /// perceptron with 5 or 10 epochs and logistic regression with λ ∈ {1e-5, 1e-4}, each
-    /// on binary rows as stored and on idf-weighted unit-length rows (`--weighting idf
-    /// --normalize l2`); single words only.
+    /// on binary rows as stored, on binary unit-length rows (the spam filter's default)
+    /// and on idf-weighted unit-length rows (text's default); single words only.
     fn default() -> Self {
         Grid {
             learners: [
@@ -163,7 +163,7 @@ impl Default for Grid {
                 LearnerChoice::defaults_for("logistic", false),
             ]
             .concat(),
-            geometries: vec![GeometrySpec::default(), GeometrySpec::IDF_L2],
+            geometries: Grid::geometries_with(None, None),
             ngrams: vec![1],
         }
     }
@@ -171,13 +171,17 @@ impl Default for Grid {
 
 impl Grid {
     /// The geometries a grid tries when some of weighting and normalization are fixed:
-    /// the default grid's pair when neither is, else every value of the free one.
+    /// the default grid's three when neither is, else every value of the free one.
     pub fn geometries_with(
         weighting: Option<Weighting>,
         normalize: Option<Normalize>,
     ) -> Vec<GeometrySpec> {
         match (weighting, normalize) {
-            (None, None) => vec![GeometrySpec::default(), GeometrySpec::IDF_L2],
+            (None, None) => vec![
+                GeometrySpec::default(),
+                GeometrySpec::BINARY_L2,
+                GeometrySpec::IDF_L2,
+            ],
             (Some(w), None) => [Normalize::None, Normalize::L2]
                 .map(|n| GeometrySpec {
                     weighting: w,
@@ -271,12 +275,15 @@ impl GridPoint {
             f.push(' ');
             f.push_str(&c.flag());
         }
-        if s.geometry.weighting == Weighting::Idf {
-            f.push_str(" --weighting idf");
-        }
-        if s.geometry.normalize == Normalize::L2 {
-            f.push_str(" --normalize l2");
-        }
+        // Both spelled out: `train`'s defaults depend on the input.
+        f.push_str(match s.geometry.weighting {
+            Weighting::Binary => " --weighting binary",
+            Weighting::Idf => " --weighting idf",
+        });
+        f.push_str(match s.geometry.normalize {
+            Normalize::None => " --normalize none",
+            Normalize::L2 => " --normalize l2",
+        });
         if s.ngrams != 1 {
             f.push_str(&format!(" --ngrams {}", s.ngrams));
         }
@@ -769,19 +776,29 @@ mod tests {
     #[test]
     fn the_default_grid_runs_cheap_points_first_and_spells_their_flags() {
         let points = default_points();
-        assert_eq!(points.len(), 12);
+        assert_eq!(points.len(), 18);
         let flags: Vec<String> = points.iter().map(GridPoint::flags).collect();
-        assert_eq!(flags[0], "--learner averaged-perceptron --epochs 5");
+        assert_eq!(
+            flags[0],
+            "--learner averaged-perceptron --epochs 5 --weighting binary --normalize none"
+        );
         assert_eq!(
             flags[1],
+            "--learner averaged-perceptron --epochs 5 --weighting binary --normalize l2"
+        );
+        assert_eq!(
+            flags[2],
             "--learner averaged-perceptron --epochs 5 --weighting idf --normalize l2"
         );
-        assert_eq!(flags[4], "--learner pa --average --pa-c 0.1");
         assert_eq!(
-            flags[11],
+            flags[6],
+            "--learner pa --average --pa-c 0.1 --weighting binary --normalize none"
+        );
+        assert_eq!(
+            flags[17],
             "--learner logistic --l2 0.0001 --weighting idf --normalize l2"
         );
-        let AnyLearner::PassiveAggressive(p) = &*points[4].learner else {
+        let AnyLearner::PassiveAggressive(p) = &*points[6].learner else {
             panic!("pa expected");
         };
         assert_eq!((p.c, p.online.average), (0.1, true));
@@ -799,7 +816,7 @@ mod tests {
         let points = default_points();
         let opt = TuneOptions::default();
         let table = tune_rows(&x, Target::Classes(classes), &points, opt, &|_| {}).unwrap();
-        assert_eq!(table.evaluated(), 12);
+        assert_eq!(table.evaluated(), 18);
         assert_eq!(table.documents, 400);
         let means: Vec<f64> = table
             .rows
@@ -840,12 +857,12 @@ mod tests {
         })
         .unwrap();
         let done = table.evaluated();
-        assert!((1..12).contains(&done), "{done} points done");
+        assert!((1..18).contains(&done), "{done} points done");
         assert!(table.rows[done..].iter().all(|r| r.result.is_none()));
         assert!(table.best < done);
         let seen = seen.into_inner().unwrap();
         assert_eq!(seen.len(), 1);
-        assert_eq!((seen[0].done, seen[0].total), (done, 12));
+        assert_eq!((seen[0].done, seen[0].total), (done, 18));
     }
 
     #[test]

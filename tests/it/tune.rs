@@ -75,7 +75,7 @@ fn the_table_is_printed_kept_in_the_model_and_shown_by_inspect() {
     let t = &v["tuning"];
     assert_eq!(t["score"], "accuracy");
     assert_eq!(t["documents"], 60);
-    assert_eq!(t["rows"].as_array().unwrap().len(), 12);
+    assert_eq!(t["rows"].as_array().unwrap().len(), 18);
     let means: Vec<f64> = means(t).into_iter().map(Option::unwrap).collect();
     let best = t["best"].as_u64().unwrap() as usize;
     let top = means.iter().cloned().fold(f64::MIN, f64::max);
@@ -243,9 +243,9 @@ fn multiclass_and_multi_label_corpora_tune() {
     assert_eq!(t["score"], "micro-F1");
     assert_eq!(t["folds"], 3);
     assert!(t["thresholds"].as_str().unwrap().contains("quarter"), "{t}");
-    // --learner pa fixes the learner: its two C values × two geometries.
+    // --learner pa fixes the learner: its two C values × three geometries.
     let rows = t["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 4);
+    assert_eq!(rows.len(), 6);
     assert!(
         rows.iter()
             .all(|r| r["flags"].as_str().unwrap().starts_with("--learner pa "))
@@ -287,19 +287,19 @@ fn flags_fix_their_dimension_of_the_grid() {
     assert_eq!(
         flags,
         [
-            "--learner pa --weighting idf",
+            "--learner pa --weighting idf --normalize none",
             "--learner pa --weighting idf --normalize l2"
         ]
     );
     // A flag only logistic regression takes keeps logistic regression alone.
     let v = train_json(&[tiny, "-o", m, "--tune-folds", "3", "--l2", "0.001"]);
     let rows = v["tuning"]["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 2);
+    assert_eq!(rows.len(), 3);
     assert_eq!(v["learner"], "logistic");
     // --ngrams sets the grid's n-gram order: every point is cross-validated on pairs.
     let v = train_json(&[tiny, "-o", m, "--tune-folds", "3", "--ngrams", "2"]);
     let rows = v["tuning"]["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 12);
+    assert_eq!(rows.len(), 18);
     assert!(
         rows.iter()
             .all(|r| r["flags"].as_str().unwrap().ends_with(" --ngrams 2")),

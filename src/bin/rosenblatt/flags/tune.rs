@@ -20,8 +20,8 @@ pub struct TuneArgs {
     /// K-fold cross-validation (stratified, seeded by --seed) on the training documents
     /// only — never on --holdout documents — then train the winner on all of them. The
     /// grid: pa --average (--pa-c 0.1, 1), averaged-perceptron (--epochs 5, 10) and
-    /// logistic (--l2 1e-5, 1e-4), each on binary rows and with --weighting idf
-    /// --normalize l2. --learner, --pa-c, --epochs, --l2, --weighting and --normalize
+    /// logistic (--l2 1e-5, 1e-4), each on binary rows as stored, on binary unit-length
+    /// rows and on idf-weighted unit-length rows. --learner, --pa-c, --epochs, --l2, --weighting and --normalize
     /// fix their dimension; other learner flags keep the learners that take them. Points
     /// are scored by accuracy, multi-label corpora by micro-F1 (thresholds tuned inside
     /// each fold on a quarter of its training rows). The table is printed and kept in the
