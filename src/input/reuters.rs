@@ -4,8 +4,9 @@
 //! `"TEST"` (3299). The usual benchmark then keeps the 90 topic categories that have at
 //! least one training and one test document, and the documents carrying at least one of
 //! them (7770 train / 3019 test); a document's labels are its topics among those 90, in
-//! the order the file lists them. The text is the title and the body; a `TYPE="UNPROC"`
-//! text without either is taken whole. Character references (`&lt;`, `&#3;`) are decoded,
+//! the order the file lists them. The text is the title and the body, and the title is
+//! also a `title:` field (title words weigh as their own features, as a mail subject's
+//! do); a `TYPE="UNPROC"` text without either is taken whole. Character references (`&lt;`, `&#3;`) are decoded,
 //! control characters become spaces.
 //!
 //! A `<REUTERS>` block that is cut off or lacks its attributes is counted and skipped.
@@ -311,6 +312,12 @@ mod tests {
         assert_eq!(all.docs[1].labels, ["wheat", "grain"]);
         assert_eq!(all.docs[0].text, "WHEAT & GRAIN\nPrices <rose>.\n ");
         assert_eq!(all.docs[1].text.trim(), "raw text only");
+        // The title is also a `title:` field; an article without one has no field.
+        assert_eq!(
+            all.docs[0].fields,
+            [(Box::from("title"), "WHEAT & GRAIN".to_string())]
+        );
+        assert!(all.docs[1].fields.is_empty());
         assert_eq!(all.skipped.len(), 1, "{:?}", all.skipped);
         let train = read_reuters(&f, Some(Split::Train)).unwrap();
         assert_eq!(train.docs.len(), 1);
