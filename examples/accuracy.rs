@@ -389,6 +389,13 @@ fn f(v: &Value, key: &str) -> Option<f64> {
     v.get(key).and_then(Value::as_f64)
 }
 
+/// The whole `train` command's seconds from its summary: training, plus the
+/// cross-validation of `--tune` when it ran.
+fn train_seconds(v: &Value) -> Option<f64> {
+    let tuning = v.get("tuning").and_then(|t| f(t, "seconds")).unwrap_or(0.0);
+    f(v, "seconds").map(|s| s + tuning)
+}
+
 /// The ham false-positive rate from `eval --json`: its own key for mail models, else the
 /// confusion matrix of a ham/spam model.
 fn ham_fp(v: &Value) -> Option<f64> {
@@ -542,7 +549,7 @@ impl Harness {
             let m = Measure {
                 acc: f(&ej, "accuracy"),
                 ham_fp: ham_fp(&ej),
-                train_s: f(&tj, "seconds"),
+                train_s: train_seconds(&tj),
                 ..Default::default()
             };
             let skipped = tj.get("skipped").and_then(Value::as_u64).unwrap_or(0);
@@ -805,7 +812,7 @@ impl Harness {
             let m = Measure {
                 micro_f1: f(&ej, "micro_f1"),
                 macro_f1: f(&ej, "macro_f1"),
-                train_s: f(&tj, "seconds"),
+                train_s: train_seconds(&tj),
                 ..Default::default()
             };
             self.progress(&format!(
