@@ -1,0 +1,262 @@
+//! The grid: learners with values of their main constant ([`LearnerChoice`],
+//! [`Constant`]), geometries and n-gram orders ([`Grid`]), and its points in evaluation
+//! order ([`PointSpec`], ready to run as a [`GridPoint`] that spells its `train` flags).
+//! Kept apart from running them: what a grid is does not depend on how it is scored.
+
+use crate::Result;
+use crate::features::{GeometrySpec, Normalize, Weighting};
+use crate::learn::{AnyLearner, Check, Checked};
+use serde::{Deserialize, Serialize};
+
+/// The main constant of a grid learner and its value.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum Constant {
+    /// Passive-Aggressive's aggressiveness C.
+    C(f32),
+    /// Passes over the data.
+    Epochs(usize),
+    /// The L2 strength λ of logistic and softmax regression.
+    L2(f32),
+}
+
+impl Constant {
+    /// The constant as the command line spells it (`--pa-c 0.1`).
+    pub fn flag(&self) -> String {
+        match self {
+            Constant::C(c) => format!("--pa-c {c}"),
+            Constant::Epochs(e) => format!("--epochs {e}"),
+            Constant::L2(l) => format!("--l2 {l}"),
+        }
+    }
+
+    /// Sets the constant in `learner` (learners that do not have it are left as they are).
+    pub fn apply(&self, learner: &mut AnyLearner) {
+        match (self, learner) {
+            (Constant::C(c), AnyLearner::PassiveAggressive(p)) => p.c = *c,
+            (Constant::Epochs(e), l) => l.set_epochs(*e),
+            (Constant::L2(v), AnyLearner::Logistic(r)) => r.l2 = *v,
+            (Constant::L2(v), AnyLearner::Softmax(s)) => s.l2 = *v,
+            _ => {}
+        }
+    }
+}
+
+/// One learner of a grid: its name, whether it is averaged (`pa --average`), and the
+/// value of its main constant when the grid varies it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LearnerChoice {
+    /// The learner's name, as [`AnyLearner::from_name`] takes it.
+    pub name: &'static str,
+    /// Averaged weights (`--average`; for the learners that offer it).
+    pub average: bool,
+    /// The constant's value, or `None` for the learner's own (or the user's) setting.
+    pub constant: Option<Constant>,
+}
+
+impl LearnerChoice {
+    /// The default grid's values of `name`'s main constant: C ∈ {0.1, 1} for `pa`,
+    /// epochs ∈ {5, 10} for the averaged perceptron, λ ∈ {1e-5, 1e-4} for logistic and
+    /// softmax regression; other learners are tuned on their other dimensions only.
+    pub fn defaults_for(name: &'static str, average: bool) -> Vec<LearnerChoice> {
+        let constants: Vec<Constant> = match name {
+            "pa" => vec![Constant::C(0.1), Constant::C(1.0)],
+            "averaged-perceptron" => vec![Constant::Epochs(5), Constant::Epochs(10)],
+            "logistic" | "softmax" => vec![Constant::L2(1e-5), Constant::L2(1e-4)],
+            _ => Vec::new(),
+        };
+        let choice = |constant| LearnerChoice {
+            name,
+            average,
+            constant,
+        };
+        if constants.is_empty() {
+            vec![choice(None)]
+        } else {
+            constants.into_iter().map(|c| choice(Some(c))).collect()
+        }
+    }
+
+    /// The learner with the library's defaults and this choice applied.
+    pub fn default_learner(&self) -> Option<AnyLearner> {
+        let mut l = AnyLearner::from_name(self.name)?;
+        if let AnyLearner::PassiveAggressive(p) = &mut l {
+            p.online.average = self.average;
+        }
+        if let AnyLearner::MarginPerceptron(p) = &mut l {
+            p.online.average = self.average;
+        }
+        if let Some(c) = self.constant {
+            c.apply(&mut l);
+        }
+        Some(l)
+    }
+
+    /// A rough cost of fitting it, relative to 10 epochs of the averaged perceptron, to
+    /// run cheap points first: logistic regression's exp per row costs about three times
+    /// a perceptron update.
+    fn relative_cost(&self) -> f64 {
+        let per_epoch = match self.name {
+            "logistic" | "softmax" => 0.3,
+            "pa" => 0.11,
+            "kernel-perceptron" => 10.0,
+            _ => 0.1,
+        };
+        let epochs = match self.constant {
+            Some(Constant::Epochs(e)) => e as f64,
+            _ => 10.0,
+        };
+        per_epoch * epochs
+    }
+}
+
+/// A grid: every learner choice × geometry × n-gram order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grid {
+    /// The learners and their constants.
+    pub learners: Vec<LearnerChoice>,
+    /// Weighting and normalization.
+    pub geometries: Vec<GeometrySpec>,
+    /// Word n-gram orders (1: single words).
+    pub ngrams: Vec<usize>,
+}
+
+impl Default for Grid {
+    /// The default grid, 18 points: `pa --average` with C ∈ {0.1, 1}, the averaged
+    /// perceptron with 5 or 10 epochs and logistic regression with λ ∈ {1e-5, 1e-4}, each
+    /// on binary rows as stored, on binary unit-length rows (the spam filter's default)
+    /// and on idf-weighted unit-length rows (text's default); single words only.
+    fn default() -> Self {
+        Grid {
+            learners: [
+                LearnerChoice::defaults_for("pa", true),
+                LearnerChoice::defaults_for("averaged-perceptron", false),
+                LearnerChoice::defaults_for("logistic", false),
+            ]
+            .concat(),
+            geometries: Grid::geometries_with(None, None),
+            ngrams: vec![1],
+        }
+    }
+}
+
+impl Grid {
+    /// The geometries a grid tries when some of weighting and normalization are fixed:
+    /// the default grid's three when neither is, else every value of the free one.
+    pub fn geometries_with(
+        weighting: Option<Weighting>,
+        normalize: Option<Normalize>,
+    ) -> Vec<GeometrySpec> {
+        match (weighting, normalize) {
+            (None, None) => vec![
+                GeometrySpec::default(),
+                GeometrySpec::BINARY_L2,
+                GeometrySpec::IDF_L2,
+            ],
+            (Some(w), None) => [Normalize::None, Normalize::L2]
+                .map(|n| GeometrySpec {
+                    weighting: w,
+                    normalize: n,
+                })
+                .to_vec(),
+            (None, Some(n)) => [Weighting::Binary, Weighting::Idf]
+                .map(|w| GeometrySpec {
+                    weighting: w,
+                    normalize: n,
+                })
+                .to_vec(),
+            (Some(w), Some(n)) => vec![GeometrySpec {
+                weighting: w,
+                normalize: n,
+            }],
+        }
+    }
+
+    /// Every point, in the order they are evaluated: by n-gram order (each analyzer
+    /// vectorizes once), then cheapest learner first (a stable sort, so equal costs keep
+    /// the grid's order: learners as listed, binary rows before weighted ones).
+    pub fn points(&self) -> Vec<PointSpec> {
+        let mut points = Vec::new();
+        for &ngrams in &self.ngrams {
+            let mut group: Vec<PointSpec> = self
+                .learners
+                .iter()
+                .flat_map(|l| {
+                    self.geometries.iter().map(move |&geometry| PointSpec {
+                        learner: l.clone(),
+                        geometry,
+                        ngrams,
+                    })
+                })
+                .collect();
+            group.sort_by(|a, b| {
+                a.learner
+                    .relative_cost()
+                    .total_cmp(&b.learner.relative_cost())
+            });
+            points.extend(group);
+        }
+        points
+    }
+}
+
+/// One point of a grid, before its learner is built.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointSpec {
+    /// The learner and its constant.
+    pub learner: LearnerChoice,
+    /// Weighting and normalization.
+    pub geometry: GeometrySpec,
+    /// Word n-gram order.
+    pub ngrams: usize,
+}
+
+impl PointSpec {
+    /// The point with the library's default learner settings, checked.
+    pub fn with_defaults(&self) -> Result<GridPoint> {
+        let learner = self.learner.default_learner().ok_or_else(|| {
+            crate::Error::Unsupported(format!("no learner is called {:?}", self.learner.name))
+        })?;
+        Ok(GridPoint {
+            spec: self.clone(),
+            learner: learner.check()?,
+        })
+    }
+}
+
+/// A point ready to run: its spec and its learner, built and checked.
+#[derive(Debug, Clone)]
+pub struct GridPoint {
+    /// What the point is.
+    pub spec: PointSpec,
+    /// The learner, with the spec's constant in it.
+    pub learner: Checked<AnyLearner>,
+}
+
+impl GridPoint {
+    /// The point's flags as the command line spells them, so a row of the table can be
+    /// copied into a `train` command.
+    pub fn flags(&self) -> String {
+        let s = &self.spec;
+        let mut f = format!("--learner {}", s.learner.name);
+        if s.learner.average && matches!(s.learner.name, "pa" | "margin-perceptron") {
+            f.push_str(" --average");
+        }
+        if let Some(c) = s.learner.constant {
+            f.push(' ');
+            f.push_str(&c.flag());
+        }
+        // Both spelled out: `train`'s defaults depend on the input.
+        f.push_str(match s.geometry.weighting {
+            Weighting::Binary => " --weighting binary",
+            Weighting::Idf => " --weighting idf",
+        });
+        f.push_str(match s.geometry.normalize {
+            Normalize::None => " --normalize none",
+            Normalize::L2 => " --normalize l2",
+        });
+        if s.ngrams != 1 {
+            f.push_str(&format!(" --ngrams {}", s.ngrams));
+        }
+        f
+    }
+}
