@@ -13,12 +13,14 @@
 //!   `cte:…`, and a few structural features (`mail:parts=N`, `mail:html_only`,
 //!   `mail:size=2^K`, …).
 //!
-//! The mbox envelope line (`From sender date`) is dropped: it is not content. A message that
-//! cannot be parsed (no header field that mail defines, an empty message, or a parser
-//! failure) still yields tokens from its raw bytes, tagged `mail:unparsed`, and the reason is
-//! returned so the caller can count it.
+//! The mbox envelope line (`From sender date`) is dropped: it is not content. A header block
+//! ended by a body line instead of an empty line gets that empty line first (`header_block`).
+//! A message that cannot be parsed (no header field that mail defines, an empty message, or a
+//! parser failure) still yields tokens from its raw bytes, tagged `mail:unparsed`, and the
+//! reason is returned so the caller can count it.
 
 use super::MailRules;
+use super::header_block::with_body_separator;
 use super::html::html_features;
 use super::rules::TagFamily;
 use crate::input::{Document, decode_text};
@@ -89,8 +91,9 @@ pub fn parse_message(
             unparsed: Some("empty message"),
         };
     }
+    let mail = with_body_separator(body);
     let built = std::panic::catch_unwind(|| {
-        let msg = PARSER.parse(body)?;
+        let msg = PARSER.parse(&mail[..])?;
         let root = msg.parts.first()?;
         if !root.headers.iter().any(|h| !h.name.is_other()) {
             return None;

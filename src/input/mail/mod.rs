@@ -10,6 +10,7 @@
 //! a file that cannot be read is listed in the corpus's `skipped`. Nothing aborts the run
 //! but a path that does not exist.
 
+mod header_block;
 mod html;
 mod maildir;
 mod mbox;
