@@ -98,18 +98,7 @@ mod tests {
         let (x, y) = zipf_rows(500, 400, 20, 8);
         // Label 0 follows the synthetic label, label 1 a frequent column; some rows have
         // both, some none.
-        let sets: Vec<Vec<usize>> = (0..500)
-            .map(|i| {
-                let mut s = Vec::new();
-                if y[i] > 0 {
-                    s.push(0);
-                }
-                if x.row(i).ids.contains(&2) {
-                    s.push(1);
-                }
-                s
-            })
-            .collect();
+        let sets = crate::features::synthetic::two_label_sets(&x, &y);
         let names = vec!["a".to_string(), "b".to_string()];
         let labels = LabelSets {
             names: &names,

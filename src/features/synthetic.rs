@@ -58,6 +58,25 @@ pub fn zipf_rows(
     (b.finish(features), y)
 }
 
+/// Label sets for multi-label tests over [`zipf_rows`]: label 0 where `y` is positive,
+/// label 1 where the row has the frequent column 2, so some rows have both and some none.
+#[cfg(test)]
+pub(crate) fn two_label_sets(x: &BinaryMatrix, y: &[i8]) -> Vec<Vec<usize>> {
+    use super::SparseRows;
+    (0..x.n_rows())
+        .map(|i| {
+            let mut s = Vec::new();
+            if y[i] > 0 {
+                s.push(0);
+            }
+            if x.row(i).ids.contains(&2) {
+                s.push(1);
+            }
+            s
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 use super::*;
 use crate::experiment::{Classes, LabelSets, cross_validate, stratified_kfold};
 use crate::features::synthetic::zipf_rows;
-use crate::features::{Geometry, Normalize, SparseRows, Weighting};
+use crate::features::{Geometry, Normalize, Weighting};
 use crate::learn::AnyLearner;
 use std::time::Duration;
 
@@ -111,18 +111,7 @@ fn a_spent_budget_skips_the_rest_after_the_first_batch() {
 #[test]
 fn multi_label_rows_are_scored_by_micro_f1() {
     let (x, y) = zipf_rows(300, 300, 20, 8);
-    let sets: Vec<Vec<usize>> = (0..300)
-        .map(|i| {
-            let mut s = Vec::new();
-            if y[i] > 0 {
-                s.push(0);
-            }
-            if x.row(i).ids.contains(&2) {
-                s.push(1);
-            }
-            s
-        })
-        .collect();
+    let sets = crate::features::synthetic::two_label_sets(&x, &y);
     let names = vec!["a".to_string(), "b".to_string()];
     let target = Target::Labels(LabelSets {
         names: &names,
