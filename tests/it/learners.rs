@@ -1,7 +1,7 @@
 //! The learners beside the perceptron through the CLI: `--learner NAME`, probabilities in
 //! `classify`, and Reuters-21578 ModApte as a multi-label task (micro/macro-F1).
 
-use crate::common::{bin, data, stdout_of};
+use crate::common::{bin, data, stderr_of_failure, stdout_of};
 use std::path::PathBuf;
 
 fn reuters() -> PathBuf {
@@ -157,4 +157,42 @@ fn reuters_modapte_multilabel_end_to_end() {
         .arg(data("tiny.tsv"))
         .assert()
         .failure();
+}
+
+#[test]
+fn a_tiny_multi_label_corpus_trains_with_the_default_threshold_folds() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("ml.jsonl");
+    std::fs::write(
+        &corpus,
+        concat!(
+            r#"{"labels": ["a"], "text": "apple apricot"}"#,
+            "\n",
+            r#"{"labels": ["a", "b"], "text": "apple banana"}"#,
+            "\n",
+            r#"{"labels": ["b"], "text": "banana blueberry"}"#,
+            "\n",
+            r#"{"labels": ["a"], "text": "apricot avocado"}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let m = dir.path().join("m");
+    // Four documents: the default five threshold folds shrink to four.
+    stdout_of(bin().arg("train").arg(&corpus).arg("-o").arg(&m));
+    let out = stdout_of(bin().arg("eval").arg("-m").arg(&m).arg(&corpus));
+    assert!(out.contains("micro"), "{out}");
+    // A fold count the user gives is kept, and refused when it cannot work.
+    let err = stderr_of_failure(
+        bin()
+            .arg("train")
+            .arg(&corpus)
+            .arg("-o")
+            .arg(&m)
+            .args(["--threshold-folds", "5"]),
+    );
+    assert!(
+        err.contains("--threshold-folds") && err.contains('4'),
+        "{err}"
+    );
 }

@@ -91,7 +91,12 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
     };
     phase.set("training");
     let mut trained = if multilabel {
-        pipeline::train_multilabel(&train_docs, &cfg, &plan.multilabel, inputs)?
+        pipeline::train_multilabel(
+            &train_docs,
+            &cfg,
+            &plan.multilabel_for(train_docs.len()),
+            inputs,
+        )?
     } else {
         pipeline::train(&train_docs, &cfg, inputs)?
     };

@@ -82,9 +82,10 @@ pub struct LearnerArgs {
     /// Multi-label: how per-label thresholds are chosen.
     #[arg(long, value_enum, default_value_t = ThresholdMode::Cv)]
     pub thresholds: ThresholdMode,
-    /// Multi-label: folds of the threshold cross-validation.
-    #[arg(long, default_value_t = 5)]
-    pub threshold_folds: usize,
+    /// Multi-label: folds of the threshold cross-validation [default: 5, or the number
+    /// of training documents when there are fewer].
+    #[arg(long)]
+    pub threshold_folds: Option<usize>,
     /// Multi-label: labels whose best cross-validated F1 is below this keep the default
     /// threshold.
     #[arg(long, allow_negative_numbers = true, default_value_t = 0.3)]
@@ -101,7 +102,7 @@ impl LearnerArgs {
         MultiLabelOptions {
             thresholds: match self.thresholds {
                 ThresholdMode::Cv => Thresholds::CrossValidated {
-                    folds: self.threshold_folds,
+                    folds: self.threshold_folds.unwrap_or(5),
                     seed,
                     min_f1: self.threshold_min_f1,
                 },

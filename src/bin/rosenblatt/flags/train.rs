@@ -13,7 +13,7 @@ use clap::Args;
 use rosenblatt::experiment::{Split, kfold};
 use rosenblatt::features::GeometrySpec;
 use rosenblatt::input::Format;
-use rosenblatt::learn::multilabel::MultiLabelOptions;
+use rosenblatt::learn::multilabel::{MultiLabelOptions, Thresholds};
 use rosenblatt::learn::{AnyLearner, Check, Checked, KernelPerceptron, Perceptron, Schedule};
 use rosenblatt::pipeline::TrainConfig;
 use rosenblatt::text::Source as TextSource;
@@ -78,6 +78,8 @@ pub struct TrainPlan {
     pub no_shuffle: bool,
     /// Multi-label settings, used when the corpus has several labels per document.
     pub multilabel: MultiLabelOptions,
+    /// Whether `--threshold-folds` was given (else it shrinks to a tiny corpus's size).
+    pub threshold_folds_given: bool,
     /// Print the summary as JSON.
     pub json: bool,
     /// `--tune`: the grid and how it is cross-validated.
@@ -93,6 +95,19 @@ impl TrainPlan {
         let mut cfg = self.config.clone();
         cfg.learner = self.per_document(cfg.learner, n)?;
         Ok(cfg)
+    }
+
+    /// The multi-label settings for `n` training documents: the default threshold folds
+    /// shrink to `n` on a corpus smaller than that (a given `--threshold-folds` stays, and
+    /// is checked against `n` by the library).
+    pub fn multilabel_for(&self, n: usize) -> MultiLabelOptions {
+        let mut m = self.multilabel;
+        if let Thresholds::CrossValidated { folds, .. } = &mut m.thresholds
+            && !self.threshold_folds_given
+        {
+            *folds = (*folds).min(n.max(2));
+        }
+        m
     }
 
     /// The `--tune` plan for `n` documents or rows, its learners adjusted as
@@ -210,6 +225,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         cv: a.cv,
         no_shuffle: a.learners.no_shuffle,
         multilabel: a.learners.multilabel(s.seed),
+        threshold_folds_given: a.learners.threshold_folds.is_some(),
         json: a.json,
         tune,
         rounds_per_document: s.mode == Mode::Random && s.rounds.is_none(),
