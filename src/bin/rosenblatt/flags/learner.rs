@@ -178,6 +178,9 @@ fn refuse_unused(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<()
              order; gradient descent always draws its seeded order)"
         );
     }
+    if a.epochs.is_some() && a.learner() == LearnerName::Centroid {
+        bail!("--epochs does not apply to --learner centroid (the class means take one pass)");
+    }
     if f.no_shuffle && a.mode == Mode::Random {
         bail!("--no-shuffle does not apply to --mode random (it draws documents at random)");
     }

@@ -216,6 +216,10 @@ fn every_flag_rule_is_refused_with_its_sentence() {
             "--no-shuffle applies to the",
         ),
         (
+            format!("{t} --learner centroid --epochs 3"),
+            "--epochs does not apply to --learner centroid",
+        ),
+        (
             format!("{t} --learner softmax --solver batch"),
             "softmax regression trains with",
         ),
