@@ -26,7 +26,7 @@ use std::path::Path;
 pub const MAGIC: &[u8; 8] = b"RSNBLATT";
 /// The format version this build reads and writes; files with any other version are
 /// refused (an older one with a sentence that says to train the model again).
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 const HEADER: usize = 8 + 4 + 8 + 8;
 
 mod check;

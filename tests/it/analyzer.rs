@@ -162,7 +162,7 @@ fn train_records_the_mail_source_and_inspect_shows_the_analyzer() {
     let golden = stdout_of(
         bin()
             .args(["inspect", "--json", "--model"])
-            .arg(data("format3.model")),
+            .arg(data("format4.model")),
     );
     let g: serde_json::Value = serde_json::from_str(&golden).unwrap();
     assert_eq!(
@@ -171,7 +171,7 @@ fn train_records_the_mail_source_and_inspect_shows_the_analyzer() {
     );
     bin()
         .args(["eval", "--model"])
-        .arg(data("format3.model"))
+        .arg(data("format4.model"))
         .arg("--spam")
         .arg(&spam)
         .arg("--ham")
