@@ -98,6 +98,7 @@ fn fit_block<X: SparseRows>(
     let mut reports = vec![TrainReport::default(); k];
     let mut done = vec![false; k];
     let mut order: Vec<usize> = (0..n).collect();
+    let mut vals: Vec<(u32, f32)> = Vec::new();
     let mut t = 0u64;
     for epoch in 0..opt.epochs {
         epoch_order(&mut order, opt.shuffle, epoch);
@@ -106,18 +107,22 @@ fn fit_block<X: SparseRows>(
         for &i in &order {
             let row = x.row(i);
             s.iter_mut().for_each(|a| *a = 0.0);
-            for (nz, &j) in row.ids.iter().enumerate() {
-                let wj = &w[j as usize * k..(j as usize + 1) * k];
-                if row.is_binary() {
+            if row.is_binary() {
+                for &j in row.ids {
+                    let wj = &w[j as usize * k..(j as usize + 1) * k];
                     s.iter_mut().zip(wj).for_each(|(a, &v)| *a += v);
-                } else {
-                    let v = row.value(nz);
+                }
+            } else {
+                for (j, v) in row.iter() {
+                    let wj = &w[j as usize * k..(j as usize + 1) * k];
                     s.iter_mut().zip(wj).for_each(|(a, &wv)| *a += v * wv);
                 }
             }
             // The bias last, as the class-by-class loop adds it.
             s.iter_mut().zip(&b).for_each(|(a, &bc)| *a += bc);
             let q = ops::nrm2_sq(row) + extra;
+            // The row's values, read once for all the classes it updates.
+            vals.clear();
             for c in 0..k {
                 if done[c] {
                     continue;
@@ -134,8 +139,10 @@ fn fit_block<X: SparseRows>(
                 }
                 let step = tau * yc;
                 let acc = t as f64 * f64::from(step);
-                for (nz, &j) in row.ids.iter().enumerate() {
-                    let v = row.value(nz);
+                if vals.is_empty() {
+                    vals.extend(row.iter());
+                }
+                for &(j, v) in &vals {
                     let at = j as usize * k + c;
                     w[at] += step * v;
                     if opt.average {
@@ -165,17 +172,28 @@ fn fit_block<X: SparseRows>(
             }
         }
     }
+    // Read out feature-major, as the weights are stored: one pass over w (and u), k
+    // output streams, instead of k strided passes.
+    let averaged = opt.average && t > 0;
     let tf = t as f64;
-    (0..k)
-        .map(|c| {
-            let mut wc: Vec<f32> = (0..d).map(|j| w[j * k + c]).collect();
-            let mut bc = b[c];
-            if opt.average && t > 0 {
-                for (j, wj) in wc.iter_mut().enumerate() {
-                    *wj = (f64::from(*wj) - u[j * k + c] / tf) as f32;
-                }
-                bc = (f64::from(bc) - ub[c] / tf) as f32;
-            }
+    let mut ws: Vec<Vec<f32>> = (0..k).map(|_| Vec::with_capacity(d)).collect();
+    for (j, wj) in w.chunks_exact(k).enumerate() {
+        for (c, (out, &v)) in ws.iter_mut().zip(wj).enumerate() {
+            out.push(if averaged {
+                (f64::from(v) - u[j * k + c] / tf) as f32
+            } else {
+                v
+            });
+        }
+    }
+    ws.into_iter()
+        .enumerate()
+        .map(|(c, wc)| {
+            let bc = if averaged {
+                (f64::from(b[c]) - ub[c] / tf) as f32
+            } else {
+                b[c]
+            };
             Fitted {
                 model: LinearModel { w: wc, bias: bc },
                 report: std::mem::take(&mut reports[c]),
