@@ -7,10 +7,18 @@ use super::RowRef;
 /// `w · x` for a row `x`; ids must be below `w.len()`.
 #[inline]
 pub fn dot(w: &[f32], x: RowRef<'_>) -> f32 {
-    if x.is_uniform() {
-        x.scale * dot_binary(w, x.ids)
-    } else {
-        x.iter().map(|(j, v)| w[j as usize] * v).sum()
+    match (x.vals, x.feature_weights) {
+        _ if x.is_uniform() => x.scale * dot_binary(w, x.ids),
+        // A weighted binary row: each value is scale × weight, as `RowRef::value` reads it
+        // (the stored value 1 multiplies nothing), in the same order.
+        (None, Some(f)) => {
+            let s = x.scale;
+            x.ids
+                .iter()
+                .map(|&j| w[j as usize] * (s * f[j as usize]))
+                .sum()
+        }
+        _ => x.iter().map(|(j, v)| w[j as usize] * v).sum(),
     }
 }
 
