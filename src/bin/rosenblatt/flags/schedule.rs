@@ -5,7 +5,7 @@
 
 use super::names::BiasName;
 use clap::{Args, ValueEnum};
-use rosenblatt::learn::Schedule;
+use rosenblatt::learn::{PassiveAggressive, Schedule};
 
 /// The perceptron's visiting order and stopping rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -64,8 +64,8 @@ pub struct ScheduleArgs {
     /// Perceptron schedule.
     #[arg(long, value_enum, default_value_t = Mode::Batch)]
     pub mode: Mode,
-    /// Epochs (batch), or the epoch cap (converge) [default: 10]. With --tune, fixes the
-    /// averaged perceptron's epochs.
+    /// Epochs (batch), or the epoch cap (converge) [default: 7 for pa, 10 for the others].
+    /// With --tune, fixes the epochs of every point.
     #[arg(long)]
     pub epochs: Option<usize>,
     /// Learning rate η.
@@ -91,9 +91,12 @@ impl ScheduleArgs {
         self.learner.unwrap_or(LearnerName::Pa)
     }
 
-    /// The epochs given, or the default 10.
+    /// The epochs given, or the learner's default (pa: 7, the others: 10).
     pub fn epochs(&self) -> usize {
-        self.epochs.unwrap_or(10)
+        self.epochs.unwrap_or(match self.learner() {
+            LearnerName::Pa => PassiveAggressive::DEFAULT_EPOCHS,
+            _ => 10,
+        })
     }
 
     /// The seed of the per-epoch shuffle, or `None` for input order (`--no-shuffle`).
