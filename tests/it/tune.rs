@@ -287,8 +287,8 @@ fn flags_fix_their_dimension_of_the_grid() {
     assert_eq!(
         flags,
         [
-            "--learner pa --weighting idf --normalize none",
-            "--learner pa --weighting idf --normalize l2"
+            "--learner pa --pa-c 0.5 --weighting idf --normalize none",
+            "--learner pa --pa-c 0.5 --weighting idf --normalize l2"
         ]
     );
     // A flag only logistic regression takes keeps logistic regression alone.
@@ -296,6 +296,11 @@ fn flags_fix_their_dimension_of_the_grid() {
     let rows = v["tuning"]["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 3);
     assert_eq!(v["learner"], "logistic");
+    assert!(
+        rows.iter()
+            .all(|r| r["flags"].as_str().unwrap().contains("--l2 0.001 ")),
+        "{rows:?}"
+    );
     // --ngrams sets the grid's n-gram order: every point is cross-validated on pairs.
     let v = train_json(&[tiny, "-o", m, "--tune-folds", "3", "--ngrams", "2"]);
     let rows = v["tuning"]["rows"].as_array().unwrap();

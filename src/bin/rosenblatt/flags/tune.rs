@@ -57,22 +57,21 @@ fn static_name(l: LearnerName) -> &'static str {
 }
 
 /// The learners of the grid: the one `--learner` names with its constant's values, or
-/// the default grid's; a constant given by flag is fixed (not varied).
+/// the default grid's; a constant given by flag is fixed (not varied) at its value.
 fn choices(s: &ScheduleArgs, f: &LearnerArgs) -> Vec<LearnerChoice> {
     let mut choices = match s.learner {
         Some(l) => LearnerChoice::defaults_for(static_name(l), f.average),
         None => Grid::default().learners,
     };
+    // A constant given by flag replaces the grid's values, and stays in the point's
+    // flags so that a row of the table reproduces its model.
     for c in &mut choices {
-        let fixed = match c.constant {
-            Some(Constant::C(_)) => f.pa_c.is_some(),
-            Some(Constant::Epochs(_)) => s.epochs.is_some(),
-            Some(Constant::L2(_)) => f.l2.is_some(),
-            None => false,
+        c.constant = match c.constant {
+            Some(Constant::C(v)) => Some(Constant::C(f.pa_c.unwrap_or(v))),
+            Some(Constant::Epochs(e)) => Some(Constant::Epochs(s.epochs.unwrap_or(e))),
+            Some(Constant::L2(v)) => Some(Constant::L2(f.l2.unwrap_or(v))),
+            None => None,
         };
-        if fixed {
-            c.constant = None;
-        }
     }
     choices.dedup();
     choices
