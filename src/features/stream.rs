@@ -255,17 +255,29 @@ impl StreamVectorizer {
     }
 }
 
-/// Removes repeated ids from sorted rows in place (two words of a row that hash alike);
-/// rows only shrink, so the write position never passes the read position.
+/// Removes repeated ids from sorted rows in place (two words of a row that hash alike).
 fn dedup_rows(indptr: &mut [usize], indices: &mut Vec<u32>) {
+    compact_rows(indptr, indices, |kept, j| {
+        (kept.last() != Some(&j)).then_some(j)
+    });
+}
+
+/// Rewrites every row in place with `keep(kept, id)` for each of its ids in order:
+/// `Some(new)` appends `new` to the row (whose ids kept so far are `kept`), `None` drops
+/// the id. Rows only shrink, so the write position never passes the read position.
+fn compact_rows(
+    indptr: &mut [usize],
+    indices: &mut Vec<u32>,
+    mut keep: impl FnMut(&[u32], u32) -> Option<u32>,
+) {
     let mut write = 0;
     let mut start = 0;
     for i in 0..indptr.len() - 1 {
         let end = indptr[i + 1];
         let row_start = write;
         for r in start..end {
-            if write == row_start || indices[write - 1] != indices[r] {
-                indices[write] = indices[r];
+            if let Some(n) = keep(&indices[row_start..write], indices[r]) {
+                indices[write] = n;
                 write += 1;
             }
         }
@@ -309,25 +321,14 @@ fn renumber_parallel(indptr: &[usize], indices: &mut [u32], new_id: &[u32]) {
     });
 }
 
-/// Renumbers in place, dropping pruned words (`u32::MAX`); rows only shrink, so the write
-/// position never passes the read position.
+/// Renumbers in place, dropping pruned words (`u32::MAX`), and sorts each row.
 fn renumber_pruning(indptr: &mut [usize], indices: &mut Vec<u32>, new_id: &[u32]) {
-    let mut write = 0;
-    let mut start = 0;
-    for i in 0..indptr.len() - 1 {
-        let end = indptr[i + 1];
-        let row_start = write;
-        for r in start..end {
-            let n = new_id[indices[r] as usize];
-            if n != u32::MAX {
-                indices[write] = n;
-                write += 1;
-            }
-        }
-        indices[row_start..write].sort_unstable();
-        start = end;
-        indptr[i + 1] = write;
+    compact_rows(indptr, indices, |_, j| {
+        let n = new_id[j as usize];
+        (n != u32::MAX).then_some(n)
+    });
+    for w in indptr.windows(2) {
+        indices[w[0]..w[1]].sort_unstable();
     }
-    indices.truncate(write);
     indices.shrink_to_fit();
 }
