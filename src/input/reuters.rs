@@ -222,9 +222,10 @@ fn parse_article(block: &str) -> std::result::Result<Option<Article>, String> {
         }
     }
     let text_el = element(body, "TEXT").ok_or_else(|| format!("NEWID {newid}: no <TEXT>"))?;
-    let parts: Vec<&str> = ["TITLE", "BODY"]
-        .iter()
-        .filter_map(|n| element(text_el, n))
+    let title = element(text_el, "TITLE");
+    let parts: Vec<&str> = [title, element(text_el, "BODY")]
+        .into_iter()
+        .flatten()
         .collect();
     let text = if parts.is_empty() {
         unescape(text_el)
@@ -236,7 +237,7 @@ fn parse_article(block: &str) -> std::result::Result<Option<Article>, String> {
         split,
         topics,
         text,
-        title: element(text_el, "TITLE").map(unescape),
+        title: title.map(unescape),
     }))
 }
 
