@@ -208,12 +208,12 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         options,
         learner,
         positive: a.positive.clone(),
-        // Text is idf-weighted by default and mail binary, both at unit length (the best
-        // means of `examples/accuracy.rs`); SVMlight rows keep the values they carry.
+        // Text and mail default to the library's configurations; SVMlight rows keep the
+        // values they carry.
         geometry: a.geometry.spec(match source {
             Source::Svmlight(..) => GeometrySpec::default(),
-            _ if mail => GeometrySpec::BINARY_L2,
-            _ => GeometrySpec::IDF_L2,
+            _ if mail => TrainConfig::spam_filter().geometry,
+            _ => TrainConfig::default().geometry,
         }),
     };
     Ok(TrainPlan {
