@@ -1,48 +1,96 @@
-//! Learning after training, one document at a time: the perceptron's train-on-error step
-//! applied to a saved model, as a mail filter does when a user files a message as spam or
-//! ham (`rosenblatt learn`) and as the TREC online protocol does after every message.
+//! Learning after training, one document at a time: a saved two-class model learns a
+//! message the way a mail filter does when a user files it as spam or ham
+//! (`rosenblatt learn`), and as the TREC online protocol does after every message.
 //!
-//! The document is scored with the current model; when that is a mistake
-//! (y·(w·x + b) ≤ 0, a zero score counting as one), the update w ← w + y·x, b ← b + y runs
-//! (η = 1, the bias learned as the weight of a constant feature, as `train` does by
-//! default). Words the vocabulary has never seen are added with the next ids and a weight
-//! of 0 before the update, so new spam vocabulary is learned too: the vocabulary grows with
-//! every update (pruning settings of the original training apply no more). A hashed model
-//! has an id for every word already: it learns new words without growing. A correctly
-//! classified document changes no weight and no vocabulary entry. Every document counts
-//! in the model's `meta.learned`; updates in `meta.report.updates`. Rows are read in the
+//! The document is scored with the current model, then the model's update rule
+//! ([`UpdateRule`], recorded in the model by `train` or by the online protocol) decides
+//! the step: the perceptron's on a mistake (y·(w·x + b) ≤ 0, a zero score counting as
+//! one), the margin perceptron's within its threshold, PA-I's, or logistic regression's
+//! gradient step after every message. The bias is learned as the weight of a constant
+//! feature. Before a step, words the vocabulary has never seen are added with the next ids
+//! and a weight of 0, so new spam vocabulary is learned too: the vocabulary grows with
+//! every step (pruning settings of the original training apply no more). A hashed model
+//! has an id for every word already: it learns new words without growing. A document the
+//! rule takes no step on changes no weight and no vocabulary entry. Every document counts
+//! in the model's `meta.learned`; steps in `meta.report.updates`. Rows are read in the
 //! model's geometry, as in training: x is the document's idf-weighted, scaled row when
 //! the model was trained so, and a new word weighs as a word no training document had.
 
+use crate::features::Geometry;
 use crate::input::Document;
-use crate::learn::{AnyModel, LinearModel};
+use crate::learn::{AnyModel, LinearModel, OnlineState, UpdateRule};
 use crate::model::{FeatureSpace, Metadata, Predictor, SavedModel};
 use crate::text::Analyzer;
 use crate::vocab::Vocabulary;
 use crate::{Error, Result};
 use hashbrown::HashSet;
 
+/// What a filter that starts from no message is made of: how it reads mail, the geometry
+/// of its rows and its update rule. [`Default`] is what `eval --online` starts from
+/// without a model: the settings measured best on SpamAssassin's mail in date order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OnlineFilter {
+    /// How messages become tokens (its source reads mail).
+    pub analyzer: Analyzer,
+    /// The geometry of its rows (binary weighting: there are no document counts yet).
+    pub geometry: Geometry,
+    /// How it learns each message.
+    pub rule: UpdateRule,
+}
+
+impl Default for OnlineFilter {
+    fn default() -> Self {
+        let analyzer = Analyzer::builder(crate::text::Source::mail())
+            .step(crate::text::Step::Words)
+            .step(crate::text::Step::Chars(4))
+            .step(crate::text::Step::Lowercase)
+            .step(crate::text::Step::Hash(22))
+            .build()
+            .expect("the default filter's steps are in order");
+        OnlineFilter {
+            analyzer,
+            geometry: Geometry::binary(crate::features::Normalize::L2),
+            rule: UpdateRule::Logistic {
+                eta: 0.5,
+                rate: crate::learn::Rate::AdaGrad,
+            },
+        }
+    }
+}
+
 /// A model that knows nothing yet: an empty vocabulary (the empty hashed space of a
 /// hashing analyzer), zero weights, classes `[negative, positive]`, reading documents as
-/// `analyzer` says (its source decides whether inputs are parsed as mail). Learning starts
-/// from it in the TREC online protocol.
-pub fn empty_model(analyzer: Analyzer, negative: &str, positive: &str) -> SavedModel {
+/// `filter`'s analyzer says (its source decides whether inputs are parsed as mail) and
+/// rows in its geometry, learning by its rule. Learning starts from it in the TREC online
+/// protocol. A logistic rule makes a logistic model, whose scores read as probabilities.
+pub fn empty_model(filter: OnlineFilter, negative: &str, positive: &str) -> SavedModel {
+    let OnlineFilter {
+        analyzer,
+        geometry,
+        rule,
+    } = filter;
     let vocab = analyzer
         .hashing()
         .map_or_else(Vocabulary::default, Vocabulary::hashed);
+    let zeros = LinearModel::zeros(vocab.len());
+    let model = match rule {
+        UpdateRule::Logistic { .. } => AnyModel::Logistic(zeros),
+        _ => AnyModel::Linear(zeros),
+    };
     SavedModel {
         analyzer,
         vocab,
         features: FeatureSpace::Text,
-        geometry: Default::default(),
+        geometry,
         classes: vec![negative.to_string(), positive.to_string()],
-        predictor: Predictor::Binary(AnyModel::Linear(LinearModel::zeros(0))),
+        predictor: Predictor::Binary(model),
         meta: Metadata {
             version: env!("CARGO_PKG_VERSION").to_string(),
-            learner: "perceptron".to_string(),
-            options: "online, train on error".to_string(),
+            learner: "online".to_string(),
+            options: rule.to_string(),
             ..Default::default()
         },
+        online: Some(OnlineState::new(rule)),
     }
 }
 
@@ -51,19 +99,19 @@ pub fn empty_model(analyzer: Analyzer, negative: &str, positive: &str) -> SavedM
 pub struct LearnOutcome {
     /// The score before learning (positive: the positive class).
     pub score: f32,
-    /// Whether it was a mistake, hence an update.
+    /// Whether the rule took a step.
     pub updated: bool,
     /// Words added to the vocabulary.
     pub new_words: usize,
 }
 
-/// The binary linear model inside `model`, or an error saying why learning cannot work.
+/// The binary linear model inside `predictor`, or an error saying why learning cannot work.
 fn linear_mut(predictor: &mut Predictor) -> Result<&mut LinearModel> {
     match predictor {
-        Predictor::Binary(AnyModel::Linear(m)) => Ok(m),
+        Predictor::Binary(AnyModel::Linear(m) | AnyModel::Logistic(m)) => Ok(m),
         Predictor::Binary(_) => Err(Error::Unsupported(
-            "learning one message at a time needs a linear model from the perceptron family \
-             (train with the perceptron or the averaged perceptron)"
+            "learning one message at a time needs a linear model (train with the perceptron, \
+             the averaged or margin perceptron, pa or logistic)"
                 .into(),
         )),
         _ => Err(Error::Unsupported(
@@ -84,26 +132,35 @@ pub(crate) fn binary_label(model: &SavedModel, class: &str) -> Result<f32> {
     }
 }
 
-/// The unique tokens of `doc` under the model's analyzer.
-fn unique_tokens(model: &SavedModel, doc: &Document) -> Vec<String> {
-    let mut seen: HashSet<String> = HashSet::new();
-    model.analyzer.tokens(doc, &mut |t| {
-        if !seen.contains(t) {
-            seen.insert(t.to_string());
-        }
-    });
-    let mut v: Vec<String> = seen.into_iter().collect();
-    v.sort_unstable(); // new words get ids in a deterministic order
-    v
+/// A document under the model's analyzer: the ids of its tokens that the model knows
+/// (sorted, unique; in a hashed space every token, two tokens may share an id), and —
+/// for a vocabulary of words — its unique tokens, which a step adds to the vocabulary.
+struct Tokens {
+    ids: Vec<u32>,
+    words: Vec<String>,
 }
 
-/// The row of `tokens`: the ids the vocabulary knows, sorted and unique (in a hashed
-/// space two tokens may share an id).
-fn row_of(model: &SavedModel, tokens: &[String]) -> Vec<u32> {
-    let mut ids: Vec<u32> = tokens.iter().filter_map(|t| model.vocab.get(t)).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    ids
+impl Tokens {
+    fn of(model: &SavedModel, doc: &Document) -> Tokens {
+        let mut ids = Vec::new();
+        let mut words = Vec::new();
+        if let Some(h) = model.analyzer.hashing() {
+            model.analyzer.tokens(doc, &mut |t| ids.push(h.id(t)));
+        } else {
+            let mut seen: HashSet<String> = HashSet::new();
+            model.analyzer.tokens(doc, &mut |t| {
+                if !seen.contains(t) {
+                    seen.insert(t.to_string());
+                }
+            });
+            words = seen.into_iter().collect();
+            words.sort_unstable(); // new words get ids in a deterministic order
+            ids = words.iter().filter_map(|t| model.vocab.get(t)).collect();
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        Tokens { ids, words }
+    }
 }
 
 /// The current score of `doc`: w·x + b over the words the vocabulary knows.
@@ -112,22 +169,38 @@ fn score_document(model: &SavedModel, doc: &Document) -> Result<f32> {
     let Predictor::Binary(m) = &model.predictor else {
         return Err(Error::Unsupported("scoring needs a two-class model".into()));
     };
-    let ids = row_of(model, &unique_tokens(model, doc));
-    Ok(crate::Classifier::score(m, crate::RowRef::binary(&ids)))
+    let ids = Tokens::of(model, doc).ids;
+    let row = model.geometry.row(crate::RowRef::binary(&ids));
+    Ok(crate::Classifier::score(m, row))
 }
 
-/// Learns `doc` as a member of `class` (train-on-error); see the module docs.
+/// Learns `doc` as a member of `class` by the model's update rule; see the module docs.
+/// A model that records no rule learns by the perceptron's, which it then records.
 pub fn learn_document(model: &mut SavedModel, doc: &Document, class: &str) -> Result<LearnOutcome> {
     let y = binary_label(model, class)?;
     linear_mut(&mut model.predictor)?;
-    let tokens = unique_tokens(model, doc);
+    let tokens = Tokens::of(model, doc);
     let score = {
-        let ids = row_of(model, &tokens);
-        let row = model.geometry.row(crate::RowRef::binary(&ids));
+        let row = model.geometry.row(crate::RowRef::binary(&tokens.ids));
         crate::Classifier::score(&*linear_mut(&mut model.predictor)?, row)
     };
     model.meta.learned += 1;
-    if y * score > 0.0 {
+    let mut state = model.online.take().unwrap_or_default();
+    let outcome = step(model, &mut state, tokens, y, score);
+    model.online = Some(state);
+    outcome
+}
+
+/// The rule's step on a scored document (new words added first when it takes one).
+fn step(
+    model: &mut SavedModel,
+    state: &mut OnlineState,
+    tokens: Tokens,
+    y: f32,
+    score: f32,
+) -> Result<LearnOutcome> {
+    if !state.steps_at(y * score) {
+        state.seen += 1;
         return Ok(LearnOutcome {
             score,
             updated: false,
@@ -135,19 +208,24 @@ pub fn learn_document(model: &mut SavedModel, doc: &Document, class: &str) -> Re
         });
     }
     let before = model.vocab.len();
-    let mut ids = model.vocab.add_document(tokens.iter().map(String::as_str));
-    ids.sort_unstable();
-    ids.dedup(); // hashed words may share an id
+    let ids = if model.vocab.hashing().is_some() {
+        model.vocab.add_hashed_row(&tokens.ids);
+        tokens.ids
+    } else {
+        model
+            .vocab
+            .add_document(tokens.words.iter().map(String::as_str))
+    };
     let n = model.vocab.len();
     model.geometry.cover(n);
+    state.cover(n);
     let m = linear_mut(&mut model.predictor)?;
     m.w.resize(n, 0.0);
-    crate::features::ops::axpy(y, model.geometry.row(crate::RowRef::binary(&ids)), &mut m.w);
-    m.bias += y;
-    model.meta.report.updates += 1;
+    let updated = state.step(m, model.geometry.row(crate::RowRef::binary(&ids)), y, score);
+    model.meta.report.updates += u64::from(updated);
     Ok(LearnOutcome {
         score,
-        updated: true,
+        updated,
         new_words: n - before,
     })
 }
@@ -156,8 +234,16 @@ pub fn learn_document(model: &mut SavedModel, doc: &Document, class: &str) -> Re
 mod tests {
     use super::*;
 
+    fn perceptron(analyzer: Analyzer) -> OnlineFilter {
+        OnlineFilter {
+            analyzer,
+            geometry: Geometry::default(),
+            rule: UpdateRule::Perceptron,
+        }
+    }
+
     fn empty() -> SavedModel {
-        empty_model(Analyzer::default(), "ham", "spam")
+        empty_model(perceptron(Analyzer::default()), "ham", "spam")
     }
 
     #[test]
@@ -190,7 +276,7 @@ mod tests {
             .step(crate::text::Step::Hash(10))
             .build()
             .unwrap();
-        let mut m = empty_model(a, "ham", "spam");
+        let mut m = empty_model(perceptron(a), "ham", "spam");
         assert_eq!(m.vocab.len(), 1024);
         let spam = Document::new("1", "Free money", None);
         let o = learn_document(&mut m, &spam, "spam").unwrap();

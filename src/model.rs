@@ -10,7 +10,8 @@
 //! Format history: 1 kept `lowercase` as the whole analyzer and whether the model read
 //! mail in its metadata; 2 stores the analyzer itself — its source (text, or mail with
 //! its rules) and its steps by name; 3 adds the geometry rows are read in (feature
-//! weighting, row normalization and the fitted idf weights).
+//! weighting, row normalization and the fitted idf weights); 4 the tuning table; 5 the
+//! online update rule and its state.
 
 use crate::features::Geometry;
 use crate::learn::{AnyModel, Classifier, MultiLabelModel, SoftmaxModel, TrainReport};
@@ -26,7 +27,7 @@ use std::path::Path;
 pub const MAGIC: &[u8; 8] = b"RSNBLATT";
 /// The format version this build reads and writes; files with any other version are
 /// refused (an older one with a sentence that says to train the model again).
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 const HEADER: usize = 8 + 4 + 8 + 8;
 
 mod check;
@@ -185,6 +186,10 @@ pub struct SavedModel {
     pub predictor: Predictor,
     /// Training metadata.
     pub meta: Metadata,
+    /// How a two-class linear filter learns one message at a time (`learn`, the TREC
+    /// online protocol) and the state that rule carries; `None` for models that do not
+    /// learn so.
+    pub online: Option<crate::learn::OnlineState>,
 }
 
 /// The checksum of a payload: FNV-1a, 64 bits.

@@ -11,7 +11,7 @@ use crate::features::{
     vectorize,
 };
 use crate::input::Document;
-use crate::learn::{AnyLearner, Check, Checked, Label, Multiclass};
+use crate::learn::{AnyLearner, AnyModel, Check, Checked, Label, Multiclass, OnlineState};
 use crate::model::{Decision, FeatureSpace, Metadata, Predictor, SavedModel};
 use crate::text::Analyzer;
 use crate::theory;
@@ -231,7 +231,11 @@ pub fn fit_rows<X: SparseRows>(
             fit_seconds,
             ..training_metadata(cfg, inputs, idx.len(), x.nnz(), report)
         },
+        online: None,
     };
+    if let Predictor::Binary(AnyModel::Linear(_) | AnyModel::Logistic(_)) = &model.predictor {
+        model.online = cfg.learner.update_rule().map(OnlineState::new);
+    }
     // Scored on the rows already read in the geometry, not read through it again.
     let predicted = predict_classes(&model.predictor, x);
     let correct = predicted.iter().zip(idx).filter(|(p, t)| p == t).count();

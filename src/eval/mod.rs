@@ -5,12 +5,14 @@
 //! cross-validating belong to the experiment layer above it, and the TREC online run,
 //! which learns as it goes, to the pipeline.
 
+mod curve;
 mod metrics;
 mod multilabel;
 mod predict;
 pub mod roc;
 mod spam;
 
+pub use curve::{CurvePoint, learning_curve};
 pub use metrics::{ClassMetrics, Metrics};
 pub use multilabel::MultiLabelMetrics;
 pub use predict::{scores, scores_sequential};

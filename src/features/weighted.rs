@@ -111,6 +111,19 @@ impl Geometry {
         }
     }
 
+    /// Binary weighting under `normalize`: the geometry of a filter that starts from no
+    /// documents (idf has no document counts to be fitted on then).
+    pub fn binary(normalize: Normalize) -> Geometry {
+        Geometry {
+            spec: GeometrySpec {
+                weighting: Weighting::Binary,
+                normalize,
+            },
+            weights: Vec::new(),
+            unseen: 1.0,
+        }
+    }
+
     /// Whether rows are read exactly as stored.
     pub fn is_identity(&self) -> bool {
         self.spec == GeometrySpec::default()

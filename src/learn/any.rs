@@ -138,6 +138,32 @@ impl AnyLearner {
         }
     }
 
+    /// The rule a two-class filter trained by this learner goes on learning by, one message
+    /// at a time (`learn`, the TREC online protocol): its own step with its own constants —
+    /// the perceptrons add on mistakes (the margin perceptron within τ), PA takes PA-I
+    /// steps, logistic regression a gradient step at its rate η (decaying when its
+    /// schedule decays). `None` for learners whose model is not linear (the kernel
+    /// perceptron, Winnow's two weight vectors, the centroid, softmax).
+    pub fn update_rule(&self) -> Option<super::UpdateRule> {
+        use super::{Rate, UpdateRule};
+        Some(match self {
+            AnyLearner::Perceptron(_) | AnyLearner::AveragedPerceptron(_) => UpdateRule::Perceptron,
+            AnyLearner::MarginPerceptron(p) => UpdateRule::Margin { tau: p.tau },
+            AnyLearner::PassiveAggressive(p) => UpdateRule::PassiveAggressive { c: p.c },
+            AnyLearner::Logistic(p) => UpdateRule::Logistic {
+                eta: p.eta,
+                rate: match p.schedule {
+                    super::RateSchedule::Constant => Rate::Constant,
+                    _ => Rate::Decaying,
+                },
+            },
+            AnyLearner::KernelPerceptron(_)
+            | AnyLearner::Winnow(_)
+            | AnyLearner::Centroid(_)
+            | AnyLearner::Softmax(_) => return None,
+        })
+    }
+
     /// Whether the fitted model has a bias to fold into the margin (theory diagnostics).
     pub fn has_bias(&self) -> bool {
         match self {

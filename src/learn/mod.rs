@@ -44,6 +44,7 @@ mod perceptron;
 mod postings;
 mod softmax;
 mod target;
+pub mod update;
 mod winnow;
 
 pub(crate) use any::combine_reports;
@@ -64,6 +65,7 @@ pub use pa::PassiveAggressive;
 pub use perceptron::{Bias, Perceptron, Schedule, Update};
 pub use softmax::{SoftmaxModel, SoftmaxRegression};
 pub use target::{MultiLabel, Multiclass};
+pub use update::{OnlineState, Rate, UpdateRule};
 pub use winnow::Winnow;
 
 use crate::features::{RowRef, SparseRows};

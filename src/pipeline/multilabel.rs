@@ -87,6 +87,7 @@ pub fn train_multilabel(
             fit_seconds,
             ..super::training_metadata(cfg, inputs, docs.len(), x.nnz(), fitted.report)
         },
+        online: None,
     };
     // Scored on the rows already read in the geometry, not read through it again.
     let predicted = labels_of(&model.predictor, &x);

@@ -1,5 +1,5 @@
 //! The TREC spam track's online protocol: messages in the order of an index file, each one
-//! classified by the current filter and then learned from (train-on-error), as a filter
+//! classified by the current filter and then learned from by its update rule, as a filter
 //! meets mail in real life. The figures cover the whole run: accuracy, spam recall, ham
 //! false-positive rate and (1-ROCA)% of the scores given before each message was learned.
 //!
@@ -73,6 +73,8 @@ pub struct OnlineRun {
     pub metrics: SpamMetrics,
     /// Those scores, in index order (messages that could not be read are left out).
     pub scores: Vec<f32>,
+    /// Whether each scored message is spam, aligned with `scores`.
+    pub truth: Vec<bool>,
     /// Mistakes, hence updates.
     pub updates: u64,
     /// Messages read from raw bytes because they did not parse as mail (id, reason).
@@ -142,6 +144,7 @@ pub fn run_online(model: &mut SavedModel, entries: &[IndexEntry]) -> Result<Onli
     Ok(OnlineRun {
         metrics: SpamMetrics::new(&scores, &truth),
         scores,
+        truth,
         updates: model.meta.report.updates - updates_before,
         unparsed,
         skipped,

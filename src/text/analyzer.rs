@@ -13,7 +13,7 @@
 //! ([`Analyzer::hashing`]).
 
 use super::step::check_order;
-use super::{AnalyzerBuilder, Hashing, Ngrams, Source, Step, Tokenizer, Words};
+use super::{AnalyzerBuilder, CharGrams, Hashing, Ngrams, Source, Step, Tokenizer, Words};
 use crate::input::Document;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -24,8 +24,12 @@ use std::fmt;
 pub struct Analyzer {
     source: Source,
     steps: Vec<Step>,
-    /// The steps compiled: the tokenizer with its filters folded in.
+    /// The steps compiled: the word tokenizer with its filters folded in.
     words: Words,
+    /// Whether the word tokenizer runs (an analyzer of character n-grams alone has none).
+    word_tokens: bool,
+    /// The character n-gram tokenizer, if any.
+    chars: Option<CharGrams>,
     /// The n-gram step, if any.
     ngrams: Option<Ngrams>,
     /// The hashing step, if any.
@@ -85,10 +89,11 @@ impl Analyzer {
     pub(super) fn compile(source: Source, steps: Vec<Step>) -> Result<Analyzer, String> {
         check_order(&steps)?;
         let mut words = Words { lowercase: false };
-        let (mut ngrams, mut hashing) = (None, None);
+        let (mut ngrams, mut hashing, mut chars, mut word_tokens) = (None, None, None, false);
         for s in &steps {
             match *s {
-                Step::Words => {}
+                Step::Words => word_tokens = true,
+                Step::Chars(n) => chars = Some(CharGrams::new(n)?),
                 Step::Lowercase => words.lowercase = true,
                 Step::Ngrams(n) => ngrams = Some(Ngrams::new(n)?),
                 Step::Hash(b) => hashing = Some(Hashing::new(b)?),
@@ -98,6 +103,8 @@ impl Analyzer {
             source,
             steps,
             words,
+            word_tokens,
+            chars,
             ngrams,
             hashing,
         })
@@ -124,6 +131,11 @@ impl Analyzer {
         self.words
     }
 
+    /// The character n-gram tokenizer, when the analyzer has one.
+    pub fn chars(&self) -> Option<CharGrams> {
+        self.chars
+    }
+
     /// The n-gram step, when the analyzer makes n-grams.
     pub fn ngrams(&self) -> Option<Ngrams> {
         self.ngrams
@@ -138,8 +150,32 @@ impl Analyzer {
     /// Every token of `doc`: body words, then `field:word` for each prefixed field, then
     /// the document's literal tags. With an n-gram step, each word is followed by the
     /// n-grams ending with it, within its field (`new york`, `subject:cheap meds`).
-    /// Duplicates are passed on; the vectorizer removes them.
+    /// With a character n-gram tokenizer, the grams of the body and of each field
+    /// (`#free`, `subject:#free`) come after the words, before the tags. Duplicates are
+    /// passed on; the vectorizer removes them.
     pub fn tokens(&self, doc: &Document, sink: &mut dyn FnMut(&str)) {
+        if self.word_tokens {
+            self.word_tokens(doc, sink);
+        }
+        if let Some(c) = self.chars {
+            let mut bufs = Default::default();
+            let lowercase = self.words.lowercase;
+            c.field(&doc.text, "", lowercase, &mut bufs, sink);
+            let mut prefix = String::new();
+            for (name, text) in &doc.fields {
+                prefix.clear();
+                prefix.push_str(name);
+                prefix.push(':');
+                c.field(text, &prefix, lowercase, &mut bufs, sink);
+            }
+        }
+        for tag in &doc.tags {
+            sink(tag);
+        }
+    }
+
+    /// The word tokens of `doc` (with their n-grams), body first, then each field.
+    fn word_tokens(&self, doc: &Document, sink: &mut dyn FnMut(&str)) {
         let words = self.words;
         if let Some(ng) = self.ngrams {
             ng.field(words, &doc.text, "", sink);
@@ -149,9 +185,6 @@ impl Analyzer {
                 prefix.push_str(name);
                 prefix.push(':');
                 ng.field(words, text, &prefix, sink);
-            }
-            for tag in &doc.tags {
-                sink(tag);
             }
             return;
         }
@@ -165,9 +198,6 @@ impl Analyzer {
                 scratch.push_str(t);
                 sink(&scratch);
             });
-        }
-        for tag in &doc.tags {
-            sink(tag);
         }
     }
 }

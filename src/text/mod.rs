@@ -2,8 +2,9 @@
 //! classification alike, so both see exactly the same words.
 //!
 //! An [`Analyzer`] is a [`Source`] — plain text, or mail with its [`MailRules`] — and an
-//! ordered list of named [`Step`]s: the UAX #29 word tokenizer ([`Words`]), [`Lowercase`],
-//! word n-grams ([`Ngrams`]) and feature hashing ([`Hashing`]). The model stores it as the source and the step names, so `inspect`
+//! ordered list of named [`Step`]s: the UAX #29 word tokenizer ([`Words`]) and the
+//! character n-gram tokenizer ([`CharGrams`]), one or both, then [`Lowercase`], word
+//! n-grams ([`Ngrams`]) and feature hashing ([`Hashing`]). The model stores it as the source and the step names, so `inspect`
 //! shows what a model does and `classify`, `eval` and `learn` replay it exactly. An
 //! analyzer tokenizes a whole [`Document`](crate::input::Document): its body, its prefixed
 //! fields (`subject:free`) and its literal tags.
@@ -20,6 +21,7 @@
 
 mod analyzer;
 mod builder;
+mod chars;
 mod hash;
 mod lowercase;
 mod ngrams;
@@ -29,6 +31,7 @@ mod words;
 
 pub use analyzer::Analyzer;
 pub use builder::AnalyzerBuilder;
+pub use chars::CharGrams;
 pub use hash::Hashing;
 pub use lowercase::Lowercase;
 pub use ngrams::Ngrams;

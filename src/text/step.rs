@@ -1,20 +1,24 @@
 //! The named steps an analyzer is made of, and the order they must come in.
 //!
 //! A model file stores each step by its name (`words`, `lowercase`, `ngrams(2)`,
-//! `hash(18)`), so a file says in words what it does, and a build that meets a step it
+//! `hash(18)`, `chars(4)`), so a file says in words what it does, and a build that meets a step it
 //! does not know says which one instead of misreading the bytes that follow. Each step's
-//! behaviour lives in its own file ([`Words`], [`Lowercase`], [`Ngrams`], [`Hashing`]);
+//! behaviour lives in its own file ([`Words`], [`CharGrams`], [`Lowercase`], [`Ngrams`],
+//! [`Hashing`]);
 //! this enum only names them and gives their stage.
 
-use super::{Hashing, Lowercase, Ngrams, Words};
+use super::{CharGrams, Hashing, Lowercase, Ngrams, Words};
 use std::fmt;
 
 /// One step of an analyzer, in the order the analyzer runs them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(into = "String", try_from = "String")]
 pub enum Step {
-    /// Split text into UAX #29 words ([`Words`]); the tokenizer, always first.
+    /// Split text into UAX #29 words ([`Words`]); a tokenizer, first.
     Words,
+    /// Every run of N characters of each field ([`CharGrams`]), N = 2 to
+    /// [`CharGrams::MAX`]; a tokenizer, first or right after `words`; stored as `chars(N)`.
+    Chars(u8),
     /// Lowercase every token ([`Lowercase`]).
     Lowercase,
     /// Add the n-grams of 2 to N adjacent tokens of a field ([`Ngrams`]), N = 2 to
@@ -25,8 +29,8 @@ pub enum Step {
     Hash(u8),
 }
 
-/// Where a step may stand: every analyzer has one tokenizer, first, then token filters,
-/// then the n-gram step, then hashing. Stages only go forward along the list of steps.
+/// Where a step may stand: every analyzer has one or two tokenizers, first (words, then
+/// character n-grams), then token filters, then the n-gram step, then hashing. Stages only go forward along the list of steps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Stage {
     /// Text → tokens.
@@ -42,13 +46,14 @@ pub enum Stage {
 
 impl Step {
     /// The stored form of every step this build knows, for messages.
-    pub const KNOWN: [&'static str; 4] = ["words", "lowercase", "ngrams(N)", "hash(B)"];
+    pub const KNOWN: [&'static str; 5] = ["words", "chars(N)", "lowercase", "ngrams(N)", "hash(B)"];
 
     /// The step's name, as stored in a model file before its parameter (`ngrams` of
     /// `ngrams(2)`).
     pub fn name(self) -> &'static str {
         match self {
             Step::Words => Words::NAME,
+            Step::Chars(_) => CharGrams::NAME,
             Step::Lowercase => Lowercase::NAME,
             Step::Ngrams(_) => Ngrams::NAME,
             Step::Hash(_) => Hashing::NAME,
@@ -58,7 +63,7 @@ impl Step {
     /// The step's stage.
     pub fn stage(self) -> Stage {
         match self {
-            Step::Words => Stage::Tokenizer,
+            Step::Words | Step::Chars(_) => Stage::Tokenizer,
             Step::Lowercase => Stage::Filter,
             Step::Ngrams(_) => Stage::Combiner,
             Step::Hash(_) => Stage::Ids,
@@ -70,6 +75,7 @@ impl Step {
         match self {
             Step::Words | Step::Lowercase => Ok(()),
             Step::Ngrams(n) => Ngrams::new(n).map(drop),
+            Step::Chars(n) => CharGrams::new(n).map(drop),
             Step::Hash(b) => Hashing::new(b).map(drop),
         }
     }
@@ -91,6 +97,7 @@ impl Step {
                 let arg = rest.strip_suffix(')').ok_or_else(unknown)?;
                 let make: fn(u8) -> Step = match kind {
                     Ngrams::NAME => Step::Ngrams,
+                    CharGrams::NAME => Step::Chars,
                     Hashing::NAME => Step::Hash,
                     _ => return Err(unknown()),
                 };
@@ -113,7 +120,7 @@ impl fmt::Display for Step {
         f.write_str(self.name())?;
         match self {
             Step::Words | Step::Lowercase => Ok(()),
-            Step::Ngrams(v) | Step::Hash(v) => write!(f, "({v})"),
+            Step::Ngrams(v) | Step::Hash(v) | Step::Chars(v) => write!(f, "({v})"),
         }
     }
 }
@@ -132,8 +139,9 @@ impl TryFrom<String> for Step {
     }
 }
 
-/// Checks that `steps` can run in this order: one tokenizer, first; stages only going
-/// forward; no step twice (whatever its parameter); every parameter in range.
+/// Checks that `steps` can run in this order: one or two tokenizers, first (`words`
+/// before `chars(N)`); stages only going forward; no step twice (whatever its
+/// parameter); word n-grams only with the word tokenizer; every parameter in range.
 pub(super) fn check_order(steps: &[Step]) -> Result<(), String> {
     let list = || {
         let names: Vec<String> = steps.iter().map(|s| s.to_string()).collect();
@@ -143,17 +151,20 @@ pub(super) fn check_order(steps: &[Step]) -> Result<(), String> {
         s.check().map_err(|e| format!("step {s}: {e}"))?;
     }
     match steps.first() {
-        None => return Err("an analyzer needs a tokenizer step (words)".to_string()),
+        None => return Err("an analyzer needs a tokenizer step (words or chars(N))".to_string()),
         Some(s) if s.stage() != Stage::Tokenizer => {
             return Err(format!(
-                "an analyzer starts with its tokenizer (words), not {s} (steps: {})",
+                "an analyzer starts with its tokenizer (words or chars(N)), not {s} (steps: {})",
                 list()
             ));
         }
         Some(_) => {}
     }
     for (i, pair) in steps.windows(2).enumerate() {
-        if pair[1].stage() < pair[0].stage() || pair[1].stage() == Stage::Tokenizer {
+        let second_tokenizer = pair[0] == Step::Words && matches!(pair[1], Step::Chars(_));
+        if pair[1].stage() < pair[0].stage()
+            || (pair[1].stage() == Stage::Tokenizer && !second_tokenizer)
+        {
             return Err(format!(
                 "step {} ({}) cannot follow {} (steps: {})",
                 i + 2,
@@ -162,6 +173,12 @@ pub(super) fn check_order(steps: &[Step]) -> Result<(), String> {
                 list()
             ));
         }
+    }
+    if steps.iter().any(|s| matches!(s, Step::Ngrams(_))) && !steps.contains(&Step::Words) {
+        return Err(format!(
+            "word n-grams need the words tokenizer (steps: {})",
+            list()
+        ));
     }
     for (i, s) in steps.iter().enumerate() {
         if steps[..i].iter().any(|p| p.name() == s.name()) {
@@ -191,7 +208,7 @@ mod tests {
         }
         assert_eq!(Step::Ngrams(3).to_string(), "ngrams(3)");
         assert_eq!(Step::Hash(20).to_string(), "hash(20)");
-        let known = "(this build knows words, lowercase, ngrams(N), hash(B))";
+        let known = "(this build knows words, chars(N), lowercase, ngrams(N), hash(B))";
         assert_eq!(
             Step::from_name("ngrams").unwrap_err(),
             format!("unknown analyzer step \"ngrams\" {known}")
@@ -237,6 +254,30 @@ mod tests {
                 .unwrap_err()
                 .contains("listed twice")
         );
+    }
+
+    #[test]
+    fn character_grams_tokenize_alone_or_right_after_words() {
+        let both = [Step::Words, Step::Chars(4), Step::Lowercase, Step::Hash(20)];
+        assert_eq!(check_order(&both), Ok(()));
+        assert_eq!(check_order(&[Step::Chars(4), Step::Lowercase]), Ok(()));
+        assert_eq!(Step::from_name("chars(4)"), Ok(Step::Chars(4)));
+        assert!(
+            check_order(&[Step::Chars(4), Step::Words])
+                .unwrap_err()
+                .contains("cannot follow chars(4)")
+        );
+        assert!(
+            check_order(&[Step::Words, Step::Lowercase, Step::Chars(4)])
+                .unwrap_err()
+                .contains("cannot follow lowercase")
+        );
+        assert!(
+            check_order(&[Step::Chars(4), Step::Ngrams(2)])
+                .unwrap_err()
+                .contains("word n-grams need the words tokenizer")
+        );
+        assert!(Step::from_name("chars(1)").is_err());
     }
 
     #[test]

@@ -345,6 +345,18 @@ impl Vocabulary {
         self.documents
     }
 
+    /// Adds a document of a hashed space learned after training, given its ids (sorted
+    /// and unique): counts it and bumps each id's document frequency. The hashed
+    /// counterpart of [`Vocabulary::add_document`] for callers that hashed the words
+    /// already.
+    pub fn add_hashed_row(&mut self, ids: &[u32]) {
+        debug_assert!(self.hashing.is_some());
+        for &id in ids {
+            self.df[id as usize] += 1;
+        }
+        self.documents += 1;
+    }
+
     /// Adds a document learned after training (`rosenblatt learn`): counts it, bumps the
     /// document frequency of each of its words and appends unseen words with the next
     /// ids (so existing ids never change; a hashed space has an id for every word

@@ -16,9 +16,20 @@ pub fn run(plan: EvalPlan) -> Result<ExitCode> {
     match &plan.task {
         EvalTask::Documents { model, documents } => docs(model, documents, plan.json),
         EvalTask::Mail { model, mail } => super::eval_mail::mail(model, mail, plan.json),
-        EvalTask::Online { model, index, save } => {
-            super::eval_mail::online(model.as_deref(), index, save.as_deref(), plan.json)
-        }
+        EvalTask::Online {
+            model,
+            index,
+            save,
+            empty,
+            block,
+        } => super::eval_mail::online(
+            model.as_deref(),
+            empty,
+            index,
+            save.as_deref(),
+            *block,
+            plan.json,
+        ),
     }
 }
 

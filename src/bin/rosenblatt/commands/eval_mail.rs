@@ -6,13 +6,12 @@ use crate::flags::Mail;
 use crate::load;
 use crate::progress::Phase;
 use anyhow::{Result, bail};
-use rosenblatt::eval::{Metrics, SpamMetrics};
-use rosenblatt::incremental::empty_model;
+use rosenblatt::eval::{Metrics, SpamMetrics, learning_curve};
+use rosenblatt::incremental::{OnlineFilter, empty_model};
 use rosenblatt::input::mail::MailRules;
 use rosenblatt::model::SavedModel;
 use rosenblatt::pipeline;
 use rosenblatt::pipeline::trec::{read_index, run_online};
-use rosenblatt::text::{Analyzer, Source};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -65,12 +64,15 @@ pub fn mail(path: &Path, mail: &Mail, json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The TREC online protocol over `index`, from the filter at `start` or an empty one;
-/// the filter is saved to `save` afterwards.
+/// The TREC online protocol over `index`, from the filter at `start` or `empty`; the
+/// filter is saved to `save` afterwards. The learning curve has a point every `block`
+/// messages.
 pub fn online(
     start: Option<&Path>,
+    empty: &OnlineFilter,
     index: &Path,
     save: Option<&Path>,
+    block: usize,
     json: bool,
 ) -> Result<ExitCode> {
     let mut model = match start {
@@ -79,11 +81,7 @@ pub fn online(
             check_filter(&m, p)?;
             m
         }
-        None => empty_model(
-            Analyzer::default().with_source(Source::mail()),
-            "ham",
-            "spam",
-        ),
+        None => empty_model(empty.clone(), "ham", "spam"),
     };
     let entries = read_index(index)?;
     let phase = Phase::start("classifying and learning, in order");
@@ -94,8 +92,16 @@ pub fn online(
     if let Some(save) = save {
         model.save(save)?;
     }
+    let curve = learning_curve(&run.scores, &run.truth, block);
+    let rule = model
+        .online
+        .as_ref()
+        .map_or_else(String::new, |o| o.rule.to_string());
     if json {
         let mut v = spam_json(None, &run.metrics);
+        v["rule"] = rule.into();
+        v["analyzer"] = model.analyzer.to_string().into();
+        v["curve"] = serde_json::to_value(&curve)?;
         v["updates"] = run.updates.into();
         v["seconds"] = run.seconds.into();
         v["ms_per_message"] = run.ms_per_message().into();
@@ -105,6 +111,7 @@ pub fn online(
         outln!("{v}");
     } else {
         outln!("TREC online protocol: {}", index.display());
+        outln!("filter         {rule}; {}", model.analyzer);
         out!("{}", run.metrics.to_text());
         outln!("updates        {}", run.updates);
         outln!("vocabulary     {}", model.vocab.describe());
@@ -113,6 +120,18 @@ pub fn online(
             run.seconds,
             run.ms_per_message()
         );
+        outln!("learning curve (every {block} messages: errors, (1-ROCA)% of the block; so far)");
+        let pct = |p: Option<f64>| p.map_or_else(|| "-".to_string(), |p| format!("{p:.4}"));
+        for p in &curve {
+            outln!(
+                "  {:>8}  {:>5}  {:>8}  |  {:>6}  {:>8}",
+                p.messages,
+                p.block_errors,
+                pct(p.block_one_minus_roca_pct),
+                p.errors,
+                pct(p.one_minus_roca_pct)
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,8 +2,10 @@
 //! spam filter on labelled mail, or the TREC online protocol over an index.
 
 use super::inputs::{self, Documents, InputArgs, Mail, MailInputs};
+use super::online::OnlineArgs;
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use rosenblatt::incremental::OnlineFilter;
 use rosenblatt::input::Format;
 use std::path::PathBuf;
 
@@ -29,19 +31,27 @@ pub struct EvalArgs {
 }
 
 /// Mail inputs of `eval`.
-#[derive(Debug, Args, Clone, Default)]
+#[derive(Debug, Args, Clone)]
 pub struct EvalMailArgs {
     /// Labelled mail to evaluate a spam filter on.
     #[command(flatten)]
     pub mail: MailInputs,
     /// The TREC online protocol over INDEX (`spam PATH` / `ham PATH` lines, paths relative
-    /// to INDEX, e.g. trec07p/full/index): each message is classified, then learned
-    /// (train on error), in order; starts from --model, or from an empty filter.
+    /// to INDEX, e.g. trec07p/full/index): each message is classified, then learned by
+    /// the filter's update rule, in order; starts from --model, or from an empty filter
+    /// (see --learner and the feature flags).
     #[arg(long, value_name = "INDEX")]
     pub online: Option<PathBuf>,
     /// With --online: save the filter as it stands after the run.
     #[arg(long, value_name = "MODEL", requires = "online")]
     pub save: Option<PathBuf>,
+    /// With --online: print the learning curve every this many messages ((1-ROCA)% and
+    /// errors per block, and so far) [default: 500].
+    #[arg(long, value_name = "N", requires = "online")]
+    pub block: Option<usize>,
+    /// An empty filter's rule and features (with --online and no --model).
+    #[command(flatten)]
+    pub filter: OnlineArgs,
 }
 
 /// What `eval` does, checked.
@@ -69,6 +79,10 @@ pub enum EvalTask {
         index: PathBuf,
         /// Where to save the filter after the run.
         save: Option<PathBuf>,
+        /// The filter to start from when there is no model.
+        empty: OnlineFilter,
+        /// Messages per block of the learning curve.
+        block: usize,
     },
 }
 
@@ -93,11 +107,23 @@ pub fn plan(a: EvalArgs) -> Result<EvalPlan> {
     if max_feature_id.is_some() && (m.online.is_some() || m.mail.is_set()) {
         bail!("{}", inputs::NOT_SVM);
     }
+    if m.filter.is_set() && (m.online.is_none() || a.model.is_some()) {
+        bail!(
+            "--learner, --margin, --pa-c, --eta, --rate, --normalize and the feature flags \
+             describe an empty filter for --online; a filter read with --model learns and \
+             reads mail as it records"
+        );
+    }
+    if m.block == Some(0) {
+        bail!("--block must be at least 1 message");
+    }
     let task = match (m.online, a.model) {
         (Some(index), model) => EvalTask::Online {
             model,
             index,
             save: m.save,
+            empty: m.filter.filter()?,
+            block: m.block.unwrap_or(500),
         },
         (None, model) => {
             let model = model.context("--model is required")?;

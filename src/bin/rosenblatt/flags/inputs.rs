@@ -2,10 +2,11 @@
 //! (`--format`, `--split`, `--spam`, `--ham`), the rules between them, and the plain
 //! descriptions of inputs that plans carry (documents, mail, SVMlight rows).
 
+use super::features::FeatureArgs;
 use anyhow::{Result, bail};
 use clap::Args;
 use rosenblatt::input::{Format, Split};
-use rosenblatt::text::{Analyzer, Hashing, Ngrams, Source as TextSource, Step};
+use rosenblatt::text::Analyzer;
 use rosenblatt::vocab::VocabConfig;
 use std::path::{Path, PathBuf};
 
@@ -187,8 +188,8 @@ fn looks_like_documents(p: &Path) -> bool {
         )
 }
 
-/// How the words of a corpus become its features (`train`, `vectorize`): case, n-grams,
-/// and a pruned vocabulary or hashed ids.
+/// How the words of a corpus become its features (`train`, `vectorize`): the tokens
+/// ([`FeatureArgs`]), and a pruned vocabulary or hashed ids.
 #[derive(Debug, Args, Clone)]
 pub struct VocabArgs {
     /// Keep words seen in at least this many (training) documents.
@@ -197,30 +198,20 @@ pub struct VocabArgs {
     /// Keep at most this many words (the most frequent).
     #[arg(long)]
     pub max_features: Option<usize>,
-    /// Keep letter case (words are lowercased by default).
-    #[arg(long)]
-    pub keep_case: bool,
-    /// Also use word n-grams of 2 to N adjacent words (1 to 8; 2 adds pairs such as
-    /// "new york"), made after lowercasing and within the body or one header field
-    /// ("subject:cheap meds"); pruned by --min-df and --max-features as words are.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub ngrams: u32,
-    /// Hash every word and n-gram into 2^B feature ids (B from 1 to 28) instead of
-    /// keeping a vocabulary: the model's size does not grow with new text, and `learn`
-    /// weighs words that training never saw. Not with --min-df or --max-features.
-    #[arg(long, value_name = "B")]
-    pub hash_bits: Option<u32>,
+    #[command(flatten)]
+    pub features: FeatureArgs,
 }
 
 /// Why vocabulary flags are refused with SVMlight input.
-pub const VOCAB_ON_VECTORS: &str = "--min-df, --max-features, --keep-case, --ngrams and \
-                                    --hash-bits shape a vocabulary; SVMlight rows have none";
+pub const VOCAB_ON_VECTORS: &str = "--min-df, --max-features, --keep-case, --ngrams, \
+                                    --features and --hash-bits shape a vocabulary; SVMlight \
+                                    rows have none";
 
 impl VocabArgs {
     /// The vocabulary settings, checked (with the n-gram and hashing flags they go with).
     pub fn config(&self) -> Result<VocabConfig> {
-        self.steps()?;
-        if self.hash_bits.is_some() && (self.min_df != 1 || self.max_features.is_some()) {
+        self.features.steps()?;
+        if self.features.hash_bits.is_some() && (self.min_df != 1 || self.max_features.is_some()) {
             bail!(
                 "--min-df and --max-features prune a vocabulary of words, and --hash-bits \
                  keeps no words (every hashed id stays): give one or the other"
@@ -234,56 +225,16 @@ impl VocabArgs {
         Ok(vocab)
     }
 
-    /// The n-gram and hashing steps asked for, checked.
-    fn steps(&self) -> Result<(Option<Ngrams>, Option<Hashing>)> {
-        let ngrams = match self.ngrams {
-            1 => None,
-            n => match u8::try_from(n).ok().and_then(|n| Ngrams::new(n).ok()) {
-                Some(ng) => Some(ng),
-                None => bail!(
-                    "--ngrams must be from 1 (words only) to {}, got {n}",
-                    Ngrams::MAX
-                ),
-            },
-        };
-        let hashing = match self.hash_bits {
-            None => None,
-            Some(b) => match u8::try_from(b).ok().and_then(|b| Hashing::new(b).ok()) {
-                Some(h) => Some(h),
-                None => bail!(
-                    "--hash-bits must be from 1 to {} (2^B feature ids), got {b}",
-                    Hashing::MAX_BITS
-                ),
-            },
-        };
-        Ok((ngrams, hashing))
-    }
-
-    /// The analyzer these flags ask for, reading from `source`: words, lowercased unless
-    /// --keep-case, then n-grams and hashing when asked for.
-    pub fn analyzer(&self, source: TextSource) -> Result<Analyzer> {
-        let (ngrams, hashing) = self.steps()?;
-        let mut b = Analyzer::builder(source).step(Step::Words);
-        if !self.keep_case {
-            b = b.step(Step::Lowercase);
-        }
-        if let Some(n) = ngrams {
-            b = b.step(Step::Ngrams(n.n));
-        }
-        if let Some(h) = hashing {
-            b = b.step(Step::Hash(h.bits));
-        }
-        Ok(b.build()?)
+    /// The analyzer the tokenizing flags ask for, over `default` (see
+    /// [`FeatureArgs::analyzer`]).
+    pub fn analyzer(&self, default: &Analyzer) -> Result<Analyzer> {
+        self.features.analyzer(default)
     }
 
     /// Whether any of them was given (they shape features made from text, which vectors
     /// lack).
     pub fn is_set(&self) -> bool {
-        self.min_df != 1
-            || self.max_features.is_some()
-            || self.keep_case
-            || self.ngrams != 1
-            || self.hash_bits.is_some()
+        self.min_df != 1 || self.max_features.is_some() || self.features.is_set()
     }
 }
 

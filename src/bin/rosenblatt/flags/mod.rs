@@ -6,6 +6,7 @@
 mod bench;
 mod classify;
 mod eval;
+mod features;
 mod geometry;
 mod inputs;
 mod inspect;
@@ -13,6 +14,7 @@ mod kernel;
 mod learn;
 mod learner;
 pub mod names;
+mod online;
 mod schedule;
 mod train;
 mod tune;

@@ -16,7 +16,6 @@ use rosenblatt::input::Format;
 use rosenblatt::learn::multilabel::{MultiLabelOptions, Thresholds};
 use rosenblatt::learn::{AnyLearner, Check, Checked, KernelPerceptron, Perceptron, Schedule};
 use rosenblatt::pipeline::TrainConfig;
-use rosenblatt::text::Source as TextSource;
 use std::path::PathBuf;
 
 /// `rosenblatt train`.
@@ -156,7 +155,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         &a.learners,
         &a.geometry,
         a.cv,
-        a.vocab.ngrams as usize,
+        a.vocab.features.ngrams as usize,
     )?;
     // With --tune the grid's learners are built instead, and the flags are checked there.
     let learner = if tune.is_some() {
@@ -178,10 +177,10 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         Some(k) => format!("{}, {k}", s.describe(a.learners.no_shuffle)),
         None => learner::describe(&learner).unwrap_or_else(|| s.describe(a.learners.no_shuffle)),
     };
-    let analyzer = a.vocab.analyzer(if mail {
-        TextSource::mail()
+    let analyzer = a.vocab.analyzer(&if mail {
+        TrainConfig::spam_filter().analyzer
     } else {
-        TextSource::Text
+        TrainConfig::default().analyzer
     })?;
     let learner = learner.check()?;
     inputs::check_split(a.corpus.input.split, a.corpus.input.format)?;

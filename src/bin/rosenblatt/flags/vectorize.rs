@@ -7,7 +7,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 use rosenblatt::features::GeometrySpec;
 use rosenblatt::input::Format;
-use rosenblatt::text::{Analyzer, Source as TextSource};
+use rosenblatt::text::Analyzer;
 use rosenblatt::vocab::VocabConfig;
 use std::path::PathBuf;
 
@@ -78,7 +78,7 @@ pub fn plan(a: VectorizeArgs) -> Result<VectorizePlan> {
     Ok(VectorizePlan {
         source,
         output: a.output,
-        analyzer: a.vocab.analyzer(TextSource::Text)?,
+        analyzer: a.vocab.analyzer(&Analyzer::default())?,
         vocab,
         positive: a.positive,
         batch: a.batch,

@@ -1,0 +1,147 @@
+//! The flags of a filter that starts empty under the TREC online protocol (`eval --online`
+//! without `--model`): its update rule and its constants, named as `train` names its
+//! learners, and how it reads mail (tokens, hashing, row length). A filter read from a
+//! model file learns by the rule and reads mail by the analyzer it records instead.
+
+use super::features::FeatureArgs;
+use super::geometry::NormalizeArg;
+use anyhow::{Result, bail};
+use clap::{Args, ValueEnum};
+use rosenblatt::features::{Geometry, Normalize};
+use rosenblatt::incremental::OnlineFilter;
+use rosenblatt::learn::{Rate, UpdateRule};
+
+/// The update rules a filter can learn by, as `--learner` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RuleArg {
+    /// Add y·x on a mistake (y·s ≤ 0).
+    Perceptron,
+    /// The thick-threshold perceptron: add y·x whenever y·s ≤ τ (--margin).
+    MarginPerceptron,
+    /// Passive-Aggressive PA-I: the smallest step to margin 1, at most C (--pa-c).
+    Pa,
+    /// Online logistic regression: a gradient step after every message (--eta, --rate).
+    Logistic,
+}
+
+/// `--rate`'s values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RateArg {
+    /// η on every message.
+    Constant,
+    /// η/√(1 + t) after t messages.
+    Decaying,
+    /// Per feature η/√G, G the feature's sum of squared gradients (AdaGrad).
+    Adagrad,
+}
+
+/// How an empty filter learns and reads mail under `eval --online`.
+#[derive(Debug, Args, Clone)]
+pub struct OnlineArgs {
+    /// With --online and no --model: the filter's update rule [default: logistic].
+    #[arg(long = "learner", value_enum, value_name = "RULE")]
+    pub rule: Option<RuleArg>,
+    /// The margin perceptron's threshold τ [default: 1].
+    #[arg(long, allow_negative_numbers = true)]
+    pub margin: Option<f32>,
+    /// PA-I's aggressiveness C [default: 1].
+    #[arg(long = "pa-c", allow_negative_numbers = true)]
+    pub pa_c: Option<f32>,
+    /// Online logistic regression's step size η [default: 0.5].
+    #[arg(long, allow_negative_numbers = true)]
+    pub eta: Option<f32>,
+    /// How online logistic regression's step changes [default: adagrad].
+    #[arg(long, value_enum)]
+    pub rate: Option<RateArg>,
+    /// Row normalization: l2 scales every message to length 1 [default: l2].
+    #[arg(long, value_enum)]
+    pub normalize: Option<NormalizeArg>,
+    #[command(flatten)]
+    pub features: FeatureArgs,
+}
+
+impl OnlineArgs {
+    /// Whether any of them was given.
+    pub fn is_set(&self) -> bool {
+        self.rule.is_some()
+            || self.margin.is_some()
+            || self.pa_c.is_some()
+            || self.eta.is_some()
+            || self.rate.is_some()
+            || self.normalize.is_some()
+            || self.features.is_set()
+    }
+
+    /// The rule they ask for, checked: each constant belongs to its rule.
+    pub fn rule(&self) -> Result<UpdateRule> {
+        let default = OnlineFilter::default().rule;
+        let rule = match self.rule {
+            None => default,
+            Some(RuleArg::Perceptron) => UpdateRule::Perceptron,
+            Some(RuleArg::MarginPerceptron) => UpdateRule::Margin {
+                tau: self.margin.unwrap_or(1.0),
+            },
+            Some(RuleArg::Pa) => UpdateRule::PassiveAggressive {
+                c: self.pa_c.unwrap_or(1.0),
+            },
+            Some(RuleArg::Logistic) => UpdateRule::Logistic {
+                eta: 0.5,
+                rate: Rate::AdaGrad,
+            },
+        };
+        let rule = match rule {
+            UpdateRule::Logistic { eta, rate } => UpdateRule::Logistic {
+                eta: self.eta.unwrap_or(eta),
+                rate: match self.rate {
+                    None => rate,
+                    Some(RateArg::Constant) => Rate::Constant,
+                    Some(RateArg::Decaying) => Rate::Decaying,
+                    Some(RateArg::Adagrad) => Rate::AdaGrad,
+                },
+            },
+            r => r,
+        };
+        let is = |r: &str| rule_name(&rule) == r;
+        for (given, flag, owner) in [
+            (self.margin.is_some(), "--margin", "margin-perceptron"),
+            (self.pa_c.is_some(), "--pa-c", "pa"),
+            (self.eta.is_some(), "--eta", "logistic"),
+            (self.rate.is_some(), "--rate", "logistic"),
+        ] {
+            if given && !is(owner) {
+                bail!(
+                    "{flag} belongs to --learner {owner}; this filter learns by {}",
+                    rule_name(&rule)
+                );
+            }
+        }
+        rule.validate()?;
+        Ok(rule)
+    }
+
+    /// The empty filter they describe, reading mail.
+    pub fn filter(&self) -> Result<OnlineFilter> {
+        let default = OnlineFilter::default();
+        let analyzer = self.features.analyzer(&default.analyzer)?;
+        let geometry = match self.normalize {
+            None => default.geometry,
+            Some(NormalizeArg::None) => Geometry::binary(Normalize::None),
+            Some(NormalizeArg::L2) => Geometry::binary(Normalize::L2),
+        };
+        Ok(OnlineFilter {
+            analyzer,
+            geometry,
+            rule: self.rule()?,
+        })
+    }
+}
+
+/// The `--learner` name of a rule.
+fn rule_name(r: &UpdateRule) -> &'static str {
+    match r {
+        UpdateRule::Perceptron => "perceptron",
+        UpdateRule::Margin { .. } => "margin-perceptron",
+        UpdateRule::PassiveAggressive { .. } => "pa",
+        UpdateRule::Logistic { .. } => "logistic",
+    }
+}

@@ -1,0 +1,325 @@
+//! The rules a spam filter learns by, one message at a time: the step `learn` and the
+//! TREC online protocol take after scoring a message, and the state they carry from one
+//! message to the next (AdaGrad's per-feature sums, the count a decaying rate reads).
+//!
+//! The rule is part of the model: `train --spam/--ham` records the one that belongs to its
+//! learner, `eval --online` the one it was given, and every later `learn` applies it, so a
+//! filter goes on learning the way it started. Each step touches only the row's nonzeros
+//! (and the bias, the weight of a constant feature 1):
+//!
+//! - perceptron: on a mistake (y·s ≤ 0), w ← w + y·x;
+//! - margin (thick threshold τ): whenever y·s ≤ τ, w ← w + y·x;
+//! - PA-I: whenever y·s < 1, w ← w + min(C, (1 − y·s)/(‖x‖² + 1))·y·x;
+//! - logistic: after every message, w ← w + η·y·θ(−y·s)·x, with η constant, η/√(1 + t)
+//!   after t messages, or AdaGrad's per-feature η/√Gⱼ, where Gⱼ sums the squared
+//!   gradients feature j has seen.
+
+use super::LinearModel;
+use super::loss::sigmoid;
+use super::pa::pa1_step;
+use crate::RowRef;
+use crate::error::{ConfigError, Param, non_negative, positive};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// How a logistic rule's step size changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Rate {
+    /// η on every message.
+    Constant,
+    /// η/√(1 + t) after t messages learned.
+    Decaying,
+    /// η/√Gⱼ per feature, Gⱼ the sum of the squared gradients of feature j (AdaGrad).
+    AdaGrad,
+}
+
+impl Rate {
+    /// The command line's names, in [`Rate::from_name`]'s order.
+    pub const NAMES: [&'static str; 3] = ["constant", "decaying", "adagrad"];
+
+    /// The rate called `name`.
+    pub fn from_name(name: &str) -> Option<Rate> {
+        Some(match name {
+            "constant" => Rate::Constant,
+            "decaying" => Rate::Decaying,
+            "adagrad" => Rate::AdaGrad,
+            _ => return None,
+        })
+    }
+
+    /// The rate's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rate::Constant => "constant",
+            Rate::Decaying => "decaying",
+            Rate::AdaGrad => "adagrad",
+        }
+    }
+}
+
+/// One message's update, as a filter applies it after scoring the message.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum UpdateRule {
+    /// Rosenblatt's rule: add y·x on a mistake.
+    Perceptron,
+    /// The thick-threshold perceptron: add y·x whenever y·s ≤ τ.
+    Margin {
+        /// The threshold τ ≥ 0.
+        tau: f32,
+    },
+    /// Passive-Aggressive PA-I with aggressiveness C.
+    PassiveAggressive {
+        /// The cap C > 0 on a step.
+        c: f32,
+    },
+    /// Online logistic regression: a gradient step on ln(1 + e^(−y·s)) after every message.
+    Logistic {
+        /// The base step size η > 0.
+        eta: f32,
+        /// How η changes.
+        rate: Rate,
+    },
+}
+
+/// Rosenblatt's rule, the filter's update before rules were recorded.
+impl Default for UpdateRule {
+    fn default() -> Self {
+        UpdateRule::Perceptron
+    }
+}
+
+impl UpdateRule {
+    /// Checks the rule's constants.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        match *self {
+            UpdateRule::Perceptron => Ok(()),
+            UpdateRule::Margin { tau } => non_negative(Param::Tau, tau),
+            UpdateRule::PassiveAggressive { c } => positive(Param::C, c),
+            UpdateRule::Logistic { eta, .. } => positive(Param::Eta, eta),
+        }
+    }
+
+    /// Whether the rule keeps per-feature sums.
+    fn adaptive(&self) -> bool {
+        matches!(
+            self,
+            UpdateRule::Logistic {
+                rate: Rate::AdaGrad,
+                ..
+            }
+        )
+    }
+}
+
+impl fmt::Display for UpdateRule {
+    /// The rule as `inspect` and the online report show it, in the command line's words
+    /// (`logistic, adagrad, η 0.5`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            UpdateRule::Perceptron => f.write_str("perceptron, on mistakes"),
+            UpdateRule::Margin { tau } => write!(f, "margin perceptron, τ {tau}"),
+            UpdateRule::PassiveAggressive { c } => write!(f, "pa, C {c}"),
+            UpdateRule::Logistic { eta, rate } => write!(f, "logistic, {}, η {eta}", rate.name()),
+        }
+    }
+}
+
+/// A filter's rule with the state it carries between messages; saved in the model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OnlineState {
+    /// The rule.
+    pub rule: UpdateRule,
+    /// Messages learned under the rule (the t of a decaying rate).
+    pub seen: u64,
+    /// AdaGrad's sums of squared gradients, one per feature id (empty for other rules;
+    /// grown with the weights).
+    pub sq_grads: Vec<f32>,
+    /// AdaGrad's sum for the bias.
+    pub bias_sq_grad: f32,
+}
+
+impl OnlineState {
+    /// A fresh state for `rule`.
+    pub fn new(rule: UpdateRule) -> OnlineState {
+        OnlineState {
+            rule,
+            ..OnlineState::default()
+        }
+    }
+
+    /// Whether the rule takes a step at signed margin y·s (logistic regression takes one
+    /// after every message whose loss has a gradient left).
+    pub fn steps_at(&self, margin: f32) -> bool {
+        match self.rule {
+            UpdateRule::Perceptron => margin <= 0.0,
+            UpdateRule::Margin { tau } => margin <= tau,
+            UpdateRule::PassiveAggressive { .. } => margin < 1.0,
+            UpdateRule::Logistic { .. } => sigmoid(-margin) > 0.0,
+        }
+    }
+
+    /// Learns one row `x` (already in the model's geometry) with label `y` = ±1, whose
+    /// score before learning was `score`; returns whether any weight changed. `m.w` must
+    /// cover every id of `x`.
+    pub fn step(&mut self, m: &mut LinearModel, x: RowRef<'_>, y: f32, score: f32) -> bool {
+        let margin = y * score;
+        self.seen += 1;
+        match self.rule {
+            UpdateRule::Perceptron => additive(m, x, y, margin <= 0.0, 1.0),
+            UpdateRule::Margin { tau } => additive(m, x, y, margin <= tau, 1.0),
+            UpdateRule::PassiveAggressive { c } => {
+                let q = crate::features::ops::nrm2_sq(x) + 1.0;
+                let tau = pa1_step(margin, q, c);
+                additive(m, x, y, tau > 0.0, tau)
+            }
+            UpdateRule::Logistic { eta, rate } => {
+                let g = y * sigmoid(-margin);
+                if g == 0.0 {
+                    return false;
+                }
+                match rate {
+                    Rate::Constant => additive(m, x, g, true, eta),
+                    Rate::Decaying => additive(m, x, g, true, eta / (self.seen as f32).sqrt()),
+                    Rate::AdaGrad => self.adagrad(m, x, g, eta),
+                }
+            }
+        }
+    }
+
+    /// AdaGrad's step along gradient factor `g` (the gradient of feature j is g·xⱼ).
+    fn adagrad(&mut self, m: &mut LinearModel, x: RowRef<'_>, g: f32, eta: f32) -> bool {
+        if self.sq_grads.len() < m.w.len() {
+            self.sq_grads.resize(m.w.len(), 0.0);
+        }
+        for (j, v) in x.iter() {
+            let gj = g * v;
+            if gj == 0.0 {
+                continue;
+            }
+            let s = &mut self.sq_grads[j as usize];
+            *s += gj * gj;
+            // A gradient so small that its square is 0 in f32 takes no step (its
+            // sum may still be 0: no division by it).
+            if *s > 0.0 {
+                m.w[j as usize] += eta * gj / s.sqrt();
+            }
+        }
+        self.bias_sq_grad += g * g;
+        if self.bias_sq_grad > 0.0 {
+            m.bias += eta * g / self.bias_sq_grad.sqrt();
+        }
+        true
+    }
+
+    /// Makes room for `n` features (new words join with no history).
+    pub fn cover(&mut self, n: usize) {
+        if self.rule.adaptive() && self.sq_grads.len() < n {
+            self.sq_grads.resize(n, 0.0);
+        }
+    }
+}
+
+/// `w ← w + a·y·x`, `b ← b + a·y` when `when`; returns `when`.
+fn additive(m: &mut LinearModel, x: RowRef<'_>, y: f32, when: bool, a: f32) -> bool {
+    if when {
+        crate::features::ops::axpy(a * y, x, &mut m.w);
+        m.bias += a * y;
+    }
+    when
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(ids: &[u32]) -> RowRef<'_> {
+        RowRef::binary(ids)
+    }
+
+    #[test]
+    fn perceptron_and_margin_update_when_their_test_says() {
+        let mut m = LinearModel::zeros(3);
+        let mut s = OnlineState::new(UpdateRule::Perceptron);
+        assert!(s.step(&mut m, row(&[0, 2]), 1.0, 0.0)); // zero score: a mistake
+        assert_eq!((m.w.clone(), m.bias), (vec![1.0, 0.0, 1.0], 1.0));
+        assert!(!s.step(&mut m, row(&[0, 2]), 1.0, 0.5)); // right side: nothing
+        let mut s = OnlineState::new(UpdateRule::Margin { tau: 1.0 });
+        assert!(s.step(&mut m, row(&[1]), 1.0, 0.5)); // right side, inside τ
+        assert_eq!((m.w.clone(), m.bias), (vec![1.0, 1.0, 1.0], 2.0));
+        assert!(!s.step(&mut m, row(&[1]), 1.0, 1.5));
+        assert_eq!(s.seen, 2);
+    }
+
+    #[test]
+    fn pa_step_reaches_margin_one_counting_the_bias() {
+        // Row of two ones plus the bias feature: ‖x‖² = 3; score 0, so τ = 1/3 and the
+        // new score is 3·(1/3) = 1.
+        let mut m = LinearModel::zeros(2);
+        let mut s = OnlineState::new(UpdateRule::PassiveAggressive { c: 1.0 });
+        assert!(s.step(&mut m, row(&[0, 1]), 1.0, 0.0));
+        let after = m.w[0] + m.w[1] + m.bias;
+        assert!((after - 1.0).abs() < 1e-6, "{after}");
+        // C caps the step: C = 0.1 gives 3·0.1 = 0.3 from a zero model.
+        let mut m = LinearModel::zeros(2);
+        let mut s = OnlineState::new(UpdateRule::PassiveAggressive { c: 0.1 });
+        s.step(&mut m, row(&[0, 1]), -1.0, 0.0);
+        assert!((m.w[0] + m.w[1] + m.bias + 0.3).abs() < 1e-6);
+    }
+
+    #[test]
+    fn logistic_rates_take_the_steps_worked_by_hand() {
+        // From a zero model, θ(0) = 1/2: the gradient factor is y/2.
+        let mut m = LinearModel::zeros(2);
+        let mut s = OnlineState::new(UpdateRule::Logistic {
+            eta: 0.5,
+            rate: Rate::Constant,
+        });
+        s.step(&mut m, row(&[1]), 1.0, 0.0);
+        assert_eq!((m.w.clone(), m.bias), (vec![0.0, 0.25], 0.25));
+        // Decaying: the second message's step is η/√2.
+        let mut m = LinearModel::zeros(1);
+        let mut s = OnlineState::new(UpdateRule::Logistic {
+            eta: 1.0,
+            rate: Rate::Decaying,
+        });
+        s.step(&mut m, row(&[0]), 1.0, 0.0);
+        s.step(&mut m, row(&[0]), -1.0, 0.0);
+        assert!((m.w[0] - (0.5 - 0.5 / 2f32.sqrt())).abs() < 1e-6);
+        // AdaGrad: the first step on a feature is η·sign(g); the second on the same
+        // feature with the same gradient is η·g/√(2g²) = η/√2.
+        let mut m = LinearModel::zeros(2);
+        let mut s = OnlineState::new(UpdateRule::Logistic {
+            eta: 0.5,
+            rate: Rate::AdaGrad,
+        });
+        s.step(&mut m, row(&[0]), 1.0, 0.0);
+        assert_eq!((m.w[0], m.w[1], m.bias), (0.5, 0.0, 0.5));
+        s.step(&mut m, row(&[0]), 1.0, 0.0);
+        assert!((m.w[0] - (0.5 + 0.5 / 2f32.sqrt())).abs() < 1e-6);
+        assert_eq!(s.sq_grads, vec![0.5, 0.0]);
+    }
+
+    #[test]
+    fn a_vanishing_gradient_never_divides_by_a_zero_sum() {
+        // At margin 60, θ(−60) ≈ 8.8e−27: its square underflows to 0 in f32.
+        let mut m = LinearModel::zeros(1);
+        let mut s = OnlineState::new(UpdateRule::Logistic {
+            eta: 0.5,
+            rate: Rate::AdaGrad,
+        });
+        s.step(&mut m, row(&[0]), 1.0, 60.0);
+        assert!(m.w[0].is_finite() && m.bias.is_finite(), "{m:?}");
+    }
+
+    #[test]
+    fn rules_with_bad_constants_are_refused() {
+        assert!(UpdateRule::Margin { tau: -1.0 }.validate().is_err());
+        assert!(UpdateRule::PassiveAggressive { c: 0.0 }.validate().is_err());
+        let bad = UpdateRule::Logistic {
+            eta: 0.0,
+            rate: Rate::AdaGrad,
+        };
+        assert!(bad.validate().is_err());
+        assert!(UpdateRule::default().validate().is_ok());
+    }
+}
