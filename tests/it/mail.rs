@@ -308,11 +308,24 @@ fn trec_online_protocol_counts_every_message() {
         bin()
             .args(["eval", "--json", "--online"])
             .arg(dir.path().join("index"))
+            .args(["--learner", "perceptron", "--block", "8"])
             .arg("--save")
             .arg(&saved),
     );
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["documents"], 20);
+    // The learning curve: blocks of 8, 8 and 4 messages, errors adding up.
+    let curve = v["curve"].as_array().unwrap();
+    let ends: Vec<u64> = curve
+        .iter()
+        .map(|p| p["messages"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ends, [8, 16, 20]);
+    let total: u64 = curve
+        .iter()
+        .map(|p| p["block_errors"].as_u64().unwrap())
+        .sum();
+    assert_eq!(curve[2]["errors"].as_u64().unwrap(), total);
     assert_eq!(v["spam"], 10);
     // The first message (score 0) is a mistake; from the third on, the two vocabularies
     // are apart: only the first two messages can be wrong.
@@ -332,18 +345,10 @@ fn trec_online_protocol_counts_every_message() {
         .stderr(predicates::str::contains("bad:2"));
 }
 
-#[test]
-fn concurrent_learn_loses_no_message() {
-    let dir = tempfile::tempdir().unwrap();
-    let model = train_filter(dir.path());
-    let msgs = dir.path().join("incoming");
-    std::fs::create_dir_all(&msgs).unwrap();
-    for i in 0..20 {
-        std::fs::write(msgs.join(format!("{i}")), spam_message(1000 + i)).unwrap();
-    }
+/// 8 processes × 20 `learn`s of one model: every message counts.
+fn learn_concurrently(model: &Path, msgs: &Path) {
     std::thread::scope(|s| {
         for p in 0..8 {
-            let (model, msgs) = (&model, &msgs);
             s.spawn(move || {
                 for i in 0..20 {
                     let class = if (p + i) % 2 == 0 { "--spam" } else { "--ham" };
@@ -357,10 +362,38 @@ fn concurrent_learn_loses_no_message() {
             });
         }
     });
-    let out = stdout_of(bin().args(["inspect", "--json", "-m"]).arg(&model));
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["learned"], 160);
-    assert!(model.with_extension("model.lock").exists());
+}
+
+#[test]
+fn concurrent_learn_loses_no_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = train_filter(dir.path());
+    let msgs = dir.path().join("incoming");
+    std::fs::create_dir_all(&msgs).unwrap();
+    for i in 0..20 {
+        std::fs::write(msgs.join(format!("{i}")), spam_message(1000 + i)).unwrap();
+    }
+    // The default filter (PA steps) and an AdaGrad filter, whose per-feature sums are
+    // written back with its weights.
+    let index = dir.path().join("index");
+    std::fs::write(&index, "spam incoming/0\nham incoming/1\n").unwrap();
+    let adagrad = dir.path().join("adagrad.model");
+    bin()
+        .args(["eval", "--online"])
+        .arg(&index)
+        .args(["--learner", "logistic", "--hash-bits", "14", "--save"])
+        .arg(&adagrad)
+        .assert()
+        .success();
+    for (model, before) in [(&model, 0), (&adagrad, 2)] {
+        learn_concurrently(model, &msgs);
+        let out = stdout_of(bin().args(["inspect", "--json", "-m"]).arg(model));
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["learned"], 160 + before, "{}", model.display());
+        assert!(model.with_extension("model.lock").exists());
+    }
+    let m = rosenblatt::model::SavedModel::load(&adagrad).unwrap();
+    assert_eq!(m.online.unwrap().seen, 162);
 }
 
 #[test]

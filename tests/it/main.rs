@@ -14,6 +14,7 @@ mod mail;
 mod mail_header_block;
 mod model_format;
 mod ngrams;
+mod online_rules;
 mod order;
 mod properties;
 mod seed_examples;

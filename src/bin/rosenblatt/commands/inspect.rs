@@ -75,6 +75,7 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
             "converged": meta.report.converged,
             "training_accuracy": meta.training_accuracy,
             "learned": meta.learned,
+            "online_rule": m.online.as_ref().map(|o| o.rule.to_string()),
             "theory": meta.theory,
             "bias": linear.map(|l| l.bias),
             "most_positive": pos,
@@ -107,6 +108,9 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
         outln!("converged      {}", if c { "yes" } else { "no" });
     }
     outln!("training acc   {:.4}", meta.training_accuracy);
+    if let Some(o) = &m.online {
+        outln!("learns by      {} (learn, eval --online)", o.rule);
+    }
     if meta.learned > 0 {
         outln!("learned since  {} message(s)", meta.learned);
     }

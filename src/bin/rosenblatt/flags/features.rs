@@ -23,6 +23,7 @@ impl Tokens {
     };
 
     /// Words and character n-grams of `n` characters.
+    #[cfg(test)]
     pub fn words_and_chars(n: u8) -> Tokens {
         Tokens {
             words: true,

@@ -56,6 +56,9 @@ pub struct OnlineArgs {
     /// Row normalization: l2 scales every message to length 1 [default: l2].
     #[arg(long, value_enum)]
     pub normalize: Option<NormalizeArg>,
+    /// Read only the first BYTES of each message's body text.
+    #[arg(long, value_name = "BYTES")]
+    pub truncate: Option<u32>,
     #[command(flatten)]
     pub features: FeatureArgs,
 }
@@ -69,6 +72,7 @@ impl OnlineArgs {
             || self.eta.is_some()
             || self.rate.is_some()
             || self.normalize.is_some()
+            || self.truncate.is_some()
             || self.features.is_set()
     }
 
@@ -122,7 +126,12 @@ impl OnlineArgs {
     /// The empty filter they describe, reading mail.
     pub fn filter(&self) -> Result<OnlineFilter> {
         let default = OnlineFilter::default();
-        let analyzer = self.features.analyzer(&default.analyzer)?;
+        let mut analyzer = self.features.analyzer(&default.analyzer)?;
+        if let (Some(t), Some(rules)) = (self.truncate, analyzer.source().mail_rules()) {
+            let mut rules = rules.clone();
+            rules.max_body_bytes = t;
+            analyzer = analyzer.with_source(rosenblatt::text::Source::Mail(rules));
+        }
         let geometry = match self.normalize {
             None => default.geometry,
             Some(NormalizeArg::None) => Geometry::binary(Normalize::None),
