@@ -16,9 +16,12 @@ pub fn run(plan: EvalPlan) -> Result<ExitCode> {
     match &plan.task {
         EvalTask::Documents { model, documents } => docs(model, documents, plan.json),
         EvalTask::Mail { model, mail } => super::eval_mail::mail(model, mail, plan.json),
-        EvalTask::Online { model, index, save } => {
-            super::eval_mail::online(model.as_deref(), index, save.as_deref(), plan.json)
-        }
+        EvalTask::Online {
+            model,
+            index,
+            save,
+            rules,
+        } => super::eval_mail::online(model.as_deref(), rules, index, save.as_deref(), plan.json),
     }
 }
 

@@ -65,10 +65,11 @@ pub fn mail(path: &Path, mail: &Mail, json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The TREC online protocol over `index`, from the filter at `start` or an empty one;
-/// the filter is saved to `save` afterwards.
+/// The TREC online protocol over `index`, from the filter at `start` or an empty one
+/// reading mail under `rules`; the filter is saved to `save` afterwards.
 pub fn online(
     start: Option<&Path>,
+    rules: &MailRules,
     index: &Path,
     save: Option<&Path>,
     json: bool,
@@ -80,7 +81,7 @@ pub fn online(
             m
         }
         None => empty_model(
-            Analyzer::default().with_source(Source::mail()),
+            Analyzer::default().with_source(Source::Mail(rules.clone())),
             "ham",
             "spam",
         ),

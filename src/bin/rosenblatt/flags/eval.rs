@@ -2,9 +2,11 @@
 //! spam filter on labelled mail, or the TREC online protocol over an index.
 
 use super::inputs::{self, Documents, InputArgs, Mail, MailInputs};
+use super::mail_fields::MailFieldArgs;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use rosenblatt::input::Format;
+use rosenblatt::input::mail::MailRules;
 use std::path::PathBuf;
 
 /// `rosenblatt eval`.
@@ -42,6 +44,9 @@ pub struct EvalMailArgs {
     /// With --online: save the filter as it stands after the run.
     #[arg(long, value_name = "MODEL", requires = "online")]
     pub save: Option<PathBuf>,
+    /// With --online and no --model: the header fields of the empty filter.
+    #[command(flatten)]
+    pub fields: MailFieldArgs,
 }
 
 /// What `eval` does, checked.
@@ -69,6 +74,8 @@ pub enum EvalTask {
         index: PathBuf,
         /// Where to save the filter after the run.
         save: Option<PathBuf>,
+        /// The mail rules of the empty filter (without `model`).
+        rules: MailRules,
     },
 }
 
@@ -93,11 +100,13 @@ pub fn plan(a: EvalArgs) -> Result<EvalPlan> {
     if max_feature_id.is_some() && (m.online.is_some() || m.mail.is_set()) {
         bail!("{}", inputs::NOT_SVM);
     }
+    let rules = m.fields.rules_for_new(a.model.as_deref())?;
     let task = match (m.online, a.model) {
         (Some(index), model) => EvalTask::Online {
             model,
             index,
             save: m.save,
+            rules,
         },
         (None, model) => {
             let model = model.context("--model is required")?;

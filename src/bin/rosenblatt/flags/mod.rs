@@ -12,6 +12,7 @@ mod inspect;
 mod kernel;
 mod learn;
 mod learner;
+mod mail_fields;
 pub mod names;
 mod schedule;
 mod train;

@@ -6,6 +6,7 @@ use super::geometry::GeometryArgs;
 use super::inputs::{self, Source};
 use super::kernel::{self, KernelArgs};
 use super::learner::{self, LearnerArgs};
+use super::mail_fields::MailFieldArgs;
 use super::schedule::{Mode, ScheduleArgs};
 use super::tune::{self, TuneArgs, TunePlan};
 use anyhow::{Result, bail};
@@ -34,6 +35,8 @@ pub struct TrainArgs {
     pub vocab: inputs::VocabArgs,
     #[command(flatten)]
     pub geometry: GeometryArgs,
+    #[command(flatten)]
+    pub fields: MailFieldArgs,
     /// The positive class of a binary problem (default: spam if present, else the second
     /// label in sorted order).
     #[arg(long)]
@@ -178,10 +181,9 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         Some(k) => format!("{}, {k}", s.describe(a.learners.no_shuffle)),
         None => learner::describe(&learner).unwrap_or_else(|| s.describe(a.learners.no_shuffle)),
     };
-    let analyzer = a.vocab.analyzer(if mail {
-        TextSource::mail()
-    } else {
-        TextSource::Text
+    let analyzer = a.vocab.analyzer(match a.fields.rules_for(mail)? {
+        Some(rules) => TextSource::Mail(rules),
+        None => TextSource::Text,
     })?;
     let learner = learner.check()?;
     inputs::check_split(a.corpus.input.split, a.corpus.input.format)?;
