@@ -11,6 +11,7 @@ mod hostile;
 mod kernel;
 mod learners;
 mod mail;
+mod mail_fields;
 mod mail_header_block;
 mod model_format;
 mod ngrams;

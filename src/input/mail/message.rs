@@ -7,7 +7,8 @@
 //! - body: every text part, HTML parts turned into text (plus `html:TAG` and `url:HOST`
 //!   features), text of attached messages;
 //! - header fields as prefixed fields (`subject:free` is not body `free`): each field of the
-//!   top-level header, named by its lowercase name, but those the rules skip (dates);
+//!   top-level header, named by its lowercase name, but those the rules leave out (by
+//!   default dates and the routing fields: `Received`, `Delivered-To`, …);
 //! - tags, by family: `hdr:NAME` for each field present, `from_domain:…`/`to_domain:…`,
 //!   `attach:TYPE` for non-text parts (their content is skipped), `mime:TYPE`, `charset:…`,
 //!   `cte:…`, and a few structural features (`mail:parts=N`, `mail:html_only`,

@@ -10,6 +10,7 @@
 //! a file that cannot be read is listed in the corpus's `skipped`. Nothing aborts the run
 //! but a path that does not exist.
 
+mod fields;
 mod header_block;
 mod html;
 mod maildir;
@@ -17,6 +18,7 @@ mod mbox;
 mod message;
 mod rules;
 
+pub use fields::{DATE_FIELDS, FieldGroup};
 pub(crate) use maildir::{is_maildir, maildir_files};
 pub(crate) use mbox::starts_with_envelope;
 pub use mbox::{MboxMessage, MboxReader};

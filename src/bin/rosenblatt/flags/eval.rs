@@ -3,6 +3,7 @@
 
 use super::inputs::{self, Documents, InputArgs, Mail, MailInputs};
 use super::online::OnlineArgs;
+use super::mail_fields::MailFieldArgs;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use rosenblatt::incremental::OnlineFilter;
@@ -52,6 +53,9 @@ pub struct EvalMailArgs {
     /// An empty filter's rule and features (with --online and no --model).
     #[command(flatten)]
     pub filter: OnlineArgs,
+    /// With --online and no --model: the header fields of the empty filter.
+    #[command(flatten)]
+    pub fields: MailFieldArgs,
 }
 
 /// What `eval` does, checked.
@@ -117,12 +121,13 @@ pub fn plan(a: EvalArgs) -> Result<EvalPlan> {
     if m.block == Some(0) {
         bail!("--block must be at least 1 message");
     }
+    let empty = m.filter.filter(&m.fields, a.model.as_deref())?;
     let task = match (m.online, a.model) {
         (Some(index), model) => EvalTask::Online {
             model,
             index,
             save: m.save,
-            empty: m.filter.filter()?,
+            empty,
             block: m.block.unwrap_or(500),
         },
         (None, model) => {

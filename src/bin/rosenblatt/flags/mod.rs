@@ -13,6 +13,7 @@ mod inspect;
 mod kernel;
 mod learn;
 mod learner;
+mod mail_fields;
 pub mod names;
 mod online;
 mod schedule;

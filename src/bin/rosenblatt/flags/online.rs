@@ -4,12 +4,15 @@
 //! model file learns by the rule and reads mail by the analyzer it records instead.
 
 use super::features::FeatureArgs;
+use super::mail_fields::MailFieldArgs;
 use super::geometry::NormalizeArg;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use rosenblatt::features::{Geometry, Normalize};
 use rosenblatt::incremental::OnlineFilter;
 use rosenblatt::learn::{Rate, UpdateRule};
+use rosenblatt::text::Source;
+use std::path::Path;
 
 /// The update rules a filter can learn by, as `--learner` names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -56,9 +59,6 @@ pub struct OnlineArgs {
     /// Row normalization: l2 scales every message to length 1 [default: l2].
     #[arg(long, value_enum)]
     pub normalize: Option<NormalizeArg>,
-    /// Read only the first BYTES of each message's body text.
-    #[arg(long, value_name = "BYTES")]
-    pub truncate: Option<u32>,
     #[command(flatten)]
     pub features: FeatureArgs,
 }
@@ -72,7 +72,6 @@ impl OnlineArgs {
             || self.eta.is_some()
             || self.rate.is_some()
             || self.normalize.is_some()
-            || self.truncate.is_some()
             || self.features.is_set()
     }
 
@@ -123,15 +122,20 @@ impl OnlineArgs {
         Ok(rule)
     }
 
-    /// The empty filter they describe, reading mail.
-    pub fn filter(&self) -> Result<OnlineFilter> {
+    /// The empty filter they describe, reading mail as `fields` say (`model`: the filter
+    /// given instead, which refuses those flags).
+    pub fn filter(&self, fields: &MailFieldArgs, model: Option<&Path>) -> Result<OnlineFilter> {
         let default = OnlineFilter::default();
-        let mut analyzer = self.features.analyzer(&default.analyzer)?;
-        if let (Some(t), Some(rules)) = (self.truncate, analyzer.source().mail_rules()) {
-            let mut rules = rules.clone();
-            rules.max_body_bytes = t;
-            analyzer = analyzer.with_source(rosenblatt::text::Source::Mail(rules));
-        }
+        let rules = default
+            .analyzer
+            .source()
+            .mail_rules()
+            .expect("the default filter reads mail");
+        let rules = fields.rules_for_new(model, rules)?;
+        let analyzer = self
+            .features
+            .analyzer(&default.analyzer)?
+            .with_source(Source::Mail(rules));
         let geometry = match self.normalize {
             None => default.geometry,
             Some(NormalizeArg::None) => Geometry::binary(Normalize::None),

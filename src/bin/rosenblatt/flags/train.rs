@@ -6,6 +6,7 @@ use super::geometry::GeometryArgs;
 use super::inputs::{self, Source};
 use super::kernel::{self, KernelArgs};
 use super::learner::{self, LearnerArgs};
+use super::mail_fields::MailFieldArgs;
 use super::schedule::{Mode, ScheduleArgs};
 use super::tune::{self, TuneArgs, TunePlan};
 use anyhow::{Result, bail};
@@ -16,6 +17,7 @@ use rosenblatt::input::Format;
 use rosenblatt::learn::multilabel::{MultiLabelOptions, Thresholds};
 use rosenblatt::learn::{AnyLearner, Check, Checked, KernelPerceptron, Perceptron, Schedule};
 use rosenblatt::pipeline::TrainConfig;
+use rosenblatt::text::Source as TextSource;
 use std::path::PathBuf;
 
 /// `rosenblatt train`.
@@ -33,6 +35,8 @@ pub struct TrainArgs {
     pub vocab: inputs::VocabArgs,
     #[command(flatten)]
     pub geometry: GeometryArgs,
+    #[command(flatten)]
+    pub fields: MailFieldArgs,
     /// The positive class of a binary problem (default: spam if present, else the second
     /// label in sorted order).
     #[arg(long)]
@@ -177,10 +181,14 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         Some(k) => format!("{}, {k}", s.describe(a.learners.no_shuffle)),
         None => learner::describe(&learner).unwrap_or_else(|| s.describe(a.learners.no_shuffle)),
     };
-    let analyzer = a.vocab.analyzer(&if mail {
+    let default_analyzer = if mail {
         TrainConfig::spam_filter().analyzer
     } else {
         TrainConfig::default().analyzer
+    };
+    let analyzer = a.vocab.analyzer(&match a.fields.rules_for(mail, &default_analyzer)? {
+        Some(rules) => default_analyzer.with_source(TextSource::Mail(rules)),
+        None => default_analyzer,
     })?;
     let learner = learner.check()?;
     inputs::check_split(a.corpus.input.split, a.corpus.input.format)?;
