@@ -39,23 +39,36 @@ pub struct OnlineFilter {
 }
 
 impl Default for OnlineFilter {
+    /// Words and word pairs of the header fields and of the body's first 1,000 bytes,
+    /// hashed into 2^22 ids, rows of unit length, and online logistic regression with
+    /// AdaGrad rates (η = 1). On SpamAssassin's 6,047 messages in date order this ranked
+    /// best of the rules, rates, features and lengths measured (README, "Spam filters").
     fn default() -> Self {
-        let analyzer = Analyzer::builder(crate::text::Source::mail())
+        let mut rules = crate::input::mail::MailRules::default();
+        rules.max_body_bytes = Self::TRUNCATE;
+        let analyzer = Analyzer::builder(crate::text::Source::Mail(rules))
             .step(crate::text::Step::Words)
-            .step(crate::text::Step::Chars(4))
             .step(crate::text::Step::Lowercase)
+            .step(crate::text::Step::Ngrams(2))
             .step(crate::text::Step::Hash(22))
             .build()
             .expect("the default filter's steps are in order");
         OnlineFilter {
             analyzer,
             geometry: Geometry::binary(crate::features::Normalize::L2),
-            rule: UpdateRule::Logistic {
-                eta: 0.5,
-                rate: crate::learn::Rate::AdaGrad,
-            },
+            rule: Self::LOGISTIC,
         }
     }
+}
+
+impl OnlineFilter {
+    /// The default filter's body length: its first 1,000 bytes.
+    pub const TRUNCATE: u32 = 1000;
+    /// The default rule, and the constants `--learner logistic` starts from.
+    pub const LOGISTIC: UpdateRule = UpdateRule::Logistic {
+        eta: 1.0,
+        rate: crate::learn::Rate::AdaGrad,
+    };
 }
 
 /// A model that knows nothing yet: an empty vocabulary (the empty hashed space of a

@@ -2,8 +2,8 @@
 //! spam filter on labelled mail, or the TREC online protocol over an index.
 
 use super::inputs::{self, Documents, InputArgs, Mail, MailInputs};
-use super::online::OnlineArgs;
 use super::mail_fields::MailFieldArgs;
+use super::online::OnlineArgs;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use rosenblatt::incremental::OnlineFilter;

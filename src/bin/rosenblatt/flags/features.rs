@@ -72,9 +72,10 @@ pub struct FeatureArgs {
     pub keep_case: bool,
     /// Also use word n-grams of 2 to N adjacent words (1 to 8; 2 adds pairs such as
     /// "new york"), made after lowercasing and within the body or one header field
-    /// ("subject:cheap meds"); pruned by --min-df and --max-features as words are.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub ngrams: u32,
+    /// ("subject:cheap meds"); pruned by --min-df and --max-features as words are
+    /// [default: 1; 2 for the filter eval --online starts from].
+    #[arg(long, value_name = "N")]
+    pub ngrams: Option<u32>,
     /// The tokens: `words`, `charN` (every run of N characters of the body and of each
     /// header field, whitespace runs as one space; N from 2 to 8) or `words+charN`
     /// [default: words]. Character n-grams catch obfuscated spam words ("v1agra",
@@ -91,7 +92,7 @@ pub struct FeatureArgs {
 impl FeatureArgs {
     /// The n-gram and hashing steps asked for, checked.
     pub fn steps(&self) -> Result<(Option<Ngrams>, Option<Hashing>)> {
-        let ngrams = match self.ngrams {
+        let ngrams = match self.ngrams.unwrap_or(1) {
             1 => None,
             n => match u8::try_from(n).ok().and_then(|n| Ngrams::new(n).ok()) {
                 Some(ng) => Some(ng),
@@ -118,8 +119,8 @@ impl FeatureArgs {
     }
 
     /// The analyzer these flags ask for: `default` (the library's analyzer for this
-    /// input, whose source it keeps) with the tokenizers and hashing the flags give
-    /// instead of its own, lowercase unless --keep-case, and n-grams when asked for.
+    /// input, whose source it keeps) with the tokenizers, n-grams and hashing the flags
+    /// give instead of its own, lowercase unless --keep-case.
     pub fn analyzer(&self, default: &Analyzer) -> Result<Analyzer> {
         let (ngrams, hashing) = self.steps()?;
         let tokens = self.features.unwrap_or(Tokens {
@@ -127,6 +128,11 @@ impl FeatureArgs {
             chars: default.chars(),
         });
         let hashing = hashing.or(default.hashing());
+        // The default's word n-grams stay unless --ngrams is given or no words are made.
+        let ngrams = match self.ngrams {
+            Some(_) => ngrams,
+            None => default.ngrams().filter(|_| tokens.words),
+        };
         let mut b = Analyzer::builder(default.source().clone());
         if tokens.words {
             b = b.step(Step::Words);
@@ -149,7 +155,10 @@ impl FeatureArgs {
     /// Whether any of them was given (they shape features made from text, which vectors
     /// lack).
     pub fn is_set(&self) -> bool {
-        self.keep_case || self.ngrams != 1 || self.hash_bits.is_some() || self.features.is_some()
+        self.keep_case
+            || self.ngrams.is_some()
+            || self.hash_bits.is_some()
+            || self.features.is_some()
     }
 }
 

@@ -201,7 +201,10 @@ mod tests {
         };
         let r = all.rules(&d);
         assert!(r.keeps_field("received"));
-        assert_eq!((r.max_body_bytes, r.max_field_bytes), (1000, d.max_field_bytes));
+        assert_eq!(
+            (r.max_body_bytes, r.max_field_bytes),
+            (1000, d.max_field_bytes)
+        );
         let text = Analyzer::default();
         assert!(all.rules_for(false, &text).is_err());
         assert_eq!(none.rules_for(false, &text).unwrap(), None);

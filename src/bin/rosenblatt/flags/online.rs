@@ -4,8 +4,8 @@
 //! model file learns by the rule and reads mail by the analyzer it records instead.
 
 use super::features::FeatureArgs;
-use super::mail_fields::MailFieldArgs;
 use super::geometry::NormalizeArg;
+use super::mail_fields::MailFieldArgs;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use rosenblatt::features::{Geometry, Normalize};
@@ -41,7 +41,10 @@ pub enum RateArg {
 /// How an empty filter learns and reads mail under `eval --online`.
 #[derive(Debug, Args, Clone)]
 pub struct OnlineArgs {
-    /// With --online and no --model: the filter's update rule [default: logistic].
+    /// With --online and no --model: the filter's update rule. The default filter is
+    /// online logistic regression (AdaGrad, η 1) on words and word pairs of the header
+    /// fields and the body's first 1000 bytes (--truncate), hashed into 2^22 ids, rows
+    /// of unit length [default: logistic].
     #[arg(long = "learner", value_enum, value_name = "RULE")]
     pub rule: Option<RuleArg>,
     /// The margin perceptron's threshold τ [default: 1].
@@ -50,7 +53,7 @@ pub struct OnlineArgs {
     /// PA-I's aggressiveness C [default: 1].
     #[arg(long = "pa-c", allow_negative_numbers = true)]
     pub pa_c: Option<f32>,
-    /// Online logistic regression's step size η [default: 0.5].
+    /// Online logistic regression's step size η [default: 1].
     #[arg(long, allow_negative_numbers = true)]
     pub eta: Option<f32>,
     /// How online logistic regression's step changes [default: adagrad].
@@ -87,10 +90,7 @@ impl OnlineArgs {
             Some(RuleArg::Pa) => UpdateRule::PassiveAggressive {
                 c: self.pa_c.unwrap_or(1.0),
             },
-            Some(RuleArg::Logistic) => UpdateRule::Logistic {
-                eta: 0.5,
-                rate: Rate::AdaGrad,
-            },
+            Some(RuleArg::Logistic) => OnlineFilter::LOGISTIC,
         };
         let rule = match rule {
             UpdateRule::Logistic { eta, rate } => UpdateRule::Logistic {

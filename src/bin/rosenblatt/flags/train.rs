@@ -159,7 +159,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         &a.learners,
         &a.geometry,
         a.cv,
-        a.vocab.features.ngrams as usize,
+        a.vocab.features.ngrams.unwrap_or(1) as usize,
     )?;
     // With --tune the grid's learners are built instead, and the flags are checked there.
     let learner = if tune.is_some() {
@@ -186,10 +186,12 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
     } else {
         TrainConfig::default().analyzer
     };
-    let analyzer = a.vocab.analyzer(&match a.fields.rules_for(mail, &default_analyzer)? {
-        Some(rules) => default_analyzer.with_source(TextSource::Mail(rules)),
-        None => default_analyzer,
-    })?;
+    let analyzer = a
+        .vocab
+        .analyzer(&match a.fields.rules_for(mail, &default_analyzer)? {
+            Some(rules) => default_analyzer.with_source(TextSource::Mail(rules)),
+            None => default_analyzer,
+        })?;
     let learner = learner.check()?;
     inputs::check_split(a.corpus.input.split, a.corpus.input.format)?;
     let max_feature_id = a.svm.limit()?;
