@@ -6,11 +6,13 @@
 //!   `rosenblatt train -o tests/data/format1.model tests/data/tiny`. Never regenerate it.
 //! - `format2.model`: the golden file of format 2 (before the geometry was saved). Never
 //!   regenerate it.
-//! - `format3.model`: the golden file of format 3 (before the tuning table was saved); the
-//!   older-format fixture now. Never regenerate it.
-//! - `format4.model`: the golden file of the current format, written with
+//! - `format3.model`: the golden file of format 3 (before the tuning table was saved).
+//!   Never regenerate it.
+//! - `format4.model`: the golden file of format 4 (before the online update rule was
+//!   saved); the older-format fixture now. Never regenerate it.
+//! - `format5.model`: the golden file of the current format, written with
 //!   `cargo run --release -- train --learner perceptron --weighting binary --normalize none
-//!   -o tests/data/format4.model tests/data/tiny`
+//!   -o tests/data/format5.model tests/data/tiny`
 //!   (run from the repository root, so that the recorded input is `tests/data/tiny`; any
 //!   build profile writes the same model, only the recorded timings differ).
 //!   When the format changes on purpose: bump `FORMAT_VERSION`; this file becomes the
@@ -48,7 +50,7 @@ const RECORDED: [(&str, &str, f32); 12] = [
 
 /// The committed golden model of the current format.
 pub(crate) fn golden() -> SavedModel {
-    SavedModel::load(&data("format4.model")).unwrap()
+    SavedModel::load(&data("format5.model")).unwrap()
 }
 
 /// Score of `text` (a plain-text document) under `model`.
@@ -61,7 +63,12 @@ fn score(model: &SavedModel, text: &str) -> f32 {
 #[test]
 fn the_golden_model_loads_and_scores_as_the_format_1_build_did() {
     let m = golden();
-    assert_eq!(FORMAT_VERSION, 4);
+    assert_eq!(FORMAT_VERSION, 5);
+    // A perceptron's filter goes on learning by the perceptron's rule.
+    assert_eq!(
+        m.online.map(|o| o.rule),
+        Some(rosenblatt::learn::UpdateRule::Perceptron)
+    );
     assert_eq!(m.classes, ["ham", "spam"]);
     assert_eq!(m.analyzer, Analyzer::default());
     assert_eq!(m.analyzer.source(), &Source::Text);
@@ -82,7 +89,7 @@ fn the_golden_model_loads_and_scores_as_the_format_1_build_did() {
     let out = stdout_of(
         bin()
             .args(["classify", "-m"])
-            .arg(data("format4.model"))
+            .arg(data("format5.model"))
             .args(&files),
     );
     let lines: Vec<&str> = out.lines().collect();
@@ -127,12 +134,12 @@ fn training_today_gives_the_golden_model() {
 
 #[test]
 fn an_older_format_model_is_refused_with_a_sentence_naming_it() {
-    let path = data("format3.model");
+    let path = data("format4.model");
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(&bytes[..8], b"RSNBLATT");
-    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 3);
-    let sentence = "written by an older rosenblatt (model format 3); this build reads \
-                    format 4: train the model again";
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 4);
+    let sentence = "written by an older rosenblatt (model format 4); this build reads \
+                    format 5: train the model again";
     let err = SavedModel::load(&path).unwrap_err().to_string();
     assert_eq!(err, format!("{}: {sentence}", path.display()));
     // `learn` writes a lock file beside the model: give it a copy.
