@@ -44,8 +44,10 @@ impl Default for OnlineFilter {
     /// AdaGrad rates (η = 1). On SpamAssassin's 6,047 messages in date order this ranked
     /// best of the rules, rates, features and lengths measured (README, "Spam filters").
     fn default() -> Self {
-        let mut rules = crate::input::mail::MailRules::default();
-        rules.max_body_bytes = Self::TRUNCATE;
+        let rules = crate::input::mail::MailRules {
+            max_body_bytes: Self::TRUNCATE,
+            ..Default::default()
+        };
         let analyzer = Analyzer::builder(crate::text::Source::Mail(rules))
             .step(crate::text::Step::Words)
             .step(crate::text::Step::Lowercase)

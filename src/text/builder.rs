@@ -50,7 +50,8 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             err.to_string(),
-            "an analyzer starts with its tokenizer (words), not lowercase (steps: lowercase)"
+            "an analyzer starts with its tokenizer (words or chars(N)), not lowercase (steps: \
+             lowercase)"
         );
     }
 }

@@ -66,7 +66,7 @@ fn the_golden_model_loads_and_scores_as_the_format_1_build_did() {
     assert_eq!(FORMAT_VERSION, 5);
     // A perceptron's filter goes on learning by the perceptron's rule.
     assert_eq!(
-        m.online.map(|o| o.rule),
+        m.online.as_ref().map(|o| o.rule),
         Some(rosenblatt::learn::UpdateRule::Perceptron)
     );
     assert_eq!(m.classes, ["ham", "spam"]);

@@ -331,8 +331,10 @@ proptest! {
 fn learn_on_a_hashed_model_weighs_a_word_training_never_saw() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("m.model");
+    // The perceptron on rows as stored: `learn` takes its ±1 steps.
     bin()
-        .args(["train", "--hash-bits", "16", "-o"])
+        .args(["train", "--hash-bits", "16", "--learner", "perceptron"])
+        .args(["--weighting", "binary", "--normalize", "none", "-o"])
         .arg(&model)
         .arg(data("tiny"))
         .assert()
@@ -442,7 +444,7 @@ fn flags_out_of_range_are_refused_with_a_sentence() {
             .arg(&svm),
     );
     assert!(
-        err.contains("--ngrams and --hash-bits shape a vocabulary; SVMlight rows have none"),
+        err.contains("--features and --hash-bits shape a vocabulary; SVMlight rows have none"),
         "{err}"
     );
 }

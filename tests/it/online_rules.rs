@@ -173,7 +173,7 @@ fn an_adagrad_filter_keeps_its_sums_across_learn_calls() {
             .arg(&start),
     );
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["rule"], "logistic, adagrad, η 0.5");
+    assert_eq!(v["rule"], "logistic, adagrad, η 1");
     let before = SavedModel::load(&start).unwrap();
     let sums = &before.online.as_ref().unwrap().sq_grads;
     assert_eq!(sums.len(), 1 << 12);
