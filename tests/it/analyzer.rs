@@ -2,7 +2,7 @@
 //! model's analyzer says — as mail under its recorded rules, or as plain text — whatever
 //! the input looks like; `train` records the source and steps, `inspect` shows them.
 
-use crate::common::{bin, data, stdout_of};
+use crate::common::{bin, data, stdout_of, train_filter};
 use crate::model_format::golden;
 use rosenblatt::input::mail::MailRules;
 use rosenblatt::model::SavedModel;
@@ -126,15 +126,7 @@ fn train_records_the_mail_source_and_inspect_shows_the_analyzer() {
         .unwrap();
     }
     let model = dir.path().join("filter.model");
-    bin()
-        .args(["train", "-o"])
-        .arg(&model)
-        .arg("--spam")
-        .arg(&spam)
-        .arg("--ham")
-        .arg(&ham)
-        .assert()
-        .success();
+    train_filter(&spam, &ham, &model, &[]);
     let m = SavedModel::load(&model).unwrap();
     assert_eq!(m.analyzer, Analyzer::standard(Source::mail(), true));
     assert!(m.vocab.get("subject:cheap").is_some());

@@ -3,11 +3,25 @@
 #![allow(dead_code)]
 
 use assert_cmd::Command;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The `rosenblatt` binary under test.
 pub fn bin() -> Command {
     Command::cargo_bin("rosenblatt").unwrap()
+}
+
+/// Trains a spam filter on the mail folders `spam` and `ham` into `model`, with `flags`.
+pub fn train_filter(spam: &Path, ham: &Path, model: &Path, flags: &[&str]) {
+    bin()
+        .args(["train", "-o"])
+        .arg(model)
+        .arg("--spam")
+        .arg(spam)
+        .arg("--ham")
+        .arg(ham)
+        .args(flags)
+        .assert()
+        .success();
 }
 
 /// A file under tests/data.

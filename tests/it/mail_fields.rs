@@ -2,7 +2,7 @@
 //! `--header-fields` groups choose others, and the choice is recorded in the model, so
 //! `classify`, `eval` and `learn` read messages the way training did.
 
-use crate::common::{bin, stderr_of_failure, stdout_of};
+use crate::common::{bin, stderr_of_failure, stdout_of, train_filter};
 use rosenblatt::input::Document;
 use rosenblatt::input::mail::{FieldGroup, MailRules, parse_message};
 use rosenblatt::model::SavedModel;
@@ -120,16 +120,7 @@ fn corpus(dir: &Path) -> (PathBuf, PathBuf) {
 fn train(dir: &Path, name: &str, flags: &[&str]) -> PathBuf {
     let (spam, ham) = corpus(dir);
     let model = dir.join(name);
-    bin()
-        .args(["train", "-o"])
-        .arg(&model)
-        .arg("--spam")
-        .arg(&spam)
-        .arg("--ham")
-        .arg(&ham)
-        .args(flags)
-        .assert()
-        .success();
+    train_filter(&spam, &ham, &model, flags);
     model
 }
 

@@ -3,7 +3,7 @@
 //! replaying one stream through `learn` (one process per message) and through
 //! `eval --online -m` gives identical weights, vocabulary and rule state.
 
-use crate::common::{bin, stdout_of};
+use crate::common::{bin, stdout_of, train_filter};
 use rosenblatt::learn::{Rate, UpdateRule};
 use rosenblatt::model::SavedModel;
 use std::path::{Path, PathBuf};
@@ -120,17 +120,7 @@ fn learn_applies_the_rule_each_learner_trained_the_filter_with() {
         let dir = tempfile::tempdir().unwrap();
         let (s, h, stream) = corpus(dir.path(), 4);
         let model = dir.path().join("f.model");
-        bin()
-            .args(["train", "--learner", learner])
-            .args(flags)
-            .arg("--spam")
-            .arg(&s)
-            .arg("--ham")
-            .arg(&h)
-            .arg("-o")
-            .arg(&model)
-            .assert()
-            .success();
+        train_filter(&s, &h, &model, &[&["--learner", learner], flags].concat());
         let trained = SavedModel::load(&model).unwrap();
         assert_eq!(
             trained.online.as_ref().map(|o| o.rule),
@@ -208,15 +198,7 @@ fn rule_flags_are_checked_and_belong_to_an_empty_filter() {
     refused(&["--learner", "margin-perceptron", "--margin", "-1"], "τ");
     refused(&["--features", "words+char1"], "2 to 8 characters");
     let model = dir.path().join("f.model");
-    bin()
-        .args(["train", "--spam"])
-        .arg(&s)
-        .arg("--ham")
-        .arg(&h)
-        .arg("-o")
-        .arg(&model)
-        .assert()
-        .success();
+    train_filter(&s, &h, &model, &[]);
     let m = model.to_str().unwrap();
     refused(
         &["-m", m, "--learner", "logistic"],
