@@ -4,7 +4,7 @@
 //! by class, support vectors by their row pointers.
 
 use super::{FeatureSpace, Predictor, SavedModel};
-use crate::learn::{AnyModel, KernelModel, LabelScorer, SoftmaxModel};
+use crate::learn::{AnyModel, KernelModel, LabelScorer, OnlineState, SoftmaxModel};
 
 /// The widest feature space a model may have: feature ids are `u32`.
 const MAX_WIDTH: usize = 1 << 32;
@@ -47,6 +47,9 @@ impl SavedModel {
             }
         };
         self.geometry.check(width)?;
+        if let Some(o) = &self.online {
+            online(o, width)?;
+        }
         let k = self.classes.len();
         if k < 2 {
             return Err(format!("it names {k} classes; a model has at least two"));
@@ -89,6 +92,25 @@ impl SavedModel {
             }
         }
     }
+}
+
+/// An online rule's state: constants a step can use, and no more AdaGrad sums than
+/// features, each a finite sum of squares.
+fn online(o: &OnlineState, width: usize) -> Check {
+    o.rule
+        .validate()
+        .map_err(|e| format!("its update rule ({}) is not valid: {e}", o.rule))?;
+    if o.sq_grads.len() > width {
+        return Err(format!(
+            "its update rule keeps {} sums for {width} features",
+            o.sq_grads.len()
+        ));
+    }
+    let fine = |g: &f32| g.is_finite() && *g >= 0.0;
+    if !o.sq_grads.iter().all(fine) || !fine(&o.bias_sq_grad) {
+        return Err("its update rule's sums of squares are not all finite and ≥ 0".into());
+    }
+    Ok(())
 }
 
 /// Weights over `n` features in a space of `width`.
@@ -167,4 +189,38 @@ fn kernel(m: &KernelModel, width: usize) -> Check {
         return Err(format!("a vote names support vector {} of {n}", v.sv));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::incremental::{OnlineFilter, empty_model};
+    use crate::learn::UpdateRule;
+    use std::path::Path;
+
+    #[test]
+    fn a_damaged_update_rule_is_refused_with_what_is_wrong() {
+        let filter = OnlineFilter {
+            analyzer: crate::text::Analyzer::default().with_source(crate::text::Source::mail()),
+            ..OnlineFilter::default()
+        };
+        let good = empty_model(filter, "ham", "spam");
+        let path = Path::new("f.model");
+        let bytes = good.to_bytes().unwrap();
+        assert!(crate::model::SavedModel::from_bytes(&bytes, path).is_ok());
+        let mut bad = good.clone();
+        bad.online.as_mut().unwrap().rule = UpdateRule::PassiveAggressive { c: f32::NAN };
+        let err = crate::model::SavedModel::from_bytes(&bad.to_bytes().unwrap(), path)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("its update rule (pa, C NaN) is not valid"),
+            "{err}"
+        );
+        let mut bad = good;
+        bad.online.as_mut().unwrap().sq_grads = vec![1.0; 3];
+        let err = crate::model::SavedModel::from_bytes(&bad.to_bytes().unwrap(), path)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("keeps 3 sums for 0 features"), "{err}");
+    }
 }
