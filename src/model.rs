@@ -143,7 +143,7 @@ pub struct Metadata {
     pub training_accuracy: f64,
     /// Wall-clock training time in seconds (vectorizing included).
     pub seconds: f64,
-    /// Messages learned one at a time after training (train-on-error updates).
+    /// Messages learned one at a time after training (by the model's update rule).
     pub learned: u64,
     /// Radius, margins, Novikoff bound (linear binary models).
     pub theory: Option<Theory>,

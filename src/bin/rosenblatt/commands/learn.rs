@@ -1,5 +1,5 @@
 //! `rosenblatt learn`: teach a saved filter one message (or a folder, Maildir or mbox of
-//! them) as spam or ham — the perceptron's train-on-error step, see
+//! them) as spam or ham — a step of the filter's recorded update rule, see
 //! [`rosenblatt::incremental`].
 //!
 //! Safe for concurrent deliveries: the messages are read first (a slow stdin holds up no

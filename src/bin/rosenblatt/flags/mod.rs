@@ -54,12 +54,14 @@ pub enum Command {
     Train(train::TrainArgs),
     /// Classify documents with a saved model: one `id<TAB>label<TAB>score` line each.
     Classify(classify::ClassifyArgs),
-    /// Evaluate a saved model on labelled documents.
+    /// Evaluate a saved model on labelled documents, or a spam filter under the TREC
+    /// online protocol (--online INDEX: classify, then learn, message by message).
     Eval(eval::EvalArgs),
     /// Show a saved model: summary, training metadata, strongest words.
     Inspect(inspect::InspectArgs),
-    /// Train-on-error update of a saved mail filter with one message (or a folder/mbox),
-    /// under a file lock, written atomically: for mail delivery and "this is spam" buttons.
+    /// Teach a saved mail filter one message (or a folder/mbox) by the update rule it
+    /// records (see `inspect`), under a file lock, written atomically: for mail delivery
+    /// and "this is spam" buttons.
     Learn(learn::LearnArgs),
     /// Benchmark sparse update throughput: vectorizing, each learner's epochs and parallel
     /// prediction on a corpus, an SVMlight file or synthetic Zipf-shaped rows.
