@@ -2,6 +2,7 @@
 
 mod analyzer;
 mod bounds;
+mod char_grams;
 mod common;
 mod core_cli;
 mod experiment;
