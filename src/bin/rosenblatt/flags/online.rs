@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use rosenblatt::features::{Geometry, Normalize};
 use rosenblatt::incremental::OnlineFilter;
-use rosenblatt::learn::{Rate, UpdateRule};
+use rosenblatt::learn::{MarginPerceptron, PassiveAggressive, Rate, UpdateRule};
 use rosenblatt::text::Source;
 use std::path::Path;
 
@@ -85,10 +85,10 @@ impl OnlineArgs {
             None => default,
             Some(RuleArg::Perceptron) => UpdateRule::Perceptron,
             Some(RuleArg::MarginPerceptron) => UpdateRule::Margin {
-                tau: self.margin.unwrap_or(1.0),
+                tau: self.margin.unwrap_or(MarginPerceptron::default().tau),
             },
             Some(RuleArg::Pa) => UpdateRule::PassiveAggressive {
-                c: self.pa_c.unwrap_or(1.0),
+                c: self.pa_c.unwrap_or(PassiveAggressive::default().c),
             },
             Some(RuleArg::Logistic) => OnlineFilter::LOGISTIC,
         };
