@@ -174,6 +174,33 @@ fn an_adagrad_filter_keeps_its_sums_across_learn_calls() {
 }
 
 #[test]
+fn hash_bits_zero_gives_the_online_filter_a_vocabulary_of_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, _, stream) = corpus(dir.path(), 1);
+    let saved = dir.path().join("v.model");
+    bin()
+        .args(["eval", "--online"])
+        .arg(stream.join("index"))
+        .args(["--hash-bits", "0", "--save"])
+        .arg(&saved)
+        .assert()
+        .success();
+    let m = SavedModel::load(&saved).unwrap();
+    assert_eq!(m.analyzer.hashing(), None);
+    assert!(m.vocab.get("lottery").is_some() && m.vocab.get("never-seen").is_none());
+    // Without the flag the default filter hashes.
+    bin()
+        .args(["eval", "--online"])
+        .arg(stream.join("index"))
+        .arg("--save")
+        .arg(&saved)
+        .assert()
+        .success();
+    let m = SavedModel::load(&saved).unwrap();
+    assert_eq!(m.analyzer.hashing().map(|h| h.bits), Some(22));
+}
+
+#[test]
 fn rule_flags_are_checked_and_belong_to_an_empty_filter() {
     let dir = tempfile::tempdir().unwrap();
     let (s, h, stream) = corpus(dir.path(), 2);

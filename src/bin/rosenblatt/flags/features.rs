@@ -84,7 +84,9 @@ pub struct FeatureArgs {
     pub features: Option<Tokens>,
     /// Hash every word and n-gram into 2^B feature ids (B from 1 to 28) instead of
     /// keeping a vocabulary: the model's size does not grow with new text, and `learn`
-    /// weighs words that training never saw. Not with --min-df or --max-features.
+    /// weighs words that training never saw. Not with --min-df or --max-features. 0 keeps
+    /// a vocabulary of words [default: a vocabulary; 22 for the filter eval --online
+    /// starts from].
     #[arg(long, value_name = "B")]
     pub hash_bits: Option<u32>,
 }
@@ -106,11 +108,12 @@ impl FeatureArgs {
             bail!("--ngrams makes n-grams of words: give --features words+charN, not charN alone");
         }
         let hashing = match self.hash_bits {
-            None => None,
+            None | Some(0) => None,
             Some(b) => match u8::try_from(b).ok().and_then(|b| Hashing::new(b).ok()) {
                 Some(h) => Some(h),
                 None => bail!(
-                    "--hash-bits must be from 1 to {} (2^B feature ids), got {b}",
+                    "--hash-bits must be 0 (a vocabulary of words) or from 1 to {} (2^B \
+                     feature ids), got {b}",
                     Hashing::MAX_BITS
                 ),
             },
@@ -127,7 +130,10 @@ impl FeatureArgs {
             words: default.steps().contains(&Step::Words),
             chars: default.chars(),
         });
-        let hashing = hashing.or(default.hashing());
+        let hashing = match self.hash_bits {
+            None => default.hashing(),
+            Some(_) => hashing, // 0: a vocabulary of words
+        };
         // The default's word n-grams stay unless --ngrams is given or no words are made.
         let ngrams = match self.ngrams {
             Some(_) => ngrams,

@@ -211,7 +211,9 @@ impl VocabArgs {
     /// The vocabulary settings, checked (with the n-gram and hashing flags they go with).
     pub fn config(&self) -> Result<VocabConfig> {
         self.features.steps()?;
-        if self.features.hash_bits.is_some() && (self.min_df != 1 || self.max_features.is_some()) {
+        if self.features.hash_bits.is_some_and(|b| b > 0)
+            && (self.min_df != 1 || self.max_features.is_some())
+        {
             bail!(
                 "--min-df and --max-features prune a vocabulary of words, and --hash-bits \
                  keeps no words (every hashed id stays): give one or the other"

@@ -95,12 +95,13 @@ fn every_flag_rule_is_refused_with_its_sentence() {
             "--ngrams must be from 1 (words only) to 8, got 9",
         ),
         (
-            "train -o m a --hash-bits 0".into(),
-            "--hash-bits must be from 1 to 28 (2^B feature ids), got 0",
+            "train -o m a --hash-bits 29".into(),
+            "--hash-bits must be 0 (a vocabulary of words) or from 1 to 28 (2^B feature ids), \
+             got 29",
         ),
         (
             "vectorize -o v a --hash-bits 40".into(),
-            "--hash-bits must be from 1 to 28 (2^B feature ids), got 40",
+            "or from 1 to 28 (2^B feature ids), got 40",
         ),
         (
             "train -o m a --hash-bits 18 --min-df 2".into(),
