@@ -1,9 +1,8 @@
 //! Character n-grams and body truncation travel in the model's analyzer: `classify` and
 //! `eval` replay them from the file alone and give the scores training gave.
 
-use crate::common::{bin, data, stdout_of, train_filter};
+use crate::common::{bin, classify_gives_the_training_scores, data, stdout_of, train_filter};
 use rosenblatt::model::SavedModel;
-use rosenblatt::pipeline::{self, TrainConfig};
 use rosenblatt::text::Step;
 
 #[test]
@@ -35,32 +34,11 @@ fn a_character_gram_model_classifies_its_training_files_with_the_training_scores
     );
     // The library, trained with the recorded analyzer, learns the same model; its scores
     // of the training rows are what `classify` gives the files.
-    let corpus = rosenblatt::input::read_dirs(&data("tiny")).unwrap();
-    let cfg = TrainConfig {
-        analyzer: m.analyzer.clone(),
-        ..TrainConfig::default()
-    };
-    let t = pipeline::train(&corpus.docs, &cfg, vec![]).unwrap();
-    assert_eq!(t.model.predictor, m.predictor);
-    let trained: Vec<f32> = pipeline::decide(&t.model, &t.matrix)
-        .iter()
-        .map(|d| d.score)
-        .collect();
-    let files: Vec<_> = corpus
-        .docs
-        .iter()
-        .map(|d| data("tiny").join(&d.id))
-        .collect();
-    let out = stdout_of(bin().args(["classify", "-m"]).arg(&model).args(&files));
-    let classified: Vec<f32> = out
-        .lines()
-        .map(|l| l.split('\t').nth(2).unwrap().parse().unwrap())
-        .collect();
-    assert_eq!(classified, trained);
+    let (docs, out) = classify_gives_the_training_scores(&model, &m);
     // `eval` agrees with those decisions.
     let right = out
         .lines()
-        .zip(&corpus.docs)
+        .zip(&docs)
         .filter(|(l, d)| l.split('\t').nth(1) == Some(d.labels[0].as_str()))
         .count();
     let v: serde_json::Value = serde_json::from_str(&stdout_of(
@@ -72,7 +50,7 @@ fn a_character_gram_model_classifies_its_training_files_with_the_training_scores
     .unwrap();
     let acc = v["accuracy"].as_f64().unwrap();
     assert!(
-        (acc - right as f64 / files.len() as f64).abs() < 1e-12,
+        (acc - right as f64 / docs.len() as f64).abs() < 1e-12,
         "{v}"
     );
 }
@@ -105,18 +83,17 @@ fn a_truncated_filter_reads_only_the_first_bytes_of_each_body() {
     let b = dir.path().join("b.eml");
     std::fs::write(&a, "Subject: hello\n\nfree cash and the meeting\n").unwrap();
     std::fs::write(&b, "Subject: hello\n\nfree cash claim prize now\n").unwrap();
-    let out = stdout_of(bin().args(["classify", "-m"]).arg(&model).arg(&a).arg(&b));
-    let scores: Vec<&str> = out
-        .lines()
-        .map(|l| l.rsplit('\t').next().unwrap())
-        .collect();
-    assert_eq!(scores[0], scores[1], "{out}");
+    // The two messages' scores, as `classify` prints them.
+    let scores = || -> Vec<String> {
+        let out = stdout_of(bin().args(["classify", "-m"]).arg(&model).arg(&a).arg(&b));
+        out.lines()
+            .map(|l| l.rsplit('\t').next().unwrap().to_string())
+            .collect()
+    };
+    let s = scores();
+    assert_eq!(s[0], s[1], "{s:?}");
     // A message that differs within the first 10 bytes scores differently.
     std::fs::write(&b, "Subject: hello\n\nthe meeting and free cash\n").unwrap();
-    let out = stdout_of(bin().args(["classify", "-m"]).arg(&model).arg(&a).arg(&b));
-    let scores: Vec<&str> = out
-        .lines()
-        .map(|l| l.rsplit('\t').next().unwrap())
-        .collect();
-    assert_ne!(scores[0], scores[1], "{out}");
+    let s = scores();
+    assert_ne!(s[0], s[1], "{s:?}");
 }

@@ -5,6 +5,41 @@
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
+/// Checks a model trained by `train` on `tests/data/tiny` against the library: the
+/// library's default configuration with the model's analyzer learns the same predictor,
+/// and `classify -m model` gives the tiny files the scores of its training rows (through
+/// the model file alone). Returns the documents and `classify`'s output, in their order.
+pub fn classify_gives_the_training_scores(
+    model: &Path,
+    m: &rosenblatt::model::SavedModel,
+) -> (Vec<rosenblatt::input::Document>, String) {
+    use rosenblatt::pipeline::{self, TrainConfig};
+    let corpus = rosenblatt::input::read_dirs(&data("tiny")).unwrap();
+    // (`train` with no learner flags is the library's default configuration.)
+    let cfg = TrainConfig {
+        analyzer: m.analyzer.clone(),
+        ..TrainConfig::default()
+    };
+    let t = pipeline::train(&corpus.docs, &cfg, vec![]).unwrap();
+    assert_eq!(t.model.predictor, m.predictor);
+    let trained: Vec<f32> = pipeline::decide(&t.model, &t.matrix)
+        .iter()
+        .map(|d| d.score)
+        .collect();
+    let files: Vec<_> = corpus
+        .docs
+        .iter()
+        .map(|d| data("tiny").join(&d.id))
+        .collect();
+    let out = stdout_of(bin().args(["classify", "-m"]).arg(model).args(&files));
+    let classified: Vec<f32> = out
+        .lines()
+        .map(|l| l.split('\t').nth(2).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(classified, trained);
+    (corpus.docs, out)
+}
+
 /// The `rosenblatt` binary under test.
 pub fn bin() -> Command {
     Command::cargo_bin("rosenblatt").unwrap()

@@ -2,7 +2,7 @@
 //! make, known by hand on small inputs; pruning of n-grams; models that replay both from
 //! the file alone; hashed models learning words training never saw; flags out of range.
 
-use crate::common::{bin, data, stderr_of_failure, stdout_of};
+use crate::common::{bin, classify_gives_the_training_scores, data, stderr_of_failure, stdout_of};
 use proptest::prelude::*;
 use rosenblatt::features::{StreamVectorizer, vectorize};
 use rosenblatt::input::Document;
@@ -195,29 +195,7 @@ fn an_n_gram_model_classifies_its_training_files_with_the_training_scores() {
     );
     // The same training in the library: its training rows' scores are what `classify`
     // gives the files, through the model file alone.
-    let corpus = rosenblatt::input::read_dirs(&data("tiny")).unwrap();
-    // (`train` with no learner flags is the library's default configuration.)
-    let cfg = TrainConfig {
-        analyzer: m.analyzer.clone(),
-        ..TrainConfig::default()
-    };
-    let t = pipeline::train(&corpus.docs, &cfg, vec![]).unwrap();
-    assert_eq!(t.model.predictor, m.predictor);
-    let trained: Vec<f32> = pipeline::decide(&t.model, &t.matrix)
-        .iter()
-        .map(|d| d.score)
-        .collect();
-    let files: Vec<_> = corpus
-        .docs
-        .iter()
-        .map(|d| data("tiny").join(&d.id))
-        .collect();
-    let out = stdout_of(bin().args(["classify", "-m"]).arg(&model).args(&files));
-    let classified: Vec<f32> = out
-        .lines()
-        .map(|l| l.split('\t').nth(2).unwrap().parse().unwrap())
-        .collect();
-    assert_eq!(classified, trained);
+    classify_gives_the_training_scores(&model, &m);
     assert!(m.vocab.get("click here").is_some());
 }
 
