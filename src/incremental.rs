@@ -178,15 +178,20 @@ impl Tokens {
     }
 }
 
-/// The current score of `doc`: w·x + b over the words the vocabulary knows.
-#[cfg(test)]
-fn score_document(model: &SavedModel, doc: &Document) -> Result<f32> {
+/// The current score of a row of known ids: w·x + b, the row read in the model's
+/// geometry.
+fn score_of(model: &SavedModel, ids: &[u32]) -> Result<f32> {
     let Predictor::Binary(m) = &model.predictor else {
         return Err(Error::Unsupported("scoring needs a two-class model".into()));
     };
-    let ids = Tokens::of(model, doc).ids;
-    let row = model.geometry.row(crate::RowRef::binary(&ids));
+    let row = model.geometry.row(crate::RowRef::binary(ids));
     Ok(crate::Classifier::score(m, row))
+}
+
+/// The current score of `doc`: w·x + b over the words the vocabulary knows.
+#[cfg(test)]
+fn score_document(model: &SavedModel, doc: &Document) -> Result<f32> {
+    score_of(model, &Tokens::of(model, doc).ids)
 }
 
 /// Learns `doc` as a member of `class` by the model's update rule; see the module docs.
@@ -195,10 +200,7 @@ pub fn learn_document(model: &mut SavedModel, doc: &Document, class: &str) -> Re
     let y = binary_label(model, class)?;
     linear_mut(&mut model.predictor)?;
     let tokens = Tokens::of(model, doc);
-    let score = {
-        let row = model.geometry.row(crate::RowRef::binary(&tokens.ids));
-        crate::Classifier::score(&*linear_mut(&mut model.predictor)?, row)
-    };
+    let score = score_of(model, &tokens.ids)?;
     model.meta.learned += 1;
     let mut state = model.online.take().unwrap_or_default();
     let outcome = step(model, &mut state, tokens, y, score);
@@ -215,7 +217,7 @@ fn step(
     score: f32,
 ) -> Result<LearnOutcome> {
     if !state.steps_at(y * score) {
-        state.seen += 1;
+        state.skip();
         return Ok(LearnOutcome {
             score,
             updated: false,

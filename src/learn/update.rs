@@ -159,35 +159,41 @@ impl OnlineState {
     }
 
     /// Learns one row `x` (already in the model's geometry) with label `y` = ±1, whose
-    /// score before learning was `score`; returns whether any weight changed. `m.w` must
-    /// cover every id of `x`.
+    /// score before learning was `score`; returns whether the rule took a step (see
+    /// [`OnlineState::steps_at`]). `m.w` must cover every id of `x`.
     pub fn step(&mut self, m: &mut LinearModel, x: RowRef<'_>, y: f32, score: f32) -> bool {
         let margin = y * score;
+        if !self.steps_at(margin) {
+            self.skip();
+            return false;
+        }
         self.seen += 1;
         match self.rule {
-            UpdateRule::Perceptron => additive(m, x, y, margin <= 0.0, 1.0),
-            UpdateRule::Margin { tau } => additive(m, x, y, margin <= tau, 1.0),
+            UpdateRule::Perceptron | UpdateRule::Margin { .. } => additive(m, x, y, 1.0),
             UpdateRule::PassiveAggressive { c } => {
                 let q = crate::features::ops::nrm2_sq(x) + 1.0;
-                let tau = pa1_step(margin, q, c);
-                additive(m, x, y, tau > 0.0, tau)
+                additive(m, x, y, pa1_step(margin, q, c));
             }
             UpdateRule::Logistic { eta, rate } => {
                 let g = y * sigmoid(-margin);
-                if g == 0.0 {
-                    return false;
-                }
                 match rate {
-                    Rate::Constant => additive(m, x, g, true, eta),
-                    Rate::Decaying => additive(m, x, g, true, eta / (self.seen as f32).sqrt()),
+                    Rate::Constant => additive(m, x, g, eta),
+                    Rate::Decaying => additive(m, x, g, eta / (self.seen as f32).sqrt()),
                     Rate::AdaGrad => self.adagrad(m, x, g, eta),
                 }
             }
         }
+        true
+    }
+
+    /// Counts a message the rule takes no step on, for a caller that asked
+    /// [`OnlineState::steps_at`] first and so never built its row.
+    pub fn skip(&mut self) {
+        self.seen += 1;
     }
 
     /// AdaGrad's step along gradient factor `g` (the gradient of feature j is g·xⱼ).
-    fn adagrad(&mut self, m: &mut LinearModel, x: RowRef<'_>, g: f32, eta: f32) -> bool {
+    fn adagrad(&mut self, m: &mut LinearModel, x: RowRef<'_>, g: f32, eta: f32) {
         if self.sq_grads.len() < m.w.len() {
             self.sq_grads.resize(m.w.len(), 0.0);
         }
@@ -208,7 +214,6 @@ impl OnlineState {
         if self.bias_sq_grad > 0.0 {
             m.bias += eta * g / self.bias_sq_grad.sqrt();
         }
-        true
     }
 
     /// Makes room for `n` features (new words join with no history).
@@ -219,13 +224,10 @@ impl OnlineState {
     }
 }
 
-/// `w ← w + a·y·x`, `b ← b + a·y` when `when`; returns `when`.
-fn additive(m: &mut LinearModel, x: RowRef<'_>, y: f32, when: bool, a: f32) -> bool {
-    if when {
-        crate::features::ops::axpy(a * y, x, &mut m.w);
-        m.bias += a * y;
-    }
-    when
+/// `w ← w + a·y·x`, `b ← b + a·y`.
+fn additive(m: &mut LinearModel, x: RowRef<'_>, y: f32, a: f32) {
+    crate::features::ops::axpy(a * y, x, &mut m.w);
+    m.bias += a * y;
 }
 
 #[cfg(test)]
