@@ -58,9 +58,15 @@ impl GeometryArgs {
 
     /// The normalization given, if any.
     pub fn normalize(&self) -> Option<Normalize> {
-        self.normalize.map(|n| match n {
+        self.normalize.map(Normalize::from)
+    }
+}
+
+impl From<NormalizeArg> for Normalize {
+    fn from(n: NormalizeArg) -> Normalize {
+        match n {
             NormalizeArg::None => Normalize::None,
             NormalizeArg::L2 => Normalize::L2,
-        })
+        }
     }
 }

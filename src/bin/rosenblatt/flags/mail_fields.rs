@@ -42,14 +42,11 @@ impl MailFieldArgs {
     /// gets without flags): its field groups unless `--header-fields` is given, its body
     /// length unless `--truncate` is.
     pub fn rules(&self, default: &MailRules) -> MailRules {
-        let mut r = match &self.header_fields {
-            Some(Groups(g)) => MailRules {
-                skip_fields: MailRules::with_groups(g).skip_fields,
-                only_fields: MailRules::with_groups(g).only_fields,
-                ..default.clone()
-            },
-            None => default.clone(),
-        };
+        let mut r = default.clone();
+        if let Some(Groups(g)) = &self.header_fields {
+            let fields = MailRules::with_groups(g);
+            (r.skip_fields, r.only_fields) = (fields.skip_fields, fields.only_fields);
+        }
         if let Some(t) = self.truncate {
             r.max_body_bytes = t;
         }

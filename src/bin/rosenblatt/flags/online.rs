@@ -8,7 +8,7 @@ use super::geometry::NormalizeArg;
 use super::mail_fields::MailFieldArgs;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
-use rosenblatt::features::{Geometry, Normalize};
+use rosenblatt::features::Geometry;
 use rosenblatt::incremental::OnlineFilter;
 use rosenblatt::learn::{MarginPerceptron, PassiveAggressive, Rate, UpdateRule};
 use rosenblatt::text::Source;
@@ -136,11 +136,9 @@ impl OnlineArgs {
             .features
             .analyzer(&default.analyzer)?
             .with_source(Source::Mail(rules));
-        let geometry = match self.normalize {
-            None => default.geometry,
-            Some(NormalizeArg::None) => Geometry::binary(Normalize::None),
-            Some(NormalizeArg::L2) => Geometry::binary(Normalize::L2),
-        };
+        let geometry = self
+            .normalize
+            .map_or(default.geometry, |n| Geometry::binary(n.into()));
         Ok(OnlineFilter {
             analyzer,
             geometry,
