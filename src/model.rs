@@ -11,7 +11,7 @@
 //! mail in its metadata; 2 stores the analyzer itself — its source (text, or mail with
 //! its rules) and its steps by name; 3 adds the geometry rows are read in (feature
 //! weighting, row normalization and the fitted idf weights); 4 the tuning table; 5 the
-//! online update rule and its state.
+//! online update rule and its state; 6 the decision threshold of two-class models.
 
 use crate::features::Geometry;
 use crate::learn::{AnyModel, Classifier, MultiLabelModel, SoftmaxModel, TrainReport};
@@ -27,7 +27,7 @@ use std::path::Path;
 pub const MAGIC: &[u8; 8] = b"RSNBLATT";
 /// The format version this build reads and writes; files with any other version are
 /// refused (an older one with a sentence that says to train the model again).
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 const HEADER: usize = 8 + 4 + 8 + 8;
 
 mod check;
@@ -190,6 +190,11 @@ pub struct SavedModel {
     /// online protocol) and the state that rule carries; `None` for models that do not
     /// learn so.
     pub online: Option<crate::learn::OnlineState>,
+    /// Two-class models: the score above which a document is `classes[1]`. 0 for models
+    /// trained in batch; a logistic spam filter starts at ln 9 (spam when P(spam) > 0.9),
+    /// because a lost wanted message costs its reader more than a spam let through.
+    /// Always 0 for models of more classes.
+    pub threshold: f32,
 }
 
 /// The checksum of a payload: FNV-1a, 64 bits.
@@ -203,6 +208,19 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 impl SavedModel {
+    /// The decision for one row read in the model's geometry: the predictor's, with a
+    /// two-class model's score compared to its threshold.
+    pub fn decide(&self, row: RowRef<'_>) -> Decision {
+        let d = self.predictor.decide(row);
+        match self.predictor {
+            Predictor::Binary(_) => Decision {
+                class: usize::from(d.score > self.threshold),
+                score: d.score,
+            },
+            _ => d,
+        }
+    }
+
     /// Encodes the model with its header.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let payload = bincode::serde::encode_to_vec(self, bincode::config::standard())

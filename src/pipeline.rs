@@ -232,6 +232,7 @@ pub fn fit_rows<X: SparseRows>(
             ..training_metadata(cfg, inputs, idx.len(), x.nnz(), report)
         },
         online: None,
+        threshold: 0.0,
     };
     if let Predictor::Binary(AnyModel::Linear(_) | AnyModel::Logistic(_)) = &model.predictor {
         model.online = cfg.learner.update_rule().map(OnlineState::new);
@@ -292,7 +293,7 @@ pub fn decide<X: SparseRows>(model: &SavedModel, x: &X) -> Vec<Decision> {
     let x = &model.geometry.apply(x);
     (0..x.n_rows())
         .into_par_iter()
-        .map(|i| model.predictor.decide(x.row(i)))
+        .map(|i| model.decide(x.row(i)))
         .collect()
 }
 

@@ -24,8 +24,13 @@ pub struct CurvePoint {
 }
 
 /// The curve of `scores` against `is_spam` in blocks of `block` messages (the last block
-/// may be shorter). `block` is at least 1.
-pub fn learning_curve(scores: &[f32], is_spam: &[bool], block: usize) -> Vec<CurvePoint> {
+/// may be shorter), errors counted at the filter's `threshold`. `block` is at least 1.
+pub fn learning_curve(
+    scores: &[f32],
+    is_spam: &[bool],
+    block: usize,
+    threshold: f32,
+) -> Vec<CurvePoint> {
     assert!(block > 0, "a block holds at least one message");
     let defined = |m: &SpamMetrics| m.auc.is_finite().then_some(m.one_minus_roca_pct);
     let mut out = Vec::new();
@@ -33,8 +38,8 @@ pub fn learning_curve(scores: &[f32], is_spam: &[bool], block: usize) -> Vec<Cur
     let mut start = 0;
     while start < scores.len() {
         let end = (start + block).min(scores.len());
-        let b = SpamMetrics::new(&scores[start..end], &is_spam[start..end]);
-        let so_far = SpamMetrics::new(&scores[..end], &is_spam[..end]);
+        let b = SpamMetrics::new(&scores[start..end], &is_spam[start..end], threshold);
+        let so_far = SpamMetrics::new(&scores[..end], &is_spam[..end], threshold);
         let block_errors = b.false_positives + b.false_negatives;
         errors += block_errors;
         out.push(CurvePoint {
@@ -61,7 +66,7 @@ mod tests {
         // class only.
         let scores = [1.0, 2.0, -1.0, -3.0, 5.0];
         let truth = [true, false, true, false, true];
-        let c = learning_curve(&scores, &truth, 2);
+        let c = learning_curve(&scores, &truth, 2, 0.0);
         assert_eq!(c.len(), 3);
         assert_eq!((c[0].messages, c[0].block_errors, c[0].errors), (2, 1, 1));
         assert_eq!(c[0].block_one_minus_roca_pct, Some(100.0));

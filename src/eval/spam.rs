@@ -1,6 +1,6 @@
 //! Spam-filter figures from scores: accuracy, spam recall, ham false-positive rate, ROC AUC
-//! and the TREC spam track's (1-ROCA)%. A message is called spam when its score is
-//! positive (the model's decision rule).
+//! and the TREC spam track's (1-ROCA)%. A message is called spam when its score is above
+//! the model's threshold (its decision rule); the ROC figures do not depend on it.
 
 use super::roc::{one_minus_roca_pct, roc_auc};
 use serde::Serialize;
@@ -31,14 +31,15 @@ pub struct SpamMetrics {
 }
 
 impl SpamMetrics {
-    /// Figures for `scores` (positive: spam) against the truth `is_spam`.
-    pub fn new(scores: &[f32], is_spam: &[bool]) -> SpamMetrics {
+    /// Figures for `scores` against the truth `is_spam`, a score above `threshold`
+    /// calling its message spam.
+    pub fn new(scores: &[f32], is_spam: &[bool], threshold: f32) -> SpamMetrics {
         assert_eq!(scores.len(), is_spam.len(), "one label per score");
         let spam = is_spam.iter().filter(|&&s| s).count() as u64;
         let ham = is_spam.len() as u64 - spam;
         let (mut fp, mut fnn) = (0u64, 0u64);
         for (&s, &y) in scores.iter().zip(is_spam) {
-            match (s > 0.0, y) {
+            match (s > threshold, y) {
                 (true, false) => fp += 1,
                 (false, true) => fnn += 1,
                 _ => {}
@@ -98,6 +99,7 @@ mod tests {
         let m = SpamMetrics::new(
             &[3.0, -1.0, -2.0, 0.5, -4.0],
             &[true, true, false, false, false],
+            0.0,
         );
         assert_eq!(
             (m.spam, m.ham, m.false_negatives, m.false_positives),
@@ -110,5 +112,22 @@ mod tests {
         assert!((m.auc - 5.0 / 6.0).abs() < 1e-12);
         assert!((m.one_minus_roca_pct - 100.0 / 6.0).abs() < 1e-9);
         assert_eq!(m.to_json()["false_positives"], 1);
+    }
+
+    #[test]
+    fn the_threshold_moves_the_decisions_not_the_ranking() {
+        // Threshold 1: the ham at 0.5 is ham now (no false positive), the spam at 3 stays
+        // spam; the spam at −1 is still missed. AUC is the same 5/6.
+        let m = SpamMetrics::new(
+            &[3.0, -1.0, -2.0, 0.5, -4.0],
+            &[true, true, false, false, false],
+            1.0,
+        );
+        assert_eq!((m.false_negatives, m.false_positives), (1, 0));
+        assert!((m.accuracy - 0.8).abs() < 1e-12);
+        assert!((m.auc - 5.0 / 6.0).abs() < 1e-12);
+        // Threshold 3: a score equal to it is not above it, so the spam at 3 is missed.
+        let m = SpamMetrics::new(&[3.0, -1.0], &[true, true], 3.0);
+        assert_eq!(m.false_negatives, 2);
     }
 }

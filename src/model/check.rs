@@ -66,6 +66,15 @@ impl SavedModel {
                 Err(format!("it has {k} classes but {n} {what}"))
             }
         };
+        if !self.threshold.is_finite() {
+            return Err(format!("its decision threshold is {}", self.threshold));
+        }
+        if self.threshold != 0.0 && !matches!(self.predictor, Predictor::Binary(_)) {
+            return Err(format!(
+                "a model of {k} classes has the decision threshold {}; only two-class models have one",
+                self.threshold
+            ));
+        }
         match &self.predictor {
             Predictor::Binary(m) => {
                 if k != 2 {

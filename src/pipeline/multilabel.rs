@@ -88,6 +88,7 @@ pub fn train_multilabel(
             ..super::training_metadata(cfg, inputs, docs.len(), x.nnz(), fitted.report)
         },
         online: None,
+        threshold: 0.0,
     };
     // Scored on the rows already read in the geometry, not read through it again.
     let predicted = labels_of(&model.predictor, &x);

@@ -142,7 +142,7 @@ pub fn run_online(model: &mut SavedModel, entries: &[IndexEntry]) -> Result<Onli
         }
     }
     Ok(OnlineRun {
-        metrics: SpamMetrics::new(&scores, &truth),
+        metrics: SpamMetrics::new(&scores, &truth, model.threshold),
         scores,
         truth,
         updates: model.meta.report.updates - updates_before,

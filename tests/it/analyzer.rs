@@ -155,7 +155,7 @@ fn train_records_the_mail_source_and_inspect_shows_the_analyzer() {
     let golden = stdout_of(
         bin()
             .args(["inspect", "--json", "--model"])
-            .arg(data("format5.model")),
+            .arg(data("format6.model")),
     );
     let g: serde_json::Value = serde_json::from_str(&golden).unwrap();
     assert_eq!(
@@ -164,7 +164,7 @@ fn train_records_the_mail_source_and_inspect_shows_the_analyzer() {
     );
     bin()
         .args(["eval", "--model"])
-        .arg(data("format5.model"))
+        .arg(data("format6.model"))
         .arg("--spam")
         .arg(&spam)
         .arg("--ham")

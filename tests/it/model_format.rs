@@ -9,10 +9,12 @@
 //! - `format3.model`: the golden file of format 3 (before the tuning table was saved).
 //!   Never regenerate it.
 //! - `format4.model`: the golden file of format 4 (before the online update rule was
+//!   saved). Never regenerate it.
+//! - `format5.model`: the golden file of format 5 (before the decision threshold was
 //!   saved); the older-format fixture now. Never regenerate it.
-//! - `format5.model`: the golden file of the current format, written with
+//! - `format6.model`: the golden file of the current format, written with
 //!   `cargo run --release -- train --learner perceptron --weighting binary --normalize none
-//!   -o tests/data/format5.model tests/data/tiny`
+//!   -o tests/data/format6.model tests/data/tiny`
 //!   (run from the repository root, so that the recorded input is `tests/data/tiny`; any
 //!   build profile writes the same model, only the recorded timings differ).
 //!   When the format changes on purpose: bump `FORMAT_VERSION`; this file becomes the
@@ -50,7 +52,7 @@ const RECORDED: [(&str, &str, f32); 12] = [
 
 /// The committed golden model of the current format.
 pub(crate) fn golden() -> SavedModel {
-    SavedModel::load(&data("format5.model")).unwrap()
+    SavedModel::load(&data("format6.model")).unwrap()
 }
 
 /// Score of `text` (a plain-text document) under `model`.
@@ -63,7 +65,9 @@ fn score(model: &SavedModel, text: &str) -> f32 {
 #[test]
 fn the_golden_model_loads_and_scores_as_the_format_1_build_did() {
     let m = golden();
-    assert_eq!(FORMAT_VERSION, 5);
+    assert_eq!(FORMAT_VERSION, 6);
+    // A model trained in batch decides at score 0.
+    assert_eq!(m.threshold, 0.0);
     // A perceptron's filter goes on learning by the perceptron's rule.
     assert_eq!(
         m.online.as_ref().map(|o| o.rule),
@@ -89,7 +93,7 @@ fn the_golden_model_loads_and_scores_as_the_format_1_build_did() {
     let out = stdout_of(
         bin()
             .args(["classify", "-m"])
-            .arg(data("format5.model"))
+            .arg(data("format6.model"))
             .args(&files),
     );
     let lines: Vec<&str> = out.lines().collect();
@@ -134,12 +138,12 @@ fn training_today_gives_the_golden_model() {
 
 #[test]
 fn an_older_format_model_is_refused_with_a_sentence_naming_it() {
-    let path = data("format4.model");
+    let path = data("format5.model");
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(&bytes[..8], b"RSNBLATT");
-    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 4);
-    let sentence = "written by an older rosenblatt (model format 4); this build reads \
-                    format 5: train the model again";
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 5);
+    let sentence = "written by an older rosenblatt (model format 5); this build reads \
+                    format 6: train the model again";
     let err = SavedModel::load(&path).unwrap_err().to_string();
     assert_eq!(err, format!("{}: {sentence}", path.display()));
     // `learn` writes a lock file beside the model: give it a copy.

@@ -232,3 +232,78 @@ fn rule_flags_are_checked_and_belong_to_an_empty_filter() {
         "a filter read with --model learns",
     );
 }
+
+#[test]
+fn the_threshold_decides_and_travels_with_the_filter_but_never_moves_the_ranking() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, _, stream) = corpus(dir.path(), 1);
+    let index = stream.join("index");
+    let run = |args: &[&str], save: Option<&Path>| -> serde_json::Value {
+        let mut cmd = bin();
+        cmd.args(["eval", "--json", "--online"])
+            .arg(&index)
+            .args(args);
+        if let Some(p) = save {
+            cmd.arg("--save").arg(p);
+        }
+        serde_json::from_str(&stdout_of(&mut cmd)).unwrap()
+    };
+    // The logistic filter's default calls spam at P(spam) > 0.9: the log-odds ln 9.
+    let saved = dir.path().join("t.model");
+    let default = run(&[], Some(&saved));
+    let t = default["threshold"].as_f64().unwrap();
+    assert!((t - 9f64.ln()).abs() < 1e-6, "{t}");
+    assert_eq!(run(&["--learner", "perceptron"], None)["threshold"], 0.0);
+    // The stream holds 3 spam and 3 ham: a threshold below every score calls all 6 spam,
+    // one above every score calls all ham; the ranking, (1-ROCA)%, is the same.
+    let low = run(&["--threshold", "-1000"], None);
+    let high = run(&["--threshold", "1000"], None);
+    assert_eq!(
+        (
+            low["false_positives"].as_u64(),
+            low["false_negatives"].as_u64()
+        ),
+        (Some(3), Some(0))
+    );
+    assert_eq!(
+        (
+            high["false_positives"].as_u64(),
+            high["false_negatives"].as_u64()
+        ),
+        (Some(0), Some(3))
+    );
+    for v in [&low, &high] {
+        assert_eq!(v["one_minus_roca_pct"], default["one_minus_roca_pct"]);
+    }
+    // The saved filter keeps it: `classify` calls spam exactly the scores above it, and
+    // `inspect` says the rule in words.
+    let m = SavedModel::load(&saved).unwrap();
+    assert_eq!(m.threshold as f64, t);
+    let files: Vec<PathBuf> = (0..6).map(|i| stream.join(format!("{i}.eml"))).collect();
+    let out = stdout_of(bin().args(["classify", "-m"]).arg(&saved).args(&files));
+    assert_eq!(out.lines().count(), 6);
+    for line in out.lines() {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let score: f32 = cols[2].parse().unwrap();
+        assert_eq!(cols[1] == "spam", score > m.threshold, "{line}");
+    }
+    let shown = stdout_of(bin().args(["inspect", "-m"]).arg(&saved));
+    assert!(
+        shown.contains("spam when score > 2.197 (P > 0.90)"),
+        "{shown}"
+    );
+    // A threshold that is not a number is refused, from the flag and from a file.
+    bin()
+        .args(["eval", "--online"])
+        .arg(&index)
+        .args(["--threshold", "NaN"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("--threshold must be a number"));
+    let mut bad = m.clone();
+    bad.threshold = f32::NAN;
+    let bad_path = dir.path().join("bad.model");
+    bad.save(&bad_path).unwrap();
+    let err = SavedModel::load(&bad_path).unwrap_err().to_string();
+    assert!(err.contains("its decision threshold is NaN"), "{err}");
+}

@@ -11,6 +11,19 @@ use rosenblatt::theory::Theory;
 use std::io::Write;
 use std::path::Path;
 
+/// A two-class model's decision rule in words: "spam when score > 2.197 (P > 0.90)"
+/// (the probability where the model's scores are log-odds); `None` for other models.
+pub fn threshold(m: &SavedModel) -> Option<String> {
+    let Predictor::Binary(b) = &m.predictor else {
+        return None;
+    };
+    let (t, class) = (m.threshold, &m.classes[1]);
+    Some(match b.probability(t) {
+        Some(p) => format!("{class} when score > {t:.3} (P > {p:.2})"),
+        None => format!("{class} when score > {t}"),
+    })
+}
+
 /// Tells the user how many inputs were skipped and why (the first few): unreadable or broken
 /// documents, and folder entries that are not files to read (FIFOs, link cycles).
 pub fn skipped(items: &[(String, String)]) {

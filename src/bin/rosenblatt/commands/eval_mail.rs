@@ -54,7 +54,7 @@ pub fn mail(path: &Path, mail: &Mail, json: bool) -> Result<ExitCode> {
     let metrics = Metrics::new(model.classes.clone(), &truth, &predicted);
     let scores: Vec<f32> = decisions.iter().map(|d| d.score).collect();
     let is_spam: Vec<bool> = truth.iter().map(|&t| t == 1).collect();
-    let spam = SpamMetrics::new(&scores, &is_spam);
+    let spam = SpamMetrics::new(&scores, &is_spam, model.threshold);
     drop(phase);
     if json {
         outln!("{}", spam_json(Some(&metrics), &spam));
@@ -92,7 +92,7 @@ pub fn online(
     if let Some(save) = save {
         model.save(save)?;
     }
-    let curve = learning_curve(&run.scores, &run.truth, block);
+    let curve = learning_curve(&run.scores, &run.truth, block, model.threshold);
     let rule = model
         .online
         .as_ref()
@@ -101,6 +101,7 @@ pub fn online(
         let mut v = spam_json(None, &run.metrics);
         v["rule"] = rule.into();
         v["analyzer"] = model.analyzer.to_string().into();
+        v["threshold"] = model.threshold.into();
         v["curve"] = serde_json::to_value(&curve)?;
         v["updates"] = run.updates.into();
         v["seconds"] = run.seconds.into();
@@ -112,6 +113,9 @@ pub fn online(
     } else {
         outln!("TREC online protocol: {}", index.display());
         outln!("filter         {rule}; {}", model.analyzer);
+        if let Some(t) = crate::report::threshold(&model) {
+            outln!("decides        {t}");
+        }
         out!("{}", run.metrics.to_text());
         outln!("updates        {}", run.updates);
         outln!("vocabulary     {}", model.vocab.describe());

@@ -76,6 +76,7 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
             "training_accuracy": meta.training_accuracy,
             "learned": meta.learned,
             "online_rule": m.online.as_ref().map(|o| o.rule.to_string()),
+            "threshold": matches!(m.predictor, Predictor::Binary(_)).then_some(m.threshold),
             "theory": meta.theory,
             "bias": linear.map(|l| l.bias),
             "most_positive": pos,
@@ -108,6 +109,9 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
         outln!("converged      {}", if c { "yes" } else { "no" });
     }
     outln!("training acc   {:.4}", meta.training_accuracy);
+    if let Some(t) = report::threshold(&m) {
+        outln!("decides        {t}");
+    }
     if let Some(o) = &m.online {
         outln!("learns by      {} (learn, eval --online)", o.rule);
     }

@@ -162,5 +162,5 @@ fn spam_metrics(model: &SavedModel, docs: &[Document]) -> Result<SpamMetrics> {
         .collect();
     let truth = pipeline::class_indices(docs, &model.classes)?;
     let is_spam: Vec<bool> = truth.iter().map(|&t| model.classes[t] == "spam").collect();
-    Ok(SpamMetrics::new(&scores, &is_spam))
+    Ok(SpamMetrics::new(&scores, &is_spam, model.threshold))
 }

@@ -59,6 +59,13 @@ pub struct OnlineArgs {
     /// How online logistic regression's step changes [default: adagrad].
     #[arg(long, value_enum)]
     pub rate: Option<RateArg>,
+    /// The score above which a message is spam, recorded in the filter. A logistic
+    /// filter's score is the log-odds ln(p/(1−p)) of spam: the default ln 9 ≈ 2.197 calls
+    /// a message spam when P(spam) > 0.9, as a lost wanted message costs more than a spam
+    /// let through; 0 calls it spam when P(spam) > 0.5. The other rules' scores are not
+    /// probabilities [default: ln 9 for logistic, 0 for the others].
+    #[arg(long, allow_negative_numbers = true, value_name = "SCORE")]
+    pub threshold: Option<f32>,
     /// Row normalization: l2 scales every message to length 1 [default: l2].
     #[arg(long, value_enum)]
     pub normalize: Option<NormalizeArg>,
@@ -75,6 +82,7 @@ impl OnlineArgs {
             || self.eta.is_some()
             || self.rate.is_some()
             || self.normalize.is_some()
+            || self.threshold.is_some()
             || self.features.is_set()
     }
 
@@ -139,10 +147,18 @@ impl OnlineArgs {
         let geometry = self
             .normalize
             .map_or(default.geometry, |n| Geometry::binary(n.into()));
+        let rule = self.rule()?;
+        let threshold = match (self.threshold, rule) {
+            (Some(t), _) if !t.is_finite() => bail!("--threshold must be a number, got {t}"),
+            (Some(t), _) => t,
+            (None, UpdateRule::Logistic { .. }) => OnlineFilter::SPAM_ODDS,
+            (None, _) => 0.0,
+        };
         Ok(OnlineFilter {
             analyzer,
             geometry,
-            rule: self.rule()?,
+            rule,
+            threshold,
         })
     }
 }
