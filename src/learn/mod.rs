@@ -35,6 +35,7 @@ mod linear;
 mod logistic;
 mod loss;
 mod margin;
+pub mod mixing;
 pub mod multilabel;
 mod online;
 mod ovr;

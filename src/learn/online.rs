@@ -79,7 +79,44 @@ pub(crate) fn train_online<X: SparseRows>(
     opt: &OnlineOptions,
     rule: impl FnMut(f32, f32) -> f32,
 ) -> Result<Fitted<LinearModel>> {
+    let run = run_online(x, y, opt, rule, None, 0)?;
+    Ok(Fitted {
+        model: run.average.unwrap_or(run.last),
+        report: run.report,
+    })
+}
+
+/// What a run of the loop ends with.
+pub(crate) struct OnlineRun {
+    /// The weights after the last visit.
+    pub last: LinearModel,
+    /// With averaging: the average of the weights after every visit of this run.
+    pub average: Option<LinearModel>,
+    /// Epochs, visits, updates, mistakes.
+    pub report: TrainReport,
+}
+
+/// The loop from `start` (zero weights when `None`), its epochs numbered from
+/// `first_epoch` for the shuffle: a later call goes on where an earlier one stopped, as
+/// iterative parameter mixing needs (one epoch per round from the mixed weights).
+pub(crate) fn run_online<X: SparseRows>(
+    x: &X,
+    y: &[Label],
+    opt: &OnlineOptions,
+    rule: impl FnMut(f32, f32) -> f32,
+    start: Option<&LinearModel>,
+    first_epoch: usize,
+) -> Result<OnlineRun> {
     check_binary(x, y)?;
+    if let Some(s) = start {
+        if s.w.len() != x.n_cols() {
+            return Err(crate::Error::Data(format!(
+                "the starting weights cover {} features, the rows {}",
+                s.w.len(),
+                x.n_cols()
+            )));
+        }
+    }
     Ok(with_rows(
         x,
         Online {
@@ -87,6 +124,8 @@ pub(crate) fn train_online<X: SparseRows>(
             opt,
             rule,
             n_cols: x.n_cols(),
+            start,
+            first_epoch,
         },
     ))
 }
@@ -97,22 +136,27 @@ struct Online<'a, R> {
     opt: &'a OnlineOptions,
     rule: R,
     n_cols: usize,
+    start: Option<&'a LinearModel>,
+    first_epoch: usize,
 }
 
 impl<R: FnMut(f32, f32) -> f32> RowTask for Online<'_, R> {
-    type Output = Fitted<LinearModel>;
+    type Output = OnlineRun;
 
-    fn run<A: RowAccess>(mut self, x: &A) -> Fitted<LinearModel> {
+    fn run<A: RowAccess>(mut self, x: &A) -> OnlineRun {
         let (y, opt) = (self.y, self.opt);
         let n = x.n_rows();
-        let mut w = vec![0f32; self.n_cols];
+        let (mut w, mut b) = match self.start {
+            Some(s) => (s.w.clone(), s.bias),
+            None => (vec![0f32; self.n_cols], 0f32),
+        };
         let mut u = vec![0f64; if opt.average { self.n_cols } else { 0 }];
-        let (mut b, mut ub) = (0f32, 0f64);
+        let mut ub = 0f64;
         let extra = if opt.bias { 1.0 } else { 0.0 };
         let mut order: Vec<usize> = (0..n).collect();
         let mut report = TrainReport::default();
         let mut t = 0u64; // visits so far
-        for epoch in 0..opt.epochs {
+        for epoch in self.first_epoch..self.first_epoch + opt.epochs {
             epoch_order(&mut order, opt.shuffle, epoch);
             let (mut mistakes, mut updates) = (0u64, 0u64);
             for &i in &order {
@@ -149,15 +193,21 @@ impl<R: FnMut(f32, f32) -> f32> RowTask for Online<'_, R> {
             }
         }
         report.steps = t;
-        if opt.average && t > 0 {
+        // The average of w after each visit is w − u/t (see the module docs); it holds
+        // from any starting point, since u only counts this run's steps.
+        let average = (opt.average && t > 0).then(|| {
             let tf = t as f64;
-            for (wj, uj) in w.iter_mut().zip(&u) {
-                *wj = (f64::from(*wj) - uj / tf) as f32;
+            LinearModel {
+                w: w.iter()
+                    .zip(&u)
+                    .map(|(&wj, uj)| (f64::from(wj) - uj / tf) as f32)
+                    .collect(),
+                bias: (f64::from(b) - ub / tf) as f32,
             }
-            b = (f64::from(b) - ub / tf) as f32;
-        }
-        Fitted {
-            model: LinearModel { w, bias: b },
+        });
+        OnlineRun {
+            last: LinearModel { w, bias: b },
+            average,
             report,
         }
     }

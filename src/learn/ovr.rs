@@ -95,7 +95,7 @@ where
 }
 
 /// The online settings and step rule of the additive online learners.
-fn online_rule(learner: &AnyLearner) -> Option<(OnlineOptions, Rule)> {
+pub(crate) fn online_rule(learner: &AnyLearner) -> Option<(OnlineOptions, Rule)> {
     match learner {
         AnyLearner::AveragedPerceptron(p) => Some((
             OnlineOptions {

@@ -1,0 +1,331 @@
+//! Iterative parameter mixing (McDonald, Hall and Mann, NAACL 2010, "Distributed training
+//! strategies for the structured perceptron"): the training rows are split into shards,
+//! one per worker; in every round each worker runs one epoch of its learner over its own
+//! shard, starting from the shared weights, and the next round starts from the uniform
+//! mean of the workers' weights. For the perceptron the mistake bound carries over.
+//!
+//! This module holds the parts every way of running it shares — which learners mix, a
+//! worker's epoch, the mean, how rounds end — and [`fit_mixed`], the whole schedule run in
+//! one process: the reference a run spread over threads or processes must equal.
+//!
+//! Averaged learners: each worker also keeps the sum, over its rounds, of its epoch's
+//! average weights times the epoch's visits; the final model is the sum over workers
+//! divided by all visits, the average of the weights after every visit of every worker.
+//! Only the last weights travel in each round, the sums once at the end. With one shard
+//! every learner here fits exactly the model it fits alone.
+
+use super::online::{OnlineOptions, run_online};
+use super::ovr_online::Rule;
+use super::{AnyLearner, Bias, Checked, Fitted, Label, LinearModel, Schedule, TrainReport};
+use crate::features::{RowSubset, SparseRows};
+use crate::{Error, Result};
+use rayon::prelude::*;
+
+/// How a learner runs under parameter mixing: its online options (the epoch count is
+/// the round count) and its step rule; `None` for learners that do not mix.
+pub(crate) fn mixing_rule(learner: &AnyLearner) -> Option<(OnlineOptions, Rule)> {
+    if let AnyLearner::Perceptron(p) = learner {
+        let epochs = match p.schedule {
+            Schedule::Epochs(e) | Schedule::UntilConvergence { max_epochs: e } => e,
+            Schedule::Online => 1,
+            Schedule::Randomized { .. } => return None,
+        };
+        let bias = match p.bias {
+            Bias::None => false,
+            Bias::Augmented => true,
+            Bias::R2 => return None,
+        };
+        // A step η on a mistake (margin ≤ 0) is the thick-threshold rule at τ = 0.
+        let opt = OnlineOptions {
+            epochs,
+            bias,
+            average: false,
+            shuffle: p.shuffle,
+            positive_weight: 1.0,
+        };
+        return Some((
+            opt,
+            Rule::Margin {
+                tau: 0.0,
+                eta: p.eta,
+            },
+        ));
+    }
+    super::ovr::online_rule(learner)
+}
+
+/// Whether a learner can be trained by parameter mixing, or the sentence that says why not.
+pub fn check_mixable(learner: &AnyLearner) -> Result<()> {
+    mixing_rule(learner)
+        .map(|_| ())
+        .ok_or_else(|| not_mixable(learner))
+}
+
+/// The refusal of a learner that does not mix.
+fn not_mixable(learner: &AnyLearner) -> Error {
+    Error::Unsupported(format!(
+        "{} does not train by parameter mixing; the perceptron (epochs, no R² bias), \
+         averaged-perceptron, margin-perceptron and pa do",
+        learner.name()
+    ))
+}
+
+/// Rows of shard `s` of `n` rows split over `shards`: row i goes to shard i mod shards,
+/// so every shard sees a slice of every part of the input.
+pub fn shard_rows(n: usize, shards: usize, s: usize) -> Vec<usize> {
+    (s..n).step_by(shards.max(1)).collect()
+}
+
+/// What a worker brings to the mixing after one round.
+#[derive(Debug, Clone)]
+pub struct LocalEpoch {
+    /// Its weights after the epoch.
+    pub last: LinearModel,
+    /// Averaged learners: the epoch's average weights (after each visit).
+    pub average: Option<LinearModel>,
+    /// Rows visited.
+    pub visits: u64,
+    /// Updates made.
+    pub updates: u64,
+    /// Mistakes made.
+    pub mistakes: u64,
+}
+
+/// A worker's epoch `round` over its rows `x` with labels `y`, from the mixed weights
+/// `start`; the shuffle of the epoch depends on the round as a lone learner's on its epoch.
+pub fn local_epoch<X: SparseRows>(
+    learner: &Checked<AnyLearner>,
+    x: &X,
+    y: &[Label],
+    start: &LinearModel,
+    round: usize,
+) -> Result<LocalEpoch> {
+    let (opt, rule) = mixing_rule(learner).ok_or_else(|| not_mixable(learner))?;
+    let opt = OnlineOptions { epochs: 1, ..opt };
+    let run = run_online(x, y, &opt, |m, q| rule.step(m, q), Some(start), round)?;
+    Ok(LocalEpoch {
+        last: run.last,
+        average: run.average,
+        visits: run.report.steps,
+        updates: run.report.updates,
+        mistakes: run.report.mistakes_per_epoch.iter().sum(),
+    })
+}
+
+/// The uniform mean of the workers' weights: the next round's start.
+pub fn mix(parts: &[&LinearModel]) -> LinearModel {
+    let k = parts.len().max(1) as f64;
+    let d = parts.first().map_or(0, |p| p.w.len());
+    let mut w = vec![0f64; d];
+    let mut bias = 0f64;
+    for p in parts {
+        for (s, &v) in w.iter_mut().zip(&p.w) {
+            *s += f64::from(v);
+        }
+        bias += f64::from(p.bias);
+    }
+    LinearModel {
+        w: w.into_iter().map(|s| (s / k) as f32).collect(),
+        bias: (bias / k) as f32,
+    }
+}
+
+/// A worker's running sum of (epoch average × visits), for averaged learners.
+#[derive(Debug, Clone, Default)]
+pub struct AverageSum {
+    /// Σ visits·average weights.
+    pub w: Vec<f64>,
+    /// Σ visits·average bias.
+    pub bias: f64,
+    /// Σ visits.
+    pub visits: u64,
+}
+
+impl AverageSum {
+    /// Adds an epoch's average over `visits` visits.
+    pub fn add(&mut self, average: &LinearModel, visits: u64) {
+        if self.w.len() < average.w.len() {
+            self.w.resize(average.w.len(), 0.0);
+        }
+        let c = visits as f64;
+        for (s, &v) in self.w.iter_mut().zip(&average.w) {
+            *s += c * f64::from(v);
+        }
+        self.bias += c * f64::from(average.bias);
+        self.visits += visits;
+    }
+
+    /// Adds another worker's sum.
+    pub fn merge(&mut self, other: &AverageSum) {
+        if self.w.len() < other.w.len() {
+            self.w.resize(other.w.len(), 0.0);
+        }
+        for (s, &v) in self.w.iter_mut().zip(&other.w) {
+            *s += v;
+        }
+        self.bias += other.bias;
+        self.visits += other.visits;
+    }
+
+    /// The average of the weights after every visit summed in.
+    pub fn model(&self) -> LinearModel {
+        let t = self.visits.max(1) as f64;
+        LinearModel {
+            w: self.w.iter().map(|&s| (s / t) as f32).collect(),
+            bias: (self.bias / t) as f32,
+        }
+    }
+}
+
+/// Parameter mixing of a binary problem over `shards` shards, in one process (shards in
+/// parallel): rounds = the learner's epochs; a round in which no worker updated ends it
+/// for the non-averaged learners, as a lone learner stops at convergence.
+pub fn fit_mixed<X: SparseRows>(
+    learner: &Checked<AnyLearner>,
+    x: &X,
+    y: &[Label],
+    shards: usize,
+) -> Result<Fitted<LinearModel>> {
+    let (opt, _) = mixing_rule(learner).ok_or_else(|| not_mixable(learner))?;
+    if shards == 0 || x.n_rows() < shards {
+        return Err(Error::Data(format!(
+            "{} rows cannot be split over {shards} workers: each needs at least one",
+            x.n_rows()
+        )));
+    }
+    let parts: Vec<Vec<usize>> = (0..shards)
+        .map(|s| shard_rows(x.n_rows(), shards, s))
+        .collect();
+    let labels: Vec<Vec<Label>> = parts
+        .iter()
+        .map(|idx| idx.iter().map(|&i| y[i]).collect())
+        .collect();
+    let mut w = LinearModel::zeros(x.n_cols());
+    let mut sums = vec![AverageSum::default(); shards];
+    let mut report = TrainReport::default();
+    for round in 0..opt.epochs {
+        let locals: Vec<LocalEpoch> = parts
+            .par_iter()
+            .zip(&labels)
+            .map(|(idx, yl)| local_epoch(learner, &RowSubset::new(x, idx), yl, &w, round))
+            .collect::<Result<_>>()?;
+        let updates: u64 = locals.iter().map(|l| l.updates).sum();
+        report.epochs += 1;
+        report.updates += updates;
+        report.steps += locals.iter().map(|l| l.visits).sum::<u64>();
+        report
+            .mistakes_per_epoch
+            .push(locals.iter().map(|l| l.mistakes).sum());
+        for (s, l) in sums.iter_mut().zip(&locals) {
+            if let Some(a) = &l.average {
+                s.add(a, l.visits);
+            }
+        }
+        w = mix(&locals.iter().map(|l| &l.last).collect::<Vec<_>>());
+        if updates == 0 && !opt.average {
+            report.converged = Some(true);
+            break;
+        }
+    }
+    let model = if opt.average {
+        let mut total = AverageSum::default();
+        for s in &sums {
+            total.merge(s);
+        }
+        total.model()
+    } else {
+        w
+    };
+    Ok(Fitted { model, report })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::real_from_dense;
+    use crate::learn::{AveragedPerceptron, Check, Learner, PassiveAggressive, Perceptron};
+
+    /// 40 rows of 6 features, separable by the sign of x₀ − x₁ with a margin.
+    fn data() -> (crate::features::RealMatrix, Vec<Label>) {
+        let mut rows = Vec::new();
+        let mut y = Vec::new();
+        for i in 0..40u32 {
+            let a = (i % 7) as f32 / 7.0;
+            let b = (i % 5) as f32 / 5.0;
+            let pos = i % 2 == 0;
+            let (x0, x1) = if pos { (1.0 + a, b) } else { (b, 1.0 + a) };
+            rows.push(vec![x0, x1, a, b, (i % 3) as f32, 1.0 - a]);
+            y.push(if pos { 1 } else { -1 });
+        }
+        (real_from_dense(&rows), y)
+    }
+
+    fn close(a: &LinearModel, b: &LinearModel) {
+        assert_eq!(a.w.len(), b.w.len());
+        for (p, q) in a.w.iter().zip(&b.w).chain([(&a.bias, &b.bias)]) {
+            assert!((p - q).abs() <= 1e-4 * (1.0 + q.abs()), "{a:?} vs {b:?}");
+        }
+    }
+
+    #[test]
+    fn one_shard_is_the_lone_learner() {
+        let (x, y) = data();
+        for learner in [
+            AnyLearner::Perceptron(Perceptron::default()),
+            AnyLearner::AveragedPerceptron(AveragedPerceptron::default()),
+            AnyLearner::PassiveAggressive(PassiveAggressive::default()),
+            AnyLearner::PassiveAggressive(PassiveAggressive {
+                online: OnlineOptions {
+                    average: true,
+                    ..PassiveAggressive::default().online
+                },
+                ..PassiveAggressive::default()
+            }),
+        ] {
+            let l = learner.check().unwrap();
+            let alone = l.fit(&x, &y[..]).unwrap();
+            let mixed = fit_mixed(&l, &x, &y, 1).unwrap();
+            let alone = alone.model.as_linear().unwrap().clone();
+            close(&mixed.model, &alone);
+        }
+    }
+
+    #[test]
+    fn two_shards_mix_by_hand() {
+        // Round 0 from w = 0, perceptron, no shuffle, no bias, 1 epoch.
+        // Shard 0 = rows 0, 2: x = (1, 0) +1, (0, 1) +1 → mistakes on both (score 0):
+        // w₀ = (1, 1). Shard 1 = rows 1, 3: (0, 1) −1 → w = (0, −1); (1, 1) −1 scores −1,
+        // right → w₁ = (0, −1). Mixed: ((1 + 0)/2, (1 − 1)/2) = (0.5, 0).
+        let x = real_from_dense(&[
+            vec![1.0, 0.0],
+            vec![0.0, 1.0],
+            vec![0.0, 1.0],
+            vec![1.0, 1.0],
+        ]);
+        let y = [1, -1, 1, -1];
+        let p = AnyLearner::Perceptron(Perceptron {
+            bias: Bias::None,
+            schedule: Schedule::Epochs(1),
+            shuffle: None,
+            ..Perceptron::default()
+        })
+        .check()
+        .unwrap();
+        let m = fit_mixed(&p, &x, &y, 2).unwrap();
+        assert_eq!(m.model.w, vec![0.5, 0.0]);
+        assert_eq!((m.report.updates, m.report.steps), (3, 4));
+    }
+
+    #[test]
+    fn refusals_say_why() {
+        let (x, y) = data();
+        let l = AnyLearner::from_name("logistic").unwrap().check().unwrap();
+        let e = fit_mixed(&l, &x, &y, 2).unwrap_err().to_string();
+        assert!(e.contains("does not train by parameter mixing"), "{e}");
+        let p = AnyLearner::Perceptron(Perceptron::default())
+            .check()
+            .unwrap();
+        let e = fit_mixed(&p, &x, &y, 41).unwrap_err().to_string();
+        assert!(e.contains("40 rows cannot be split over 41 workers"), "{e}");
+    }
+}
