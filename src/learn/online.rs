@@ -108,14 +108,12 @@ pub(crate) fn run_online<X: SparseRows>(
     first_epoch: usize,
 ) -> Result<OnlineRun> {
     check_binary(x, y)?;
-    if let Some(s) = start {
-        if s.w.len() != x.n_cols() {
-            return Err(crate::Error::Data(format!(
-                "the starting weights cover {} features, the rows {}",
-                s.w.len(),
-                x.n_cols()
-            )));
-        }
+    if let Some(s) = start.filter(|s| s.w.len() != x.n_cols()) {
+        return Err(crate::Error::Data(format!(
+            "the starting weights cover {} features, the rows {}",
+            s.w.len(),
+            x.n_cols()
+        )));
     }
     Ok(with_rows(
         x,
