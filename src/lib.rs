@@ -62,6 +62,7 @@
 #![warn(missing_docs)]
 
 pub mod atomic;
+pub mod distributed;
 pub mod error;
 pub mod eval;
 pub mod experiment;

@@ -5,6 +5,7 @@ mod bounds;
 mod char_grams;
 mod common;
 mod core_cli;
+mod distributed;
 mod experiment;
 mod faults;
 mod fuzz_seeds;
