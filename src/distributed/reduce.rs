@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use timely::dataflow::channels::pact::Exchange;
 use timely::dataflow::operators::vec::Broadcast;
-use timely::dataflow::operators::{Inspect, Operator, Probe};
+use timely::dataflow::operators::{Capability, Inspect, Operator, Probe};
 use timely::dataflow::{InputHandleVec, ProbeHandle};
 use timely::worker::Worker;
 
@@ -40,13 +40,22 @@ impl AllReduce {
             input
                 .to_stream(scope)
                 .unary_frontier(Exchange::new(|r: &Record| r.0), "SumByKey", |_, _| {
-                    let mut pending: HashMap<_, HashMap<u64, f64>> = HashMap::new();
+                    // Rounds still open, each with its capability (a few at most).
+                    let mut pending: Vec<(Capability<usize>, HashMap<u64, f64>)> = Vec::new();
                     move |(input, frontier), output| {
                         input.for_each_stamp(|cap, data| {
                             let Some(cap) = cap.retain_least(output.output_index()) else {
                                 return;
                             };
-                            let sums = pending.entry(cap).or_default();
+                            let at = match pending.iter().position(|(c, _)| c.time() == cap.time())
+                            {
+                                Some(i) => i,
+                                None => {
+                                    pending.push((cap, HashMap::new()));
+                                    pending.len() - 1
+                                }
+                            };
+                            let sums = &mut pending[at].1;
                             for batch in data {
                                 for (k, v) in batch.drain(..) {
                                     *sums.entry(k).or_insert(0.0) += v;
@@ -54,7 +63,7 @@ impl AllReduce {
                             }
                         });
                         // A round whose records have all arrived sends its sums on.
-                        pending.retain(|cap, sums| {
+                        pending.retain_mut(|(cap, sums)| {
                             if frontier.less_equal(cap.time()) {
                                 return true;
                             }
