@@ -40,6 +40,7 @@
 //!     positive: None,                        // "spam" when present
 //!     options: String::new(),
 //!     geometry: Default::default(),
+//!     workers: None,                         // one learner, all rows
 //! };
 //! let trained = pipeline::train(&docs, &cfg, vec![])?;
 //!

@@ -44,6 +44,10 @@ pub struct TrainConfig {
     pub options: String,
     /// Feature weighting and row normalization, fitted on the training rows.
     pub geometry: GeometrySpec,
+    /// Train by iterative parameter mixing over this many timely worker threads, each on
+    /// its shard of the rows (two-class and single-label one-vs-rest models of the
+    /// perceptron family); `None` trains one learner on all rows.
+    pub workers: Option<usize>,
 }
 
 /// What `rosenblatt train` does with no options: the standard analyzer (plain text,
@@ -60,6 +64,7 @@ impl Default for TrainConfig {
             positive: None,
             options: String::new(),
             geometry: GeometrySpec::IDF_L2,
+            workers: None,
         }
     }
 }
@@ -204,7 +209,10 @@ pub fn fit_rows<X: SparseRows>(
     let start = Instant::now();
     let geometry = Geometry::fit(cfg.geometry, stored);
     let x = &geometry.apply(stored);
-    let fitted = fit_classes(&cfg.learner, x, idx, classes.len())?;
+    let fitted = match cfg.workers {
+        Some(w) => crate::distributed::fit_classes(&cfg.learner, x, idx, classes.len(), w)?,
+        None => fit_classes(&cfg.learner, x, idx, classes.len())?,
+    };
     let (predictor, report) = (fitted.model, fitted.report);
     let theory = match &predictor {
         Predictor::Binary(m) => theory::diagnose_any(

@@ -8,6 +8,12 @@ pub mod train;
 
 pub use train::{Shard, shards, train_mixed};
 
+use crate::Result;
+use crate::features::SparseRows;
+use crate::learn::{AnyLearner, AnyModel, Checked, Fitted};
+use crate::model::Predictor;
+use crate::pipeline::binary_labels;
+
 /// Where the workers run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Cluster {
@@ -29,4 +35,43 @@ impl Cluster {
             Cluster::Threads(n) => timely::Config::process(*n),
         }
     }
+}
+
+/// Fits rows whose labels are class indices (`k` classes: binary for two, one-vs-rest
+/// otherwise) by parameter mixing over `workers` threads, as
+/// [`crate::experiment::fit_classes`] fits them with one learner.
+pub fn fit_classes<X: SparseRows>(
+    learner: &Checked<AnyLearner>,
+    x: &X,
+    classes: &[usize],
+    k: usize,
+    workers: usize,
+) -> Result<Fitted<Predictor>> {
+    let problems: Vec<usize> = if k == 2 { vec![1] } else { (0..k).collect() };
+    let ys: Vec<_> = problems
+        .iter()
+        .map(|&c| binary_labels(classes, c))
+        .collect();
+    let fits = train_mixed(
+        &Cluster::Threads(workers),
+        learner,
+        shards(x, &ys, workers)?,
+        x.n_cols(),
+    )?;
+    let reports: Vec<_> = fits.iter().map(|f| f.report.clone()).collect();
+    let mut models: Vec<AnyModel> = fits
+        .into_iter()
+        .map(|f| AnyModel::Linear(f.model))
+        .collect();
+    Ok(if k == 2 {
+        Fitted {
+            model: Predictor::Binary(models.remove(0)),
+            report: reports[0].clone(),
+        }
+    } else {
+        Fitted {
+            model: Predictor::OneVsRest(models),
+            report: crate::learn::combine_reports(&reports),
+        }
+    })
 }

@@ -50,6 +50,13 @@ pub fn train_multilabel(
 ) -> Result<Trained> {
     let start = Instant::now();
     cfg.vocab.validate()?;
+    if cfg.workers.is_some() {
+        return Err(Error::Unsupported(
+            "parameter mixing (--workers) trains two-class and single-label models; \
+             this input has several labels per document"
+                .into(),
+        ));
+    }
     let mut classes: Vec<String> = docs.iter().flat_map(|d| d.labels.iter().cloned()).collect();
     classes.sort();
     classes.dedup();

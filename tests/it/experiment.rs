@@ -157,6 +157,7 @@ fn train_cv_reports_the_library_cross_validation_of_the_documents() {
         options: String::new(),
         // The command line's default geometry: idf-weighted, unit-length rows.
         geometry: rosenblatt::features::GeometrySpec::IDF_L2,
+        workers: None,
     };
     let splits = kfold(docs.len(), 4, 3).unwrap();
     let lib: Vec<f64> = pipeline::cross_validate(&docs, &cfg, &splits)
@@ -214,6 +215,7 @@ fn svmlight_cv_and_holdout_run_on_views_of_the_rows() {
         positive: None,
         options: String::new(),
         geometry: Default::default(),
+        workers: None,
     };
     let lib =
         pipeline::cross_validate_rows(x, &idx, &classes, &cfg, &kfold(40, 5, 42).unwrap()).unwrap();

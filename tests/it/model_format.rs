@@ -123,6 +123,7 @@ fn training_today_gives_the_golden_model() {
         positive: None,
         options: String::new(),
         geometry: Default::default(),
+        workers: None,
     };
     let t = pipeline::train(&corpus.docs, &cfg, vec![]).unwrap();
     assert_eq!(t.model.analyzer, g.analyzer);

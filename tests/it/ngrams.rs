@@ -170,6 +170,7 @@ fn config(analyzer: Analyzer) -> TrainConfig {
         options: String::new(),
         // Weighted and scaled, so hashed ids' idf weights travel through the file too.
         geometry: rosenblatt::features::GeometrySpec::IDF_L2,
+        workers: None,
     }
 }
 

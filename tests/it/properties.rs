@@ -70,6 +70,7 @@ fn config() -> TrainConfig {
         positive: None,
         options: String::new(),
         geometry: Default::default(),
+        workers: None,
     }
 }
 

@@ -146,6 +146,7 @@ fn the_winner_is_the_best_mean_of_the_library_cross_validation() {
         positive: None,
         options: String::new(),
         geometry: Default::default(),
+        workers: None,
     };
     let points: Vec<GridPoint> = Grid::default()
         .points()

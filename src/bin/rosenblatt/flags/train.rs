@@ -59,6 +59,14 @@ pub struct TrainArgs {
     pub learners: LearnerArgs,
     #[command(flatten)]
     pub tune: TuneArgs,
+    /// Train by iterative parameter mixing over W worker threads (timely dataflow): row i
+    /// goes to worker i mod W; in each round (one per epoch) every worker runs one epoch
+    /// over its rows from the mixed weights, then the weights are averaged (McDonald, Hall
+    /// and Mann 2010). For the perceptron, averaged-perceptron, margin-perceptron and pa,
+    /// two classes or one-vs-rest; not with --tune or multi-label input. W = 1 trains the
+    /// model training without it does.
+    #[arg(long, value_name = "W")]
+    pub workers: Option<usize>,
 }
 
 /// What `train` does, checked: where the data is, the training configuration, the
@@ -193,6 +201,15 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
             None => default_analyzer,
         })?;
     let learner = learner.check()?;
+    if let Some(w) = a.workers {
+        if w == 0 {
+            bail!("--workers must be at least 1");
+        }
+        if tune.is_some() {
+            bail!("--workers trains one configuration; --tune chooses one first: run them apart");
+        }
+        rosenblatt::learn::mixing::check_mixable(&learner)?;
+    }
     inputs::check_split(a.corpus.input.split, a.corpus.input.format)?;
     let max_feature_id = a.svm.limit()?;
     let source = if mail {
@@ -224,6 +241,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
             _ if mail => TrainConfig::spam_filter().geometry,
             _ => TrainConfig::default().geometry,
         }),
+        workers: a.workers,
     };
     Ok(TrainPlan {
         source,
