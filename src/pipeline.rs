@@ -45,8 +45,8 @@ pub struct TrainConfig {
     /// Feature weighting and row normalization, fitted on the training rows.
     pub geometry: GeometrySpec,
     /// Train by iterative parameter mixing over this many timely worker threads, each on
-    /// its shard of the rows (two-class and single-label one-vs-rest models of the
-    /// perceptron family); `None` trains one learner on all rows.
+    /// its shard of the rows (the linear models of the perceptron family: two-class,
+    /// one-vs-rest and multi-label); `None` trains one learner on all rows.
     pub workers: Option<usize>,
 }
 

@@ -10,7 +10,7 @@ pub use train::{Shard, shards, train_mixed};
 
 use crate::Result;
 use crate::features::SparseRows;
-use crate::learn::{AnyLearner, AnyModel, Checked, Fitted};
+use crate::learn::{AnyLearner, AnyModel, Checked, Fitted, LabelScorer, MultiLabel};
 use crate::model::Predictor;
 use crate::pipeline::binary_labels;
 
@@ -35,6 +35,35 @@ impl Cluster {
             Cluster::Threads(n) => timely::Config::process(*n),
         }
     }
+}
+
+/// Fits one binary model per label of multi-label rows (`sets`: each row's label
+/// indices, `k` labels) by parameter mixing over `workers` threads: the scorer of a
+/// multi-label model (its thresholds are tuned apart).
+pub fn fit_label_sets<X: SparseRows>(
+    learner: &Checked<AnyLearner>,
+    x: &X,
+    sets: &[Vec<usize>],
+    k: usize,
+    workers: usize,
+) -> Result<Fitted<LabelScorer>> {
+    let target = MultiLabel::new(sets, k);
+    let ys: Vec<_> = (0..k).map(|c| target.one_vs_rest(c)).collect();
+    let fits = train_mixed(
+        &Cluster::Threads(workers),
+        learner,
+        shards(x, &ys, workers)?,
+        x.n_cols(),
+    )?;
+    let reports: Vec<_> = fits.iter().map(|f| f.report.clone()).collect();
+    Ok(Fitted {
+        model: LabelScorer::OneVsRest(
+            fits.into_iter()
+                .map(|f| AnyModel::Linear(f.model))
+                .collect(),
+        ),
+        report: crate::learn::combine_reports(&reports),
+    })
 }
 
 /// Fits rows whose labels are class indices (`k` classes: binary for two, one-vs-rest

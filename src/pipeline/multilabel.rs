@@ -50,13 +50,6 @@ pub fn train_multilabel(
 ) -> Result<Trained> {
     let start = Instant::now();
     cfg.vocab.validate()?;
-    if cfg.workers.is_some() {
-        return Err(Error::Unsupported(
-            "parameter mixing (--workers) trains two-class and single-label models; \
-             this input has several labels per document"
-                .into(),
-        ));
-    }
     let mut classes: Vec<String> = docs.iter().flat_map(|d| d.labels.iter().cloned()).collect();
     classes.sort();
     classes.dedup();
@@ -71,7 +64,10 @@ pub fn train_multilabel(
     let x = geometry.apply(&stored);
     // The scorer's fit is timed alone; threshold tuning refits it on folds.
     let fit_start = Instant::now();
-    let scorer = fit_scorer(&cfg.learner, &x, &sets, classes.len())?;
+    let scorer = match cfg.workers {
+        Some(w) => crate::distributed::fit_label_sets(&cfg.learner, &x, &sets, classes.len(), w)?,
+        None => fit_scorer(&cfg.learner, &x, &sets, classes.len())?,
+    };
     let fit_seconds = fit_start.elapsed().as_secs_f64();
     let thresholds = tune_thresholds(&cfg.learner, &x, &sets, &scorer.model, opt)?;
     let fitted = Fitted {

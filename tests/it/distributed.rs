@@ -197,11 +197,4 @@ fn train_with_workers_mixes_and_one_worker_is_plain_training() {
         &data("tiny"),
         "--tune chooses one first",
     );
-    let jsonl = dir.path().join("multi.jsonl");
-    std::fs::write(
-        &jsonl,
-        "{\"labels\": [\"a\", \"b\"], \"text\": \"x y\"}\n{\"labels\": [\"b\"], \"text\": \"y z\"}\n",
-    )
-    .unwrap();
-    refused(&["--workers", "2"], &jsonl, "several labels per document");
 }

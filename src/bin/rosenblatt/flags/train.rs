@@ -62,9 +62,10 @@ pub struct TrainArgs {
     /// Train by iterative parameter mixing over W worker threads (timely dataflow): row i
     /// goes to worker i mod W; in each round (one per epoch) every worker runs one epoch
     /// over its rows from the mixed weights, then the weights are averaged (McDonald, Hall
-    /// and Mann 2010). For the perceptron, averaged-perceptron, margin-perceptron and pa,
-    /// two classes or one-vs-rest; not with --tune or multi-label input. W = 1 trains the
-    /// model training without it does.
+    /// and Mann 2010). For the perceptron, averaged-perceptron, margin-perceptron and pa:
+    /// two classes, one-vs-rest, and the label models of multi-label input (whose
+    /// thresholds are still tuned on folds fitted in one process); not with --tune. W = 1
+    /// trains the model training without it does.
     #[arg(long, value_name = "W")]
     pub workers: Option<usize>,
 }
