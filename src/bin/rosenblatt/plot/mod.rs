@@ -1,0 +1,158 @@
+//! `--plot FILE.svg`: the charts the subcommands draw, one file per kind of chart, all in
+//! one style (800×500 pixels, a title saying what is shown and on which data, labelled
+//! axes with units). SVG only: plotters' bitmap backend would need system fonts or a
+//! bundled font to write text, and an SVG viewer or browser renders the text itself.
+//!
+//! Nothing here runs unless `--plot` is given: the commands keep the data a chart needs
+//! only then.
+
+pub mod bars;
+pub mod bench;
+pub mod confusion;
+pub mod curve;
+pub mod inspect;
+pub mod roc;
+pub mod train;
+
+use anyhow::{Context, Result, anyhow, bail};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::io::Write;
+use std::path::Path;
+
+/// The drawing area every chart draws on.
+pub type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// Width and height of every chart, in pixels: readable on a laptop screen and in a README.
+pub const SIZE: (u32, u32) = (800, 500);
+
+/// The one font family: SVG viewers pick their own sans-serif face.
+pub const FONT: &str = "sans-serif";
+
+/// The colours of a chart's series, in order (colour-blind safe Okabe–Ito hues).
+pub const COLORS: [RGBColor; 5] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+];
+
+/// The colour of notes and of secondary lines.
+pub const GREY: RGBColor = RGBColor(90, 90, 90);
+
+/// The error when `--plot` names a file that is not SVG, said before any work is done.
+pub fn check_path(path: &Path) -> Result<()> {
+    let svg = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+    if !svg {
+        bail!(
+            "--plot {}: charts are written as SVG only; name the file with a .svg ending",
+            path.display()
+        );
+    }
+    rosenblatt::atomic::check_output(path)?;
+    Ok(())
+}
+
+/// Plotters' drawing errors as an error naming the chart file.
+pub fn failed(path: &Path) -> impl Fn(&dyn std::fmt::Display) -> anyhow::Error + '_ {
+    move |e| anyhow!("drawing the chart {}: {e}", path.display())
+}
+
+/// Draws a chart on a white 800×500 area under its title (what is shown, bold) and a
+/// note (on which data, how), with `draw` on the area left below them, and writes it to
+/// `path` atomically (the old file, if any, stays whole until the new one is complete).
+pub fn save(
+    path: &Path,
+    title: &str,
+    note: &str,
+    draw: impl FnOnce(&Area) -> Result<()>,
+) -> Result<()> {
+    let mut svg = String::new();
+    {
+        let fail = failed(path);
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| fail(&e))?;
+        let below = root.titled(title, title_style()).map_err(|e| fail(&e))?;
+        let below = below
+            .titled(note, note_style())
+            .map_err(|e| fail(&e))?;
+        draw(&below)?;
+        root.present().map_err(|e| fail(&e))?;
+    }
+    let mut f = rosenblatt::atomic::AtomicFile::create(path)?;
+    f.write_all(svg.as_bytes())
+        .with_context(|| format!("writing the chart {}", path.display()))?;
+    f.commit()?;
+    Ok(())
+}
+
+/// The style of a chart's title.
+pub fn title_style() -> TextStyle<'static> {
+    (FONT, 20).into_font().style(FontStyle::Bold).into()
+}
+
+/// The style of the note under a title: the data and how the chart was made.
+pub fn note_style() -> TextStyle<'static> {
+    TextStyle::from((FONT, 14).into_font()).color(&GREY)
+}
+
+/// The style of an axis description (what is measured, and its unit).
+pub fn axis_style() -> TextStyle<'static> {
+    (FONT, 15).into_font().into()
+}
+
+/// The style of tick labels and of the legend.
+pub fn label_style() -> TextStyle<'static> {
+    (FONT, 13).into_font().into()
+}
+
+/// A legend mark: a short line in the series' colour.
+pub fn legend_line(color: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
+    move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3))
+}
+
+/// A legend mark: a small filled box in the series' colour.
+pub fn legend_box(color: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> {
+    move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled())
+}
+
+/// Draws the legend of `chart` in the corner `pos`, on a white box.
+pub fn legend<'a, X, Y>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
+    pos: SeriesLabelPosition,
+    path: &Path,
+) -> Result<()>
+where
+    X: plotters::coord::ranged1d::Ranged,
+    Y: plotters::coord::ranged1d::Ranged,
+{
+    chart
+        .configure_series_labels()
+        .position(pos)
+        .label_font(label_style())
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .draw()
+        .map_err(|e| failed(path)(&e))
+}
+
+/// A file name's last part, for titles ("on spam.model").
+pub fn name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// Inputs as titles show them: the last part of each path, at most three then "…".
+pub fn names(paths: &[std::path::PathBuf]) -> String {
+    let mut s: Vec<String> = paths.iter().take(3).map(|p| name(p)).collect();
+    if paths.len() > 3 {
+        s.push("…".into());
+    }
+    s.join(" ")
+}
