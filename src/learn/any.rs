@@ -270,7 +270,11 @@ impl Classifier for AnyModel {
 /// The mistakes of every problem in each epoch, summed (a problem that stopped early adds
 /// nothing to the later epochs).
 fn sum_per_epoch(reports: &[TrainReport]) -> Vec<u64> {
-    let epochs = reports.iter().map(|r| r.mistakes_per_epoch.len()).max().unwrap_or(0);
+    let epochs = reports
+        .iter()
+        .map(|r| r.mistakes_per_epoch.len())
+        .max()
+        .unwrap_or(0);
     let mut sum = vec![0; epochs];
     for r in reports {
         for (s, m) in sum.iter_mut().zip(&r.mistakes_per_epoch) {

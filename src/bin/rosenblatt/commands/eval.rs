@@ -100,7 +100,9 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
             classes: &model.classes,
             counts: label_confusion(model.classes.len(), &truth, &given),
             f1: (0..model.classes.len()).map(|k| m.class(k).f1).collect(),
-            support: (0..model.classes.len()).map(|k| m.class(k).support).collect(),
+            support: (0..model.classes.len())
+                .map(|k| m.class(k).support)
+                .collect(),
             multilabel: true,
         };
         let of = format!("{} on {data}", crate::plot::name(path));

@@ -11,8 +11,10 @@ use std::path::PathBuf;
 
 /// `rosenblatt bench`.
 #[derive(Debug, Args)]
-#[command(after_help = "--plot draws the nonzeros visited per second of every timed phase as bars: \
-each learner's training (1 thread) and prediction at each --threads count.")]
+#[command(
+    after_help = "--plot draws the nonzeros visited per second of every timed phase as bars: \
+each learner's training (1 thread) and prediction at each --threads count."
+)]
 pub struct BenchArgs {
     /// A labelled corpus (as for `train`) or an SVMlight file; synthetic rows when omitted.
     pub inputs: Vec<PathBuf>,

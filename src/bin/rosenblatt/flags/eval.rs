@@ -12,12 +12,14 @@ use std::path::PathBuf;
 
 /// `rosenblatt eval`.
 #[derive(Debug, Args)]
-#[command(after_help = "--plot draws, for a binary model (spam filters included), its ROC curve \
+#[command(
+    after_help = "--plot draws, for a binary model (spam filters included), its ROC curve \
 (false positives on a log scale, AUC and (1-ROCA)% in the legend; --plot-compare adds a \
 second model's); for a multiclass or multi-label model, the confusion heat map (rows the \
 true class, columns the predicted one, counts in the cells, classes by size, the \
 --plot-classes largest) with each class's F1 as a bar beside its row; with --online, the \
-learning curve ((1-ROCA)% so far and errors per --block against messages seen).")]
+learning curve ((1-ROCA)% so far and errors per --block against messages seen)."
+)]
 pub struct EvalArgs {
     /// The model file (with --online: the filter to start from; default an empty one).
     #[arg(short, long, required_unless_present = "online")]
@@ -39,7 +41,12 @@ pub struct EvalArgs {
     pub plot: super::plot::PlotArg,
     /// With --plot on a binary model: a second model, scored on the same inputs, whose
     /// ROC curve is drawn on the same chart.
-    #[arg(long, value_name = "MODEL2", requires = "plot", conflicts_with = "online")]
+    #[arg(
+        long,
+        value_name = "MODEL2",
+        requires = "plot",
+        conflicts_with = "online"
+    )]
     pub plot_compare: Option<PathBuf>,
     /// With --plot on a multiclass or multi-label model: how many of the classes with
     /// most documents the heat map shows [default: 20].

@@ -6,9 +6,11 @@ use std::path::PathBuf;
 
 /// `rosenblatt inspect`.
 #[derive(Debug, Args)]
-#[command(after_help = "--plot draws the words that weigh most towards each class of a binary \
+#[command(
+    after_help = "--plot draws the words that weigh most towards each class of a binary \
 linear model as bars of their weights (--top of each). Models do not keep their training \
-margins: `train --plot` shows the training run.")]
+margins: `train --plot` shows the training run."
+)]
 pub struct InspectArgs {
     /// The model file.
     #[arg(short, long)]

@@ -22,10 +22,12 @@ use std::path::PathBuf;
 
 /// `rosenblatt train`.
 #[derive(Debug, Args)]
-#[command(after_help = "--plot draws the mistakes (updates) of each epoch and their running total, \
+#[command(
+    after_help = "--plot draws the mistakes (updates) of each epoch and their running total, \
 with Novikoff's bound (R/γ)² when the learned hyperplane separates the training set (log \
 scale), and beside them the training accuracy during each pass; with --tune, the \
-cross-validation score of each grid point (mean ± sd over the folds) instead.")]
+cross-validation score of each grid point (mean ± sd over the folds) instead."
+)]
 pub struct TrainArgs {
     #[command(flatten)]
     pub corpus: inputs::CorpusArgs,

@@ -35,7 +35,7 @@ pub fn ticks(max: f64) -> Vec<f64> {
 }
 
 /// Draws `bars` top to bottom on `area`, labels in a column `label_px` wide on the left,
-/// an axis described by `desc` below; `fmt` writes values and ticks. `fail` turns a
+/// an axis described by `desc` below; `fmt` writes values (and the ticks of a short axis). `fail` turns a
 /// drawing error into the command's error.
 pub fn draw(
     area: &Area,
@@ -89,8 +89,13 @@ pub fn draw(
             GREY.stroke_width(1),
         ))
         .map_err(|e| fail(&e))?;
+        let tick = if top_tick >= 10.0 {
+            format!("{t:.0}")
+        } else {
+            fmt(t)
+        };
         area.draw(&Text::new(
-            fmt(t),
+            tick,
             (x, axis_y + 6),
             TextStyle::from((FONT, 12).into_font()).pos(Pos::new(HPos::Center, VPos::Top)),
         ))

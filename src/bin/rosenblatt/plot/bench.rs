@@ -51,19 +51,28 @@ pub fn draw(path: &Path, source: &str, rows: &[Timed]) -> Result<()> {
             color: color(r),
         })
         .collect();
-    let longest = bars.iter().map(|b| b.label.chars().count()).max().unwrap_or(10) as i32;
+    let longest = bars
+        .iter()
+        .map(|b| b.label.chars().count())
+        .max()
+        .unwrap_or(10) as i32;
     let note = format!(
         "{source}; {} learner(s), one bar per phase and thread count (train runs on 1 thread)",
         learners.len()
     );
-    save(path, "Sparse throughput by learner and thread count", &note, |area| {
-        bars::draw(
-            area,
-            &bars,
-            (7 * longest).clamp(60, 300),
-            "million nonzeros visited per second (more is faster)",
-            &|v| format!("{v:.1}"),
-            &fail,
-        )
-    })
+    save(
+        path,
+        "Sparse throughput by learner and thread count",
+        &note,
+        |area| {
+            bars::draw(
+                area,
+                &bars,
+                (7 * longest).clamp(60, 300),
+                "million nonzeros visited per second (more is faster)",
+                &|v| format!("{v:.1}"),
+                &fail,
+            )
+        },
+    )
 }

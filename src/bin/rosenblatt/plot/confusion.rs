@@ -74,7 +74,11 @@ pub fn draw(path: &Path, of: &str, c: &Confusion, limit: usize) -> Result<()> {
         format!(
             "the {n} largest of {} classes ({shown_docs} of {total_docs} {})",
             c.classes.len(),
-            if c.multilabel { "true labels" } else { "documents" }
+            if c.multilabel {
+                "true labels"
+            } else {
+                "documents"
+            }
         )
     } else if c.multilabel {
         format!("all {n} labels ({total_docs} true labels)")
@@ -136,19 +140,31 @@ pub fn draw(path: &Path, of: &str, c: &Confusion, limit: usize) -> Result<()> {
             let col = label(names_size)
                 .pos(Pos::new(HPos::Right, VPos::Center))
                 .transform(FontTransform::Rotate270);
-            area.draw(&Text::new(name.clone(), (x0 + mid, y0 + n as i32 * cell + 5), col))
-                .map_err(|e| fail(&e))?;
+            area.draw(&Text::new(
+                name.clone(),
+                (x0 + mid, y0 + n as i32 * cell + 5),
+                col,
+            ))
+            .map_err(|e| fail(&e))?;
         }
         let side = n as i32 * cell;
         let desc = label(15.0).pos(centre);
         area.draw(&Text::new(
-            if c.multilabel { "label given" } else { "predicted class" },
+            if c.multilabel {
+                "label given"
+            } else {
+                "predicted class"
+            },
             (x0 + side / 2, (y0 + side + label_px + 14).min(h - 10)),
             desc.clone(),
         ))
         .map_err(|e| fail(&e))?;
         area.draw(&Text::new(
-            if c.multilabel { "true label" } else { "true class" },
+            if c.multilabel {
+                "true label"
+            } else {
+                "true class"
+            },
             (10, y0 + side / 2),
             desc.transform(FontTransform::Rotate270),
         ))

@@ -77,9 +77,7 @@ pub fn save(
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(|e| fail(&e))?;
         let below = root.titled(title, title_style()).map_err(|e| fail(&e))?;
-        let below = below
-            .titled(note, note_style())
-            .map_err(|e| fail(&e))?;
+        let below = below.titled(note, note_style()).map_err(|e| fail(&e))?;
         draw(&below)?;
         root.present().map_err(|e| fail(&e))?;
     }
@@ -92,22 +90,22 @@ pub fn save(
 
 /// The style of a chart's title.
 pub fn title_style() -> TextStyle<'static> {
-    (FONT, 20).into_font().style(FontStyle::Bold).into()
+    (FONT, 22).into_font().style(FontStyle::Bold).into()
 }
 
 /// The style of the note under a title: the data and how the chart was made.
 pub fn note_style() -> TextStyle<'static> {
-    TextStyle::from((FONT, 14).into_font()).color(&GREY)
+    TextStyle::from((FONT, 15).into_font()).color(&GREY)
 }
 
 /// The style of an axis description (what is measured, and its unit).
 pub fn axis_style() -> TextStyle<'static> {
-    (FONT, 15).into_font().into()
+    (FONT, 16).into_font().into()
 }
 
 /// The style of tick labels and of the legend.
 pub fn label_style() -> TextStyle<'static> {
-    (FONT, 13).into_font().into()
+    (FONT, 14).into_font().into()
 }
 
 /// A legend mark: a short line in the series' colour.

@@ -76,10 +76,7 @@ pub fn draw(path: &Path, labels: &Labels, curves: &[Curve]) -> Result<()> {
                 "false positives: % of {} called {} (log scale; 0 at the left edge)",
                 labels.negative, labels.positive
             ))
-            .y_desc(format!(
-                "true positives: % of {} found",
-                labels.positive
-            ))
+            .y_desc(format!("true positives: % of {} found", labels.positive))
             .axis_desc_style(axis_style())
             .label_style(label_style())
             .x_label_formatter(&|v| percent(*v))

@@ -65,6 +65,7 @@ fn mistakes(area: &super::Area, path: &Path, t: &Training, total: u64) -> Result
         .axis_desc_style(axis_style())
         .label_style(label_style())
         .x_labels(epochs.min(10))
+        .y_labels(8)
         .x_label_formatter(&|v| format!("{v:.0}"))
         .y_label_formatter(&|v| format!("{v:.0}"))
         .light_line_style(BLACK.mix(0.04))
@@ -73,7 +74,10 @@ fn mistakes(area: &super::Area, path: &Path, t: &Training, total: u64) -> Result
         .map_err(|e| fail(&e))?;
     let bars = t.mistakes.iter().enumerate().map(|(i, &m)| {
         let x = i as f64 + 1.0;
-        Rectangle::new([(x - 0.3, 0.5), (x + 0.3, (m as f64).max(0.5))], COLORS[4].filled())
+        Rectangle::new(
+            [(x - 0.3, 0.5), (x + 0.3, (m as f64).max(0.5))],
+            COLORS[4].filled(),
+        )
     });
     chart
         .draw_series(bars)
@@ -139,7 +143,10 @@ fn pass_accuracy(area: &super::Area, path: &Path, t: &Training) -> Result<()> {
         .draw()
         .map_err(|e| fail(&e))?;
     chart
-        .draw_series(LineSeries::new(acc.iter().copied(), COLORS[2].stroke_width(2)))
+        .draw_series(LineSeries::new(
+            acc.iter().copied(),
+            COLORS[2].stroke_width(2),
+        ))
         .map_err(|e| fail(&e))?
         .label("during the pass")
         .legend(legend_line(COLORS[2]));
@@ -171,12 +178,17 @@ fn tuning(area: &super::Area, path: &Path, table: &TuneTable) -> Result<()> {
         .collect();
     let lo = scored.iter().map(|s| s.1 - s.2).fold(1.0, f64::min);
     let hi = scored.iter().map(|s| s.1 + s.2).fold(0.0, f64::max);
+    // Room below the lowest bar for the legend.
     let pad = ((hi - lo) * 0.1).max(0.002);
+    let lo = lo - (hi - lo) * 0.3;
     let mut chart = ChartBuilder::on(area)
         .margin(12)
         .x_label_area_size(44)
         .y_label_area_size(62)
-        .build_cartesian_2d(0.5..n as f64 + 0.5, (lo - pad).max(0.0)..(hi + pad).min(1.0))
+        .build_cartesian_2d(
+            0.5..n as f64 + 0.5,
+            (lo - pad).max(0.0)..(hi + pad).min(1.0),
+        )
         .map_err(|e| fail(&e))?;
     chart
         .configure_mesh()
@@ -195,7 +207,13 @@ fn tuning(area: &super::Area, path: &Path, table: &TuneTable) -> Result<()> {
         .bold_line_style(BLACK.mix(0.12))
         .draw()
         .map_err(|e| fail(&e))?;
-    let color = |i: usize| if i == table.best { COLORS[1] } else { COLORS[0] };
+    let color = |i: usize| {
+        if i == table.best {
+            COLORS[1]
+        } else {
+            COLORS[0]
+        }
+    };
     chart
         .draw_series(scored.iter().map(|&(i, m, sd)| {
             let x = i as f64 + 1.0;
