@@ -207,7 +207,7 @@ fn the_roc_path_climbs_from_the_bottom_left_to_the_top_right_corner() {
         (chance.last().unwrap().0, c.tick_y("100"))
     );
     assert!(c.says("m: AUC "));
-    assert_eq!(v["documents"], 12);
+    assert_eq!(v["documents"], 6);
     assert!(c.says("spam is the positive class"));
 }
 
