@@ -6,6 +6,7 @@ use crate::load::{self, with_rows};
 use crate::progress::Phase;
 use anyhow::{Context, Result, bail};
 use rosenblatt::eval::{Metrics, roc_auc, roc_points};
+use rosenblatt::input::Split;
 use rosenblatt::model::{FeatureSpace, Predictor, SavedModel};
 use rosenblatt::pipeline;
 use std::path::Path;
@@ -51,7 +52,11 @@ macro_rules! print_metrics {
 fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Result<ExitCode> {
     let model = SavedModel::load(path)?;
     let indexed = matches!(model.features, FeatureSpace::Indexed { .. });
-    let data = crate::plot::names(&d.paths);
+    let data = match d.split {
+        Some(Split::Train) => format!("{} (ModApte train)", crate::plot::names(&d.paths)),
+        Some(Split::Test) => format!("{} (ModApte test)", crate::plot::names(&d.paths)),
+        None => crate::plot::names(&d.paths),
+    };
     if load::check_kind(&model, path, d.reads_svmlight(indexed)?)? {
         let (rows, _) =
             load::svm_rows(&d.paths, d.max_feature_id).with_context(|| load::vectors_hint(path))?;

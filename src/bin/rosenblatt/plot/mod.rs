@@ -146,11 +146,58 @@ pub fn name(path: &Path) -> String {
     )
 }
 
-/// Inputs as titles show them: the last part of each path, at most three then "…".
+/// Inputs as titles show them: the last part of a path; paths in one folder as
+/// `folder/{a, b}`; otherwise the last parts of at most three, then "…".
 pub fn names(paths: &[std::path::PathBuf]) -> String {
+    let parents: Vec<Option<&Path>> = paths.iter().map(|p| p.parent()).collect();
+    let shared = parents
+        .first()
+        .copied()
+        .flatten()
+        .filter(|p| p.file_name().is_some());
+    if let (true, Some(parent)) = (
+        paths.len() > 1 && parents.windows(2).all(|w| w[0] == w[1]),
+        shared,
+    ) {
+        let inner: Vec<String> = paths.iter().map(|p| name(p)).collect();
+        return format!("{}/{{{}}}", name(parent), inner.join(", "));
+    }
     let mut s: Vec<String> = paths.iter().take(3).map(|p| name(p)).collect();
     if paths.len() > 3 {
         s.push("…".into());
     }
     s.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn titles_name_inputs_shortly() {
+        let p = |s: &str| PathBuf::from(s);
+        assert_eq!(names(&[p("/a/b/train.tsv")]), "train.tsv");
+        assert_eq!(names(&[]), "");
+        assert_eq!(
+            names(&[p("x/test/spam"), p("x/test/ham")]),
+            "test/{spam, ham}"
+        );
+        assert_eq!(names(&[p("a/one"), p("b/two")]), "one two");
+        assert_eq!(names(&[p("a/1"), p("b/2"), p("c/3"), p("d/4")]), "1 2 3 …");
+    }
+
+    #[test]
+    fn only_svg_names_are_accepted() {
+        assert!(check_path(Path::new("/tmp/chart.svg")).is_ok());
+        assert!(check_path(Path::new("/tmp/chart.SVG")).is_ok());
+        let e = check_path(Path::new("/tmp/chart.png"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("/tmp/chart.png") && e.contains("SVG only"),
+            "{e}"
+        );
+        assert!(check_path(Path::new("/tmp/chart")).is_err());
+    }
 }
