@@ -112,10 +112,10 @@ pub fn online(
     if let Some(file) = plot {
         let of = format!(
             "{} on {}",
-            start.map_or_else(|| format!("an empty {rule} filter"), crate::plot::name),
+            start.map_or_else(|| "an empty filter".to_string(), crate::plot::name),
             crate::plot::name(index)
         );
-        crate::plot::curve::draw(file, &of, &curve, block)?;
+        crate::plot::curve::draw(file, &of, &rule, &curve, block)?;
     }
     if json {
         let mut v = spam_json(None, &run.metrics);

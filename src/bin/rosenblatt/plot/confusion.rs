@@ -46,17 +46,6 @@ fn heat(count: u64, max: u64) -> (RGBColor, f64) {
     (RGBColor(blend(c.0 / 2), blend(c.1 / 2), blend(c.2 / 2)), t)
 }
 
-/// A class name cut to `n` characters for a label.
-fn cut(name: &str, n: usize) -> String {
-    if name.chars().count() <= n {
-        name.to_string()
-    } else {
-        let mut s: String = name.chars().take(n - 1).collect();
-        s.push('…');
-        s
-    }
-}
-
 /// Writes the heat map and F1 bars of `c` (the `limit` largest classes) to `path`; `of`
 /// names the model and the data for the title.
 pub fn draw(path: &Path, of: &str, c: &Confusion, limit: usize) -> Result<()> {
@@ -87,7 +76,10 @@ pub fn draw(path: &Path, of: &str, c: &Confusion, limit: usize) -> Result<()> {
     };
     let note = format!("{what}: {scope}; per-class F1 on the right");
     let fail = failed(path);
-    let names: Vec<String> = show.iter().map(|&i| cut(&c.classes[i], 14)).collect();
+    let names: Vec<String> = show
+        .iter()
+        .map(|&i| super::shorten(&c.classes[i], 14))
+        .collect();
     let longest = names.iter().map(|s| s.chars().count()).max().unwrap_or(1) as i32;
     save(path, &title, &note, |area| {
         let (w, h) = area.dim_in_pixel();
@@ -104,7 +96,7 @@ pub fn draw(path: &Path, of: &str, c: &Confusion, limit: usize) -> Result<()> {
             .map(|(r, p)| c.counts[r][p])
             .max()
             .unwrap_or(0);
-        let font = f64::from(cell).mul_add(0.42, 0.0).clamp(7.0, 13.0);
+        let font = (f64::from(cell) * 0.46).clamp(7.0, 14.0);
         let centre = Pos::new(HPos::Center, VPos::Center);
         for (row, &t) in show.iter().enumerate() {
             for (col, &p) in show.iter().enumerate() {

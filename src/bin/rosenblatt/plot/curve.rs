@@ -9,8 +9,8 @@ use rosenblatt::eval::CurvePoint;
 use std::path::Path;
 
 /// Writes the learning curve `curve` (blocks of `block` messages) to `path`; `of` names
-/// the filter and the index for the title.
-pub fn draw(path: &Path, of: &str, curve: &[CurvePoint], block: usize) -> Result<()> {
+/// the filter and the index for the title, `rule` the filter's update rule.
+pub fn draw(path: &Path, of: &str, rule: &str, curve: &[CurvePoint], block: usize) -> Result<()> {
     let fail = failed(path);
     let last = curve.last().map_or(1, |p| p.messages).max(1);
     let roca_max = curve
@@ -20,7 +20,7 @@ pub fn draw(path: &Path, of: &str, curve: &[CurvePoint], block: usize) -> Result
     let errors_max = curve.iter().map(|p| p.block_errors).max().unwrap_or(0);
     let title = format!("Learning curve of {of}");
     let note = format!(
-        "TREC online protocol: each message classified, then learned; {} blocks of {block} messages",
+        "TREC online protocol ({rule}): each message classified, then learned; {} blocks of {block}",
         curve.len()
     );
     save(path, &title, &note, |area| {
@@ -39,7 +39,7 @@ pub fn draw(path: &Path, of: &str, curve: &[CurvePoint], block: usize) -> Result
             .axis_desc_style(axis_style())
             .label_style(label_style())
             .x_label_formatter(&|v| format!("{v:.0}"))
-            .y_label_formatter(&|v| format!("{v:.3}"))
+            .y_label_formatter(&|v| format!("{v:.*}", decimals(roca_max)))
             .light_line_style(BLACK.mix(0.04))
             .bold_line_style(BLACK.mix(0.12))
             .draw()
@@ -70,4 +70,14 @@ pub fn draw(path: &Path, of: &str, curve: &[CurvePoint], block: usize) -> Result
             .legend(legend_line(COLORS[1]));
         legend(&mut chart, SeriesLabelPosition::UpperRight, path)
     })
+}
+
+/// Decimals of the (1-ROCA)% axis labels: fewer as the largest value grows.
+fn decimals(max: f64) -> usize {
+    match max {
+        m if m >= 10.0 => 0,
+        m if m >= 1.0 => 1,
+        m if m >= 0.1 => 2,
+        _ => 3,
+    }
 }

@@ -37,7 +37,7 @@ pub fn draw(
         words
             .iter()
             .map(|(w, s)| Bar {
-                label: cut(w, 24),
+                label: super::shorten(w, 24),
                 value: f64::from(s.abs()),
                 color,
             })
@@ -63,15 +63,4 @@ pub fn draw(
             &fail,
         )
     })
-}
-
-/// A word cut to `n` characters for a label.
-fn cut(word: &str, n: usize) -> String {
-    if word.chars().count() <= n {
-        word.to_string()
-    } else {
-        let mut s: String = word.chars().take(n - 1).collect();
-        s.push('…');
-        s
-    }
 }

@@ -71,13 +71,14 @@ pub fn save(
     note: &str,
     draw: impl FnOnce(&Area) -> Result<()>,
 ) -> Result<()> {
+    let (title, note) = (shorten(title, 62), shorten(note, 96));
     let mut svg = String::new();
     {
         let fail = failed(path);
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(|e| fail(&e))?;
-        let below = root.titled(title, title_style()).map_err(|e| fail(&e))?;
-        let below = below.titled(note, note_style()).map_err(|e| fail(&e))?;
+        let below = root.titled(&title, title_style()).map_err(|e| fail(&e))?;
+        let below = below.titled(&note, note_style()).map_err(|e| fail(&e))?;
         draw(&below)?;
         root.present().map_err(|e| fail(&e))?;
     }
@@ -86,6 +87,16 @@ pub fn save(
         .with_context(|| format!("writing the chart {}", path.display()))?;
     f.commit()?;
     Ok(())
+}
+
+/// `text` cut to `n` characters (an ellipsis ending it), so that it fits the chart's width.
+pub fn shorten(text: &str, n: usize) -> String {
+    if text.chars().count() <= n {
+        return text.to_string();
+    }
+    let mut s: String = text.chars().take(n - 1).collect();
+    s.push('…');
+    s
 }
 
 /// The style of a chart's title.
@@ -185,6 +196,12 @@ mod tests {
         );
         assert_eq!(names(&[p("a/one"), p("b/two")]), "one two");
         assert_eq!(names(&[p("a/1"), p("b/2"), p("c/3"), p("d/4")]), "1 2 3 …");
+    }
+
+    #[test]
+    fn long_titles_are_cut_to_fit() {
+        assert_eq!(shorten("short", 10), "short");
+        assert_eq!(shorten("abcdefghijkl", 5), "abcd…");
     }
 
     #[test]
