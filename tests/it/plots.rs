@@ -319,7 +319,7 @@ fn the_heat_map_has_k_by_k_cells_whose_counts_sum_to_the_documents() {
     let c = Chart::read(&svg);
     assert_eq!(c.outlined.iter().filter(|s| *s == "#FFFFFF").count(), 4);
     assert!(
-        c.says("the 2 largest of 4 classes (50 of 70 documents)"),
+        c.says("2 largest of 4 classes (50 of 70 documents)"),
         "{:?}",
         c.texts
     );

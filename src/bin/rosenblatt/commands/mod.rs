@@ -40,6 +40,7 @@ fn train_chart(file: &std::path::Path, model: &SavedModel, inputs: &[String]) ->
     let of = format!("{} on {}", meta.learner, crate::plot::names(&names));
     let t = crate::plot::train::Training {
         mistakes: &meta.report.mistakes_per_epoch,
+        epochs: meta.report.epochs,
         updates: meta.report.updates,
         steps: meta.report.steps,
         bound: meta.theory.as_ref().and_then(|t| t.novikoff_bound),

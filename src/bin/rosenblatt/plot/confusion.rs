@@ -61,7 +61,7 @@ pub fn draw(path: &Path, of: &str, c: &Confusion, limit: usize) -> Result<()> {
     let title = format!("Confusion of {of}");
     let scope = if n < c.classes.len() {
         format!(
-            "the {n} largest of {} classes ({shown_docs} of {total_docs} {})",
+            "{n} largest of {} classes ({shown_docs} of {total_docs} {})",
             c.classes.len(),
             if c.multilabel {
                 "true labels"
@@ -74,7 +74,7 @@ pub fn draw(path: &Path, of: &str, c: &Confusion, limit: usize) -> Result<()> {
     } else {
         format!("all {n} classes ({total_docs} documents)")
     };
-    let note = format!("{what}: {scope}; per-class F1 on the right");
+    let note = format!("{what}: {scope}; F1 at right");
     let fail = failed(path);
     let names: Vec<String> = show
         .iter()

@@ -20,7 +20,7 @@ pub fn draw(path: &Path, of: &str, rule: &str, curve: &[CurvePoint], block: usiz
     let errors_max = curve.iter().map(|p| p.block_errors).max().unwrap_or(0);
     let title = format!("Learning curve of {of}");
     let note = format!(
-        "TREC online protocol ({rule}): each message classified, then learned; {} blocks of {block}",
+        "TREC online protocol ({rule}): classify, then learn each message; {} blocks of {block}",
         curve.len()
     );
     save(path, &title, &note, |area| {

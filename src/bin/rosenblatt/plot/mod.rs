@@ -71,7 +71,7 @@ pub fn save(
     note: &str,
     draw: impl FnOnce(&Area) -> Result<()>,
 ) -> Result<()> {
-    let (title, note) = (shorten(title, 62), shorten(note, 96));
+    let (title, note) = (shorten(title, 62), shorten(note, 112));
     let mut svg = String::new();
     {
         let fail = failed(path);

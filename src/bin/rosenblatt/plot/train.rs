@@ -14,6 +14,8 @@ use std::path::Path;
 pub struct Training<'a> {
     /// Mistakes in each epoch (one entry for randomized training: the whole run).
     pub mistakes: &'a [u64],
+    /// Epochs, as the model reports them.
+    pub epochs: usize,
     /// Weight updates k, as the model reports them.
     pub updates: u64,
     /// Examples visited in all (every epoch, every one-vs-rest problem).
@@ -30,12 +32,14 @@ pub struct Training<'a> {
 pub fn draw(path: &Path, of: &str, t: &Training) -> Result<()> {
     let title = format!("Training of {of}");
     let total: u64 = t.mistakes.iter().sum();
+    let record = if t.mistakes.is_empty() {
+        " (no per-epoch record for this learner)"
+    } else {
+        ""
+    };
     let note = format!(
-        "{} epoch(s), {} examples visited, updates k = {}; training accuracy {:.4}",
-        t.mistakes.len(),
-        t.steps,
-        t.updates,
-        t.accuracy
+        "{} epoch(s){record}, {} examples visited, updates k = {}; training accuracy {:.4}",
+        t.epochs, t.steps, t.updates, t.accuracy
     );
     save(path, &title, &note, |area| {
         let (left, right) = area.split_horizontally(440);
