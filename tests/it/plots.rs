@@ -408,7 +408,7 @@ fn the_learning_curve_has_one_point_per_block() {
     let errors = c.series(SECOND);
     assert_eq!(errors.len(), blocks);
     assert!(errors.windows(2).all(|w| w[1].0 > w[0].0));
-    assert!(c.says("3 blocks of 8 messages"));
+    assert!(c.says("3 blocks of 8"));
 }
 
 #[test]

@@ -55,7 +55,8 @@ pub fn draw(path: &Path, of: &str, t: &Training) -> Result<()> {
 fn mistakes(area: &super::Area, path: &Path, t: &Training, total: u64) -> Result<()> {
     let fail = failed(path);
     let epochs = t.mistakes.len().max(1);
-    let top = (total.max(1) as f64).max(t.bound.unwrap_or(0.0)) * 2.0;
+    // Headroom above the highest line for the legend.
+    let top = (total.max(1) as f64).max(t.bound.unwrap_or(0.0)) * 12.0;
     let mut chart = ChartBuilder::on(area)
         .margin(12)
         .x_label_area_size(44)
@@ -106,7 +107,7 @@ fn mistakes(area: &super::Area, path: &Path, t: &Training, total: u64) -> Result
             .label(format!("Novikoff bound (R/γ)² = {b:.0}"))
             .legend(legend_line(COLORS[1]));
     }
-    legend(&mut chart, SeriesLabelPosition::LowerRight, path)
+    legend(&mut chart, SeriesLabelPosition::UpperRight, path)
 }
 
 /// The right panel without `--tune`: the share of examples on the right side during each
