@@ -24,7 +24,8 @@ mod multilabel;
 pub mod trec;
 mod tune;
 pub use multilabel::{
-    decide_labels, evaluate_multilabel, is_multilabel, label_sets, train_multilabel,
+    LabelSets, decide_labels, evaluate_label_sets, evaluate_multilabel, is_multilabel, label_sets,
+    train_multilabel,
 };
 pub use tune::{analyzer_for, config_of, tune, tune_rows};
 
@@ -307,10 +308,33 @@ pub fn decide<X: SparseRows>(model: &SavedModel, x: &X) -> Vec<Decision> {
 
 /// Evaluates a model on labelled documents.
 pub fn evaluate(model: &SavedModel, docs: &[Document]) -> Result<Metrics> {
+    Ok(evaluate_decisions(model, docs)?.metrics)
+}
+
+/// A model's metrics on labelled documents with what they were computed from: each
+/// document's true class and the model's decision (its score, for ROC curves).
+#[derive(Debug, Clone)]
+pub struct Evaluated {
+    /// The metrics.
+    pub metrics: Metrics,
+    /// Each document's true class index.
+    pub truth: Vec<usize>,
+    /// Each document's decision.
+    pub decisions: Vec<Decision>,
+}
+
+/// Evaluates a model on labelled documents, keeping the true classes and the decisions
+/// that [`evaluate`] counts.
+pub fn evaluate_decisions(model: &SavedModel, docs: &[Document]) -> Result<Evaluated> {
     let truth = class_indices(docs, &model.classes)?;
     let x = vectorize_for(model, docs).matrix;
-    let predicted: Vec<usize> = decide(model, &x).iter().map(|d| d.class).collect();
-    Ok(Metrics::new(model.classes.clone(), &truth, &predicted))
+    let decisions = decide(model, &x);
+    let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
+    Ok(Evaluated {
+        metrics: Metrics::new(model.classes.clone(), &truth, &predicted),
+        truth,
+        decisions,
+    })
 }
 
 /// Cross-validates a training configuration on single-label documents: they are

@@ -16,5 +16,5 @@ pub use curve::{CurvePoint, learning_curve};
 pub use metrics::{ClassMetrics, Metrics};
 pub use multilabel::MultiLabelMetrics;
 pub use predict::{scores, scores_sequential};
-pub use roc::{one_minus_roca_pct, roc_auc};
+pub use roc::{one_minus_roca_pct, roc_auc, roc_points};
 pub use spam::SpamMetrics;

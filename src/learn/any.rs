@@ -267,13 +267,30 @@ impl Classifier for AnyModel {
     }
 }
 
+/// The mistakes of every problem in each epoch, summed (a problem that stopped early adds
+/// nothing to the later epochs).
+fn sum_per_epoch(reports: &[TrainReport]) -> Vec<u64> {
+    let epochs = reports
+        .iter()
+        .map(|r| r.mistakes_per_epoch.len())
+        .max()
+        .unwrap_or(0);
+    let mut sum = vec![0; epochs];
+    for r in reports {
+        for (s, m) in sum.iter_mut().zip(&r.mistakes_per_epoch) {
+            *s += m;
+        }
+    }
+    sum
+}
+
 /// Combines the reports of several binary problems (one-vs-rest): totals and maxima.
 pub(crate) fn combine_reports(reports: &[TrainReport]) -> TrainReport {
     TrainReport {
         epochs: reports.iter().map(|r| r.epochs).max().unwrap_or(0),
         steps: reports.iter().map(|r| r.steps).sum(),
         updates: reports.iter().map(|r| r.updates).sum(),
-        mistakes_per_epoch: Vec::new(),
+        mistakes_per_epoch: sum_per_epoch(reports),
         converged: reports
             .iter()
             .map(|r| r.converged)

@@ -140,16 +140,26 @@ fn top_labels(model: &SavedModel, n: usize) -> Vec<usize> {
 /// Evaluates a model on documents with label sets: micro/macro-F1, over all labels and
 /// the 10 most frequent in training.
 pub fn evaluate_multilabel(model: &SavedModel, docs: &[Document]) -> Result<MultiLabelMetrics> {
+    Ok(evaluate_label_sets(model, docs)?.0)
+}
+
+/// The metrics of a multi-label evaluation with each document's true label indices and
+/// the labels the model gave.
+pub type LabelSets = (MultiLabelMetrics, Vec<Vec<usize>>, Vec<Vec<usize>>);
+
+/// The metrics of [`evaluate_multilabel`] with each document's true and given labels.
+pub fn evaluate_label_sets(model: &SavedModel, docs: &[Document]) -> Result<LabelSets> {
     let truth = label_sets(docs, &model.classes)?;
     let x = vectorize_for(model, docs).matrix;
     let predicted: Vec<Vec<usize>> = decide_labels(model, &x)
         .into_iter()
         .map(|ls| ls.into_iter().map(|l| l.0).collect())
         .collect();
-    Ok(MultiLabelMetrics::new(
+    let metrics = MultiLabelMetrics::new(
         model.classes.clone(),
         &truth,
         &predicted,
         top_labels(model, 10),
-    ))
+    );
+    Ok((metrics, truth, predicted))
 }

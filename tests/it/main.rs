@@ -19,6 +19,7 @@ mod model_format;
 mod ngrams;
 mod online_rules;
 mod order;
+mod plots;
 mod properties;
 mod seed_examples;
 mod svmlight;

@@ -22,6 +22,7 @@ macro_rules! out {
 mod commands;
 mod flags;
 mod load;
+mod plot;
 mod progress;
 mod report;
 

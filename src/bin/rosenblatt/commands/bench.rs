@@ -205,6 +205,18 @@ pub fn run(a: BenchPlan) -> Result<ExitCode> {
         }
     }
     print(&a, &source, &out)?;
+    if let Some(file) = &a.plot {
+        let timed: Vec<crate::plot::bench::Timed> = out
+            .iter()
+            .map(|r| crate::plot::bench::Timed {
+                learner: r.learner.clone(),
+                phase: r.phase,
+                threads: r.threads,
+                nnz_per_second: r.nnz / r.seconds,
+            })
+            .collect();
+        crate::plot::bench::draw(file, &source, &timed)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,11 +1,12 @@
 //! `rosenblatt eval`: a saved model's metrics on labelled documents or SVMlight rows;
 //! spam filters and the TREC online protocol go to [`super::eval_mail`].
 
-use crate::flags::{Documents, EvalPlan, EvalTask};
+use crate::flags::{Documents, EvalChart, EvalPlan, EvalTask};
 use crate::load::{self, with_rows};
 use crate::progress::Phase;
 use anyhow::{Context, Result, bail};
-use rosenblatt::eval::Metrics;
+use rosenblatt::eval::{Metrics, roc_auc, roc_points};
+use rosenblatt::input::Split;
 use rosenblatt::model::{FeatureSpace, Predictor, SavedModel};
 use rosenblatt::pipeline;
 use std::path::Path;
@@ -13,9 +14,10 @@ use std::process::ExitCode;
 
 /// Runs `eval`.
 pub fn run(plan: EvalPlan) -> Result<ExitCode> {
+    let chart = plan.plot.as_ref();
     match &plan.task {
-        EvalTask::Documents { model, documents } => docs(model, documents, plan.json),
-        EvalTask::Mail { model, mail } => super::eval_mail::mail(model, mail, plan.json),
+        EvalTask::Documents { model, documents } => docs(model, documents, plan.json, chart),
+        EvalTask::Mail { model, mail } => super::eval_mail::mail(model, mail, plan.json, chart),
         EvalTask::Online {
             model,
             index,
@@ -29,6 +31,7 @@ pub fn run(plan: EvalPlan) -> Result<ExitCode> {
             save.as_deref(),
             *block,
             plan.json,
+            chart.map(|c| c.file.as_path()),
         ),
     }
 }
@@ -44,21 +47,37 @@ macro_rules! print_metrics {
     };
 }
 
-/// `eval` of the model at `path` on labelled documents (or SVMlight rows).
-fn docs(path: &Path, d: &Documents, json: bool) -> Result<ExitCode> {
+/// `eval` of the model at `path` on labelled documents (or SVMlight rows), drawing
+/// `chart` when `--plot` is given.
+fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Result<ExitCode> {
     let model = SavedModel::load(path)?;
     let indexed = matches!(model.features, FeatureSpace::Indexed { .. });
+    let data = match d.split {
+        Some(Split::Train) => format!("{} (ModApte train)", crate::plot::names(&d.paths)),
+        Some(Split::Test) => format!("{} (ModApte test)", crate::plot::names(&d.paths)),
+        None => crate::plot::names(&d.paths),
+    };
     if load::check_kind(&model, path, d.reads_svmlight(indexed)?)? {
-        let (data, _) =
+        let (rows, _) =
             load::svm_rows(&d.paths, d.max_feature_id).with_context(|| load::vectors_hint(path))?;
-        let truth = pipeline::label_indices(&data.labels, &model.classes)
+        let truth = pipeline::label_indices(&rows.labels, &model.classes)
             .context("the test rows' labels must be the model's classes")?;
-        let m = with_rows!(&data.rows, x => {
+        let (m, decisions) = with_rows!(&rows.rows, x => {
             let decisions = pipeline::decide(&model, x);
             let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
-            Metrics::new(model.classes.clone(), &truth, &predicted)
+            (Metrics::new(model.classes.clone(), &truth, &predicted), decisions)
         });
         print_metrics!(m, json);
+        if let Some(c) = chart {
+            let scores: Vec<f32> = decisions.iter().map(|d| d.score).collect();
+            let other = |m2: &SavedModel| {
+                Ok(with_rows!(&rows.rows, x => pipeline::decide(m2, x))
+                    .iter()
+                    .map(|d| d.score)
+                    .collect())
+            };
+            single_chart(c, &model, path, &data, &m, &truth, &scores, other)?;
+        }
         return Ok(ExitCode::SUCCESS);
     }
     if d.max_feature_id.is_some() {
@@ -72,14 +91,144 @@ fn docs(path: &Path, d: &Documents, json: bool) -> Result<ExitCode> {
     phase.set("evaluating");
     if matches!(model.predictor, Predictor::MultiLabel(_)) {
         // Micro/macro-F1 over the labels (keys micro_f1, macro_f1, micro_f1_top10).
-        let m = pipeline::evaluate_multilabel(&model, &corpus.docs)?;
+        let Some(c) = chart else {
+            let m = pipeline::evaluate_multilabel(&model, &corpus.docs)?;
+            drop(phase);
+            print_metrics!(m, json);
+            return Ok(ExitCode::SUCCESS);
+        };
+        let (m, truth, given) = pipeline::evaluate_label_sets(&model, &corpus.docs)?;
         drop(phase);
         print_metrics!(m, json);
+        no_compare(c, path, model.classes.len())?;
+        let confusion = crate::plot::confusion::Confusion {
+            classes: &model.classes,
+            counts: label_confusion(model.classes.len(), &truth, &given),
+            f1: (0..model.classes.len()).map(|k| m.class(k).f1).collect(),
+            support: (0..model.classes.len())
+                .map(|k| m.class(k).support)
+                .collect(),
+            multilabel: true,
+        };
+        let of = format!("{} on {data}", crate::plot::name(path));
+        crate::plot::confusion::draw(&c.file, &of, &confusion, c.classes)?;
         return Ok(ExitCode::SUCCESS);
     }
     load::require_labels(&corpus, &d.paths)?;
-    let metrics = pipeline::evaluate(&model, &corpus.docs)?;
+    let Some(c) = chart else {
+        let metrics = pipeline::evaluate(&model, &corpus.docs)?;
+        drop(phase);
+        print_metrics!(metrics, json);
+        return Ok(ExitCode::SUCCESS);
+    };
+    let e = pipeline::evaluate_decisions(&model, &corpus.docs)?;
     drop(phase);
-    print_metrics!(metrics, json);
+    print_metrics!(e.metrics, json);
+    let scores: Vec<f32> = e.decisions.iter().map(|d| d.score).collect();
+    let other = |m2: &SavedModel| {
+        Ok(pipeline::evaluate_decisions(m2, &corpus.docs)?
+            .decisions
+            .iter()
+            .map(|d| d.score)
+            .collect())
+    };
+    single_chart(c, &model, path, &data, &e.metrics, &e.truth, &scores, other)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses `--plot-compare` for a model of `k` classes other than two.
+fn no_compare(c: &EvalChart, path: &Path, k: usize) -> Result<()> {
+    if let Some(other) = &c.compare {
+        bail!(
+            "--plot-compare {}: ROC curves are drawn for binary models; {} has {k} classes \
+             (its --plot is a confusion heat map)",
+            other.display(),
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// The heat map of a multi-label evaluation: `counts[t][p]` is, for the documents with
+/// true label `t`, how many were given `p` — on the diagonal the found ones, off it the
+/// labels given that the document does not have.
+fn label_confusion(k: usize, truth: &[Vec<usize>], given: &[Vec<usize>]) -> Vec<Vec<u64>> {
+    let mut counts = vec![vec![0u64; k]; k];
+    for (t, g) in truth.iter().zip(given) {
+        for &a in t {
+            for &b in g {
+                if a == b || !t.contains(&b) {
+                    counts[a][b] += 1;
+                }
+            }
+        }
+    }
+    counts
+}
+
+/// Draws `eval --plot` for a single-label model at `path`: the ROC curve of a binary one
+/// (with the `--plot-compare` model's, scored by `other`), the confusion heat map of a
+/// multiclass one. `data` names the inputs; `truth` and `scores` are per document.
+#[allow(clippy::too_many_arguments)] // the evaluation's parts, each used once
+pub fn single_chart(
+    c: &EvalChart,
+    model: &SavedModel,
+    path: &Path,
+    data: &str,
+    metrics: &Metrics,
+    truth: &[usize],
+    scores: &[f32],
+    other: impl FnOnce(&SavedModel) -> Result<Vec<f32>>,
+) -> Result<()> {
+    use crate::plot::roc::{self, Labels};
+    let k = model.classes.len();
+    if k != 2 {
+        no_compare(c, path, k)?;
+        let confusion = crate::plot::confusion::Confusion {
+            classes: &model.classes,
+            counts: metrics.confusion.clone(),
+            f1: (0..k).map(|i| metrics.class(i).f1).collect(),
+            support: (0..k).map(|i| metrics.class(i).support).collect(),
+            multilabel: false,
+        };
+        let of = format!("{} on {data}", crate::plot::name(path));
+        return crate::plot::confusion::draw(&c.file, &of, &confusion, c.classes);
+    }
+    let positive: Vec<bool> = truth.iter().map(|&t| t == 1).collect();
+    let mut curves = vec![curve(crate::plot::name(path), scores, &positive)?];
+    if let Some(p2) = &c.compare {
+        let m2 = SavedModel::load(p2)?;
+        if m2.classes != model.classes {
+            bail!(
+                "--plot-compare {}: its classes ({}) are not those of {} ({})",
+                p2.display(),
+                m2.classes.join(", "),
+                path.display(),
+                model.classes.join(", ")
+            );
+        }
+        let s2 = other(&m2).with_context(|| format!("scoring with {}", p2.display()))?;
+        curves.push(curve(crate::plot::name(p2), &s2, &positive)?);
+    }
+    let labels = Labels {
+        negative: &model.classes[0],
+        positive: &model.classes[1],
+        data,
+    };
+    roc::draw(&c.file, &labels, &curves)
+}
+
+/// One model's ROC curve for the chart, or the error when one class is absent.
+fn curve(name: String, scores: &[f32], positive: &[bool]) -> Result<crate::plot::roc::Curve> {
+    let (Some(points), Some(auc)) = (roc_points(scores, positive), roc_auc(scores, positive))
+    else {
+        bail!("--plot: a ROC curve needs documents of both classes among those evaluated");
+    };
+    Ok(crate::plot::roc::Curve {
+        name,
+        points,
+        auc,
+        negatives: positive.iter().filter(|&&p| !p).count() as u64,
+        positives: positive.iter().filter(|&&p| p).count() as u64,
+    })
 }

@@ -2,7 +2,7 @@
 //! or the TREC online protocol over an index file (`--online INDEX`). Both report
 //! accuracy, spam recall, the ham false-positive rate, ROC AUC and (1-ROCA)%.
 
-use crate::flags::Mail;
+use crate::flags::{EvalChart, Mail};
 use crate::load;
 use crate::progress::Phase;
 use anyhow::{Result, bail};
@@ -37,8 +37,8 @@ fn check_filter<'m>(model: &'m SavedModel, path: &Path) -> Result<&'m MailRules>
     }
 }
 
-/// `eval` of the filter at `path` on labelled mail.
-pub fn mail(path: &Path, mail: &Mail, json: bool) -> Result<ExitCode> {
+/// `eval` of the filter at `path` on labelled mail, drawing its ROC curve with `--plot`.
+pub fn mail(path: &Path, mail: &Mail, json: bool, chart: Option<&EvalChart>) -> Result<ExitCode> {
     let model = SavedModel::load(path)?;
     let rules = check_filter(&model, path)?;
     let phase = Phase::start("reading mail");
@@ -61,12 +61,23 @@ pub fn mail(path: &Path, mail: &Mail, json: bool) -> Result<ExitCode> {
     } else {
         out!("{}\n{}", spam.to_text(), metrics.to_text());
     }
+    if let Some(c) = chart {
+        let other = |m2: &SavedModel| {
+            check_filter(m2, c.compare.as_deref().unwrap_or(path))?;
+            let x2 = pipeline::vectorize_for(m2, &corpus.docs).matrix;
+            Ok(pipeline::decide(m2, &x2).iter().map(|d| d.score).collect())
+        };
+        let mut data: Vec<_> = mail.spam.clone();
+        data.extend(mail.ham.iter().cloned());
+        let data = crate::plot::names(&data);
+        super::eval::single_chart(c, &model, path, &data, &metrics, &truth, &scores, other)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
 /// The TREC online protocol over `index`, from the filter at `start` or `empty`; the
 /// filter is saved to `save` afterwards. The learning curve has a point every `block`
-/// messages.
+/// messages, and is drawn into `plot` when given.
 pub fn online(
     start: Option<&Path>,
     empty: &OnlineFilter,
@@ -74,6 +85,7 @@ pub fn online(
     save: Option<&Path>,
     block: usize,
     json: bool,
+    plot: Option<&Path>,
 ) -> Result<ExitCode> {
     let mut model = match start {
         Some(p) => {
@@ -97,6 +109,14 @@ pub fn online(
         .online
         .as_ref()
         .map_or_else(String::new, |o| o.rule.to_string());
+    if let Some(file) = plot {
+        let of = format!(
+            "{} on {}",
+            start.map_or_else(|| "an empty filter".to_string(), crate::plot::name),
+            crate::plot::name(index)
+        );
+        crate::plot::curve::draw(file, &of, &rule, &curve, block)?;
+    }
     if json {
         let mut v = spam_json(None, &run.metrics);
         v["rule"] = rule.into();

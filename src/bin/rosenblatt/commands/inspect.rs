@@ -3,7 +3,7 @@
 
 use crate::flags::InspectPlan;
 use crate::report;
-use anyhow::Result;
+use anyhow::{Result, bail};
 use rosenblatt::learn::LinearModel;
 use rosenblatt::model::{FeatureSpace, Predictor, SavedModel};
 use std::process::ExitCode;
@@ -56,6 +56,20 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
             .unwrap_or_default()
     };
     let (pos, neg) = (top(true), top(false));
+    if let Some(file) = &a.plot {
+        if linear.is_none() {
+            bail!(
+                "--plot {}: the strongest words are drawn for binary linear models; {} is not one",
+                file.display(),
+                a.model.display()
+            );
+        }
+        let classes = (
+            m.classes.first().map_or("-", String::as_str),
+            m.classes.get(1).map_or("+", String::as_str),
+        );
+        crate::plot::inspect::draw(file, &crate::plot::name(&a.model), classes, &neg, &pos)?;
+    }
     let support = report::support(&m.predictor);
     if a.json {
         let v = serde_json::json!({

@@ -15,6 +15,7 @@ mod vectorize;
 use crate::flags::Plan;
 use anyhow::Result;
 use rosenblatt::experiment::{GridPoint, TuneProgress};
+use rosenblatt::model::SavedModel;
 use rosenblatt::pipeline::{self, TrainConfig};
 use std::process::ExitCode;
 
@@ -29,6 +30,24 @@ pub fn run(plan: Plan) -> Result<ExitCode> {
         Plan::Bench(p) => bench::run(p),
         Plan::Vectorize(p) => vectorize::run(p),
     }
+}
+
+/// Draws `train --plot` for the model just trained (from its metadata: the per-epoch
+/// mistakes, the bound, the tuning table); `inputs` names the training data.
+fn train_chart(file: &std::path::Path, model: &SavedModel, inputs: &[String]) -> Result<()> {
+    let meta = &model.meta;
+    let names: Vec<std::path::PathBuf> = inputs.iter().map(Into::into).collect();
+    let of = format!("{} on {}", meta.learner, crate::plot::names(&names));
+    let t = crate::plot::train::Training {
+        mistakes: &meta.report.mistakes_per_epoch,
+        epochs: meta.report.epochs,
+        updates: meta.report.updates,
+        steps: meta.report.steps,
+        bound: meta.theory.as_ref().and_then(|t| t.novikoff_bound),
+        accuracy: meta.training_accuracy,
+        tuning: meta.tuning.as_ref(),
+    };
+    crate::plot::train::draw(file, &of, &t)
 }
 
 /// Refuses a `--holdout` split that leaves nothing to learn from or to score: a training

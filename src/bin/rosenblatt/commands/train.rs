@@ -134,6 +134,9 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
         folds: folds.map(|f| f.iter().map(Metrics::accuracy).collect()),
     };
     report::train_summary(&trained.model, &summary)?;
+    if let Some(file) = &plan.plot {
+        super::train_chart(file, &trained.model, &plan.source.names())?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

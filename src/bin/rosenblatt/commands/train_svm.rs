@@ -117,5 +117,8 @@ pub fn run(plan: &TrainPlan, paths: &[PathBuf], limit: Option<u32>) -> Result<Ex
         folds,
     };
     report::train_summary(&model, &summary)?;
+    if let Some(file) = &plan.plot {
+        super::train_chart(file, &model, &plan.source.names())?;
+    }
     Ok(ExitCode::SUCCESS)
 }

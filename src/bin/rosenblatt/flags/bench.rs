@@ -11,6 +11,10 @@ use std::path::PathBuf;
 
 /// `rosenblatt bench`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "--plot draws the nonzeros visited per second of every timed phase as bars: \
+each learner's training (1 thread) and prediction at each --threads count."
+)]
 pub struct BenchArgs {
     /// A labelled corpus (as for `train`) or an SVMlight file; synthetic rows when omitted.
     pub inputs: Vec<PathBuf>,
@@ -49,6 +53,8 @@ pub struct BenchArgs {
     pub json: bool,
     #[command(flatten)]
     pub svm: super::inputs::SvmArgs,
+    #[command(flatten)]
+    pub plot: super::plot::PlotArg,
 }
 
 /// The rows `bench` times on.
@@ -82,6 +88,8 @@ pub struct BenchPlan {
     pub threads: Vec<usize>,
     /// One JSON object per line.
     pub json: bool,
+    /// `--plot`: the throughput chart.
+    pub plot: Option<PathBuf>,
 }
 
 /// The learner `train --learner NAME --epochs EPOCHS` fits, visiting rows in input order
@@ -140,5 +148,6 @@ pub fn plan(a: BenchArgs) -> Result<BenchPlan> {
         learners,
         threads: a.threads,
         json: a.json,
+        plot: a.plot.checked()?,
     })
 }

@@ -12,6 +12,14 @@ use std::path::PathBuf;
 
 /// `rosenblatt eval`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "--plot draws, for a binary model (spam filters included), its ROC curve \
+(false positives on a log scale, AUC and (1-ROCA)% in the legend; --plot-compare adds a \
+second model's); for a multiclass or multi-label model, the confusion heat map (rows the \
+true class, columns the predicted one, counts in the cells, classes by size, the \
+--plot-classes largest) with each class's F1 as a bar beside its row; with --online, the \
+learning curve ((1-ROCA)% so far and errors per --block against messages seen)."
+)]
 pub struct EvalArgs {
     /// The model file (with --online: the filter to start from; default an empty one).
     #[arg(short, long, required_unless_present = "online")]
@@ -29,6 +37,21 @@ pub struct EvalArgs {
     /// Print one JSON object (keys accuracy, per_class, confusion, documents).
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub plot: super::plot::PlotArg,
+    /// With --plot on a binary model: a second model, scored on the same inputs, whose
+    /// ROC curve is drawn on the same chart.
+    #[arg(
+        long,
+        value_name = "MODEL2",
+        requires = "plot",
+        conflicts_with = "online"
+    )]
+    pub plot_compare: Option<PathBuf>,
+    /// With --plot on a multiclass or multi-label model: how many of the classes with
+    /// most documents the heat map shows [default: 20].
+    #[arg(long, value_name = "N", requires = "plot")]
+    pub plot_classes: Option<usize>,
 }
 
 /// Mail inputs of `eval`.
@@ -97,6 +120,19 @@ pub struct EvalPlan {
     pub task: EvalTask,
     /// Print one JSON object.
     pub json: bool,
+    /// `--plot`: the chart to draw, if any.
+    pub plot: Option<EvalChart>,
+}
+
+/// The chart `eval --plot` draws and how.
+#[derive(Debug, Clone)]
+pub struct EvalChart {
+    /// The SVG file.
+    pub file: PathBuf,
+    /// A second binary model for the ROC chart.
+    pub compare: Option<PathBuf>,
+    /// Classes shown by the heat map, at least 1.
+    pub classes: usize,
 }
 
 /// Turns `eval`'s flags into a plan; every flag rule of `eval` is checked here.
@@ -121,6 +157,14 @@ pub fn plan(a: EvalArgs) -> Result<EvalPlan> {
     if m.block == Some(0) {
         bail!("--block must be at least 1 message");
     }
+    if a.plot_classes == Some(0) {
+        bail!("--plot-classes must be at least 1");
+    }
+    let plot = a.plot.checked()?.map(|file| EvalChart {
+        file,
+        compare: a.plot_compare,
+        classes: a.plot_classes.unwrap_or(20),
+    });
     let empty = m.filter.filter(&m.fields, a.model.as_deref())?;
     let task = match (m.online, a.model) {
         (Some(index), model) => EvalTask::Online {
@@ -151,5 +195,9 @@ pub fn plan(a: EvalArgs) -> Result<EvalPlan> {
             }
         }
     };
-    Ok(EvalPlan { task, json: a.json })
+    Ok(EvalPlan {
+        task,
+        json: a.json,
+        plot,
+    })
 }

@@ -1,10 +1,16 @@
-//! `rosenblatt inspect`'s flags and plan (no rules: every combination is valid).
+//! `rosenblatt inspect`'s flags and plan (one rule: `--plot` names an SVG file).
 
+use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
 
 /// `rosenblatt inspect`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "--plot draws the words that weigh most towards each class of a binary \
+linear model as bars of their weights (--top of each). Models do not keep their training \
+margins: `train --plot` shows the training run."
+)]
 pub struct InspectArgs {
     /// The model file.
     #[arg(short, long)]
@@ -15,6 +21,8 @@ pub struct InspectArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub plot: super::plot::PlotArg,
 }
 
 /// What `inspect` shows: the model file, how many words each way, text or JSON.
@@ -26,13 +34,16 @@ pub struct InspectPlan {
     pub top: usize,
     /// Print one JSON object.
     pub json: bool,
+    /// `--plot`: the chart of the strongest words.
+    pub plot: Option<PathBuf>,
 }
 
 /// Turns `inspect`'s flags into its plan.
-pub fn plan(a: InspectArgs) -> InspectPlan {
-    InspectPlan {
+pub fn plan(a: InspectArgs) -> Result<InspectPlan> {
+    Ok(InspectPlan {
         model: a.model,
         top: a.top,
         json: a.json,
-    }
+        plot: a.plot.checked()?,
+    })
 }

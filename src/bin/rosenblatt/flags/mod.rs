@@ -16,6 +16,7 @@ mod learner;
 mod mail_fields;
 pub mod names;
 mod online;
+mod plot;
 mod schedule;
 mod train;
 mod tune;
@@ -26,7 +27,7 @@ mod tests;
 
 pub use bench::{BenchData, BenchPlan};
 pub use classify::{ClassifyPlan, OutputFormat};
-pub use eval::{EvalPlan, EvalTask};
+pub use eval::{EvalChart, EvalPlan, EvalTask};
 pub use inputs::{Documents, Mail, NOT_SVM, Source};
 pub use inspect::InspectPlan;
 pub use learn::LearnPlan;
@@ -109,7 +110,7 @@ pub fn plan(command: Command) -> Result<Plan> {
         Command::Train(a) => Plan::Train(train::plan(a)?),
         Command::Classify(a) => Plan::Classify(classify::plan(a)?),
         Command::Eval(a) => Plan::Eval(eval::plan(a)?),
-        Command::Inspect(a) => Plan::Inspect(inspect::plan(a)),
+        Command::Inspect(a) => Plan::Inspect(inspect::plan(a)?),
         Command::Learn(a) => Plan::Learn(learn::plan(a)?),
         Command::Bench(a) => Plan::Bench(bench::plan(a)?),
         Command::Vectorize(a) => Plan::Vectorize(vectorize::plan(a)?),

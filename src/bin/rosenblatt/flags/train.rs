@@ -22,6 +22,12 @@ use std::path::PathBuf;
 
 /// `rosenblatt train`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "--plot draws the mistakes (updates) of each epoch and their running total, \
+with Novikoff's bound (R/γ)² when the learned hyperplane separates the training set (log \
+scale), and beside them the training accuracy during each pass; with --tune, the \
+cross-validation score of each grid point (mean ± sd over the folds) instead."
+)]
 pub struct TrainArgs {
     #[command(flatten)]
     pub corpus: inputs::CorpusArgs,
@@ -68,6 +74,8 @@ pub struct TrainArgs {
     /// trains the model training without it does.
     #[arg(long, value_name = "W")]
     pub workers: Option<usize>,
+    #[command(flatten)]
+    pub plot: super::plot::PlotArg,
 }
 
 /// What `train` does, checked: where the data is, the training configuration, the
@@ -94,6 +102,8 @@ pub struct TrainPlan {
     pub threshold_folds_given: bool,
     /// Print the summary as JSON.
     pub json: bool,
+    /// `--plot`: the chart of the training run.
+    pub plot: Option<PathBuf>,
     /// `--tune`: the grid and how it is cross-validated.
     pub tune: Option<TunePlan>,
     /// Whether random mode's rounds default to 10 × the number of documents.
@@ -255,6 +265,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         multilabel: a.learners.multilabel(s.seed),
         threshold_folds_given: a.learners.threshold_folds.is_some(),
         json: a.json,
+        plot: a.plot.checked()?,
         tune,
         rounds_per_document: s.mode == Mode::Random && s.rounds.is_none(),
     })
