@@ -49,21 +49,31 @@ pub fn fit_label_sets<X: SparseRows>(
 ) -> Result<Fitted<LabelScorer>> {
     let target = MultiLabel::new(sets, k);
     let ys: Vec<_> = (0..k).map(|c| target.one_vs_rest(c)).collect();
+    let (models, reports) = mix_problems(learner, x, &ys, workers)?;
+    Ok(Fitted {
+        model: LabelScorer::OneVsRest(models),
+        report: crate::learn::combine_reports(&reports),
+    })
+}
+
+/// The binary problems `ys` on rows `x`, mixed over `workers` threads: their models and
+/// reports.
+fn mix_problems<X: SparseRows>(
+    learner: &Checked<AnyLearner>,
+    x: &X,
+    ys: &[Vec<crate::learn::Label>],
+    workers: usize,
+) -> Result<(Vec<AnyModel>, Vec<crate::learn::TrainReport>)> {
     let fits = train_mixed(
         &Cluster::Threads(workers),
         learner,
-        shards(x, &ys, workers)?,
+        shards(x, ys, workers)?,
         x.n_cols(),
     )?;
-    let reports: Vec<_> = fits.iter().map(|f| f.report.clone()).collect();
-    Ok(Fitted {
-        model: LabelScorer::OneVsRest(
-            fits.into_iter()
-                .map(|f| AnyModel::Linear(f.model))
-                .collect(),
-        ),
-        report: crate::learn::combine_reports(&reports),
-    })
+    Ok(fits
+        .into_iter()
+        .map(|f| (AnyModel::Linear(f.model), f.report))
+        .unzip())
 }
 
 /// Fits rows whose labels are class indices (`k` classes: binary for two, one-vs-rest
@@ -81,17 +91,7 @@ pub fn fit_classes<X: SparseRows>(
         .iter()
         .map(|&c| binary_labels(classes, c))
         .collect();
-    let fits = train_mixed(
-        &Cluster::Threads(workers),
-        learner,
-        shards(x, &ys, workers)?,
-        x.n_cols(),
-    )?;
-    let reports: Vec<_> = fits.iter().map(|f| f.report.clone()).collect();
-    let mut models: Vec<AnyModel> = fits
-        .into_iter()
-        .map(|f| AnyModel::Linear(f.model))
-        .collect();
+    let (mut models, reports) = mix_problems(learner, x, &ys, workers)?;
     Ok(if k == 2 {
         Fitted {
             model: Predictor::Binary(models.remove(0)),

@@ -2,16 +2,20 @@
 //! scores sharing their average rank, as scikit-learn's `roc_auc_score` does; and the TREC
 //! spam track's (1-ROCA)%, 100·(1 − AUC).
 
+/// The positives and negatives among `positive` (one per score), or `None` when one
+/// class is absent and no ROC measure is defined.
+fn class_counts(scores: &[f32], positive: &[bool]) -> Option<(usize, usize)> {
+    assert_eq!(scores.len(), positive.len(), "one label per score");
+    let n_pos = positive.iter().filter(|&&p| p).count();
+    let n_neg = positive.len() - n_pos;
+    (n_pos > 0 && n_neg > 0).then_some((n_pos, n_neg))
+}
+
 /// The ROC AUC of `scores` for the labels `positive`: the probability that a random
 /// positive scores above a random negative (ties count one half). `None` when one class
 /// is absent (the AUC is undefined then).
 pub fn roc_auc(scores: &[f32], positive: &[bool]) -> Option<f64> {
-    assert_eq!(scores.len(), positive.len(), "one label per score");
-    let n_pos = positive.iter().filter(|&&p| p).count();
-    let n_neg = positive.len() - n_pos;
-    if n_pos == 0 || n_neg == 0 {
-        return None;
-    }
+    let (n_pos, n_neg) = class_counts(scores, positive)?;
     let mut order: Vec<usize> = (0..scores.len()).collect();
     order.sort_unstable_by(|&a, &b| scores[a].total_cmp(&scores[b]));
     // Sum of the (1-based, tie-averaged) ranks of the positives.
@@ -36,12 +40,7 @@ pub fn roc_auc(scores: &[f32], positive: &[bool]) -> Option<f64> {
 /// tied scores make one step (a diagonal one when the tie holds both classes). `None`
 /// when one class is absent.
 pub fn roc_points(scores: &[f32], positive: &[bool]) -> Option<Vec<(f64, f64)>> {
-    assert_eq!(scores.len(), positive.len(), "one label per score");
-    let n_pos = positive.iter().filter(|&&p| p).count();
-    let n_neg = positive.len() - n_pos;
-    if n_pos == 0 || n_neg == 0 {
-        return None;
-    }
+    let (n_pos, n_neg) = class_counts(scores, positive)?;
     let mut order: Vec<usize> = (0..scores.len()).collect();
     order.sort_unstable_by(|&a, &b| scores[b].total_cmp(&scores[a]));
     let mut points = vec![(0.0, 0.0)];
