@@ -109,6 +109,17 @@ impl UpdateRule {
             }
         )
     }
+
+    /// The rule's name as `--learner` spells it (`margin-perceptron`), for messages that
+    /// name the flag a constant belongs to.
+    pub fn name(&self) -> &'static str {
+        match self {
+            UpdateRule::Perceptron => "perceptron",
+            UpdateRule::Margin { .. } => "margin-perceptron",
+            UpdateRule::PassiveAggressive { .. } => "pa",
+            UpdateRule::Logistic { .. } => "logistic",
+        }
+    }
 }
 
 impl fmt::Display for UpdateRule {

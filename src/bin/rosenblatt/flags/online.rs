@@ -112,7 +112,7 @@ impl OnlineArgs {
             },
             r => r,
         };
-        let is = |r: &str| rule_name(&rule) == r;
+        let is = |r: &str| rule.name() == r;
         for (given, flag, owner) in [
             (self.margin.is_some(), "--margin", "margin-perceptron"),
             (self.pa_c.is_some(), "--pa-c", "pa"),
@@ -122,7 +122,7 @@ impl OnlineArgs {
             if given && !is(owner) {
                 bail!(
                     "{flag} belongs to --learner {owner}; this filter learns by {}",
-                    rule_name(&rule)
+                    rule.name()
                 );
             }
         }
@@ -160,15 +160,5 @@ impl OnlineArgs {
             rule,
             threshold,
         })
-    }
-}
-
-/// The `--learner` name of a rule.
-fn rule_name(r: &UpdateRule) -> &'static str {
-    match r {
-        UpdateRule::Perceptron => "perceptron",
-        UpdateRule::Margin { .. } => "margin-perceptron",
-        UpdateRule::PassiveAggressive { .. } => "pa",
-        UpdateRule::Logistic { .. } => "logistic",
     }
 }
