@@ -197,4 +197,9 @@ fn train_with_workers_mixes_and_one_worker_is_plain_training() {
         &data("tiny"),
         "--tune chooses one first",
     );
+    refused(
+        &["--workers", "2", "--cv", "3"],
+        &data("tiny"),
+        "does not run with --workers",
+    );
 }

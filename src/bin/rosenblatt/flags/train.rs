@@ -70,8 +70,8 @@ pub struct TrainArgs {
     /// over its rows from the mixed weights, then the weights are averaged (McDonald, Hall
     /// and Mann 2010). For the perceptron, averaged-perceptron, margin-perceptron and pa:
     /// two classes, one-vs-rest, and the label models of multi-label input (whose
-    /// thresholds are still tuned on folds fitted in one process); not with --tune. W = 1
-    /// trains the model training without it does.
+    /// thresholds are still tuned on folds fitted in one process); not with --tune or
+    /// --cv. W = 1 trains the model training without it does.
     #[arg(long, value_name = "W")]
     pub workers: Option<usize>,
     #[command(flatten)]
@@ -218,6 +218,9 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         }
         if tune.is_some() {
             bail!("--workers trains one configuration; --tune chooses one first: run them apart");
+        }
+        if a.cv.is_some() {
+            bail!("--cv fits its folds with one learner each; it does not run with --workers");
         }
         rosenblatt::learn::mixing::check_mixable(&learner)?;
     }
