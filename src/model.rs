@@ -11,7 +11,8 @@
 //! mail in its metadata; 2 stores the analyzer itself — its source (text, or mail with
 //! its rules) and its steps by name; 3 adds the geometry rows are read in (feature
 //! weighting, row normalization and the fitted idf weights); 4 the tuning table; 5 the
-//! online update rule and its state; 6 the decision threshold of two-class models.
+//! online update rule and its state; 6 the decision threshold of two-class models. A
+//! format-5 file is still read, as format 6 with the threshold 0 it decided at.
 
 use crate::features::Geometry;
 use crate::learn::{AnyModel, Classifier, MultiLabelModel, SoftmaxModel, TrainReport};

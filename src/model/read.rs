@@ -55,6 +55,11 @@ fn decode_message(e: &DecodeError, len: usize) -> String {
     }
 }
 
+/// Format 5: format 6 without the decision threshold, the last field of the payload. Its
+/// payload with a threshold of 0 appended (the decision those models made) decodes as
+/// format 6, so filters saved before keep their weights and learned state.
+const THRESHOLDLESS: u32 = 5;
+
 impl SavedModel {
     /// Decodes a model read from `path` (used in error messages only).
     pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<SavedModel> {
@@ -81,7 +86,7 @@ impl SavedModel {
                 ),
             ));
         }
-        if version < FORMAT_VERSION {
+        if version < FORMAT_VERSION && version != THRESHOLDLESS {
             return Err(Error::model(
                 path,
                 format!(
@@ -107,6 +112,13 @@ impl SavedModel {
                 "corrupted model file (checksum mismatch)",
             ));
         }
+        let upgraded;
+        let payload = if version == THRESHOLDLESS {
+            upgraded = [payload, &0f32.to_le_bytes()].concat();
+            &upgraded[..]
+        } else {
+            payload
+        };
         let (m, read) = decode_bounded(payload)
             .map_err(|e| Error::model(path, decode_message(&e, payload.len())))?;
         if read != payload.len() {

@@ -9,9 +9,9 @@
 //! - `format3.model`: the golden file of format 3 (before the tuning table was saved).
 //!   Never regenerate it.
 //! - `format4.model`: the golden file of format 4 (before the online update rule was
-//!   saved). Never regenerate it.
+//!   saved); the older-format fixture. Never regenerate it.
 //! - `format5.model`: the golden file of format 5 (before the decision threshold was
-//!   saved); the older-format fixture now. Never regenerate it.
+//!   saved); still read, as format 6 with threshold 0. Never regenerate it.
 //! - `format6.model`: the golden file of the current format, written with
 //!   `cargo run --release -- train --learner perceptron --weighting binary --normalize none
 //!   -o tests/data/format6.model tests/data/tiny`
@@ -139,11 +139,11 @@ fn training_today_gives_the_golden_model() {
 
 #[test]
 fn an_older_format_model_is_refused_with_a_sentence_naming_it() {
-    let path = data("format5.model");
+    let path = data("format4.model");
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(&bytes[..8], b"RSNBLATT");
-    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 5);
-    let sentence = "written by an older rosenblatt (model format 5); this build reads \
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 4);
+    let sentence = "written by an older rosenblatt (model format 4); this build reads \
                     format 6: train the model again";
     let err = SavedModel::load(&path).unwrap_err().to_string();
     assert_eq!(err, format!("{}: {sentence}", path.display()));
@@ -223,4 +223,25 @@ fn a_model_of_many_short_words_loads_again() {
     let loaded = SavedModel::load(&path).unwrap();
     assert_eq!(loaded.vocab.len(), 700_000);
     assert_eq!(loaded.predictor, trained.model.predictor);
+}
+
+#[test]
+fn a_format_5_model_reads_as_format_6_with_threshold_zero() {
+    // The same training command wrote both golden files: format 5 lacks only the
+    // threshold, so it reads as the format-6 golden model does, threshold 0 included.
+    let old = SavedModel::load(&data("format5.model")).unwrap();
+    let new = golden();
+    assert_eq!(old.threshold, 0.0);
+    assert_eq!(old.predictor, new.predictor);
+    assert_eq!(old.online, new.online);
+    assert_eq!(old.classes, new.classes);
+    assert_eq!(score(&old, "WIN a FREE prize NOW"), 4.0);
+    // A damaged format-5 file is still refused: one payload byte flipped.
+    let mut bytes = std::fs::read(data("format5.model")).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    let err = SavedModel::from_bytes(&bytes, std::path::Path::new("f5.model"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("checksum mismatch"), "{err}");
 }
