@@ -283,3 +283,48 @@ fn main() {
         fit.report.updates, fit.report.epochs, fit.model.alpha
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_chart_draws_each_series_of_each_k_at_every_d() {
+        // Three values of d for each k: 3 panels × 4 series × 3 points.
+        let mut rows: Vec<Row> = Vec::new();
+        for d in [8usize, 16, 32] {
+            for k in 1..=3usize {
+                let p = (d * k) as u64;
+                rows.push((
+                    d,
+                    k,
+                    p,
+                    p / 2 + 1,
+                    (d + 1) * (k * k - k + 1),
+                    d * (2 * k * k - 2 * k + 1),
+                ));
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.svg");
+        plot(&path, &rows).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let circles = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("circle"))
+            .count();
+        assert_eq!(circles, 36);
+        let texts: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text())
+            .collect();
+        for caption in ["k = 1", "k = 2", "k = 3", "perceptron", "Winnow"] {
+            assert!(
+                texts.iter().any(|t| t.trim() == caption),
+                "{caption}: {texts:?}"
+            );
+        }
+    }
+}
