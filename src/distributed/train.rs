@@ -12,7 +12,9 @@
 use super::Cluster;
 use super::reduce::{AllReduce, Record};
 use crate::features::{RealMatrix, SparseRows};
-use crate::learn::mixing::{AverageSum, check_mixable, local_epoch, mixing_rule, shard_rows};
+use crate::learn::mixing::{
+    AverageSum, check_mixable, check_split, close_round, local_epoch, mixing_rule, shard_rows,
+};
 use crate::learn::{AnyLearner, Checked, Fitted, Label, LinearModel, TrainReport};
 use crate::{Error, Result};
 use std::sync::{Arc, Mutex};
@@ -30,12 +32,7 @@ pub struct Shard {
 /// Splits rows `x` with the labels `y` of each problem into `workers` shards, row i to
 /// shard i mod workers (as [`shard_rows`] and the single-process reference split them).
 pub fn shards<X: SparseRows>(x: &X, y: &[Vec<Label>], workers: usize) -> Result<Vec<Shard>> {
-    if workers == 0 || x.n_rows() < workers {
-        return Err(Error::Data(format!(
-            "{} rows cannot be split over {workers} workers: each needs at least one",
-            x.n_rows()
-        )));
-    }
+    check_split(x.n_rows(), workers)?;
     Ok((0..workers)
         .map(|s| {
             let rows = shard_rows(x.n_rows(), workers, s);
@@ -202,15 +199,7 @@ fn run_worker(
                 continue;
             }
             let [updates, mistakes, visits] = counts[c];
-            let r = &mut reports[c];
-            r.epochs += 1;
-            r.updates += updates;
-            r.steps += visits;
-            r.mistakes_per_epoch.push(mistakes);
-            if updates == 0 && !opt.average {
-                r.converged = Some(true);
-                done[c] = true;
-            }
+            done[c] = close_round(&mut reports[c], updates, mistakes, visits, opt.average);
         }
     }
     if opt.average {

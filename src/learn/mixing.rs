@@ -76,6 +76,37 @@ pub fn shard_rows(n: usize, shards: usize, s: usize) -> Vec<usize> {
     (s..n).step_by(shards.max(1)).collect()
 }
 
+/// Checks that `n` rows give each of `shards` workers at least one.
+pub fn check_split(n: usize, shards: usize) -> Result<()> {
+    if shards == 0 || n < shards {
+        return Err(Error::Data(format!(
+            "{n} rows cannot be split over {shards} workers: each needs at least one"
+        )));
+    }
+    Ok(())
+}
+
+/// Adds a round's totals over all workers to `report`; returns whether the problem has
+/// converged: a round without an update ends training for the non-averaged learners, as
+/// a lone learner stops at convergence.
+pub fn close_round(
+    report: &mut TrainReport,
+    updates: u64,
+    mistakes: u64,
+    visits: u64,
+    averaged: bool,
+) -> bool {
+    report.epochs += 1;
+    report.updates += updates;
+    report.steps += visits;
+    report.mistakes_per_epoch.push(mistakes);
+    let converged = updates == 0 && !averaged;
+    if converged {
+        report.converged = Some(true);
+    }
+    converged
+}
+
 /// What a worker brings to the mixing after one round.
 #[derive(Debug, Clone)]
 pub struct LocalEpoch {
@@ -187,12 +218,7 @@ pub fn fit_mixed<X: SparseRows>(
     shards: usize,
 ) -> Result<Fitted<LinearModel>> {
     let (opt, _) = mixing_rule(learner).ok_or_else(|| not_mixable(learner))?;
-    if shards == 0 || x.n_rows() < shards {
-        return Err(Error::Data(format!(
-            "{} rows cannot be split over {shards} workers: each needs at least one",
-            x.n_rows()
-        )));
-    }
+    check_split(x.n_rows(), shards)?;
     let parts: Vec<Vec<usize>> = (0..shards)
         .map(|s| shard_rows(x.n_rows(), shards, s))
         .collect();
@@ -209,21 +235,20 @@ pub fn fit_mixed<X: SparseRows>(
             .zip(&labels)
             .map(|(idx, yl)| local_epoch(learner, &RowSubset::new(x, idx), yl, &w, round))
             .collect::<Result<_>>()?;
-        let updates: u64 = locals.iter().map(|l| l.updates).sum();
-        report.epochs += 1;
-        report.updates += updates;
-        report.steps += locals.iter().map(|l| l.visits).sum::<u64>();
-        report
-            .mistakes_per_epoch
-            .push(locals.iter().map(|l| l.mistakes).sum());
+        let converged = close_round(
+            &mut report,
+            locals.iter().map(|l| l.updates).sum(),
+            locals.iter().map(|l| l.mistakes).sum(),
+            locals.iter().map(|l| l.visits).sum(),
+            opt.average,
+        );
         for (s, l) in sums.iter_mut().zip(&locals) {
             if let Some(a) = &l.average {
                 s.add(a, l.visits);
             }
         }
         w = mix(&locals.iter().map(|l| &l.last).collect::<Vec<_>>());
-        if updates == 0 && !opt.average {
-            report.converged = Some(true);
+        if converged {
             break;
         }
     }
