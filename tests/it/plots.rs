@@ -97,16 +97,42 @@ fn json(cmd: &mut assert_cmd::Command) -> serde_json::Value {
     serde_json::from_str(&stdout_of(cmd)).unwrap()
 }
 
-/// Trains a perceptron on tests/data/tiny into `dir/NAME`.
-fn tiny_model(dir: &Path, name: &str, learner: &str) -> PathBuf {
+/// Trains a model on `input` with `args` into `dir/NAME`.
+fn trained(dir: &Path, name: &str, args: &[&str], input: &Path) -> PathBuf {
     let model = dir.join(name);
     bin()
-        .args(["train", "--learner", learner, "--epochs", "2", "-o"])
+        .arg("train")
+        .args(args)
+        .arg("-o")
         .arg(&model)
-        .arg(data("tiny"))
+        .arg(input)
         .assert()
         .success();
     model
+}
+
+/// Trains `learner` (2 epochs) on tests/data/tiny into `dir/NAME`.
+fn tiny_model(dir: &Path, name: &str, learner: &str) -> PathBuf {
+    trained(
+        dir,
+        name,
+        &["--learner", learner, "--epochs", "2"],
+        &data("tiny"),
+    )
+}
+
+/// `eval --json` of `model` on `input`, charted into `svg`: the printed figures and the
+/// chart read back.
+fn eval_plot(model: &Path, input: &Path, svg: &Path) -> (serde_json::Value, Chart) {
+    let v = json(
+        bin()
+            .args(["eval", "--json", "-m"])
+            .arg(model)
+            .arg(input)
+            .arg("--plot")
+            .arg(svg),
+    );
+    (v, Chart::read(svg))
 }
 
 /// A four-class corpus with some documents that mix two classes' words: 30, 20, 12 and
@@ -176,15 +202,7 @@ fn the_roc_path_climbs_from_the_bottom_left_to_the_top_right_corner() {
     let svg = dir.path().join("roc.svg");
     // Scored on the TSV corpus (other texts than the training folders): not a perfect
     // ranking, so the path has real steps.
-    let v = json(
-        bin()
-            .args(["eval", "--json", "-m"])
-            .arg(&model)
-            .arg(data("tiny.tsv"))
-            .arg("--plot")
-            .arg(&svg),
-    );
-    let c = Chart::read(&svg);
+    let (v, c) = eval_plot(&model, &data("tiny.tsv"), &svg);
     let roc = c.series(FIRST);
     assert!(roc.len() >= 3);
     for w in roc.windows(2) {
@@ -247,15 +265,9 @@ fn a_spam_filter_and_a_second_one_share_the_roc_chart() {
     assert!(c.says(&format!("a: AUC {auc:.4}")), "{:?}", c.texts);
     assert!(c.says("b: AUC "));
     // Comparing needs two binary models with the same classes.
-    let mc = dir.path().join("mc");
     let tsv = dir.path().join("c.tsv");
     four_classes(&tsv);
-    bin()
-        .args(["train", "-o"])
-        .arg(&mc)
-        .arg(&tsv)
-        .assert()
-        .success();
+    let mc = trained(dir.path(), "mc", &[], &tsv);
     let err = stderr_of_failure(
         bin()
             .args(["eval", "-m"])
@@ -277,24 +289,15 @@ fn the_heat_map_has_k_by_k_cells_whose_counts_sum_to_the_documents() {
     let dir = tempfile::tempdir().unwrap();
     let tsv = dir.path().join("c.tsv");
     let n = four_classes(&tsv);
-    let model = dir.path().join("m");
-    bin()
-        .args(["train", "--learner", "perceptron", "--epochs", "1", "-o"])
-        .arg(&model)
-        .arg(&tsv)
-        .assert()
-        .success();
-    let svg = dir.path().join("heat.svg");
-    let v = json(
-        bin()
-            .args(["eval", "--json", "-m"])
-            .arg(&model)
-            .arg(&tsv)
-            .arg("--plot")
-            .arg(&svg),
+    let model = trained(
+        dir.path(),
+        "m",
+        &["--learner", "perceptron", "--epochs", "1"],
+        &tsv,
     );
+    let svg = dir.path().join("heat.svg");
+    let (v, c) = eval_plot(&model, &tsv, &svg);
     assert_eq!(v["documents"].as_u64(), Some(n));
-    let c = Chart::read(&svg);
     let cells = c.outlined.iter().filter(|s| *s == "#FFFFFF").count();
     assert_eq!(cells, 16, "4 × 4 cells");
     assert_eq!(c.counts().iter().sum::<u64>(), n);
@@ -343,23 +346,9 @@ fn a_multi_label_heat_map_counts_the_labels_given() {
         ));
     }
     std::fs::write(&jsonl, s).unwrap();
-    let model = dir.path().join("m");
-    bin()
-        .args(["train", "-o"])
-        .arg(&model)
-        .arg(&jsonl)
-        .assert()
-        .success();
+    let model = trained(dir.path(), "m", &[], &jsonl);
     let svg = dir.path().join("ml.svg");
-    let v = json(
-        bin()
-            .args(["eval", "--json", "-m"])
-            .arg(&model)
-            .arg(&jsonl)
-            .arg("--plot")
-            .arg(&svg),
-    );
-    let c = Chart::read(&svg);
+    let (v, c) = eval_plot(&model, &jsonl, &svg);
     assert_eq!(c.outlined.iter().filter(|s| *s == "#FFFFFF").count(), 9);
     assert!(c.says("labels given against true labels"));
     // The diagonal holds the labels found: at least the true positives of every label.
