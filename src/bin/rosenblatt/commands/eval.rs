@@ -91,15 +91,12 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
     phase.set("evaluating");
     if matches!(model.predictor, Predictor::MultiLabel(_)) {
         // Micro/macro-F1 over the labels (keys micro_f1, macro_f1, micro_f1_top10).
-        let Some(c) = chart else {
-            let m = pipeline::evaluate_multilabel(&model, &corpus.docs)?;
-            drop(phase);
-            print_metrics!(m, json);
-            return Ok(ExitCode::SUCCESS);
-        };
         let (m, truth, given) = pipeline::evaluate_label_sets(&model, &corpus.docs)?;
         drop(phase);
         print_metrics!(m, json);
+        let Some(c) = chart else {
+            return Ok(ExitCode::SUCCESS);
+        };
         no_compare(c, path, model.classes.len())?;
         let confusion = crate::plot::confusion::Confusion {
             classes: &model.classes,
@@ -115,15 +112,12 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
         return Ok(ExitCode::SUCCESS);
     }
     load::require_labels(&corpus, &d.paths)?;
-    let Some(c) = chart else {
-        let metrics = pipeline::evaluate(&model, &corpus.docs)?;
-        drop(phase);
-        print_metrics!(metrics, json);
-        return Ok(ExitCode::SUCCESS);
-    };
     let e = pipeline::evaluate_decisions(&model, &corpus.docs)?;
     drop(phase);
     print_metrics!(e.metrics, json);
+    let Some(c) = chart else {
+        return Ok(ExitCode::SUCCESS);
+    };
     let scores: Vec<f32> = e.decisions.iter().map(|d| d.score).collect();
     let other = |m2: &SavedModel| {
         Ok(pipeline::evaluate_decisions(m2, &corpus.docs)?
