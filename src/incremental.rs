@@ -61,7 +61,7 @@ impl Default for OnlineFilter {
             analyzer,
             geometry: Geometry::binary(crate::features::Normalize::L2),
             rule: Self::LOGISTIC,
-            threshold: Self::SPAM_ODDS,
+            threshold: Self::threshold_for(Self::LOGISTIC),
         }
     }
 }
@@ -73,6 +73,16 @@ impl OnlineFilter {
     /// the Bayes decision when a wanted message lost costs nine spams let through
     /// (SpamBayes' default spam cutoff is the same 0.9).
     pub const SPAM_ODDS: f32 = 2.197_224_6;
+    /// The threshold a filter learning by `rule` starts with: [`Self::SPAM_ODDS`] for
+    /// logistic regression, whose scores are log-odds; 0 for the rules whose scores are
+    /// not probabilities.
+    pub fn threshold_for(rule: UpdateRule) -> f32 {
+        match rule {
+            UpdateRule::Logistic { .. } => Self::SPAM_ODDS,
+            _ => 0.0,
+        }
+    }
+
     /// The default rule, and the constants `--learner logistic` starts from.
     pub const LOGISTIC: UpdateRule = UpdateRule::Logistic {
         eta: 1.0,

@@ -148,11 +148,10 @@ impl OnlineArgs {
             .normalize
             .map_or(default.geometry, |n| Geometry::binary(n.into()));
         let rule = self.rule()?;
-        let threshold = match (self.threshold, rule) {
-            (Some(t), _) if !t.is_finite() => bail!("--threshold must be a number, got {t}"),
-            (Some(t), _) => t,
-            (None, UpdateRule::Logistic { .. }) => OnlineFilter::SPAM_ODDS,
-            (None, _) => 0.0,
+        let threshold = match self.threshold {
+            Some(t) if !t.is_finite() => bail!("--threshold must be a number, got {t}"),
+            Some(t) => t,
+            None => OnlineFilter::threshold_for(rule),
         };
         Ok(OnlineFilter {
             analyzer,
