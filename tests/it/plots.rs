@@ -243,9 +243,10 @@ fn a_spam_filter_and_a_second_one_share_the_roc_chart() {
     );
     crate::common::train_filter(&spam, &ham, &b, &["--learner", "pa"]);
     let svg = dir.path().join("two.svg");
-    let v = json(
-        bin()
-            .args(["eval", "--json", "-m"])
+    // Filter a charted beside the filter `other`, on the tiny mail.
+    let compare = |other: &Path| {
+        let mut cmd = bin();
+        cmd.args(["eval", "--json", "-m"])
             .arg(&a)
             .arg("--spam")
             .arg(&spam)
@@ -254,8 +255,10 @@ fn a_spam_filter_and_a_second_one_share_the_roc_chart() {
             .arg("--plot")
             .arg(&svg)
             .arg("--plot-compare")
-            .arg(&b),
-    );
+            .arg(other);
+        cmd
+    };
+    let v = json(&mut compare(&b));
     let c = Chart::read(&svg);
     for color in [FIRST, SECOND] {
         let s = c.series(color);
@@ -268,19 +271,7 @@ fn a_spam_filter_and_a_second_one_share_the_roc_chart() {
     let tsv = dir.path().join("c.tsv");
     four_classes(&tsv);
     let mc = trained(dir.path(), "mc", &[], &tsv);
-    let err = stderr_of_failure(
-        bin()
-            .args(["eval", "-m"])
-            .arg(&a)
-            .arg("--spam")
-            .arg(&spam)
-            .arg("--ham")
-            .arg(&ham)
-            .arg("--plot")
-            .arg(&svg)
-            .arg("--plot-compare")
-            .arg(&mc),
-    );
+    let err = stderr_of_failure(&mut compare(&mc));
     assert!(err.contains("--plot-compare"), "{err}");
 }
 
