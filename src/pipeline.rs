@@ -93,7 +93,15 @@ pub struct Trained {
 
 /// The sorted class names of `docs`; for two classes the positive one is put last.
 pub fn classes_of(docs: &[Document], positive: Option<&str>) -> Result<Vec<String>> {
-    let mut classes: Vec<String> = docs.iter().flat_map(|d| d.labels.iter().cloned()).collect();
+    classes_from(
+        docs.iter().flat_map(|d| d.labels.iter().cloned()).collect(),
+        positive,
+    )
+}
+
+/// The sorted distinct class names among `classes` (labels as they occur, repeats
+/// allowed), ordered as [`classes_of`] orders them.
+pub fn classes_from(mut classes: Vec<String>, positive: Option<&str>) -> Result<Vec<String>> {
     classes.sort();
     classes.dedup();
     if classes.len() < 2 {

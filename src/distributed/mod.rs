@@ -1,41 +1,24 @@
 //! Training past one worker: iterative parameter mixing ([`crate::learn::mixing`]) run on
-//! timely dataflow workers. [`Cluster`] says where the workers run (threads of this process
-//! for now); [`train::train_mixed`] gives each worker its shard and runs the rounds;
+//! timely dataflow workers. [`Cluster`] says where the workers run (threads of this
+//! process, or processes joined by [`connect`]); [`train::train_mixed`] gives each worker its shard and runs the rounds;
 //! [`reduce`] is the all-reduce that mixes the weights.
 
+mod cluster;
+pub mod connect;
+mod documents;
 pub mod reduce;
 pub mod train;
+mod watch;
 
-pub use train::{Shard, shards, train_mixed};
+pub use cluster::{Cluster, Processes};
+pub use documents::train_documents;
+pub use train::{Round, Shard, shards, train_mixed};
 
 use crate::Result;
 use crate::features::SparseRows;
 use crate::learn::{AnyLearner, AnyModel, Checked, Fitted, LabelScorer, MultiLabel};
 use crate::model::Predictor;
 use crate::pipeline::binary_labels;
-
-/// Where the workers run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Cluster {
-    /// This many worker threads in this process.
-    Threads(usize),
-}
-
-impl Cluster {
-    /// How many workers there are in all.
-    pub fn workers(&self) -> usize {
-        match self {
-            Cluster::Threads(n) => *n,
-        }
-    }
-
-    /// The timely configuration that starts them.
-    pub(crate) fn config(&self) -> timely::Config {
-        match self {
-            Cluster::Threads(n) => timely::Config::process(*n),
-        }
-    }
-}
 
 /// Fits one binary model per label of multi-label rows (`sets`: each row's label
 /// indices, `k` labels) by parameter mixing over `workers` threads: the scorer of a

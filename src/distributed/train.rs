@@ -47,7 +47,7 @@ pub fn shards<X: SparseRows>(x: &X, y: &[Vec<Label>], workers: usize) -> Result<
 }
 
 /// Rows `idx` of `x` as an owned matrix with their values as `x` reads them.
-fn owned_rows<X: SparseRows>(x: &X, idx: &[usize]) -> RealMatrix {
+pub(crate) fn owned_rows<X: SparseRows>(x: &X, idx: &[usize]) -> RealMatrix {
     let mut indptr = Vec::with_capacity(idx.len() + 1);
     indptr.push(0usize);
     let (mut indices, mut data) = (Vec::new(), Vec::new());
@@ -61,47 +61,84 @@ fn owned_rows<X: SparseRows>(x: &X, idx: &[usize]) -> RealMatrix {
     RealMatrix::new((idx.len(), x.n_cols()), indptr, indices, data)
 }
 
-/// Trains every problem of the shards by parameter mixing on `cluster`'s workers (one
-/// shard per worker, in worker order); `n_cols` is the width of the rows. Returns one
-/// fitted model per problem, with the rounds' totals as its report.
+/// One round's totals over every worker, for progress.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Round {
+    /// The round, from 1.
+    pub round: usize,
+    /// The most rounds the run makes (it stops sooner once no worker updates).
+    pub rounds: usize,
+    /// Updates made in it over all workers and problems.
+    pub updates: u64,
+    /// Seconds since training began.
+    pub seconds: f64,
+}
+
+/// Trains every problem of this process's shards by parameter mixing on `cluster`'s
+/// workers (one shard per local worker, in worker order); `n_cols` is the width of the
+/// rows. Returns one fitted model per problem, with the rounds' totals as its report.
 pub fn train_mixed(
     cluster: &Cluster,
     learner: &Checked<AnyLearner>,
     shards: Vec<Shard>,
     n_cols: usize,
 ) -> Result<Vec<Fitted<LinearModel>>> {
+    check_shards(cluster, learner, &shards)?;
+    let slots = slots(shards);
+    let learner = learner.clone();
+    let first = cluster.first_worker();
+    let mut results = cluster
+        .execute(move |worker| {
+            let shard = take(&slots, worker.index() - first);
+            let mut reduce = AllReduce::new(worker);
+            run_worker(worker, &mut reduce, &learner, &shard, n_cols, &|_| ())
+        })?
+        .into_iter();
+    results
+        .next()
+        .ok_or_else(|| Error::Unsupported("no worker ran".into()))
+}
+
+/// Refuses a learner that does not mix, a shard count other than the local workers', and
+/// shards that are not binary problems.
+pub(crate) fn check_shards(
+    cluster: &Cluster,
+    learner: &Checked<AnyLearner>,
+    shards: &[Shard],
+) -> Result<()> {
     check_mixable(learner)?;
-    if shards.len() != cluster.workers() {
+    let local = match cluster {
+        Cluster::Threads(n) => *n,
+        Cluster::Processes(_) => 1,
+    };
+    if shards.len() != local {
         return Err(Error::Data(format!(
-            "{} shards for {} workers",
-            shards.len(),
-            cluster.workers()
+            "{} shards for {local} local workers",
+            shards.len()
         )));
     }
-    for s in &shards {
+    for s in shards {
         for yc in &s.y {
             crate::learn::check_binary(&s.x, yc)?;
         }
     }
-    let slots: Arc<Vec<Mutex<Option<Shard>>>> =
-        Arc::new(shards.into_iter().map(|s| Mutex::new(Some(s))).collect());
-    let learner = learner.clone();
-    let guards = timely::execute(cluster.config(), move |worker| {
-        let shard = slots[worker.index()]
-            .lock()
-            .map(|mut s| s.take())
-            .ok()
-            .flatten()
-            .expect("each worker takes its own shard once");
-        run_worker(worker, &learner, &shard, n_cols)
-    })
-    .map_err(|e| Error::Unsupported(format!("the workers could not start: {e}")))?;
-    let mut results = guards.join().into_iter();
-    match results.next() {
-        Some(Ok(fits)) => Ok(fits),
-        Some(Err(e)) => Err(Error::Unsupported(format!("worker 0 failed: {e}"))),
-        None => Err(Error::Unsupported("no worker ran".into())),
-    }
+    Ok(())
+}
+
+/// Shards waiting for their workers, each taken once.
+type Slots<T> = Arc<Vec<Mutex<Option<T>>>>;
+
+pub(crate) fn slots<T>(items: Vec<T>) -> Slots<T> {
+    Arc::new(items.into_iter().map(|s| Mutex::new(Some(s))).collect())
+}
+
+pub(crate) fn take<T>(slots: &Slots<T>, i: usize) -> T {
+    slots[i]
+        .lock()
+        .map(|mut s| s.take())
+        .ok()
+        .flatten()
+        .expect("each worker takes its own shard once")
 }
 
 /// Where problem `c`'s entries live among the record keys.
@@ -139,14 +176,17 @@ enum Entry {
     Count(u64, usize),
 }
 
-/// One worker's rounds; every worker returns the same models.
-fn run_worker(
+/// One worker's rounds over `reduce`; every worker returns the same models. `progress`
+/// hears of every round on worker 0.
+pub(crate) fn run_worker(
     worker: &mut timely::worker::Worker,
+    reduce: &mut AllReduce,
     learner: &Checked<AnyLearner>,
     shard: &Shard,
     d: usize,
-) -> Vec<Fitted<LinearModel>> {
-    let mut reduce = AllReduce::new(worker);
+    progress: &dyn Fn(Round),
+) -> Result<Vec<Fitted<LinearModel>>> {
+    let start = std::time::Instant::now();
     let peers = worker.peers() as f64;
     let (opt, _) = mixing_rule(learner).expect("checked before the workers started");
     let k = shard.y.len();
@@ -164,8 +204,7 @@ fn run_worker(
         }
         let mut records: Vec<Record> = Vec::new();
         for c in (0..k).filter(|&c| !done[c]) {
-            let l = local_epoch(learner, &shard.x, &shard.y[c], &models[c], round)
-                .expect("shards are checked before the workers start");
+            let l = local_epoch(learner, &shard.x, &shard.y[c], &models[c], round)?;
             let start = &models[c];
             for (j, (&a, &b)) in l.last.w.iter().zip(&start.w).enumerate() {
                 if a != b {
@@ -183,7 +222,7 @@ fn run_worker(
             }
         }
         let mut counts = vec![[0u64; 3]; k];
-        for (key, v) in reduce.sum(worker, records) {
+        for (key, v) in reduce.sum(worker, records)? {
             match keys.read(key) {
                 Entry::Weight(c, j) if j == d => {
                     models[c].bias = (f64::from(models[c].bias) + v / peers) as f32;
@@ -200,6 +239,14 @@ fn run_worker(
             }
             let [updates, mistakes, visits] = counts[c];
             done[c] = close_round(&mut reports[c], updates, mistakes, visits, opt.average);
+        }
+        if worker.index() == 0 {
+            progress(Round {
+                round: round + 1,
+                rounds: opt.epochs,
+                updates: counts.iter().map(|c| c[0]).sum(),
+                seconds: start.elapsed().as_secs_f64(),
+            });
         }
     }
     if opt.average {
@@ -221,7 +268,7 @@ fn run_worker(
             };
             k
         ];
-        for (key, v) in reduce.sum(worker, records) {
+        for (key, v) in reduce.sum(worker, records)? {
             match keys.read(key) {
                 Entry::Weight(c, j) if j == d => totals[c].bias = v,
                 Entry::Weight(c, j) => totals[c].w[j] = v,
@@ -232,9 +279,9 @@ fn run_worker(
             *m = t.model();
         }
     }
-    models
+    Ok(models
         .into_iter()
         .zip(reports)
         .map(|(model, report)| Fitted { model, report })
-        .collect()
+        .collect())
 }

@@ -91,18 +91,24 @@ pub struct Geometry {
 impl Geometry {
     /// Fits `spec` on training rows: document frequencies are counted from their ids.
     pub fn fit<X: SparseRows>(spec: GeometrySpec, x: &X) -> Geometry {
+        let mut df = Vec::new();
+        if spec.weighting == Weighting::Idf {
+            df = vec![0u32; x.n_cols()];
+            for i in 0..x.n_rows() {
+                for &j in x.row(i).ids {
+                    df[j as usize] += 1;
+                }
+            }
+        }
+        Geometry::from_df(spec, &df, x.n_rows())
+    }
+
+    /// Fits `spec` from document frequencies counted elsewhere: `df[j]` of feature j among
+    /// `n` training rows (a cluster's totals; ignored under binary weighting).
+    pub fn from_df(spec: GeometrySpec, df: &[u32], n: usize) -> Geometry {
         let (weights, unseen) = match spec.weighting {
             Weighting::Binary => (Vec::new(), 1.0),
-            Weighting::Idf => {
-                let mut df = vec![0u32; x.n_cols()];
-                for i in 0..x.n_rows() {
-                    for &j in x.row(i).ids {
-                        df[j as usize] += 1;
-                    }
-                }
-                let n = x.n_rows();
-                (df.iter().map(|&d| idf(n, d as usize)).collect(), idf(n, 0))
-            }
+            Weighting::Idf => (df.iter().map(|&d| idf(n, d as usize)).collect(), idf(n, 0)),
         };
         Geometry {
             spec,

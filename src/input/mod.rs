@@ -9,6 +9,7 @@ mod dirs;
 mod jsonl;
 pub mod mail;
 mod reuters;
+mod share;
 pub mod stream;
 pub mod svmlight;
 mod tsv;
@@ -19,6 +20,7 @@ pub(crate) use dirs::not_regular;
 pub use dirs::read_dirs;
 pub use jsonl::{parse_jsonl, read_jsonl};
 pub use reuters::{Split, parse_reuters, read_reuters};
+pub use share::Share;
 pub use stream::DocStream;
 pub use tsv::{parse_tsv, read_tsv};
 

@@ -9,7 +9,7 @@
 //! on its own). Formats without a streaming reader (Reuters SGML) are read whole and
 //! handed out in batches.
 
-use super::{Corpus, Document, Format, Split, decode_text, dirs, jsonl, read_part, tsv};
+use super::{Corpus, Document, Format, Share, Split, decode_text, dirs, jsonl, read_part, tsv};
 use crate::{Error, Result};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -27,6 +27,9 @@ pub struct DocStream {
     /// Documents that could not be read so far: (id, reason).
     pub skipped: Vec<(String, String)>,
     prefix_ids: bool,
+    share: Share,
+    /// Units (files, non-blank lines, documents read whole) numbered so far.
+    units: usize,
 }
 
 #[derive(Debug)]
@@ -78,7 +81,16 @@ impl DocStream {
             current: None,
             batch: batch.max(1),
             skipped: Vec::new(),
+            share: Share::ALL,
+            units: 0,
         })
+    }
+
+    /// Reads only `share`'s units: files of folders, non-blank lines of line files, and
+    /// documents of corpora read whole, numbered across all inputs in order.
+    pub fn share(mut self, share: Share) -> DocStream {
+        self.share = share;
+        self
     }
 
     fn start(&mut self, path: PathBuf, format: Format) -> Result<Source> {
@@ -86,7 +98,7 @@ impl DocStream {
             Format::Dir => {
                 let (jobs, skipped) = dirs::list_dirs(&path)?;
                 self.skipped.extend(skipped);
-                Source::Files(jobs.into_iter())
+                Source::Files(self.share.pick(jobs, &mut self.units).into_iter())
             }
             Format::Text => {
                 let files = if path.is_dir() {
@@ -96,13 +108,8 @@ impl DocStream {
                 } else {
                     vec![path]
                 };
-                Source::Files(
-                    files
-                        .into_iter()
-                        .map(|f| (None, f))
-                        .collect::<Vec<_>>()
-                        .into_iter(),
-                )
+                let files = files.into_iter().map(|f| (None, f)).collect();
+                Source::Files(self.share.pick(files, &mut self.units).into_iter())
             }
             Format::Tsv | Format::Jsonl => {
                 let f = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
@@ -116,7 +123,7 @@ impl DocStream {
             Format::Reuters | Format::Svmlight => {
                 let c = read_part(&path, Some(format), self.split)?;
                 self.skipped.extend(c.skipped);
-                Source::Whole(c.docs.into_iter())
+                Source::Whole(self.share.pick(c.docs, &mut self.units).into_iter())
             }
         })
     }
@@ -125,6 +132,8 @@ impl DocStream {
     fn next_from_current(&mut self) -> Result<Vec<Document>> {
         let batch = self.batch;
         let prefix = self.prefix_ids;
+        let share = self.share;
+        let units = &mut self.units;
         let Some(src) = &mut self.current else {
             return Ok(Vec::new());
         };
@@ -153,6 +162,13 @@ impl DocStream {
                         break;
                     }
                     *line_no += 1;
+                    if buf.iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    *units += 1;
+                    if !share.takes(*units - 1) {
+                        continue;
+                    }
                     if buf.last() == Some(&b'\n') {
                         buf.pop();
                     }

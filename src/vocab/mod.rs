@@ -127,6 +127,34 @@ impl DfCounts {
     pub fn documents(&self) -> u64 {
         self.docs
     }
+
+    /// Each word (per-word counts) with its document frequency, in no order: what a
+    /// process hands in to the cluster's vocabulary.
+    pub fn word_df(&self) -> impl Iterator<Item = (&str, u32)> {
+        self.map.iter().map(|(w, &(df, _))| (&**w, df))
+    }
+
+    /// Each hashed id (hashed counts) with its document frequency, in no order.
+    pub fn id_df(&self) -> impl Iterator<Item = (u32, u32)> {
+        self.ids.iter().map(|(&j, &(df, _))| (j, df))
+    }
+
+    /// Counts made elsewhere: document frequencies per word (`hashing` `None`) or per
+    /// hashed id, over `docs` documents (a cluster's totals).
+    pub fn from_totals(
+        hashing: Option<Hashing>,
+        words: impl IntoIterator<Item = (Box<str>, u32)>,
+        ids: impl IntoIterator<Item = (u32, u32)>,
+        docs: u64,
+    ) -> DfCounts {
+        DfCounts {
+            map: words.into_iter().map(|(w, df)| (w, (df, 0))).collect(),
+            hashing,
+            ids: ids.into_iter().map(|(j, df)| (j, (df, 0))).collect(),
+            doc: 0,
+            docs,
+        }
+    }
 }
 
 /// The frozen word → id map saved in models (unknown words are simply absent), or the

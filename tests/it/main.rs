@@ -3,6 +3,7 @@
 mod analyzer;
 mod bounds;
 mod char_grams;
+mod cluster;
 mod common;
 mod core_cli;
 mod distributed;

@@ -25,8 +25,8 @@ pub use mbox::{MboxMessage, MboxReader};
 pub use message::{ParsedMessage, parse_message};
 pub use rules::{MailRules, TagFamily};
 
-use super::Corpus;
 use super::dirs::{Walk, walk_files};
+use super::{Corpus, Share};
 use crate::{Error, Result};
 use rayon::prelude::*;
 use std::io::{BufReader, Read};
@@ -102,6 +102,18 @@ pub fn detect(path: &Path) -> Result<MailSource> {
 
 /// Reads every message under `path` (any [`MailSource`]), labelled `label`, under `rules`.
 pub fn read_mail(path: &Path, label: Option<&str>, rules: &MailRules) -> Result<MailCorpus> {
+    read_mail_share(path, label, rules, Share::ALL, &mut 0)
+}
+
+/// As [`read_mail`], reading only `share`'s units (message files, messages of an mbox),
+/// numbered on from `*next`.
+fn read_mail_share(
+    path: &Path,
+    label: Option<&str>,
+    rules: &MailRules,
+    share: Share,
+    next: &mut usize,
+) -> Result<MailCorpus> {
     let walked = |w: Walk, files: Vec<PathBuf>| {
         let mut m = read_files(files, label, rules);
         m.corpus.skipped.splice(0..0, w.skipped);
@@ -110,7 +122,7 @@ pub fn read_mail(path: &Path, label: Option<&str>, rules: &MailRules) -> Result<
     match detect(path)? {
         MailSource::Maildir => {
             let mut w = maildir_files(path)?;
-            let files = std::mem::take(&mut w.files);
+            let files = share.pick(std::mem::take(&mut w.files), next);
             Ok(walked(w, files))
         }
         MailSource::Folder => {
@@ -119,10 +131,14 @@ pub fn read_mail(path: &Path, label: Option<&str>, rules: &MailRules) -> Result<
                 .into_iter()
                 .filter(|f| !in_maildir_tmp(f))
                 .collect();
-            Ok(walked(w, files))
+            Ok(walked(w, share.pick(files, next)))
         }
-        MailSource::Mbox => read_mbox(path, label, rules),
-        MailSource::Message => Ok(read_files(vec![path.to_path_buf()], label, rules)),
+        MailSource::Mbox => read_mbox(path, label, rules, share, next),
+        MailSource::Message => Ok(read_files(
+            share.pick(vec![path.to_path_buf()], next),
+            label,
+            rules,
+        )),
     }
 }
 
@@ -189,7 +205,13 @@ fn split_file(
 
 /// Streams an mbox: batches of messages are parsed in parallel while the file is read
 /// sequentially. Ids are `FILE#N` (N counts from 1).
-fn read_mbox(path: &Path, label: Option<&str>, rules: &MailRules) -> Result<MailCorpus> {
+fn read_mbox(
+    path: &Path,
+    label: Option<&str>,
+    rules: &MailRules,
+    share: Share,
+    next: &mut usize,
+) -> Result<MailCorpus> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let name = path.display().to_string();
     let mut out = MailCorpus::default();
@@ -207,6 +229,10 @@ fn read_mbox(path: &Path, label: Option<&str>, rules: &MailRules) -> Result<Mail
         match m {
             Ok(m) => {
                 n += 1;
+                *next += 1;
+                if !share.takes(*next - 1) {
+                    continue;
+                }
                 batch.push((n, m.bytes));
                 if batch.len() == BATCH {
                     flush(&mut batch, &mut out);
@@ -227,10 +253,22 @@ fn read_mbox(path: &Path, label: Option<&str>, rules: &MailRules) -> Result<Mail
 /// Labelled mail for training and evaluation: every `spam` path labelled `spam`, every
 /// `ham` path labelled `ham`, parsed under `rules`.
 pub fn read_labelled(spam: &[PathBuf], ham: &[PathBuf], rules: &MailRules) -> Result<MailCorpus> {
+    read_labelled_share(spam, ham, rules, Share::ALL)
+}
+
+/// As [`read_labelled`], reading only `share`'s units: message files and mbox messages
+/// are numbered across the spam paths, then the ham paths.
+pub fn read_labelled_share(
+    spam: &[PathBuf],
+    ham: &[PathBuf],
+    rules: &MailRules,
+    share: Share,
+) -> Result<MailCorpus> {
     let mut out = MailCorpus::default();
+    let mut next = 0;
     for (paths, label) in [(spam, "spam"), (ham, "ham")] {
         for p in paths {
-            out.extend(read_mail(p, Some(label), rules)?);
+            out.extend(read_mail_share(p, Some(label), rules, share, &mut next)?);
         }
     }
     Ok(out)

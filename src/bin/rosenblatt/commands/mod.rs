@@ -9,6 +9,7 @@ mod eval_mail;
 mod inspect;
 mod learn;
 mod train;
+mod train_cluster;
 mod train_svm;
 mod vectorize;
 

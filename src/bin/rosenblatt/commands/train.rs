@@ -18,6 +18,9 @@ use std::process::ExitCode;
 
 /// Runs `train`.
 pub fn run(plan: TrainPlan) -> Result<ExitCode> {
+    if let Some(p) = plan.cluster.clone() {
+        return super::train_cluster::run(plan, p);
+    }
     rosenblatt::atomic::check_output(&plan.output)?;
     let phase = Phase::start("reading documents");
     // The analyzer's source says how inputs are read: mail parsed under its rules, or text.

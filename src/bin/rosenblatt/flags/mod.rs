@@ -5,6 +5,7 @@
 
 mod bench;
 mod classify;
+mod cluster;
 mod eval;
 mod features;
 mod geometry;

@@ -11,6 +11,7 @@ use super::schedule::{Mode, ScheduleArgs};
 use super::tune::{self, TuneArgs, TunePlan};
 use anyhow::{Result, bail};
 use clap::Args;
+use rosenblatt::distributed::Processes;
 use rosenblatt::experiment::{Split, kfold};
 use rosenblatt::features::GeometrySpec;
 use rosenblatt::input::Format;
@@ -75,6 +76,8 @@ pub struct TrainArgs {
     #[arg(long, value_name = "W")]
     pub workers: Option<usize>,
     #[command(flatten)]
+    pub cluster: super::cluster::ClusterArgs,
+    #[command(flatten)]
     pub plot: super::plot::PlotArg,
 }
 
@@ -106,6 +109,8 @@ pub struct TrainPlan {
     pub plot: Option<PathBuf>,
     /// `--tune`: the grid and how it is cross-validated.
     pub tune: Option<TunePlan>,
+    /// `--processes`: this process's place among those that train together.
+    pub cluster: Option<Processes>,
     /// Whether random mode's rounds default to 10 × the number of documents.
     rounds_per_document: bool,
 }
@@ -224,6 +229,22 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         }
         rosenblatt::learn::mixing::check_mixable(&learner)?;
     }
+    let cluster = a.cluster.plan()?;
+    if cluster.is_some() {
+        let alone = [
+            (a.workers.is_some(), "--workers"),
+            (tune.is_some(), "--tune"),
+            (a.cv.is_some(), "--cv"),
+            (a.holdout.is_some(), "--holdout"),
+        ];
+        if let Some((_, flag)) = alone.iter().find(|(given, _)| *given) {
+            bail!(
+                "{flag} does not run with --processes: train over processes, then evaluate \
+                 the model on a test part"
+            );
+        }
+        rosenblatt::learn::mixing::check_mixable(&learner)?;
+    }
     inputs::check_split(a.corpus.input.split, a.corpus.input.format)?;
     let max_feature_id = a.svm.limit()?;
     let source = if mail {
@@ -234,6 +255,9 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
     } else if inputs::is_svm(&a.corpus.inputs, a.corpus.input.format, Format::detect)? {
         if a.vocab.is_set() {
             bail!("{}", inputs::VOCAB_ON_VECTORS);
+        }
+        if cluster.is_some() {
+            bail!("--processes reads documents or mail; SVMlight rows train in one process");
         }
         Source::Svmlight(a.corpus.inputs, max_feature_id)
     } else {
@@ -270,6 +294,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         json: a.json,
         plot: a.plot.checked()?,
         tune,
+        cluster,
         rounds_per_document: s.mode == Mode::Random && s.rounds.is_none(),
     })
 }

@@ -1,0 +1,71 @@
+//! `--processes N --process I --hostfile FILE --connect-timeout SECS`: running one of
+//! several processes that train together, each on its share of the input.
+
+use anyhow::{Result, bail};
+use clap::Args;
+use rosenblatt::distributed::{Processes, connect};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Where this process stands in a cluster.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ClusterArgs {
+    /// Train as one of N processes (on one host or several), each reading only its share
+    /// of the input: file, line or message k goes to process k mod N. Start the same
+    /// command on every host with its own --process; they find each other through
+    /// --hostfile. Process 0 prints the progress and writes the model. For the learners
+    /// --workers mixes (iterative parameter mixing), on documents or mail with one label
+    /// each.
+    #[arg(long, value_name = "N")]
+    pub processes: Option<usize>,
+    /// This process's index, 0 to N-1 (its line in the hostfile, counted from 0).
+    #[arg(long, value_name = "I", requires = "processes")]
+    pub process: Option<usize>,
+    /// Every process's host:port, one line each in process order (`#` starts a comment);
+    /// process I listens on line I's port.
+    #[arg(long, value_name = "FILE", requires = "processes")]
+    pub hostfile: Option<PathBuf>,
+    /// Seconds to wait for the other processes to join before giving up with an error.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 30,
+        requires = "processes"
+    )]
+    pub connect_timeout: u64,
+}
+
+impl ClusterArgs {
+    /// The cluster this process joins, checked; `None` without `--processes`.
+    pub fn plan(&self) -> Result<Option<Processes>> {
+        let Some(n) = self.processes else {
+            return Ok(None);
+        };
+        if n == 0 {
+            bail!("--processes must be at least 1");
+        }
+        let Some(index) = self.process else {
+            bail!(
+                "--processes {n} needs --process I: this process's index, 0 to {}",
+                n - 1
+            );
+        };
+        if index >= n {
+            bail!(
+                "--process {index} is not one of the {n} processes (0 to {})",
+                n - 1
+            );
+        }
+        let Some(hostfile) = &self.hostfile else {
+            bail!("--processes needs --hostfile FILE: one host:port line per process");
+        };
+        if self.connect_timeout == 0 {
+            bail!("--connect-timeout must be at least 1 second");
+        }
+        Ok(Some(Processes {
+            addresses: connect::read_hostfile(hostfile, n)?,
+            index,
+            connect_timeout: Duration::from_secs(self.connect_timeout),
+        }))
+    }
+}

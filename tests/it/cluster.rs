@@ -1,0 +1,386 @@
+//! Training over real processes on 127.0.0.1 (free ports, a hostfile): the vocabulary
+//! equals single-process `train`'s, the weights equal the single-process simulation of
+//! parameter mixing over the same shares (unit k to process k mod N), the model loads and
+//! evaluates like any other; a process that dies or never comes ends the others with a
+//! sentence, non-zero, and no model file.
+
+use crate::common::{bin, data};
+use rosenblatt::features::{Geometry, SparseRows};
+use rosenblatt::input::mail::{MailRules, read_labelled};
+use rosenblatt::input::{Document, read};
+use rosenblatt::learn::mixing::fit_mixed;
+use rosenblatt::learn::{AnyModel, LinearModel};
+use rosenblatt::model::{Predictor, SavedModel};
+use rosenblatt::pipeline::{self, TrainConfig};
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn rosenblatt() -> Command {
+    Command::new(assert_cmd::cargo::cargo_bin("rosenblatt"))
+}
+
+/// A hostfile of `n` free ports on 127.0.0.1.
+fn hostfile(dir: &Path, n: usize) -> PathBuf {
+    let lines: Vec<String> = (0..n)
+        .map(|_| {
+            let l = TcpListener::bind("127.0.0.1:0").unwrap();
+            format!("127.0.0.1:{}", l.local_addr().unwrap().port())
+        })
+        .collect();
+    let p = dir.join(format!("hosts{n}"));
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    p
+}
+
+/// Starts process `i` of `n` of `train ARGS`.
+fn start(args: &[&str], hosts: &Path, n: usize, i: usize) -> Child {
+    rosenblatt()
+        .arg("train")
+        .args(args)
+        .args(["--processes", &n.to_string(), "--process", &i.to_string()])
+        .arg("--hostfile")
+        .arg(hosts)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Runs `train ARGS` as `n` processes; their outputs in process order.
+fn run_cluster(dir: &Path, args: &[&str], n: usize) -> Vec<Output> {
+    let hosts = hostfile(dir, n);
+    let children: Vec<Child> = (0..n).map(|i| start(args, &hosts, n, i)).collect();
+    children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect()
+}
+
+fn succeeded(outs: &[Output]) {
+    for (i, o) in outs.iter().enumerate() {
+        assert!(
+            o.status.success(),
+            "process {i}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+fn linear(m: &AnyModel) -> &LinearModel {
+    match m {
+        AnyModel::Linear(l) => l,
+        other => panic!("not a linear model: {other:?}"),
+    }
+}
+
+fn problems(p: &Predictor) -> Vec<&LinearModel> {
+    match p {
+        Predictor::Binary(m) => vec![linear(m)],
+        Predictor::OneVsRest(ms) => ms.iter().map(linear).collect(),
+        other => panic!("unexpected predictor {other:?}"),
+    }
+}
+
+/// The cluster's model against what one process computes from all of `docs` (in the
+/// order the shares number them): the same vocabulary (ids and counts) as `single`,
+/// and for each binary problem the weights of parameter mixing over the same shares.
+fn equals_the_simulation(
+    cluster: &SavedModel,
+    single: &SavedModel,
+    docs: &[Document],
+    cfg: &TrainConfig,
+    n: usize,
+) {
+    assert_eq!(cluster.vocab.len(), single.vocab.len());
+    for j in 0..single.vocab.len() as u32 {
+        assert_eq!(cluster.vocab.word(j), single.vocab.word(j), "id {j}");
+        assert_eq!(cluster.vocab.df(j), single.vocab.df(j), "df of id {j}");
+    }
+    assert_eq!(cluster.classes, single.classes);
+    let (_, stored) = pipeline::vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
+    let g = Geometry::fit(cfg.geometry, &stored);
+    let x = g.apply(&stored);
+    let idx = pipeline::class_indices(docs, &single.classes).unwrap();
+    let k = single.classes.len();
+    let wanted: Vec<usize> = if k == 2 { vec![1] } else { (0..k).collect() };
+    let models = problems(&cluster.predictor);
+    assert_eq!(models.len(), wanted.len());
+    for (m, &c) in models.iter().zip(&wanted) {
+        let y = pipeline::binary_labels(&idx, c);
+        let sim = fit_mixed(&cfg.learner, &x, &y, n).unwrap().model;
+        assert_eq!(m.w.len(), sim.w.len());
+        for (j, (a, b)) in
+            m.w.iter()
+                .zip(&sim.w)
+                .chain([(&m.bias, &sim.bias)])
+                .enumerate()
+        {
+            assert!(
+                (a - b).abs() <= 1e-4 * (1.0 + b.abs()),
+                "problem {c}, weight {j}: {a} vs simulated {b}"
+            );
+        }
+    }
+    assert_eq!(x.n_rows(), cluster.meta.documents as usize);
+}
+
+#[test]
+fn mail_over_two_and_three_processes_equals_the_simulation() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpora/spamassassin");
+    let (spam, ham) = (corpus.join("spam"), corpus.join("ham"));
+    let single_path = dir.path().join("single.model");
+    crate::common::train_filter(&spam, &ham, &single_path, &[]);
+    let single = SavedModel::load(&single_path).unwrap();
+    let cfg = TrainConfig::spam_filter();
+    let rules = MailRules::default();
+    let docs = read_labelled(
+        std::slice::from_ref(&spam),
+        std::slice::from_ref(&ham),
+        &rules,
+    )
+    .unwrap()
+    .corpus
+    .docs;
+    for n in [2, 3] {
+        let out = dir.path().join(format!("cluster{n}.model"));
+        let args = [
+            "--spam",
+            spam.to_str().unwrap(),
+            "--ham",
+            ham.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        let outs = run_cluster(dir.path(), &args, n);
+        succeeded(&outs);
+        let progress = String::from_utf8_lossy(&outs[0].stderr);
+        assert!(progress.contains("round 1/7:"), "{progress}");
+        for o in &outs[1..] {
+            assert!(o.stdout.is_empty(), "only process 0 prints the summary");
+        }
+        let model = SavedModel::load(&out).unwrap();
+        equals_the_simulation(&model, &single, &docs, &cfg, n);
+        // It evaluates like any other model.
+        let eval = crate::common::stdout_of(
+            bin()
+                .args(["eval", "-m", out.to_str().unwrap(), "--json", "--spam"])
+                .arg(&spam)
+                .arg("--ham")
+                .arg(&ham),
+        );
+        let v: serde_json::Value = serde_json::from_str(&eval).unwrap();
+        assert!(v["accuracy"].as_f64().unwrap() > 0.99, "{eval}");
+    }
+}
+
+/// A three-class corpus in class folders: each class has its own words beside shared ones.
+fn class_folders(dir: &Path) -> PathBuf {
+    let root = dir.join("topics");
+    let mut state = 7u64;
+    let mut next = move |n: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    for (c, name) in ["alpha", "beta", "gamma"].iter().enumerate() {
+        std::fs::create_dir_all(root.join(name)).unwrap();
+        for d in 0..40 {
+            let words: Vec<String> = (0..12)
+                .map(|_| match next(3) {
+                    0 => format!("{name}{}", next(20)),
+                    _ => format!("common{}", next(60 + c as u64 * 5)),
+                })
+                .collect();
+            std::fs::write(root.join(name).join(format!("{d:03}.txt")), words.join(" ")).unwrap();
+        }
+    }
+    root
+}
+
+#[test]
+fn class_folders_over_three_processes_equal_the_simulation() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = class_folders(dir.path());
+    let single_path = dir.path().join("single.model");
+    let flags = ["--min-df", "2"];
+    crate::common::stdout_of(
+        bin()
+            .arg("train")
+            .arg(&root)
+            .arg("-o")
+            .arg(&single_path)
+            .args(flags),
+    );
+    let single = SavedModel::load(&single_path).unwrap();
+    let mut cfg = TrainConfig::default();
+    cfg.vocab.min_df = 2;
+    let docs = read(&root, None).unwrap().docs;
+    let out = dir.path().join("cluster.model");
+    let mut args = vec![root.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    args.extend(flags);
+    succeeded(&run_cluster(dir.path(), &args, 3));
+    let model = SavedModel::load(&out).unwrap();
+    equals_the_simulation(&model, &single, &docs, &cfg, 3);
+    assert!(
+        model.geometry.feature_weights().is_some(),
+        "idf travels too"
+    );
+}
+
+#[test]
+fn killing_one_process_ends_the_other_with_a_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    // Labels that no hyperplane separates keep the rounds going.
+    let tsv = dir.path().join("noise.tsv");
+    let lines: Vec<String> = (0..400)
+        .map(|i| {
+            format!(
+                "{}\tw{} w{} w{}",
+                ["a", "b"][(i * 7 / 3) % 2],
+                i % 13,
+                i % 7,
+                i % 5
+            )
+        })
+        .collect();
+    std::fs::write(&tsv, lines.join("\n")).unwrap();
+    let out = dir.path().join("never.model");
+    let args = [
+        tsv.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--learner",
+        "perceptron",
+        "--epochs",
+        "1000000",
+    ];
+    let hosts = hostfile(dir.path(), 2);
+    let mut p0 = start(&args, &hosts, 2, 0);
+    let mut p1 = start(&args, &hosts, 2, 1);
+    // Wait until the rounds are under way, then kill process 1.
+    let mut lines = BufReader::new(p0.stderr.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        let started = line.starts_with("round ");
+        seen.push(line);
+        if started {
+            break;
+        }
+    }
+    assert!(
+        seen.last().is_some_and(|l| l.starts_with("round 1/")),
+        "{seen:?}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    p1.kill().unwrap();
+    p1.wait().unwrap();
+    let killed = Instant::now();
+    let rest: Vec<String> = lines.map(Result::unwrap).collect();
+    let status = p0.wait().unwrap();
+    assert!(
+        killed.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        killed.elapsed()
+    );
+    assert!(!status.success());
+    let said = rest.join("\n");
+    assert!(said.contains("the connection to process 1 broke"), "{said}");
+    assert!(!out.exists(), "no model file is left");
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().contains("never"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn a_process_that_never_comes_ends_the_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    let hosts = hostfile(dir.path(), 2);
+    let out = dir.path().join("m.model");
+    let t = Instant::now();
+    let o = rosenblatt()
+        .arg("train")
+        .arg(data("tiny.tsv"))
+        .arg("-o")
+        .arg(&out)
+        .args([
+            "--processes",
+            "2",
+            "--process",
+            "0",
+            "--connect-timeout",
+            "1",
+        ])
+        .arg("--hostfile")
+        .arg(&hosts)
+        .output()
+        .unwrap();
+    assert!(t.elapsed() < Duration::from_secs(15));
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("no word from process 1") && e.contains("within 1 s"),
+        "{e}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn cluster_flags_are_checked_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let hosts = hostfile(dir.path(), 2);
+    let out = dir.path().join("m.model");
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--processes", "2", "--process", "2"],
+            "--process 2 is not one of the 2 processes",
+        ),
+        (&["--processes", "2"], "needs --process I"),
+        (
+            &[
+                "--processes",
+                "2",
+                "--process",
+                "0",
+                "--learner",
+                "logistic",
+            ],
+            "logistic",
+        ),
+        (
+            &["--processes", "2", "--process", "0", "--holdout", "0.2"],
+            "--holdout does not run with --processes",
+        ),
+    ];
+    for (flags, wanted) in cases {
+        let e = crate::common::stderr_of_failure(
+            bin()
+                .arg("train")
+                .arg(data("tiny.tsv"))
+                .arg("-o")
+                .arg(&out)
+                .args(flags)
+                .arg("--hostfile")
+                .arg(&hosts),
+        );
+        assert!(e.contains(wanted), "{flags:?}: {e}");
+    }
+    let e = crate::common::stderr_of_failure(
+        bin()
+            .arg("train")
+            .arg(data("tiny.tsv"))
+            .arg("-o")
+            .arg(&out)
+            .args(["--processes", "3", "--process", "0", "--hostfile"])
+            .arg(&hosts),
+    );
+    assert!(e.contains("2 addresses for 3 processes"), "{e}");
+}
