@@ -10,7 +10,9 @@
 //!    the ids equal the single-process ones. Under `--hash-bits` the words never travel:
 //!    the document frequencies of the hashed ids do;
 //! 3. the feature weights (idf) from those document frequencies;
-//! 4. the training rounds ([`super::train::run_worker`]) on the local rows;
+//! 4. the training rounds ([`super::train::run_worker`]) on the local rows: one binary
+//!    problem, one per class (one-vs-rest), or one per label (multi-label: the label
+//!    thresholds are tuned by each process on its own rows and averaged);
 //! 5. the training accuracy, from the counts of correct answers.
 //!
 //! Worker 0 (process 0) assembles the model; the others return nothing.
@@ -19,11 +21,15 @@ use super::Cluster;
 use super::reduce::AllReduce;
 use super::train::{Round, Shard, owned_rows, run_worker};
 use crate::experiment::predict_classes;
+use crate::experiment::tune_thresholds;
 use crate::features::{Geometry, SparseRows, vectorize};
 use crate::input::{Document, Share};
-use crate::learn::{AnyModel, OnlineState};
+use crate::learn::multilabel::MultiLabelOptions;
+use crate::learn::{AnyModel, LabelScorer, MultiLabel, MultiLabelModel, OnlineState};
 use crate::model::{FeatureSpace, Metadata, Predictor, SavedModel};
-use crate::pipeline::{TrainConfig, binary_labels, class_indices, classes_from, training_metadata};
+use crate::pipeline::{
+    TrainConfig, binary_labels, class_indices, classes_from, label_sets, training_metadata,
+};
 use crate::vocab::{DfCounts, Vocabulary};
 use crate::{Error, Result};
 use std::sync::Arc;
@@ -37,11 +43,16 @@ const DOCS: &str = "n";
 const MULTI: &str = "m";
 
 /// Trains a model on labelled documents read in shares by `cluster`'s workers: `read`
-/// reads a share (this process's documents). `progress` hears of each round on worker 0.
-/// Returns the model on worker 0's process and `None` on the others.
+/// reads a share (this process's documents). A corpus where some document has other than
+/// one label trains a multi-label model; its thresholds (`multilabel`) are cross-validated
+/// by each process on its own rows, with scorers fitted there alone, and averaged over
+/// the processes. `progress`
+/// hears of each round on worker 0. Returns the model on worker 0's process and `None` on
+/// the others.
 pub fn train_documents<R, P>(
     cluster: &Cluster,
     cfg: &TrainConfig,
+    multilabel: MultiLabelOptions,
     inputs: Vec<String>,
     read: R,
     progress: P,
@@ -94,19 +105,25 @@ where
         if n == 0 {
             return Err(Error::Data("no documents in the input".into()));
         }
-        if count(MULTI) > 0.0 {
-            return Err(Error::Unsupported(
-                "training over processes is for single-label corpora; this one has documents \
-                 with several labels (or none)"
-                    .into(),
-            ));
-        }
-        let names = totals
+        let multi = count(MULTI) > 0.0;
+        let names: Vec<String> = totals
             .iter()
             .filter_map(|(k, _)| k.strip_prefix(LABEL).map(str::to_string))
             .collect();
-        let classes = classes_from(names, cfg.positive.as_deref())?;
-        let idx = class_indices(&docs, &classes)?;
+        // (Sorted by key: the label counts are in class order.)
+        let train_counts: Vec<u32> = totals
+            .iter()
+            .filter(|(k, _)| k.starts_with(LABEL))
+            .map(|r| r.1 as u32)
+            .collect();
+        let (classes, target) = if multi {
+            let sets = label_sets(&docs, &names)?;
+            (names, Target::Sets(sets))
+        } else {
+            let classes = classes_from(names, cfg.positive.as_deref())?;
+            let idx = class_indices(&docs, &classes)?;
+            (classes, Target::Classes(idx))
+        };
 
         // 2. The vocabulary, and 3. the feature weights from its document frequencies.
         let local = crate::features::count_df(&cfg.analyzer, &docs);
@@ -145,13 +162,17 @@ where
             &(0..stored.n_rows()).collect::<Vec<_>>(),
         );
 
-        // 4. The rounds.
+        // 4. The rounds: one binary problem, or one per class or label.
         let k = classes.len();
-        let problems: Vec<usize> = if k == 2 { vec![1] } else { (0..k).collect() };
-        let shard = Shard {
-            y: problems.iter().map(|&c| binary_labels(&idx, c)).collect(),
-            x,
+        let y = match &target {
+            Target::Classes(idx) if k == 2 => vec![binary_labels(idx, 1)],
+            Target::Classes(idx) => (0..k).map(|c| binary_labels(idx, c)).collect(),
+            Target::Sets(sets) => {
+                let m = MultiLabel::new(sets, k);
+                (0..k).map(|c| m.one_vs_rest(c)).collect()
+            }
         };
+        let shard = Shard { y, x };
         let fits = run_worker(
             worker,
             &mut numbers,
@@ -165,21 +186,41 @@ where
             .into_iter()
             .map(|f| AnyModel::Linear(f.model))
             .collect();
-        let predictor = if k == 2 {
-            Predictor::Binary(models.remove(0))
-        } else {
-            Predictor::OneVsRest(models)
+        let predictor = match &target {
+            Target::Classes(_) if k == 2 => Predictor::Binary(models.remove(0)),
+            Target::Classes(_) => Predictor::OneVsRest(models),
+            Target::Sets(sets) => {
+                let scorer = LabelScorer::OneVsRest(models);
+                // Thresholds cross-validated on each process's own rows, then averaged.
+                let local = tune_thresholds(&cfg.learner, &shard.x, sets, &scorer, &multilabel)?;
+                let sums = numbers.sum(
+                    worker,
+                    local
+                        .iter()
+                        .enumerate()
+                        .map(|(c, &t)| (c as u64, f64::from(t))),
+                )?;
+                let mut thresholds = vec![scorer.default_threshold(); k];
+                for (c, t) in sums {
+                    thresholds[c as usize] = (t / workers as f64) as f32;
+                }
+                Predictor::MultiLabel(MultiLabelModel {
+                    thresholds,
+                    scorer,
+                    train_counts,
+                    at_least_one: multilabel.at_least_one,
+                })
+            }
         };
 
-        // 5. Training accuracy and size over every process.
-        let predicted = predict_classes(&predictor, &shard.x);
-        let correct = predicted.iter().zip(&idx).filter(|(p, t)| p == t).count();
+        // 5. Training accuracy (exact label sets) and size over every process.
+        let correct = target.correct(&predictor, &shard.x);
         let sums = numbers.sum(worker, [(0, correct as f64), (1, stored.nnz() as f64)])?;
         let total = |key: u64| sums.iter().find(|r| r.0 == key).map_or(0.0, |r| r.1);
         if worker.index() != 0 {
             return Ok(None);
         }
-        let report = if k == 2 {
+        let report = if reports.len() == 1 {
             reports[0].clone()
         } else {
             crate::learn::combine_reports(&reports)
@@ -207,4 +248,35 @@ where
         Ok(Some(model))
     })?;
     Ok(results.into_iter().flatten().next())
+}
+
+/// What the local documents are labelled with.
+enum Target {
+    /// One class index each.
+    Classes(Vec<usize>),
+    /// A set of label indices each.
+    Sets(Vec<Vec<usize>>),
+}
+
+impl Target {
+    /// How many rows of `x` the predictor labels exactly right.
+    fn correct<X: SparseRows>(&self, predictor: &Predictor, x: &X) -> usize {
+        match self {
+            Target::Classes(idx) => predict_classes(predictor, x)
+                .iter()
+                .zip(idx)
+                .filter(|(p, t)| p == t)
+                .count(),
+            Target::Sets(sets) => (0..x.n_rows())
+                .filter(|&i| {
+                    let mut p: Vec<usize> =
+                        predictor.labels(x.row(i)).iter().map(|l| l.0).collect();
+                    let mut t = sets[i].clone();
+                    p.sort_unstable();
+                    t.sort_unstable();
+                    p == t
+                })
+                .count(),
+        }
+    }
 }

@@ -1,9 +1,9 @@
 //! Parameter mixing run by timely workers: each worker holds one shard of the training
 //! rows and the labels of every binary problem on them (one for a two-class model, one per
 //! class for one-vs-rest), runs its epoch of each problem per round from the mixed
-//! weights ([`crate::learn::mixing::local_epoch`]), and hands in what changed; the
-//! all-reduce ([`super::reduce`]) sums the changes and the round's counts, and every worker
-//! applies the mean. The result equals [`crate::learn::mixing::fit_mixed`] on the same
+//! weights ([`crate::learn::mixing::local_epoch`]), and hands in what changed times its
+//! update count; the all-reduce ([`super::reduce`]) sums those and the round's counts, and
+//! every worker adds the sum divided by all updates (the error-weighted mix). The result equals [`crate::learn::mixing::fit_mixed`] on the same
 //! shards up to float rounding.
 //!
 //! Keys of the records: problem c, feature j is `c·(d + 1) + j` and its bias
@@ -187,7 +187,6 @@ pub(crate) fn run_worker(
     progress: &dyn Fn(Round),
 ) -> Result<Vec<Fitted<LinearModel>>> {
     let start = std::time::Instant::now();
-    let peers = worker.peers() as f64;
     let (opt, _) = mixing_rule(learner).expect("checked before the workers started");
     let k = shard.y.len();
     let keys = Keys {
@@ -205,14 +204,19 @@ pub(crate) fn run_worker(
         let mut records: Vec<Record> = Vec::new();
         for c in (0..k).filter(|&c| !done[c]) {
             let l = local_epoch(learner, &shard.x, &shard.y[c], &models[c], round)?;
-            let start = &models[c];
+            // Each change weighted by the worker's updates: the sum over workers, divided
+            // by all their updates, is the error-weighted mix.
+            let (start, mu) = (&models[c], l.updates as f64);
             for (j, (&a, &b)) in l.last.w.iter().zip(&start.w).enumerate() {
                 if a != b {
-                    records.push((keys.weight(c, j), f64::from(a) - f64::from(b)));
+                    records.push((keys.weight(c, j), mu * (f64::from(a) - f64::from(b))));
                 }
             }
             if l.last.bias != start.bias {
-                records.push((keys.bias(c), f64::from(l.last.bias) - f64::from(start.bias)));
+                records.push((
+                    keys.bias(c),
+                    mu * (f64::from(l.last.bias) - f64::from(start.bias)),
+                ));
             }
             for (what, n) in [(0, l.updates), (1, l.mistakes), (2, l.visits)] {
                 records.push((keys.count(what, c), n as f64));
@@ -221,16 +225,22 @@ pub(crate) fn run_worker(
                 sums[c].add(a, l.visits);
             }
         }
+        let sums = reduce.sum(worker, records)?;
         let mut counts = vec![[0u64; 3]; k];
-        for (key, v) in reduce.sum(worker, records)? {
-            match keys.read(key) {
-                Entry::Weight(c, j) if j == d => {
-                    models[c].bias = (f64::from(models[c].bias) + v / peers) as f32;
-                }
-                Entry::Weight(c, j) => {
-                    models[c].w[j] = (f64::from(models[c].w[j]) + v / peers) as f32;
-                }
-                Entry::Count(what, c) => counts[c][what as usize] = v as u64,
+        for &(key, v) in &sums {
+            if let Entry::Count(what, c) = keys.read(key) {
+                counts[c][what as usize] = v as u64;
+            }
+        }
+        for (key, v) in sums {
+            if let Entry::Weight(c, j) = keys.read(key) {
+                let step = v / counts[c][0].max(1) as f64;
+                let w = if j == d {
+                    &mut models[c].bias
+                } else {
+                    &mut models[c].w[j]
+                };
+                *w = (f64::from(*w) + step) as f32;
             }
         }
         for c in 0..k {

@@ -1,11 +1,13 @@
 //! Iterative parameter mixing (McDonald, Hall and Mann, NAACL 2010, "Distributed training
 //! strategies for the structured perceptron"): the training rows are split into shards,
 //! one per worker; in every round each worker runs one epoch of its learner over its own
-//! shard, starting from the shared weights, and the next round starts from the uniform
-//! mean of the workers' weights. For the perceptron the mistake bound carries over.
+//! shard, starting from the shared weights, and the next round starts from the workers'
+//! weights mixed in proportion to the updates each made (the paper's error-weighted
+//! mixing; a worker that made none brings nothing). For the perceptron the mistake bound
+//! carries over for any such convex mix.
 //!
 //! This module holds the parts every way of running it shares — which learners mix, a
-//! worker's epoch, the mean, how rounds end — and [`fit_mixed`], the whole schedule run in
+//! worker's epoch, the mix, how rounds end — and [`fit_mixed`], the whole schedule run in
 //! one process: the reference a run spread over threads or processes must equal.
 //!
 //! Averaged learners: each worker also keeps the sum, over its rounds, of its epoch's
@@ -143,21 +145,32 @@ pub fn local_epoch<X: SparseRows>(
     })
 }
 
-/// The uniform mean of the workers' weights: the next round's start.
-pub fn mix(parts: &[&LinearModel]) -> LinearModel {
-    let k = parts.len().max(1) as f64;
-    let d = parts.first().map_or(0, |p| p.w.len());
-    let mut w = vec![0f64; d];
-    let mut bias = 0f64;
-    for p in parts {
-        for (s, &v) in w.iter_mut().zip(&p.w) {
-            *s += f64::from(v);
-        }
-        bias += f64::from(p.bias);
+/// The workers' weights mixed, each weighted by its share of the round's updates
+/// (McDonald et al.'s error-weighted mixing): the next round's start. A worker that made
+/// no update brings back `start` and weighs nothing, so a rare class's updates, made on
+/// the one shard that holds its examples, are not divided by the number of workers. With
+/// no update anywhere the start stays.
+pub fn mix(start: &LinearModel, parts: &[(&LinearModel, u64)]) -> LinearModel {
+    let total: u64 = parts.iter().map(|p| p.1).sum();
+    if total == 0 {
+        return start.clone();
     }
+    let mut w: Vec<f64> = vec![0.0; start.w.len()];
+    let mut bias = 0f64;
+    for &(p, updates) in parts {
+        let mu = updates as f64;
+        for ((s, &v), &v0) in w.iter_mut().zip(&p.w).zip(&start.w) {
+            *s += mu * (f64::from(v) - f64::from(v0));
+        }
+        bias += mu * (f64::from(p.bias) - f64::from(start.bias));
+    }
+    let t = total as f64;
     LinearModel {
-        w: w.into_iter().map(|s| (s / k) as f32).collect(),
-        bias: (bias / k) as f32,
+        w: w.iter()
+            .zip(&start.w)
+            .map(|(s, &v0)| (f64::from(v0) + s / t) as f32)
+            .collect(),
+        bias: (f64::from(start.bias) + bias / t) as f32,
     }
 }
 
@@ -247,7 +260,13 @@ pub fn fit_mixed<X: SparseRows>(
                 s.add(a, l.visits);
             }
         }
-        w = mix(&locals.iter().map(|l| &l.last).collect::<Vec<_>>());
+        w = mix(
+            &w,
+            &locals
+                .iter()
+                .map(|l| (&l.last, l.updates))
+                .collect::<Vec<_>>(),
+        );
         if converged {
             break;
         }
@@ -320,7 +339,8 @@ mod tests {
         // Round 0 from w = 0, perceptron, no shuffle, no bias, 1 epoch.
         // Shard 0 = rows 0, 2: x = (1, 0) +1, (0, 1) +1 → mistakes on both (score 0):
         // w₀ = (1, 1). Shard 1 = rows 1, 3: (0, 1) −1 → w = (0, −1); (1, 1) −1 scores −1,
-        // right → w₁ = (0, −1). Mixed: ((1 + 0)/2, (1 − 1)/2) = (0.5, 0).
+        // right → w₁ = (0, −1). Mixed by updates (2 and 1):
+        // (2·(1, 1) + 1·(0, −1)) / 3 = (2/3, 1/3); the uniform mean would be (0.5, 0).
         let x = real_from_dense(&[
             vec![1.0, 0.0],
             vec![0.0, 1.0],
@@ -337,7 +357,7 @@ mod tests {
         .check()
         .unwrap();
         let m = fit_mixed(&p, &x, &y, 2).unwrap();
-        assert_eq!(m.model.w, vec![0.5, 0.0]);
+        assert_eq!(m.model.w, vec![2.0 / 3.0, 1.0 / 3.0]);
         assert_eq!((m.report.updates, m.report.steps), (3, 4));
     }
 

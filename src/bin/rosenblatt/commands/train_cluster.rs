@@ -70,6 +70,7 @@ pub fn run(plan: TrainPlan, p: Processes) -> Result<ExitCode> {
     let model = distributed::train_documents(
         &Cluster::Processes(p),
         &plan.config,
+        plan.multilabel,
         plan.source.names(),
         read,
         progress,
