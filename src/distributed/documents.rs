@@ -4,11 +4,13 @@
 //!
 //! 1. the class names, the document count and any reading error (a word-keyed all-reduce,
 //!    so every process stops together, each saying why);
-//! 2. the vocabulary: each process counts its documents' words, each word's counts are
+//! 2. the vocabulary: each process counts its documents' words (numbering its rows by
+//!    them in the same pass), each word's counts are
 //!    summed by its owner, which drops words under `--min-df`; the survivors are broadcast
 //!    and every process ranks them as [`crate::vocab::Vocabulary::from_counts`] does, so
-//!    the ids equal the single-process ones. Under `--hash-bits` the words never travel:
-//!    the document frequencies of the hashed ids do;
+//!    the ids equal the single-process ones, and the local rows are renumbered into
+//!    them. Under `--hash-bits` the words never travel: the document frequencies of the
+//!    hashed ids do;
 //! 3. the feature weights (idf) from those document frequencies;
 //! 4. the training rounds ([`super::train::run_worker`]) on the local rows: one binary
 //!    problem, one per class (one-vs-rest), or one per label (multi-label: the label
@@ -22,15 +24,16 @@ use super::reduce::AllReduce;
 use super::train::{Round, Shard, owned_rows, run_worker};
 use crate::experiment::predict_classes;
 use crate::experiment::tune_thresholds;
-use crate::features::{Geometry, SparseRows, vectorize};
+use crate::features::{BinaryMatrix, Geometry, MatrixBuilder, SparseRows};
 use crate::input::{Document, Share};
 use crate::learn::multilabel::MultiLabelOptions;
 use crate::learn::{AnyModel, LabelScorer, MultiLabel, MultiLabelModel, OnlineState};
 use crate::model::{FeatureSpace, Metadata, Predictor, SavedModel};
 use crate::pipeline::{
     TrainConfig, binary_labels, class_indices, classes_from, label_sets, training_metadata,
+    vectorize_training,
 };
-use crate::vocab::{DfCounts, Vocabulary};
+use crate::vocab::{DfCounts, VocabConfig, Vocabulary};
 use crate::{Error, Result};
 use std::sync::Arc;
 use std::time::Instant;
@@ -106,16 +109,12 @@ where
             return Err(Error::Data("no documents in the input".into()));
         }
         let multi = count(MULTI) > 0.0;
-        let names: Vec<String> = totals
+        let mut labels: Vec<(String, u32)> = totals
             .iter()
-            .filter_map(|(k, _)| k.strip_prefix(LABEL).map(str::to_string))
+            .filter_map(|(k, v)| k.strip_prefix(LABEL).map(|l| (l.to_string(), *v as u32)))
             .collect();
-        // (Sorted by key: the label counts are in class order.)
-        let train_counts: Vec<u32> = totals
-            .iter()
-            .filter(|(k, _)| k.starts_with(LABEL))
-            .map(|r| r.1 as u32)
-            .collect();
+        labels.sort_unstable();
+        let (names, train_counts): (Vec<String>, Vec<u32>) = labels.into_iter().unzip();
         let (classes, target) = if multi {
             let sets = label_sets(&docs, &names)?;
             (names, Target::Sets(sets))
@@ -126,35 +125,44 @@ where
         };
 
         // 2. The vocabulary, and 3. the feature weights from its document frequencies.
-        let local = crate::features::count_df(&cfg.analyzer, &docs);
+        // One tokenizing pass: the local rows are numbered by a local vocabulary (every
+        // word kept), then renumbered into the cluster's.
+        let (local, rows) = vectorize_training(&cfg.analyzer, &VocabConfig::default(), &docs);
+        drop(docs);
         let hashing = cfg.analyzer.hashing();
-        let vocab = match hashing {
+        let (vocab, stored) = match hashing {
             None => {
-                let records = local
-                    .word_df()
-                    .map(|(w, df)| (format!("{WORD}{w}"), f64::from(df)));
+                let records = (0..local.len() as u32)
+                    .map(|j| (format!("{WORD}{}", local.word(j)), f64::from(local.df(j))));
                 let floor = f64::from(cfg.vocab.min_df);
                 let kept = words.sum_at_least(worker, records, floor)?;
                 let kept = kept
                     .into_iter()
-                    .filter_map(|(k, df)| k.strip_prefix(WORD).map(|w| (Box::from(w), df as u32)));
-                Vocabulary::from_counts(DfCounts::from_totals(None, kept, [], n as u64), &cfg.vocab)
+                    .filter_map(|(k, df)| k.strip_prefix(WORD).map(|w| (Box::from(w), df as u32)))
+                    .collect();
+                let vocab = Vocabulary::from_df(kept, n as u64, &cfg.vocab);
+                let ids: Vec<Option<u32>> = (0..local.len() as u32)
+                    .map(|j| vocab.get(local.word(j)))
+                    .collect();
+                let stored = renumber(&rows, &ids, vocab.len());
+                (vocab, stored)
             }
             Some(_) => {
-                let records = local.id_df().map(|(j, df)| (u64::from(j), f64::from(df)));
+                let records = (0..local.len() as u32)
+                    .filter(|&j| local.df(j) > 0)
+                    .map(|j| (u64::from(j), f64::from(local.df(j))));
                 let ids = numbers
                     .sum(worker, records)?
                     .into_iter()
                     .map(|(j, df)| (j as u32, df as u32));
-                Vocabulary::from_counts(
+                let vocab = Vocabulary::from_counts(
                     DfCounts::from_totals(hashing, [], ids, n as u64),
                     &cfg.vocab,
-                )
+                );
+                (vocab, rows)
             }
         };
         crate::pipeline::check_vocabulary(&vocab, &cfg.vocab, n)?;
-        let stored = vectorize(&cfg.analyzer, &vocab, &docs).matrix;
-        drop(docs);
         let df: Vec<u32> = (0..vocab.len()).map(|j| vocab.df(j as u32)).collect();
         let geometry = Geometry::from_df(cfg.geometry, &df, n);
         let x = owned_rows(
@@ -248,6 +256,19 @@ where
         Ok(Some(model))
     })?;
     Ok(results.into_iter().flatten().next())
+}
+
+/// Rows numbered by a local vocabulary, renumbered by `ids` (local id → the cluster's,
+/// `None` for a word pruned away) into `n_cols` columns.
+fn renumber(rows: &BinaryMatrix, ids: &[Option<u32>], n_cols: usize) -> BinaryMatrix {
+    let mut b = MatrixBuilder::with_capacity(rows.rows(), rows.nnz());
+    let mut row = Vec::new();
+    for r in rows.outer_iterator() {
+        row.clear();
+        row.extend(r.indices().iter().filter_map(|&j| ids[j as usize]));
+        b.push_unsorted(&mut row);
+    }
+    b.finish(n_cols)
 }
 
 /// What the local documents are labelled with.

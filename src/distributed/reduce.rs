@@ -126,8 +126,8 @@ impl<K: Key> AllReduce<K> {
     }
 
     /// Sends this worker's records for the next round and returns every key's sum over
-    /// all workers, sorted by key (every worker gets the same list); an error if a peer
-    /// process went away meanwhile.
+    /// all workers, in no particular order (every worker gets the same sums); an error if
+    /// a peer process went away meanwhile.
     pub fn sum(
         &mut self,
         worker: &mut Worker,
@@ -159,8 +159,6 @@ impl<K: Key> AllReduce<K> {
             }
             worker.step_or_park(Some(Duration::from_millis(20)));
         }
-        let mut out = std::mem::take(&mut *self.sink.borrow_mut());
-        out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        Ok(out)
+        Ok(std::mem::take(&mut *self.sink.borrow_mut()))
     }
 }

@@ -70,6 +70,10 @@ pub struct Round {
     pub rounds: usize,
     /// Updates made in it over all workers and problems.
     pub updates: u64,
+    /// Records (key, value: 16 bytes) worker 0 sent: its changed weights and its counts.
+    pub sent: usize,
+    /// Sums every worker received: the keys any worker changed, with the counts.
+    pub received: usize,
     /// Seconds since training began.
     pub seconds: f64,
 }
@@ -225,7 +229,9 @@ pub(crate) fn run_worker(
                 sums[c].add(a, l.visits);
             }
         }
+        let sent = records.len();
         let sums = reduce.sum(worker, records)?;
+        let received = sums.len();
         let mut counts = vec![[0u64; 3]; k];
         for &(key, v) in &sums {
             if let Entry::Count(what, c) = keys.read(key) {
@@ -255,6 +261,8 @@ pub(crate) fn run_worker(
                 round: round + 1,
                 rounds: opt.epochs,
                 updates: counts.iter().map(|c| c[0]).sum(),
+                sent,
+                received,
                 seconds: start.elapsed().as_secs_f64(),
             });
         }

@@ -241,18 +241,25 @@ impl Vocabulary {
             }
             return Vocabulary::from_hashed_df(h, df, counts.docs);
         }
-        let mut entries: Vec<(Box<str>, u32)> = counts
-            .map
-            .into_iter()
-            .filter(|(_, (df, _))| *df >= config.min_df)
-            .map(|(w, (df, _))| (w, df))
-            .collect();
+        let entries = counts.map.into_iter().map(|(w, (df, _))| (w, df)).collect();
+        Vocabulary::from_df(entries, counts.docs, config)
+    }
+
+    /// Builds the vocabulary from distinct words with their document frequencies among
+    /// `documents`, pruned by `config` and ranked as every vocabulary is: document
+    /// frequency descending, then the word.
+    pub fn from_df(
+        mut entries: Vec<(Box<str>, u32)>,
+        documents: u64,
+        config: &VocabConfig,
+    ) -> Vocabulary {
+        entries.retain(|e| e.1 >= config.min_df);
         entries.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         if let Some(max) = config.max_features {
             entries.truncate(max);
         }
         let (words, df) = entries.into_iter().unzip();
-        Vocabulary::from_parts(words, df, counts.docs)
+        Vocabulary::from_parts(words, df, documents)
     }
 
     /// A vocabulary from its distinct words (id = position) and their document frequencies.

@@ -62,8 +62,8 @@ pub fn run(plan: TrainPlan, p: Processes) -> Result<ExitCode> {
         if r.seconds - *last >= 0.5 || r.round == 1 || r.round == r.rounds || r.updates == 0 {
             *last = r.seconds;
             eprintln!(
-                "round {}/{}: {} updates, {:.2} s",
-                r.round, r.rounds, r.updates, r.seconds
+                "round {}/{}: {} updates, {:.2} s; sent {} records, received {}",
+                r.round, r.rounds, r.updates, r.seconds, r.sent, r.received
             );
         }
     };
