@@ -108,6 +108,13 @@ impl DocStream {
         self
     }
 
+    /// Whether the ids of line-file documents name their file (`FILE:LINE`); by default
+    /// they do when there are several inputs. `classify` numbers each file's lines alone.
+    pub fn prefix_ids(mut self, on: bool) -> DocStream {
+        self.prefix_ids = on;
+        self
+    }
+
     /// The unit number (counted from 0 across all inputs, as [`Share`] counts them) of
     /// each document of the batch last yielded, in order: what puts the documents that
     /// several shares read back in input order.
