@@ -8,7 +8,7 @@
 use crate::flags::{Documents, EvalChart, EvalPlan, EvalTask, Mail};
 use crate::load;
 use crate::report;
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use rosenblatt::distributed::{Cluster, Gathered, Processes, gather_scores};
 use rosenblatt::eval::{Metrics, SpamMetrics};
 use rosenblatt::input::{DocStream, Document, Share, Split, mail, stream::DEFAULT_BATCH};
@@ -172,8 +172,7 @@ fn spam(
         let units = read.units.clone();
         let corpus = load::mail_corpus(read);
         Ok(units.into_iter().zip(score(&m, &corpus.docs)?).collect())
-    })
-    .context("evaluating the filter")?;
+    })?;
     let Some(scored) = results_named(gathered, me, "no messages to evaluate")? else {
         return Ok(ExitCode::SUCCESS);
     };
