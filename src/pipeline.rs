@@ -24,8 +24,8 @@ mod multilabel;
 pub mod trec;
 mod tune;
 pub use multilabel::{
-    LabelSets, decide_labels, evaluate_label_sets, evaluate_multilabel, is_multilabel, label_sets,
-    train_multilabel,
+    LabelSets, decide_labels, evaluate_label_sets, evaluate_multilabel, is_multilabel,
+    label_set_metrics, label_sets, train_multilabel,
 };
 pub use tune::{analyzer_for, config_of, tune, tune_rows};
 

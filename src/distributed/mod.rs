@@ -7,11 +7,13 @@ mod cluster;
 pub mod connect;
 mod documents;
 pub mod reduce;
+mod score;
 pub mod train;
 mod watch;
 
 pub use cluster::{Cluster, Processes};
 pub use documents::train_documents;
+pub use score::{Gathered, gather_scores};
 pub use train::{Round, Shard, shards, train_mixed};
 
 use crate::Result;

@@ -191,11 +191,10 @@ pub(super) fn list_dirs(dir: &Path) -> Result<(Jobs, Vec<(String, String)>)> {
     Ok((jobs, walk.skipped))
 }
 
-/// Reads (label, file) pairs in parallel, one document per file, keeping their order;
-/// a file that cannot be read is counted and skipped.
-pub(crate) fn read_files(jobs: Jobs) -> Result<Corpus> {
-    let results: Vec<_> = jobs
-        .into_par_iter()
+/// Reads (label, file) pairs in parallel, keeping their order: each file's document, or
+/// (id, reason) for a file that cannot be read.
+pub(crate) fn read_each(jobs: Jobs) -> Vec<std::result::Result<Document, (String, String)>> {
+    jobs.into_par_iter()
         .map(|(class, f)| match std::fs::read(&f) {
             Ok(bytes) => Ok(Document::new(
                 f.display().to_string(),
@@ -204,9 +203,14 @@ pub(crate) fn read_files(jobs: Jobs) -> Result<Corpus> {
             )),
             Err(e) => Err((f.display().to_string(), e.to_string())),
         })
-        .collect();
+        .collect()
+}
+
+/// Reads (label, file) pairs in parallel, one document per file, keeping their order;
+/// a file that cannot be read is counted and skipped.
+pub(crate) fn read_files(jobs: Jobs) -> Result<Corpus> {
     let mut corpus = Corpus::default();
-    for r in results {
+    for r in read_each(jobs) {
         match r {
             Ok(d) => corpus.docs.push(d),
             Err(s) => corpus.skipped.push(s),

@@ -34,6 +34,18 @@ impl Share {
             })
             .collect()
     }
+
+    /// As [`Share::pick`], keeping each item's unit number: what puts the results of
+    /// several shares back in input order.
+    pub fn pick_numbered<T>(self, all: Vec<T>, next: &mut usize) -> Vec<(usize, T)> {
+        let first = *next;
+        *next += all.len();
+        all.into_iter()
+            .enumerate()
+            .map(|(i, t)| (first + i, t))
+            .filter(|(k, _)| self.takes(*k))
+            .collect()
+    }
 }
 
 impl Default for Share {

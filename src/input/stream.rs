@@ -9,7 +9,7 @@
 //! on its own). Formats without a streaming reader (Reuters SGML) are read whole and
 //! handed out in batches.
 
-use super::{Corpus, Document, Format, Share, Split, decode_text, dirs, jsonl, read_part, tsv};
+use super::{Document, Format, Share, Split, decode_text, dirs, jsonl, read_part, tsv};
 use crate::{Error, Result};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -30,12 +30,14 @@ pub struct DocStream {
     share: Share,
     /// Units (files, non-blank lines, documents read whole) numbered so far.
     units: usize,
+    /// The unit number of each document of the batch last yielded.
+    last_units: Vec<usize>,
 }
 
 #[derive(Debug)]
 enum Source {
-    /// Files still to read, with their labels.
-    Files(std::vec::IntoIter<(Option<String>, PathBuf)>),
+    /// Files still to read, with their unit numbers and labels.
+    Files(std::vec::IntoIter<(usize, (Option<String>, PathBuf))>),
     /// A line file being read.
     Lines {
         path: PathBuf,
@@ -43,8 +45,8 @@ enum Source {
         jsonl: bool,
         line_no: usize,
     },
-    /// Documents read whole, handed out in batches.
-    Whole(std::vec::IntoIter<Document>),
+    /// Documents read whole, with their unit numbers, handed out in batches.
+    Whole(std::vec::IntoIter<(usize, Document)>),
 }
 
 impl DocStream {
@@ -57,6 +59,18 @@ impl DocStream {
         split: Option<Split>,
         batch: usize,
     ) -> Result<DocStream> {
+        DocStream::open_detected(paths, format, split, batch, Format::detect)
+    }
+
+    /// As [`DocStream::open`], detecting each path's format with `detect` when `format`
+    /// is `None` (e.g. [`Format::detect_unlabelled`], as documents to classify are read).
+    pub fn open_detected(
+        paths: &[PathBuf],
+        format: Option<Format>,
+        split: Option<Split>,
+        batch: usize,
+        detect: fn(&std::path::Path) -> Format,
+    ) -> Result<DocStream> {
         let mut inputs = Vec::with_capacity(paths.len());
         for p in paths {
             if !p.exists() {
@@ -65,7 +79,7 @@ impl DocStream {
                     std::io::Error::from(std::io::ErrorKind::NotFound),
                 ));
             }
-            let f = format.unwrap_or_else(|| Format::detect(p));
+            let f = format.unwrap_or_else(|| detect(p));
             if f == Format::Svmlight {
                 return Err(Error::Unsupported(format!(
                     "{}: SVMlight files hold vectors, not documents",
@@ -83,6 +97,7 @@ impl DocStream {
             skipped: Vec::new(),
             share: Share::ALL,
             units: 0,
+            last_units: Vec::new(),
         })
     }
 
@@ -93,12 +108,26 @@ impl DocStream {
         self
     }
 
+    /// Whether the ids of line-file documents name their file (`FILE:LINE`); by default
+    /// they do when there are several inputs. `classify` numbers each file's lines alone.
+    pub fn prefix_ids(mut self, on: bool) -> DocStream {
+        self.prefix_ids = on;
+        self
+    }
+
+    /// The unit number (counted from 0 across all inputs, as [`Share`] counts them) of
+    /// each document of the batch last yielded, in order: what puts the documents that
+    /// several shares read back in input order.
+    pub fn units(&self) -> &[usize] {
+        &self.last_units
+    }
+
     fn start(&mut self, path: PathBuf, format: Format) -> Result<Source> {
         Ok(match format {
             Format::Dir => {
                 let (jobs, skipped) = dirs::list_dirs(&path)?;
                 self.skipped.extend(skipped);
-                Source::Files(self.share.pick(jobs, &mut self.units).into_iter())
+                Source::Files(self.share.pick_numbered(jobs, &mut self.units).into_iter())
             }
             Format::Text => {
                 let files = if path.is_dir() {
@@ -109,7 +138,7 @@ impl DocStream {
                     vec![path]
                 };
                 let files = files.into_iter().map(|f| (None, f)).collect();
-                Source::Files(self.share.pick(files, &mut self.units).into_iter())
+                Source::Files(self.share.pick_numbered(files, &mut self.units).into_iter())
             }
             Format::Tsv | Format::Jsonl => {
                 let f = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
@@ -123,7 +152,11 @@ impl DocStream {
             Format::Reuters | Format::Svmlight => {
                 let c = read_part(&path, Some(format), self.split)?;
                 self.skipped.extend(c.skipped);
-                Source::Whole(self.share.pick(c.docs, &mut self.units).into_iter())
+                Source::Whole(
+                    self.share
+                        .pick_numbered(c.docs, &mut self.units)
+                        .into_iter(),
+                )
             }
         })
     }
@@ -134,17 +167,33 @@ impl DocStream {
         let prefix = self.prefix_ids;
         let share = self.share;
         let units = &mut self.units;
+        let numbers = &mut self.last_units;
         let Some(src) = &mut self.current else {
             return Ok(Vec::new());
         };
         match src {
             Source::Files(jobs) => {
-                let part: Vec<_> = jobs.by_ref().take(batch).collect();
-                let c: Corpus = dirs::read_files(part)?;
-                self.skipped.extend(c.skipped);
-                Ok(c.docs)
+                let (ks, part): (Vec<usize>, Vec<_>) = jobs.by_ref().take(batch).unzip();
+                let mut docs = Vec::with_capacity(part.len());
+                for (k, r) in ks.into_iter().zip(dirs::read_each(part)) {
+                    match r {
+                        Ok(d) => {
+                            numbers.push(k);
+                            docs.push(d);
+                        }
+                        Err(s) => self.skipped.push(s),
+                    }
+                }
+                Ok(docs)
             }
-            Source::Whole(docs) => Ok(docs.by_ref().take(batch).collect()),
+            Source::Whole(docs) => Ok(docs
+                .by_ref()
+                .take(batch)
+                .map(|(k, d)| {
+                    numbers.push(k);
+                    d
+                })
+                .collect()),
             Source::Lines {
                 path,
                 reader,
@@ -189,6 +238,7 @@ impl DocStream {
                             if prefix {
                                 d.id = format!("{}:{}", path.display(), d.id);
                             }
+                            numbers.push(*units - 1);
                             out.push(d)
                         }
                         Err(e) => self
@@ -207,6 +257,7 @@ impl Iterator for DocStream {
 
     /// The next non-empty batch, an error (after which the stream ends), or `None`.
     fn next(&mut self) -> Option<Self::Item> {
+        self.last_units.clear();
         loop {
             if self.current.is_none() {
                 let (path, format) = self.inputs.next()?;
@@ -260,6 +311,31 @@ mod tests {
                         .collect();
                 assert!(sizes.iter().all(|&n| n >= 1 && n <= batch), "{sizes:?}");
                 assert_eq!(collect(s), whole, "{name}, batch {batch}");
+            }
+        }
+    }
+
+    #[test]
+    fn shares_merged_by_unit_number_are_the_whole_corpus() {
+        for name in ["tiny", "tiny.tsv", "tiny.jsonl"] {
+            let p = fixture(name);
+            let whole = crate::input::read(&p, None).unwrap().docs;
+            for of in 1..4 {
+                let mut all = Vec::new();
+                for index in 0..of {
+                    let mut s = DocStream::open(std::slice::from_ref(&p), None, None, 2)
+                        .unwrap()
+                        .share(Share { index, of });
+                    while let Some(b) = s.next() {
+                        let b = b.unwrap();
+                        assert_eq!(s.units().len(), b.len());
+                        assert!(s.units().iter().all(|k| k % of == index));
+                        all.extend(s.units().iter().copied().zip(b));
+                    }
+                }
+                all.sort_by_key(|(k, _)| *k);
+                let docs: Vec<Document> = all.into_iter().map(|(_, d)| d).collect();
+                assert_eq!(docs, whole, "{name}, {of} shares");
             }
         }
     }

@@ -155,11 +155,17 @@ pub fn evaluate_label_sets(model: &SavedModel, docs: &[Document]) -> Result<Labe
         .into_iter()
         .map(|ls| ls.into_iter().map(|l| l.0).collect())
         .collect();
-    let metrics = MultiLabelMetrics::new(
-        model.classes.clone(),
-        &truth,
-        &predicted,
-        top_labels(model, 10),
-    );
+    let metrics = label_set_metrics(model, &truth, &predicted);
     Ok((metrics, truth, predicted))
+}
+
+/// The metrics of a multi-label evaluation from each document's true label indices and
+/// the labels the model gave: what [`evaluate_label_sets`] reports, for label sets
+/// gathered from elsewhere (the shares of a cluster).
+pub fn label_set_metrics(
+    model: &SavedModel,
+    truth: &[Vec<usize>],
+    given: &[Vec<usize>],
+) -> MultiLabelMetrics {
+    MultiLabelMetrics::new(model.classes.clone(), truth, given, top_labels(model, 10))
 }

@@ -23,7 +23,7 @@ fn rosenblatt() -> Command {
 }
 
 /// A hostfile of `n` free ports on 127.0.0.1.
-fn hostfile(dir: &Path, n: usize) -> PathBuf {
+pub(crate) fn hostfile(dir: &Path, n: usize) -> PathBuf {
     let lines: Vec<String> = (0..n)
         .map(|_| {
             let l = TcpListener::bind("127.0.0.1:0").unwrap();

@@ -4,6 +4,7 @@ mod analyzer;
 mod bounds;
 mod char_grams;
 mod cluster;
+mod cluster_scoring;
 mod common;
 mod core_cli;
 mod distributed;

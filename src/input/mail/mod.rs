@@ -56,6 +56,10 @@ pub struct MailCorpus {
     /// Messages that could not be parsed as mail (id, reason); they are in `corpus.docs`
     /// too, tokenized from their raw bytes.
     pub unparsed: Vec<(String, String)>,
+    /// Each document's unit number (message file or mbox message, counted from 0 across
+    /// the inputs of one read, as [`Share`] counts them), parallel to `corpus.docs`: what
+    /// puts the messages that several shares read back in input order.
+    pub units: Vec<usize>,
 }
 
 impl MailCorpus {
@@ -63,13 +67,15 @@ impl MailCorpus {
     pub fn extend(&mut self, other: MailCorpus) {
         self.corpus.extend(other.corpus);
         self.unparsed.extend(other.unparsed);
+        self.units.extend(other.units);
     }
 
-    fn push(&mut self, p: ParsedMessage) {
+    fn push(&mut self, p: ParsedMessage, unit: usize) {
         if let Some(why) = p.unparsed {
             self.unparsed.push((p.doc.id.clone(), why.to_string()));
         }
         self.corpus.docs.push(p.doc);
+        self.units.push(unit);
     }
 }
 
@@ -114,7 +120,7 @@ fn read_mail_share(
     share: Share,
     next: &mut usize,
 ) -> Result<MailCorpus> {
-    let walked = |w: Walk, files: Vec<PathBuf>| {
+    let walked = |w: Walk, files: Vec<(usize, PathBuf)>| {
         let mut m = read_files(files, label, rules);
         m.corpus.skipped.splice(0..0, w.skipped);
         m
@@ -122,7 +128,7 @@ fn read_mail_share(
     match detect(path)? {
         MailSource::Maildir => {
             let mut w = maildir_files(path)?;
-            let files = share.pick(std::mem::take(&mut w.files), next);
+            let files = share.pick_numbered(std::mem::take(&mut w.files), next);
             Ok(walked(w, files))
         }
         MailSource::Folder => {
@@ -131,11 +137,11 @@ fn read_mail_share(
                 .into_iter()
                 .filter(|f| !in_maildir_tmp(f))
                 .collect();
-            Ok(walked(w, share.pick(files, next)))
+            Ok(walked(w, share.pick_numbered(files, next)))
         }
         MailSource::Mbox => read_mbox(path, label, rules, share, next),
         MailSource::Message => Ok(read_files(
-            share.pick(vec![path.to_path_buf()], next),
+            share.pick_numbered(vec![path.to_path_buf()], next),
             label,
             rules,
         )),
@@ -150,7 +156,7 @@ pub fn read_message_bytes(
     rules: &MailRules,
 ) -> MailCorpus {
     let mut out = MailCorpus::default();
-    out.push(parse_message(bytes, id.to_string(), label, rules));
+    out.push(parse_message(bytes, id.to_string(), label, rules), 0);
     out
 }
 
@@ -160,20 +166,21 @@ fn in_maildir_tmp(f: &Path) -> bool {
     dir.file_name().is_some_and(|n| n == "tmp") && dir.parent().is_some_and(is_maildir)
 }
 
-/// Reads message files in parallel, keeping their order. A file holding several
-/// envelope-separated messages yields each of them (`FILE#N`).
-fn read_files(files: Vec<PathBuf>, label: Option<&str>, rules: &MailRules) -> MailCorpus {
-    let results: Vec<std::result::Result<Vec<ParsedMessage>, (String, String)>> = files
+/// Reads message files (with their unit numbers) in parallel, keeping their order. A file
+/// holding several envelope-separated messages yields each of them (`FILE#N`).
+fn read_files(files: Vec<(usize, PathBuf)>, label: Option<&str>, rules: &MailRules) -> MailCorpus {
+    type Read = std::result::Result<(usize, Vec<ParsedMessage>), (String, String)>;
+    let results: Vec<Read> = files
         .par_iter()
-        .map(|f| {
+        .map(|(k, f)| {
             let bytes = std::fs::read(f).map_err(|e| (f.display().to_string(), e.to_string()))?;
-            Ok(split_file(&bytes, f, label, rules))
+            Ok((*k, split_file(&bytes, f, label, rules)))
         })
         .collect();
     let mut out = MailCorpus::default();
     for r in results {
         match r {
-            Ok(msgs) => msgs.into_iter().for_each(|m| out.push(m)),
+            Ok((k, msgs)) => msgs.into_iter().for_each(|m| out.push(m, k)),
             Err(s) => out.corpus.skipped.push(s),
         }
     }
@@ -215,14 +222,14 @@ fn read_mbox(
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let name = path.display().to_string();
     let mut out = MailCorpus::default();
-    let mut batch: Vec<(usize, Vec<u8>)> = Vec::with_capacity(BATCH);
+    let mut batch: Vec<(usize, usize, Vec<u8>)> = Vec::with_capacity(BATCH);
     let mut n = 0usize;
-    let flush = |batch: &mut Vec<(usize, Vec<u8>)>, out: &mut MailCorpus| {
-        let parsed: Vec<ParsedMessage> = batch
+    let flush = |batch: &mut Vec<(usize, usize, Vec<u8>)>, out: &mut MailCorpus| {
+        let parsed: Vec<(usize, ParsedMessage)> = batch
             .par_iter()
-            .map(|(i, b)| parse_message(b, format!("{name}#{i}"), label, rules))
+            .map(|(i, k, b)| (*k, parse_message(b, format!("{name}#{i}"), label, rules)))
             .collect();
-        parsed.into_iter().for_each(|p| out.push(p));
+        parsed.into_iter().for_each(|(k, p)| out.push(p, k));
         batch.clear();
     };
     for m in MboxReader::new(BufReader::with_capacity(1 << 16, file)) {
@@ -233,7 +240,7 @@ fn read_mbox(
                 if !share.takes(*next - 1) {
                     continue;
                 }
-                batch.push((n, m.bytes));
+                batch.push((n, *next - 1, m.bytes));
                 if batch.len() == BATCH {
                     flush(&mut batch, &mut out);
                 }
@@ -247,6 +254,17 @@ fn read_mbox(
         }
     }
     flush(&mut batch, &mut out);
+    Ok(out)
+}
+
+/// Unlabelled mail to classify: every message under `paths` (any [`MailSource`]) that is
+/// `share`'s, numbered across the paths in order, parsed under `rules`.
+pub fn read_share(paths: &[PathBuf], rules: &MailRules, share: Share) -> Result<MailCorpus> {
+    let mut out = MailCorpus::default();
+    let mut next = 0;
+    for p in paths {
+        out.extend(read_mail_share(p, None, rules, share, &mut next)?);
+    }
     Ok(out)
 }
 

@@ -17,6 +17,10 @@ pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
     let model = SavedModel::load(&plan.model)?;
     let indexed = matches!(model.features, FeatureSpace::Indexed { .. });
     let svm_input = plan.documents.reads_svmlight(indexed)?;
+    if let Some(p) = plan.cluster.clone() {
+        load::check_kind(&model, &plan.model, svm_input)?;
+        return super::classify_cluster::run(&plan, model, svm_input, p);
+    }
     if load::check_kind(&model, &plan.model, svm_input)? {
         return svmlight(&plan, &model);
     }

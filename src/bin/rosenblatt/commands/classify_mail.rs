@@ -6,7 +6,7 @@ use crate::flags::{ClassifyPlan, OutputFormat};
 use crate::load;
 use anyhow::{Result, bail};
 use rosenblatt::input::mail::{self, MailCorpus};
-use rosenblatt::model::SavedModel;
+use rosenblatt::model::{Decision, SavedModel};
 use rosenblatt::pipeline;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
@@ -55,40 +55,45 @@ pub fn run(a: &ClassifyPlan, model: &SavedModel) -> Result<ExitCode> {
     }
     let x = pipeline::vectorize_for(model, &corpus.docs).matrix;
     let decisions = pipeline::decide(model, &x);
-    let verdict = |d: &rosenblatt::model::Decision| -> (&str, u8) {
-        match a.unsure {
-            Some(b) if d.score >= b.low && d.score <= b.high => ("unsure", 2),
-            _ if model.classes[d.class] == "spam" => ("spam", 0),
-            _ => (model.classes[d.class].as_str(), 1),
-        }
-    };
     let mut out = BufWriter::new(std::io::stdout().lock());
     if let Some(bytes) = raw {
         // The verdict travels in the header; a filter's exit code must say "delivered"
         // (procmail's `w` and maildrop's xfilter treat non-zero as a failure).
-        let (v, _) = verdict(&decisions[0]);
+        let (v, _) = verdict(a, model, &decisions[0]);
         let header = format!("{v}; score={:.4}", decisions[0].score);
         out.write_all(&add_header(&bytes, "X-Rosenblatt", &header))?;
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     } else {
         for (d, dec) in corpus.docs.iter().zip(&decisions) {
-            let (v, _) = verdict(dec);
-            match a.output {
-                OutputFormat::Tsv => writeln!(out, "{}\t{}\t{}", d.id, v, dec.score)?,
-                OutputFormat::Jsonl => writeln!(
-                    out,
-                    "{}",
-                    serde_json::json!({"id": d.id, "label": v, "score": dec.score})
-                )?,
-            }
+            writeln!(out, "{}", line(a, model, &d.id, dec))?;
         }
     }
     out.flush()?;
     Ok(match decisions.as_slice() {
-        [one] => ExitCode::from(verdict(one).1),
+        [one] => ExitCode::from(verdict(a, model, one).1),
         _ => ExitCode::SUCCESS,
     })
+}
+
+/// The verdict on a message (spam, ham or unsure) and its exit code.
+pub fn verdict<'m>(a: &ClassifyPlan, model: &'m SavedModel, d: &Decision) -> (&'m str, u8) {
+    match a.unsure {
+        Some(b) if d.score >= b.low && d.score <= b.high => ("unsure", 2),
+        _ if model.classes[d.class] == "spam" => ("spam", 0),
+        _ => (model.classes[d.class].as_str(), 1),
+    }
+}
+
+/// The line `classify` prints for the message `id` (without its line end).
+pub fn line(a: &ClassifyPlan, model: &SavedModel, id: &str, d: &Decision) -> String {
+    let (v, _) = verdict(a, model, d);
+    match a.output {
+        OutputFormat::Tsv => format!("{id}\t{v}\t{}", d.score),
+        OutputFormat::Jsonl => {
+            serde_json::json!({"id": id, "label": v, "score": d.score}).to_string()
+        }
+    }
 }
 
 /// `raw` with the field `name: value` added at the end of its header (before the blank

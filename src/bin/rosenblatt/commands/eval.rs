@@ -14,6 +14,9 @@ use std::process::ExitCode;
 
 /// Runs `eval`.
 pub fn run(plan: EvalPlan) -> Result<ExitCode> {
+    if let Some(p) = plan.cluster.clone() {
+        return super::eval_cluster::run(&plan, p);
+    }
     let chart = plan.plot.as_ref();
     match &plan.task {
         EvalTask::Documents { model, documents } => docs(model, documents, plan.json, chart),
@@ -146,7 +149,7 @@ fn no_compare(c: &EvalChart, path: &Path, k: usize) -> Result<()> {
 /// The heat map of a multi-label evaluation: `counts[t][p]` is, for the documents with
 /// true label `t`, how many were given `p` — on the diagonal the found ones, off it the
 /// labels given that the document does not have.
-fn label_confusion(k: usize, truth: &[Vec<usize>], given: &[Vec<usize>]) -> Vec<Vec<u64>> {
+pub fn label_confusion(k: usize, truth: &[Vec<usize>], given: &[Vec<usize>]) -> Vec<Vec<u64>> {
     let mut counts = vec![vec![0u64; k]; k];
     for (t, g) in truth.iter().zip(given) {
         for &a in t {

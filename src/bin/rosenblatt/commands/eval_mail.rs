@@ -17,7 +17,7 @@ use std::process::ExitCode;
 
 /// The JSON of both metric sets: `accuracy`, `per_class`, … plus `spam_recall`,
 /// `ham_fp_rate`, `auc`, `one_minus_roca_pct`, `false_positives`, `false_negatives`.
-fn spam_json(metrics: Option<&Metrics>, spam: &SpamMetrics) -> serde_json::Value {
+pub fn spam_json(metrics: Option<&Metrics>, spam: &SpamMetrics) -> serde_json::Value {
     let mut v = metrics.map_or_else(|| serde_json::json!({}), Metrics::to_json);
     if let (Some(o), serde_json::Value::Object(s)) = (v.as_object_mut(), spam.to_json()) {
         o.extend(s);
@@ -27,7 +27,7 @@ fn spam_json(metrics: Option<&Metrics>, spam: &SpamMetrics) -> serde_json::Value
 
 /// The model's mail rules, or an error when it is not a spam filter (an analyzer that
 /// reads mail, classes ham and spam).
-fn check_filter<'m>(model: &'m SavedModel, path: &Path) -> Result<&'m MailRules> {
+pub fn check_filter<'m>(model: &'m SavedModel, path: &Path) -> Result<&'m MailRules> {
     match model.analyzer.source().mail_rules() {
         Some(rules) if model.classes == ["ham", "spam"] => Ok(rules),
         _ => bail!(

@@ -3,8 +3,10 @@
 
 mod bench;
 mod classify;
+mod classify_cluster;
 mod classify_mail;
 mod eval;
+mod eval_cluster;
 mod eval_mail;
 mod inspect;
 mod learn;

@@ -5,6 +5,7 @@
 use super::inputs::{self, Documents};
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
+use rosenblatt::distributed::Processes;
 use rosenblatt::input::{Format, Split};
 use std::path::PathBuf;
 
@@ -42,6 +43,9 @@ pub struct ClassifyArgs {
     /// With --input-format reuters: the ModApte part to classify (train or test).
     #[arg(long, value_parser = super::names::split())]
     pub split: Option<Split>,
+    /// Classifying as one of several processes, each scoring its share of the inputs.
+    #[command(flatten)]
+    pub cluster: super::cluster::ClusterArgs,
 }
 
 /// How `classify` reads its inputs.
@@ -112,6 +116,8 @@ pub struct ClassifyPlan {
     pub passthrough: bool,
     /// `--unsure`: scores in this band are "unsure".
     pub unsure: Option<Band>,
+    /// `--processes`: this process's place among those that share the inputs.
+    pub cluster: Option<Processes>,
 }
 
 impl ClassifyPlan {
@@ -144,6 +150,18 @@ pub fn plan(a: ClassifyArgs) -> Result<ClassifyPlan> {
             bail!("classify reads SVMlight vectors from files; give their paths");
         }
     }
+    let cluster = a.cluster.plan()?;
+    if cluster.is_some() {
+        if stdin {
+            bail!(
+                "classify --processes shares files, lines and messages among the processes; \
+                 give the inputs' paths (stdin, `-`, cannot be shared)"
+            );
+        }
+        if a.filter.passthrough {
+            bail!("--passthrough writes back one message; leave out --processes");
+        }
+    }
     let paths = if a.inputs.is_empty() {
         vec![PathBuf::from("-")]
     } else {
@@ -166,6 +184,7 @@ pub fn plan(a: ClassifyArgs) -> Result<ClassifyPlan> {
         output: a.output_format,
         passthrough: a.filter.passthrough,
         unsure: a.filter.unsure,
+        cluster,
     })
 }
 

@@ -1,5 +1,6 @@
 //! `--processes N --process I --hostfile FILE --connect-timeout SECS`: running one of
-//! several processes that train together, each on its share of the input.
+//! several processes that train, classify or evaluate together, each on its share of the
+//! input.
 
 use anyhow::{Result, bail};
 use clap::Args;
@@ -10,12 +11,12 @@ use std::time::Duration;
 /// Where this process stands in a cluster.
 #[derive(Debug, Args, Clone, Default)]
 pub struct ClusterArgs {
-    /// Train as one of N processes (on one host or several), each reading only its share
+    /// Run as one of N processes (on one host or several), each reading only its share
     /// of the input: file, line or message k goes to process k mod N. Start the same
     /// command on every host with its own --process; they find each other through
-    /// --hostfile. Process 0 prints the progress and writes the model. For the learners
-    /// --workers mixes (iterative parameter mixing), on documents or mail with one label
-    /// each.
+    /// --hostfile. train: process 0 prints the progress and writes the model (for the
+    /// learners --workers mixes, on documents or mail with one label each); classify and
+    /// eval: process 0 prints every line in input order, or the metrics.
     #[arg(long, value_name = "N")]
     pub processes: Option<usize>,
     /// This process's index, 0 to N-1 (its line in the hostfile, counted from 0).

@@ -6,6 +6,7 @@ use super::mail_fields::MailFieldArgs;
 use super::online::OnlineArgs;
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use rosenblatt::distributed::Processes;
 use rosenblatt::incremental::OnlineFilter;
 use rosenblatt::input::Format;
 use std::path::PathBuf;
@@ -52,6 +53,9 @@ pub struct EvalArgs {
     /// most documents the heat map shows [default: 20].
     #[arg(long, value_name = "N", requires = "plot")]
     pub plot_classes: Option<usize>,
+    /// Evaluating as one of several processes, each scoring its share of the inputs.
+    #[command(flatten)]
+    pub cluster: super::cluster::ClusterArgs,
 }
 
 /// Mail inputs of `eval`.
@@ -122,6 +126,8 @@ pub struct EvalPlan {
     pub json: bool,
     /// `--plot`: the chart to draw, if any.
     pub plot: Option<EvalChart>,
+    /// `--processes`: this process's place among those that share the inputs.
+    pub cluster: Option<Processes>,
 }
 
 /// The chart `eval --plot` draws and how.
@@ -159,6 +165,25 @@ pub fn plan(a: EvalArgs) -> Result<EvalPlan> {
     }
     if a.plot_classes == Some(0) {
         bail!("--plot-classes must be at least 1");
+    }
+    let cluster = a.cluster.plan()?;
+    if cluster.is_some() {
+        if m.online.is_some() {
+            bail!(
+                "--online classifies and learns each message in index order, one after \
+                 another; it runs in one process (leave out --processes)"
+            );
+        }
+        if let Some(other) = &a.plot_compare {
+            bail!(
+                "--plot-compare {}: with --processes only the model evaluated is drawn; \
+                 compare two models from one process (leave out --processes)",
+                other.display()
+            );
+        }
+        if a.inputs.iter().any(|p| p.as_os_str() == "-") {
+            bail!("eval --processes shares files and lines among the processes; give paths");
+        }
     }
     let plot = a.plot.checked()?.map(|file| EvalChart {
         file,
@@ -199,5 +224,6 @@ pub fn plan(a: EvalArgs) -> Result<EvalPlan> {
         task,
         json: a.json,
         plot,
+        cluster,
     })
 }

@@ -1,0 +1,110 @@
+//! `rosenblatt classify --processes N --process I`: this process reads and scores only its
+//! share of the documents or messages; process 0 gathers every line and prints them in
+//! input order, exactly as one process classifying everything prints them, and the others
+//! print nothing on stdout.
+
+use crate::flags::ClassifyPlan;
+use crate::load;
+use crate::report;
+use anyhow::{Result, bail};
+use rosenblatt::distributed::{Cluster, Processes, gather_scores};
+use rosenblatt::input::{DocStream, Share, mail, stream::DEFAULT_BATCH};
+use rosenblatt::model::SavedModel;
+use rosenblatt::pipeline;
+use std::io::{BufWriter, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Runs `classify` as process `p.index` of a cluster, with the model already read.
+pub fn run(
+    plan: &ClassifyPlan,
+    model: SavedModel,
+    svm_input: bool,
+    p: Processes,
+) -> Result<ExitCode> {
+    if svm_input {
+        bail!(
+            "classify --processes reads documents or mail; SVMlight vectors are classified \
+             by one process (leave out --processes)"
+        );
+    }
+    if plan.documents.max_feature_id.is_some() {
+        bail!("{}", crate::flags::NOT_SVM);
+    }
+    let me = p.index;
+    let cluster = Cluster::Processes(p);
+    let model = Arc::new(model);
+    let shared = Arc::new(plan.clone());
+    let mail = model.analyzer.source().mail_rules().is_some() || plan.filter();
+    let gathered = if mail {
+        let Some(rules) = model.analyzer.source().mail_rules().cloned() else {
+            bail!(
+                "{}: --passthrough and --unsure need a spam filter (a model trained with \
+                 --spam/--ham)",
+                plan.model.display()
+            );
+        };
+        gather_scores(&cluster, move |share: Share| {
+            let m = mail::read_share(&shared.documents.paths, &rules, share)?;
+            let units = m.units.clone();
+            let corpus = load::mail_corpus(m);
+            let x = pipeline::vectorize_for(&model, &corpus.docs).matrix;
+            let decisions = pipeline::decide(&model, &x);
+            Ok(units
+                .into_iter()
+                .zip(corpus.docs.iter().zip(&decisions))
+                .map(|(k, (d, dec))| {
+                    let line = super::classify_mail::line(&shared, &model, &d.id, dec);
+                    (
+                        k,
+                        (line, super::classify_mail::verdict(&shared, &model, dec).1),
+                    )
+                })
+                .collect())
+        })?
+    } else {
+        gather_scores(&cluster, move |share: Share| {
+            let d = &shared.documents;
+            let stream =
+                DocStream::open_detected(&d.paths, d.format, d.split, DEFAULT_BATCH, d.detect)?;
+            // As `classify` reads each input alone: line numbers without the file's name.
+            let mut stream = stream.share(share).prefix_ids(false);
+            let mut lines = Vec::new();
+            while let Some(batch) = stream.next() {
+                let docs = batch?;
+                let x = pipeline::vectorize_for(&model, &docs).matrix;
+                let decisions = pipeline::decide_labels(&model, &x);
+                for ((k, doc), labels) in stream.units().iter().zip(&docs).zip(&decisions) {
+                    let mut line = Vec::new();
+                    report::labels(&mut line, shared.output, &model, &doc.id, labels)
+                        .map_err(|e| rosenblatt::Error::Data(e.to_string()))?;
+                    let line = String::from_utf8_lossy(&line)
+                        .trim_end_matches('\n')
+                        .to_string();
+                    lines.push((*k, (line, 0u8)));
+                }
+            }
+            report::skipped(&stream.skipped);
+            Ok(lines)
+        })?
+    };
+    if mail && gathered.total == 0 {
+        bail!("no message to classify");
+    }
+    let Some(lines) = gathered.results else {
+        eprintln!(
+            "process {me}: done; process 0 prints the {} line(s)",
+            gathered.total
+        );
+        return Ok(ExitCode::SUCCESS);
+    };
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for (line, _) in &lines {
+        writeln!(out, "{line}")?;
+    }
+    out.flush()?;
+    Ok(match lines.as_slice() {
+        [(_, code)] if mail => ExitCode::from(*code),
+        _ => ExitCode::SUCCESS,
+    })
+}
