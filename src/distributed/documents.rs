@@ -20,7 +20,7 @@
 //! Worker 0 (process 0) assembles the model; the others return nothing.
 
 use super::Cluster;
-use super::reduce::AllReduce;
+use super::reduce::{AllReduce, agree};
 use super::train::{Round, Shard, owned_rows, run_worker};
 use crate::experiment::predict_classes;
 use crate::experiment::tune_thresholds;
@@ -39,7 +39,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// Key prefixes of the word-keyed exchange.
-const ERROR: char = '!';
 const LABEL: char = 'l';
 const WORD: char = 'w';
 const DOCS: &str = "n";
@@ -80,28 +79,18 @@ where
         // 1. Read, and agree on the classes, the size, and whether everyone could read.
         let read = read(share);
         let mut records = Vec::new();
-        match &read {
-            Ok(docs) => {
-                records.push((DOCS.to_string(), docs.len() as f64));
-                for d in docs {
-                    if d.labels.len() != 1 {
-                        records.push((MULTI.to_string(), 1.0));
-                    }
-                    for l in &d.labels {
-                        records.push((format!("{LABEL}{l}"), 1.0));
-                    }
+        if let Ok(docs) = &read {
+            records.push((DOCS.to_string(), docs.len() as f64));
+            for d in docs {
+                if d.labels.len() != 1 {
+                    records.push((MULTI.to_string(), 1.0));
+                }
+                for l in &d.labels {
+                    records.push((format!("{LABEL}{l}"), 1.0));
                 }
             }
-            Err(e) => records.push((format!("{ERROR}process {}: {e}", worker.index()), 1.0)),
         }
-        let totals = words.sum(worker, records)?;
-        let errors: Vec<&str> = totals
-            .iter()
-            .filter_map(|(k, _)| k.strip_prefix(ERROR))
-            .collect();
-        if !errors.is_empty() {
-            return Err(Error::Data(errors.join("; ")));
-        }
+        let totals = agree(worker, &mut words, &read, records)?;
         let docs = read?;
         let count = |key: &str| totals.iter().find(|(k, _)| k == key).map_or(0.0, |r| r.1);
         let n = count(DOCS) as usize;

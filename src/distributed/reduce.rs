@@ -162,3 +162,32 @@ impl<K: Key> AllReduce<K> {
         Ok(std::mem::take(&mut *self.sink.borrow_mut()))
     }
 }
+
+/// Key prefix of a process's error in a word-keyed round of [`agree`].
+const FAILED: char = '!';
+
+/// A word-keyed round in which every process also says whether its own part went well:
+/// `records` (this process's, when `local` is `Ok`) are summed as by [`AllReduce::sum`],
+/// and an error travels beside them; if any process failed, every process returns the
+/// same error, naming each process that failed and why, so that all stop together.
+pub(crate) fn agree<T>(
+    worker: &mut Worker,
+    words: &mut AllReduce<String>,
+    local: &Result<T>,
+    records: Vec<Record<String>>,
+) -> Result<Vec<Record<String>>> {
+    let records = match local {
+        Ok(_) => records,
+        Err(e) => vec![(format!("{FAILED}process {}: {e}", worker.index()), 1.0)],
+    };
+    let totals = words.sum(worker, records)?;
+    let mut errors: Vec<&str> = totals
+        .iter()
+        .filter_map(|(k, _)| k.strip_prefix(FAILED))
+        .collect();
+    if errors.is_empty() {
+        return Ok(totals);
+    }
+    errors.sort_unstable();
+    Err(Error::Data(errors.join("; ")))
+}

@@ -16,7 +16,7 @@
 //! about (16 bytes + the result's size) per document — a line of output for `classify`,
 //! the true class, decision and score for `eval`.
 
-use super::reduce::AllReduce;
+use super::reduce::{AllReduce, agree};
 use super::{Cluster, watch};
 use crate::input::Share;
 use crate::{Error, Result};
@@ -27,8 +27,6 @@ use std::time::Duration;
 use timely::dataflow::operators::{Exchange, Inspect, Probe};
 use timely::dataflow::{InputHandleVec, ProbeHandle};
 
-/// Key prefix of a reading error in the word-keyed agreement.
-const ERROR: char = '!';
 /// Key of the document count in the word-keyed agreement.
 const DOCS: &str = "n";
 
@@ -73,18 +71,11 @@ where
 
         // 1. Score, and 2. agree on whether everyone could, and on the count.
         let scored = score(share);
-        let record = match &scored {
-            Ok(r) => (DOCS.to_string(), r.len() as f64),
-            Err(e) => (format!("{ERROR}process {}: {e}", worker.index()), 1.0),
+        let count = match &scored {
+            Ok(r) => vec![(DOCS.to_string(), r.len() as f64)],
+            Err(_) => Vec::new(),
         };
-        let totals = words.sum(worker, [record])?;
-        let errors: Vec<&str> = totals
-            .iter()
-            .filter_map(|(k, _)| k.strip_prefix(ERROR))
-            .collect();
-        if !errors.is_empty() {
-            return Err(Error::Data(errors.join("; ")));
-        }
+        let totals = agree(worker, &mut words, &scored, count)?;
         let scored = scored?;
         let total = totals
             .iter()
