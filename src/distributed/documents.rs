@@ -26,6 +26,7 @@ use crate::experiment::predict_classes;
 use crate::experiment::tune_thresholds;
 use crate::features::{BinaryMatrix, Geometry, MatrixBuilder, SparseRows};
 use crate::input::{Document, Share};
+use crate::learn::mixing::mixed_model;
 use crate::learn::multilabel::MultiLabelOptions;
 use crate::learn::{AnyModel, LabelScorer, MultiLabel, MultiLabelModel, OnlineState};
 use crate::model::{FeatureSpace, Metadata, Predictor, SavedModel};
@@ -181,7 +182,7 @@ where
         let reports: Vec<_> = fits.iter().map(|f| f.report.clone()).collect();
         let mut models: Vec<AnyModel> = fits
             .into_iter()
-            .map(|f| AnyModel::Linear(f.model))
+            .map(|f| mixed_model(&cfg.learner, f.model))
             .collect();
         let predictor = match &target {
             Target::Classes(_) if k == 2 => Predictor::Binary(models.remove(0)),
@@ -239,7 +240,7 @@ where
             online: None,
             threshold: 0.0,
         };
-        if let Predictor::Binary(AnyModel::Linear(_)) = &model.predictor {
+        if let Predictor::Binary(AnyModel::Linear(_) | AnyModel::Logistic(_)) = &model.predictor {
             model.online = cfg.learner.update_rule().map(OnlineState::new);
         }
         Ok(Some(model))

@@ -57,7 +57,12 @@ fn mix_problems<X: SparseRows>(
     )?;
     Ok(fits
         .into_iter()
-        .map(|f| (AnyModel::Linear(f.model), f.report))
+        .map(|f| {
+            (
+                crate::learn::mixing::mixed_model(learner, f.model),
+                f.report,
+            )
+        })
         .unzip())
 }
 

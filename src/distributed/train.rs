@@ -13,7 +13,7 @@ use super::Cluster;
 use super::reduce::{AllReduce, Record};
 use crate::features::{RealMatrix, SparseRows};
 use crate::learn::mixing::{
-    AverageSum, check_mixable, check_split, close_round, local_epoch, mixing_rule, shard_rows,
+    AverageSum, check_mixable, check_split, close_round, local_epoch, mix_plan, shard_rows,
 };
 use crate::learn::{AnyLearner, Checked, Fitted, Label, LinearModel, TrainReport};
 use crate::{Error, Result};
@@ -191,7 +191,7 @@ pub(crate) fn run_worker(
     progress: &dyn Fn(Round),
 ) -> Result<Vec<Fitted<LinearModel>>> {
     let start = std::time::Instant::now();
-    let (opt, _) = mixing_rule(learner).expect("checked before the workers started");
+    let opt = mix_plan(learner).expect("checked before the workers started");
     let k = shard.y.len();
     let keys = Keys {
         k: k as u64,
@@ -201,7 +201,7 @@ pub(crate) fn run_worker(
     let mut sums = vec![AverageSum::default(); k];
     let mut reports = vec![TrainReport::default(); k];
     let mut done = vec![false; k];
-    for round in 0..opt.epochs {
+    for round in 0..opt.rounds {
         if done.iter().all(|&x| x) {
             break;
         }
@@ -259,7 +259,7 @@ pub(crate) fn run_worker(
         if worker.index() == 0 {
             progress(Round {
                 round: round + 1,
-                rounds: opt.epochs,
+                rounds: opt.rounds,
                 updates: counts.iter().map(|c| c[0]).sum(),
                 sent,
                 received,

@@ -161,6 +161,88 @@ fn held_out_loss<X: SparseRows>(m: &LinearModel, x: &X, y: &[Label], idx: &[usiz
     sum / idx.len().max(1) as f64
 }
 
+impl Checked<LogisticRegression> {
+    /// One pass over `rows` (in that order) in chunks of `batch`, moving the weights
+    /// `(w, b)`; `seen` counts the rows visited before (the rate schedule reads it) and
+    /// grows by this pass's. Returns the pass's mistakes and gradient steps.
+    fn epoch<X: SparseRows>(
+        &self,
+        x: &X,
+        y: &[Label],
+        rows: &[usize],
+        batch: usize,
+        (w, b): (&mut Scaled, &mut f32),
+        seen: &mut u64,
+    ) -> (u64, u64) {
+        let n = rows.len();
+        let (mut mistakes, mut steps) = (0u64, 0u64);
+        let mut coef = Vec::with_capacity(batch);
+        for chunk in rows.chunks(batch) {
+            let eta = self.schedule.rate(self.eta, *seen as f32 / n as f32);
+            coef.clear();
+            for &i in chunk {
+                let yi = f32::from(y[i]);
+                let m = yi * (w.dot(x.row(i)) + *b);
+                mistakes += u64::from(m <= 0.0);
+                let weight = if yi > 0.0 { self.positive_weight } else { 1.0 };
+                // −∂/∂z of the loss: y·θ(−y z)
+                coef.push(weight * yi / (1.0 + m.exp()));
+            }
+            let step = eta / chunk.len() as f32;
+            w.shrink(1.0 - eta * self.l2);
+            for (&i, &c) in chunk.iter().zip(&coef) {
+                if c != 0.0 {
+                    w.add(step * c, x.row(i));
+                }
+                if self.bias {
+                    *b += step * c;
+                }
+            }
+            *seen += chunk.len() as u64;
+            steps += 1;
+        }
+        (mistakes, steps)
+    }
+
+    /// Pass `epoch` (from 0) over all of `x` from the weights `start`, as the lone
+    /// learner makes it: the same visiting order and the rate at `epoch` passes done.
+    /// Returns the weights after it, the rows visited, the gradient steps and the
+    /// mistakes (a worker's round of parameter mixing; no early stopping there).
+    pub(crate) fn epoch_from<X: SparseRows>(
+        &self,
+        x: &X,
+        y: &[Label],
+        start: &LinearModel,
+        epoch: usize,
+    ) -> Result<(LinearModel, u64, u64, u64)> {
+        check_binary(x, y)?;
+        let n = x.n_rows();
+        let mut rows: Vec<usize> = (0..n).collect();
+        let batch = match self.solver {
+            Solver::Batch => n,
+            Solver::Sgd => 1,
+            Solver::MiniBatch(b) => b.min(n),
+        };
+        epoch_order(
+            &mut rows,
+            (self.solver != Solver::Batch).then_some(self.seed),
+            epoch,
+        );
+        let mut w = Scaled {
+            v: start.w.clone(),
+            s: 1.0,
+        };
+        let mut b = start.bias;
+        let mut seen = (epoch * n) as u64;
+        let (mistakes, steps) = self.epoch(x, y, &rows, batch, (&mut w, &mut b), &mut seen);
+        let last = LinearModel {
+            w: w.to_vec(),
+            bias: b,
+        };
+        Ok((last, n as u64, steps, mistakes))
+    }
+}
+
 impl Learner for Checked<LogisticRegression> {
     type Model = LinearModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
@@ -184,38 +266,14 @@ impl Learner for Checked<LogisticRegression> {
         let shuffle = (self.solver != Solver::Batch).then_some(self.seed);
         let mut w = Scaled::zeros(x.n_cols());
         let mut b = 0f32;
-        let mut coef = Vec::with_capacity(batch);
         let mut report = TrainReport::default();
         let mut best: Option<(f64, LinearModel)> = None;
         let mut since_best = 0usize;
         let mut seen = 0u64;
         for epoch in 0..self.epochs {
             epoch_order(&mut rows, shuffle, epoch);
-            let mut mistakes = 0u64;
-            for chunk in rows.chunks(batch) {
-                let eta = self.schedule.rate(self.eta, seen as f32 / n as f32);
-                coef.clear();
-                for &i in chunk {
-                    let yi = f32::from(y[i]);
-                    let m = yi * (w.dot(x.row(i)) + b);
-                    mistakes += u64::from(m <= 0.0);
-                    let weight = if yi > 0.0 { self.positive_weight } else { 1.0 };
-                    // −∂/∂z of the loss: y·θ(−y z)
-                    coef.push(weight * yi / (1.0 + m.exp()));
-                }
-                let step = eta / chunk.len() as f32;
-                w.shrink(1.0 - eta * self.l2);
-                for (&i, &c) in chunk.iter().zip(&coef) {
-                    if c != 0.0 {
-                        w.add(step * c, x.row(i));
-                    }
-                    if self.bias {
-                        b += step * c;
-                    }
-                }
-                seen += chunk.len() as u64;
-                report.updates += 1;
-            }
+            let (mistakes, steps) = self.epoch(x, y, &rows, batch, (&mut w, &mut b), &mut seen);
+            report.updates += steps;
             report.epochs += 1;
             report.mistakes_per_epoch.push(mistakes);
             if !held.is_empty() {

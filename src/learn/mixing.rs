@@ -18,7 +18,9 @@
 
 use super::online::{OnlineOptions, run_online};
 use super::ovr_online::Rule;
-use super::{AnyLearner, Bias, Checked, Fitted, Label, LinearModel, Schedule, TrainReport};
+use super::{
+    AnyLearner, AnyModel, Bias, Checked, Fitted, Label, LinearModel, Schedule, TrainReport,
+};
 use crate::features::{RowSubset, SparseRows};
 use crate::{Error, Result};
 use rayon::prelude::*;
@@ -56,9 +58,42 @@ pub(crate) fn mixing_rule(learner: &AnyLearner) -> Option<(OnlineOptions, Rule)>
     super::ovr::online_rule(learner)
 }
 
+/// How a learner's rounds run under parameter mixing: how many, and whether the model is
+/// the average of the weights after every visit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MixPlan {
+    /// Rounds at most (the learner's epochs).
+    pub rounds: usize,
+    /// Averaged learners.
+    pub average: bool,
+}
+
+/// The learner's [`MixPlan`]; `None` for learners that do not mix. Logistic regression
+/// mixes its passes (any solver) unless it stops early on held-out rows.
+pub(crate) fn mix_plan(learner: &AnyLearner) -> Option<MixPlan> {
+    if let AnyLearner::Logistic(l) = learner {
+        return l.early_stopping.is_none().then_some(MixPlan {
+            rounds: l.epochs,
+            average: false,
+        });
+    }
+    mixing_rule(learner).map(|(o, _)| MixPlan {
+        rounds: o.epochs,
+        average: o.average,
+    })
+}
+
+/// The model a mixing learner's weights make: logistic regression's gives probabilities.
+pub(crate) fn mixed_model(learner: &AnyLearner, w: LinearModel) -> AnyModel {
+    match learner {
+        AnyLearner::Logistic(_) => AnyModel::Logistic(w),
+        _ => AnyModel::Linear(w),
+    }
+}
+
 /// Whether a learner can be trained by parameter mixing, or the sentence that says why not.
 pub fn check_mixable(learner: &AnyLearner) -> Result<()> {
-    mixing_rule(learner)
+    mix_plan(learner)
         .map(|_| ())
         .ok_or_else(|| not_mixable(learner))
 }
@@ -67,7 +102,7 @@ pub fn check_mixable(learner: &AnyLearner) -> Result<()> {
 fn not_mixable(learner: &AnyLearner) -> Error {
     Error::Unsupported(format!(
         "{} does not train by parameter mixing; the perceptron (epochs, no R² bias), \
-         averaged-perceptron, margin-perceptron and pa do",
+         averaged-perceptron, margin-perceptron, pa and logistic (without early stopping) do",
         learner.name()
     ))
 }
@@ -133,6 +168,17 @@ pub fn local_epoch<X: SparseRows>(
     start: &LinearModel,
     round: usize,
 ) -> Result<LocalEpoch> {
+    if let AnyLearner::Logistic(l) = &**learner {
+        let l = Checked::assume(*l);
+        let (last, visits, updates, mistakes) = l.epoch_from(x, y, start, round)?;
+        return Ok(LocalEpoch {
+            last,
+            average: None,
+            visits,
+            updates,
+            mistakes,
+        });
+    }
     let (opt, rule) = mixing_rule(learner).ok_or_else(|| not_mixable(learner))?;
     let opt = OnlineOptions { epochs: 1, ..opt };
     let run = run_online(x, y, &opt, |m, q| rule.step(m, q), Some(start), round)?;
@@ -230,7 +276,7 @@ pub fn fit_mixed<X: SparseRows>(
     y: &[Label],
     shards: usize,
 ) -> Result<Fitted<LinearModel>> {
-    let (opt, _) = mixing_rule(learner).ok_or_else(|| not_mixable(learner))?;
+    let opt = mix_plan(learner).ok_or_else(|| not_mixable(learner))?;
     check_split(x.n_rows(), shards)?;
     let parts: Vec<Vec<usize>> = (0..shards)
         .map(|s| shard_rows(x.n_rows(), shards, s))
@@ -242,7 +288,7 @@ pub fn fit_mixed<X: SparseRows>(
     let mut w = LinearModel::zeros(x.n_cols());
     let mut sums = vec![AverageSum::default(); shards];
     let mut report = TrainReport::default();
-    for round in 0..opt.epochs {
+    for round in 0..opt.rounds {
         let locals: Vec<LocalEpoch> = parts
             .par_iter()
             .zip(&labels)
@@ -325,10 +371,19 @@ mod tests {
                 },
                 ..PassiveAggressive::default()
             }),
+            AnyLearner::from_name("logistic").unwrap(),
+            AnyLearner::Logistic(crate::learn::LogisticRegression {
+                solver: crate::learn::Solver::MiniBatch(8),
+                ..Default::default()
+            }),
         ] {
             let l = learner.check().unwrap();
             let alone = l.fit(&x, &y[..]).unwrap();
             let mixed = fit_mixed(&l, &x, &y, 1).unwrap();
+            if l.name() == "logistic" {
+                // Its passes are the lone learner's, one per round (which never stop early).
+                assert_eq!(mixed.report, alone.report);
+            }
             let alone = alone.model.as_linear().unwrap().clone();
             close(&mixed.model, &alone);
         }
@@ -364,9 +419,25 @@ mod tests {
     #[test]
     fn refusals_say_why() {
         let (x, y) = data();
-        let l = AnyLearner::from_name("logistic").unwrap().check().unwrap();
+        let l = AnyLearner::from_name("winnow").unwrap().check().unwrap();
         let e = fit_mixed(&l, &x, &y, 2).unwrap_err().to_string();
-        assert!(e.contains("does not train by parameter mixing"), "{e}");
+        assert!(
+            e.contains("winnow does not train by parameter mixing"),
+            "{e}"
+        );
+        let early = crate::learn::LogisticRegression {
+            early_stopping: Some(crate::learn::EarlyStopping {
+                fraction: 0.2,
+                patience: 2,
+            }),
+            ..Default::default()
+        };
+        let l = AnyLearner::Logistic(early).check().unwrap();
+        let e = fit_mixed(&l, &x, &y, 2).unwrap_err().to_string();
+        assert!(
+            e.contains("logistic does not train by parameter mixing"),
+            "{e}"
+        );
         let p = AnyLearner::Perceptron(Perceptron::default())
             .check()
             .unwrap();

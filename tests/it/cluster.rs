@@ -345,15 +345,8 @@ fn cluster_flags_are_checked_before_any_work() {
         ),
         (&["--processes", "2"], "needs --process I"),
         (
-            &[
-                "--processes",
-                "2",
-                "--process",
-                "0",
-                "--learner",
-                "logistic",
-            ],
-            "logistic",
+            &["--processes", "2", "--process", "0", "--learner", "winnow"],
+            "winnow",
         ),
         (
             &["--processes", "2", "--process", "0", "--holdout", "0.2"],

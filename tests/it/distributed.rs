@@ -61,6 +61,7 @@ fn workers_mix_as_the_single_process_reference_does() {
         "averaged-perceptron",
         "margin-perceptron",
         "pa",
+        "logistic",
     ] {
         let learner = AnyLearner::from_name(name).unwrap().check().unwrap();
         for workers in [1, 2, 3] {
@@ -89,17 +90,17 @@ fn workers_mix_as_the_single_process_reference_does() {
 #[test]
 fn learners_that_do_not_mix_and_too_few_rows_are_refused() {
     let (x, ys) = data();
-    let logistic = AnyLearner::from_name("logistic").unwrap().check().unwrap();
+    let winnow = AnyLearner::from_name("winnow").unwrap().check().unwrap();
     let err = train_mixed(
         &Cluster::Threads(2),
-        &logistic,
+        &winnow,
         shards(&x, &ys, 2).unwrap(),
         30,
     )
     .unwrap_err()
     .to_string();
     assert!(
-        err.contains("logistic does not train by parameter mixing"),
+        err.contains("winnow does not train by parameter mixing"),
         "{err}"
     );
     let err = shards(&x, &ys, 121).unwrap_err().to_string();
@@ -183,9 +184,9 @@ fn train_with_workers_mixes_and_one_worker_is_plain_training() {
             .stderr(predicates::str::contains(says.to_string()));
     };
     refused(
-        &["--workers", "2", "--learner", "logistic"],
+        &["--workers", "2", "--learner", "winnow"],
         &data("tiny"),
-        "logistic does not train by parameter mixing",
+        "winnow does not train by parameter mixing",
     );
     refused(
         &["--workers", "0"],

@@ -69,10 +69,11 @@ pub struct TrainArgs {
     /// Train by iterative parameter mixing over W worker threads (timely dataflow): row i
     /// goes to worker i mod W; in each round (one per epoch) every worker runs one epoch
     /// over its rows from the mixed weights, then the weights are mixed, each worker's
-    /// weighted by the updates it made (McDonald, Hall and Mann 2010). For the perceptron, averaged-perceptron, margin-perceptron and pa:
-    /// two classes, one-vs-rest, and the label models of multi-label input (whose
-    /// thresholds are still tuned on folds fitted in one process); not with --tune or
-    /// --cv. W = 1 trains the model training without it does.
+    /// weighted by the updates it made (McDonald, Hall and Mann 2010). For the perceptron,
+    /// averaged-perceptron, margin-perceptron, pa and logistic (its passes, without early
+    /// stopping): two classes, one-vs-rest, and the label models of multi-label input
+    /// (whose thresholds are still tuned on folds fitted in one process); not with --tune
+    /// or --cv. W = 1 trains the model training without it does.
     #[arg(long, value_name = "W")]
     pub workers: Option<usize>,
     #[command(flatten)]
