@@ -41,6 +41,7 @@ fn start(args: &[&str], hosts: &Path, n: usize, i: usize) -> Child {
         .arg("train")
         .args(args)
         .args(["--processes", &n.to_string(), "--process", &i.to_string()])
+        .args(["--connect-timeout", "10"])
         .arg("--hostfile")
         .arg(hosts)
         .stdout(Stdio::piped())
@@ -49,14 +50,26 @@ fn start(args: &[&str], hosts: &Path, n: usize, i: usize) -> Child {
         .unwrap()
 }
 
+/// Whether a process could not listen on its port: another program took it between the
+/// hostfile's making and the process's start (the test then tries fresh ports).
+fn port_taken(stderr: &[u8]) -> bool {
+    String::from_utf8_lossy(stderr).contains("cannot listen on")
+}
+
 /// Runs `train ARGS` as `n` processes; their outputs in process order.
 fn run_cluster(dir: &Path, args: &[&str], n: usize) -> Vec<Output> {
-    let hosts = hostfile(dir, n);
-    let children: Vec<Child> = (0..n).map(|i| start(args, &hosts, n, i)).collect();
-    children
-        .into_iter()
-        .map(|c| c.wait_with_output().unwrap())
-        .collect()
+    for _ in 0..3 {
+        let hosts = hostfile(dir, n);
+        let children: Vec<Child> = (0..n).map(|i| start(args, &hosts, n, i)).collect();
+        let outs: Vec<Output> = children
+            .into_iter()
+            .map(|c| c.wait_with_output().unwrap())
+            .collect();
+        if !outs.iter().any(|o| port_taken(&o.stderr)) {
+            return outs;
+        }
+    }
+    panic!("three hostfiles in a row had a port taken by another program");
 }
 
 fn succeeded(outs: &[Output]) {
@@ -259,24 +272,33 @@ fn killing_one_process_ends_the_other_with_a_sentence() {
         "--epochs",
         "1000000",
     ];
-    let hosts = hostfile(dir.path(), 2);
-    let mut p0 = start(&args, &hosts, 2, 0);
-    let mut p1 = start(&args, &hosts, 2, 1);
-    // Wait until the rounds are under way, then kill process 1.
-    let mut lines = BufReader::new(p0.stderr.take().unwrap()).lines();
-    let mut seen = Vec::new();
-    for line in lines.by_ref() {
-        let line = line.unwrap();
-        let started = line.starts_with("round ");
-        seen.push(line);
-        if started {
-            break;
+    // Wait until the rounds are under way (on fresh ports if one was taken).
+    let (mut p0, mut p1, lines) = 'started: {
+        for _ in 0..3 {
+            let hosts = hostfile(dir.path(), 2);
+            let mut p0 = start(&args, &hosts, 2, 0);
+            let mut p1 = start(&args, &hosts, 2, 1);
+            let mut lines = BufReader::new(p0.stderr.take().unwrap()).lines();
+            let mut seen = Vec::new();
+            for line in lines.by_ref() {
+                let line = line.unwrap();
+                if line.starts_with("round 1/") {
+                    break 'started (p0, p1, lines);
+                }
+                seen.push(line);
+            }
+            let _ = p1.kill();
+            let o1 = p1.wait_with_output().unwrap();
+            p0.wait().unwrap();
+            let said = seen.join("\n");
+            assert!(
+                port_taken(said.as_bytes()) || port_taken(&o1.stderr),
+                "no round began: {said} / {}",
+                String::from_utf8_lossy(&o1.stderr)
+            );
         }
-    }
-    assert!(
-        seen.last().is_some_and(|l| l.starts_with("round 1/")),
-        "{seen:?}"
-    );
+        panic!("three hostfiles in a row had a port taken by another program");
+    };
     std::thread::sleep(Duration::from_millis(300));
     p1.kill().unwrap();
     p1.wait().unwrap();
@@ -303,27 +325,26 @@ fn killing_one_process_ends_the_other_with_a_sentence() {
 #[test]
 fn a_process_that_never_comes_ends_the_wait() {
     let dir = tempfile::tempdir().unwrap();
-    let hosts = hostfile(dir.path(), 2);
     let out = dir.path().join("m.model");
-    let t = Instant::now();
-    let o = rosenblatt()
-        .arg("train")
-        .arg(data("tiny.tsv"))
-        .arg("-o")
-        .arg(&out)
-        .args([
-            "--processes",
-            "2",
-            "--process",
-            "0",
-            "--connect-timeout",
-            "1",
-        ])
-        .arg("--hostfile")
-        .arg(&hosts)
-        .output()
-        .unwrap();
-    assert!(t.elapsed() < Duration::from_secs(15));
+    let (o, t) = (0..3)
+        .map(|_| {
+            let hosts = hostfile(dir.path(), 2);
+            let t = Instant::now();
+            let o = rosenblatt()
+                .arg("train")
+                .arg(data("tiny.tsv"))
+                .arg("-o")
+                .arg(&out)
+                .args(["--processes", "2", "--process", "0"])
+                .args(["--connect-timeout", "1", "--hostfile"])
+                .arg(&hosts)
+                .output()
+                .unwrap();
+            (o, t.elapsed())
+        })
+        .find(|(o, _)| !port_taken(&o.stderr))
+        .expect("three hostfiles in a row had a port taken by another program");
+    assert!(t < Duration::from_secs(15));
     assert!(!o.status.success());
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(
