@@ -21,6 +21,7 @@ use rayon::prelude::*;
 use std::time::Instant;
 
 mod multilabel;
+pub(crate) use multilabel::exact_label_sets;
 pub mod trec;
 mod tune;
 pub use multilabel::{

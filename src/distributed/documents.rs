@@ -31,8 +31,8 @@ use crate::learn::multilabel::MultiLabelOptions;
 use crate::learn::{AnyModel, LabelScorer, MultiLabel, MultiLabelModel, OnlineState};
 use crate::model::{FeatureSpace, Metadata, Predictor, SavedModel};
 use crate::pipeline::{
-    TrainConfig, binary_labels, class_indices, classes_from, label_sets, training_metadata,
-    vectorize_training,
+    TrainConfig, binary_labels, class_indices, classes_from, exact_label_sets, label_sets,
+    training_metadata, vectorize_training,
 };
 use crate::vocab::{DfCounts, VocabConfig, Vocabulary};
 use crate::{Error, Result};
@@ -49,9 +49,8 @@ const MULTI: &str = "m";
 /// reads a share (this process's documents). A corpus where some document has other than
 /// one label trains a multi-label model; its thresholds (`multilabel`) are cross-validated
 /// by each process on its own rows, with scorers fitted there alone, and averaged over
-/// the processes. `progress`
-/// hears of each round on worker 0. Returns the model on worker 0's process and `None` on
-/// the others.
+/// the processes. `progress` hears of each round on worker 0. Returns the model on
+/// worker 0's process and `None` on the others.
 pub fn train_documents<R, P>(
     cluster: &Cluster,
     cfg: &TrainConfig,
@@ -278,16 +277,7 @@ impl Target {
                 .zip(idx)
                 .filter(|(p, t)| p == t)
                 .count(),
-            Target::Sets(sets) => (0..x.n_rows())
-                .filter(|&i| {
-                    let mut p: Vec<usize> =
-                        predictor.labels(x.row(i)).iter().map(|l| l.0).collect();
-                    let mut t = sets[i].clone();
-                    p.sort_unstable();
-                    t.sort_unstable();
-                    p == t
-                })
-                .count(),
+            Target::Sets(sets) => exact_label_sets(predictor, x, sets),
         }
     }
 }

@@ -94,18 +94,7 @@ pub fn train_multilabel(
         threshold: 0.0,
     };
     // Scored on the rows already read in the geometry, not read through it again.
-    let predicted = labels_of(&model.predictor, &x);
-    let exact = predicted
-        .iter()
-        .zip(&sets)
-        .filter(|(p, t)| {
-            let mut p: Vec<usize> = p.iter().map(|l| l.0).collect();
-            let mut t = (*t).clone();
-            p.sort_unstable();
-            t.sort_unstable();
-            p == t
-        })
-        .count();
+    let exact = exact_label_sets(&model.predictor, &x, &sets);
     model.meta.training_accuracy = exact as f64 / docs.len().max(1) as f64;
     model.meta.seconds = start.elapsed().as_secs_f64();
     Ok(Trained {
@@ -118,6 +107,26 @@ pub fn train_multilabel(
 /// (probabilities where the model has them), computed in parallel, in row order.
 pub fn decide_labels<X: SparseRows>(model: &SavedModel, x: &X) -> Vec<Vec<(usize, f32)>> {
     labels_of(&model.predictor, &model.geometry.apply(x))
+}
+
+/// How many rows of `x` (already read in the predictor's geometry) get exactly their
+/// label set in `sets`: the training accuracy of a multi-label model.
+pub(crate) fn exact_label_sets<X: SparseRows>(
+    predictor: &Predictor,
+    x: &X,
+    sets: &[Vec<usize>],
+) -> usize {
+    labels_of(predictor, x)
+        .iter()
+        .zip(sets)
+        .filter(|(p, t)| {
+            let mut p: Vec<usize> = p.iter().map(|l| l.0).collect();
+            let mut t = (*t).clone();
+            p.sort_unstable();
+            t.sort_unstable();
+            p == t
+        })
+        .count()
 }
 
 /// The labels of every row as given (already read in the predictor's geometry).

@@ -22,7 +22,8 @@ pub fn run(plan: TrainPlan, p: Processes) -> Result<ExitCode> {
     let count = Arc::clone(&skipped);
     let read = match plan.source.clone() {
         Source::Documents(d) => Box::new(move |share: Share| {
-            let stream = DocStream::open(&d.paths, d.format, d.split, DEFAULT_BATCH)?;
+            let stream =
+                DocStream::open_detected(&d.paths, d.format, d.split, DEFAULT_BATCH, d.detect)?;
             let mut stream = stream.share(share);
             let mut docs = Vec::new();
             for batch in stream.by_ref() {
@@ -30,11 +31,9 @@ pub fn run(plan: TrainPlan, p: Processes) -> Result<ExitCode> {
             }
             report::skipped(&stream.skipped);
             count.store(stream.skipped.len(), Ordering::Relaxed);
-            if let Some(d) = docs.iter().find(|d| d.labels.is_empty()) {
-                return Err(rosenblatt::Error::Data(format!(
-                    "{}: the document has no label",
-                    d.id
-                )));
+            if let Some(doc) = docs.iter().find(|doc| doc.labels.is_empty()) {
+                let e = load::no_label(&doc.id, &d.paths);
+                return Err(rosenblatt::Error::Data(e.to_string()));
             }
             Ok(docs)
         })
