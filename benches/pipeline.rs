@@ -17,8 +17,8 @@ use rosenblatt::learn::{
     AnyLearner, AveragedPerceptron, Bias, Check, Checked, Label, Learner, LogisticRegression,
     MarginPerceptron, OnlineOptions, PassiveAggressive, Perceptron, Schedule, Winnow,
 };
-use rosenblatt::pipeline::fit_vocab;
 use rosenblatt::text::{Analyzer, Tokenizer};
+use rosenblatt::training::fit_vocab;
 use rosenblatt::vocab::VocabConfig;
 use rosenblatt::{Classifier, SparseRows};
 use std::hint::black_box;

@@ -84,7 +84,7 @@ fn check_replaceable(path: &Path, target: &Path) -> Result<Option<std::fs::Permi
     let what = if meta.is_dir() {
         "is a folder".to_string()
     } else {
-        format!("is {}", crate::input::not_regular(&meta.file_type()))
+        format!("is {}", not_regular(&meta.file_type()))
     };
     let why = format!("{what}; give the path of a file to write");
     Err(Error::io(path, std::io::Error::other(why)))
@@ -194,6 +194,31 @@ impl Drop for AtomicFile {
         if self.out.take().is_some() || self.tmp.exists() {
             let _ = std::fs::remove_file(&self.tmp);
         }
+    }
+}
+
+/// Why an entry that is neither a folder nor a regular file is not read.
+pub(crate) fn not_regular(ft: &std::fs::FileType) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = if ft.is_fifo() {
+            "FIFO"
+        } else if ft.is_socket() {
+            "socket"
+        } else if ft.is_char_device() {
+            "character device"
+        } else if ft.is_block_device() {
+            "block device"
+        } else {
+            "special file"
+        };
+        format!("not a regular file ({kind})")
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ft;
+        "not a regular file".to_string()
     }
 }
 

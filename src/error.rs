@@ -2,12 +2,13 @@
 //! Configuration errors are data ([`ConfigError`]: parameter, value, rule), so a front end
 //! can name each parameter its own way.
 
+mod budget;
 mod config;
 
+pub use budget::{Estimate, OverBudget, human_bytes};
 pub use config::{ConfigError, Param};
 pub(crate) use config::{at_least_one, non_negative, positive};
 
-use crate::learn::dual::OverBudget;
 use std::path::{Path, PathBuf};
 
 /// The library's result alias.

@@ -22,7 +22,8 @@
 //! use rosenblatt::input::Document;
 //! use rosenblatt::learn::{AnyLearner, Check};
 //! use rosenblatt::model::SavedModel;
-//! use rosenblatt::pipeline::{self, TrainConfig};
+//! use rosenblatt::pipeline;
+//! use rosenblatt::training::TrainConfig;
 //!
 //! let docs = [
 //!     ("spam", "cheap meds buy now"), ("ham", "lunch at noon tomorrow"),
@@ -63,11 +64,13 @@
 #![warn(missing_docs)]
 
 pub mod atomic;
+#[cfg(feature = "cluster")]
 pub mod distributed;
 pub mod error;
 pub mod eval;
 pub mod experiment;
 pub mod features;
+mod fnv;
 pub mod incremental;
 pub mod input;
 pub mod learn;
@@ -75,6 +78,7 @@ pub mod model;
 pub mod pipeline;
 pub mod text;
 pub mod theory;
+pub mod training;
 pub mod vocab;
 
 pub use error::{ConfigError, Error, Result};

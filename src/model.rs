@@ -15,7 +15,9 @@
 //! format-5 file is still read, as format 6 with the threshold 0 it decided at.
 
 use crate::features::Geometry;
-use crate::learn::{AnyModel, Classifier, MultiLabelModel, SoftmaxModel, TrainReport};
+use crate::fnv::fnv1a;
+use crate::learn::TrainReport;
+pub use crate::learn::{Decision, Predictor};
 use crate::text::Analyzer;
 use crate::theory::Theory;
 use crate::vocab::Vocabulary;
@@ -35,93 +37,6 @@ mod check;
 mod read;
 
 pub use read::MAX_MODEL_BYTES;
-
-/// How the classifier turns rows into class decisions.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum Predictor {
-    /// Two classes; a positive score means `classes[1]`.
-    Binary(AnyModel),
-    /// One binary model per class; the class with the highest score wins.
-    OneVsRest(Vec<AnyModel>),
-    /// One softmax model over the classes; the most probable class wins.
-    Softmax(SoftmaxModel),
-    /// Several labels per document: every label whose score clears its threshold.
-    MultiLabel(MultiLabelModel),
-}
-
-/// One decision: the class index and its score.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Decision {
-    /// Index into the model's classes.
-    pub class: usize,
-    /// The discriminant (binary: w·x + b; one-vs-rest: the winning class's).
-    pub score: f32,
-}
-
-impl Predictor {
-    /// The decision for one row.
-    pub fn decide(&self, row: RowRef<'_>) -> Decision {
-        match self {
-            Predictor::Binary(m) => {
-                let score = m.score(row);
-                Decision {
-                    class: usize::from(score > 0.0),
-                    score,
-                }
-            }
-            Predictor::OneVsRest(ms) => {
-                let mut best = Decision {
-                    class: 0,
-                    score: f32::NEG_INFINITY,
-                };
-                for (c, m) in ms.iter().enumerate() {
-                    let s = m.score(row);
-                    if s > best.score {
-                        best = Decision { class: c, score: s };
-                    }
-                }
-                best
-            }
-            Predictor::Softmax(m) => {
-                let (class, score) = m.decide(row);
-                Decision { class, score }
-            }
-            Predictor::MultiLabel(m) => {
-                let (class, score) = m.labels(row).first().copied().unwrap_or((0, f32::NAN));
-                Decision { class, score }
-            }
-        }
-    }
-
-    /// The probability of the decided class, where the model has one: P(class | x) for
-    /// logistic and softmax models (one-vs-rest: the winning model's own probability).
-    pub fn probability(&self, row: RowRef<'_>, d: &Decision) -> Option<f32> {
-        match self {
-            Predictor::Binary(m) => m
-                .probability(d.score)
-                .map(|p| if d.class == 1 { p } else { 1.0 - p }),
-            Predictor::OneVsRest(ms) => ms[d.class].probability(d.score),
-            Predictor::Softmax(m) => Some(m.probabilities(row)[d.class]),
-            Predictor::MultiLabel(m) => m.scorer.probability(d.class, d.score),
-        }
-    }
-
-    /// Every label of a row with its score (probability where the model has one), best
-    /// first: all labels above threshold for multi-label models, else the one decision.
-    pub fn labels(&self, row: RowRef<'_>) -> Vec<(usize, f32)> {
-        match self {
-            Predictor::MultiLabel(m) => m
-                .labels(row)
-                .into_iter()
-                .map(|(c, s)| (c, m.scorer.probability(c, s).unwrap_or(s)))
-                .collect(),
-            _ => {
-                let d = self.decide(row);
-                vec![(d.class, self.probability(row, &d).unwrap_or(d.score))]
-            }
-        }
-    }
-}
 
 /// What the model was trained on and how; shown by `inspect`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -196,16 +111,6 @@ pub struct SavedModel {
     /// because a lost wanted message costs its reader more than a spam let through.
     /// Always 0 for models of more classes.
     pub threshold: f32,
-}
-
-/// The checksum of a payload: FNV-1a, 64 bits.
-pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 impl SavedModel {

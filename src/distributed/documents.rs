@@ -22,16 +22,15 @@
 use super::Cluster;
 use super::reduce::{AllReduce, agree};
 use super::train::{Round, Shard, owned_rows, run_worker};
-use crate::experiment::predict_classes;
-use crate::experiment::tune_thresholds;
+use crate::experiment::{exact_label_sets, predict_classes, tune_thresholds};
 use crate::features::{BinaryMatrix, Geometry, MatrixBuilder, SparseRows};
 use crate::input::{Document, Share};
 use crate::learn::mixing::mixed_model;
 use crate::learn::multilabel::MultiLabelOptions;
 use crate::learn::{AnyModel, LabelScorer, MultiLabel, MultiLabelModel, OnlineState};
 use crate::model::{FeatureSpace, Metadata, Predictor, SavedModel};
-use crate::pipeline::{
-    TrainConfig, binary_labels, class_indices, classes_from, exact_label_sets, label_sets,
+use crate::training::{
+    TrainConfig, binary_labels, check_vocabulary, class_indices, classes_from, label_sets,
     training_metadata, vectorize_training,
 };
 use crate::vocab::{DfCounts, VocabConfig, Vocabulary};
@@ -151,7 +150,7 @@ where
                 (vocab, rows)
             }
         };
-        crate::pipeline::check_vocabulary(&vocab, &cfg.vocab, n)?;
+        check_vocabulary(&vocab, &cfg.vocab, n)?;
         let df: Vec<u32> = (0..vocab.len()).map(|j| vocab.df(j as u32)).collect();
         let geometry = Geometry::from_df(cfg.geometry, &df, n);
         let x = owned_rows(

@@ -20,7 +20,7 @@ use crate::Result;
 use crate::features::SparseRows;
 use crate::learn::{AnyLearner, AnyModel, Checked, Fitted, LabelScorer, MultiLabel};
 use crate::model::Predictor;
-use crate::pipeline::binary_labels;
+use crate::training::binary_labels;
 
 /// Fits one binary model per label of multi-label rows (`sets`: each row's label
 /// indices, `k` labels) by parameter mixing over `workers` threads: the scorer of a

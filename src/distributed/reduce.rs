@@ -42,7 +42,7 @@ impl Key for u64 {
 
 impl Key for String {
     fn route(&self) -> u64 {
-        crate::model::fnv1a(self.as_bytes())
+        crate::fnv::fnv1a(self.as_bytes())
     }
 }
 

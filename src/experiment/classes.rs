@@ -8,8 +8,7 @@
 use super::{Split, run_splits};
 use crate::eval::Metrics;
 use crate::features::{RowSubset, SparseRows};
-use crate::learn::{AnyLearner, Checked, Fitted, LabelScorer, Learner, Multiclass};
-use crate::model::Predictor;
+use crate::learn::{AnyLearner, Checked, Fitted, LabelScorer, Learner, Multiclass, Predictor};
 use crate::{Error, Result};
 use rayon::prelude::*;
 
@@ -97,6 +96,30 @@ pub fn cross_validate<X: SparseRows>(
             other => other,
         })
     })
+}
+
+/// How many rows of `x` (already read in the predictor's geometry) get exactly their
+/// label set in `sets`: the training accuracy of a multi-label model.
+pub fn exact_label_sets<X: SparseRows>(predictor: &Predictor, x: &X, sets: &[Vec<usize>]) -> usize {
+    labels_of(predictor, x)
+        .iter()
+        .zip(sets)
+        .filter(|(p, t)| {
+            let mut p: Vec<usize> = p.iter().map(|l| l.0).collect();
+            let mut t = (*t).clone();
+            p.sort_unstable();
+            t.sort_unstable();
+            p == t
+        })
+        .count()
+}
+
+/// The labels of every row as given (already read in the predictor's geometry).
+pub fn labels_of<X: SparseRows>(predictor: &Predictor, x: &X) -> Vec<Vec<(usize, f32)>> {
+    (0..x.n_rows())
+        .into_par_iter()
+        .map(|i| predictor.labels(x.row(i)))
+        .collect()
 }
 
 #[cfg(test)]

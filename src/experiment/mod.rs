@@ -40,7 +40,9 @@ mod split;
 mod thresholds;
 mod tune;
 
-pub use classes::{Classes, cross_validate, fit_classes, predict_classes, score_split};
+pub use classes::{
+    Classes, cross_validate, exact_label_sets, fit_classes, labels_of, predict_classes, score_split,
+};
 pub use folds::{kfold, stratified_kfold};
 pub use labels::{LabelSets, cross_validate_labels, most_frequent, score_split_labels};
 pub use run::{run_splits, run_splits_sequential};

@@ -11,6 +11,7 @@ pub mod ops;
 mod seen;
 mod stream;
 mod subset;
+pub mod svmlight;
 pub mod synthetic;
 mod vectorize;
 mod view;

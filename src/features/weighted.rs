@@ -445,7 +445,8 @@ mod tests {
                 prop_assert!(r.is_empty() || (sq - 1.0).abs() < 1e-5);
             }
             if rows.iter().any(|r| !r.is_empty()) {
-                let r = crate::theory::radius(&wx);
+                // The radius R: the longest row.
+                let r = (0..wx.n_rows()).map(|i| ops::nrm2_sq(wx.row(i))).fold(0.0, f32::max).sqrt();
                 prop_assert!((r - 1.0).abs() < 1e-5, "R = {r}");
             }
         }

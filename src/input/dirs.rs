@@ -7,10 +7,10 @@
 //! to one folder) is not followed again, so a walk always ends and no file is read twice.
 
 use super::{Corpus, Document, decode_text};
+use crate::atomic::not_regular;
 use crate::{Error, Result};
 use rayon::prelude::*;
 use std::collections::HashSet;
-use std::fs::FileType;
 use std::path::{Path, PathBuf};
 
 /// (label, file) pairs to read.
@@ -107,31 +107,6 @@ impl Walk {
             stack.extend(subdirs.into_iter().rev());
         }
         Ok(())
-    }
-}
-
-/// Why an entry that is neither a folder nor a regular file is not read.
-pub(crate) fn not_regular(ft: &FileType) -> String {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let kind = if ft.is_fifo() {
-            "FIFO"
-        } else if ft.is_socket() {
-            "socket"
-        } else if ft.is_char_device() {
-            "character device"
-        } else if ft.is_block_device() {
-            "block device"
-        } else {
-            "special file"
-        };
-        format!("not a regular file ({kind})")
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = ft;
-        "not a regular file".to_string()
     }
 }
 

@@ -11,12 +11,10 @@ pub mod mail;
 mod reuters;
 mod share;
 pub mod stream;
-pub mod svmlight;
 mod tsv;
 
 pub(crate) use decode::decode_latin1;
 pub use decode::decode_text;
-pub(crate) use dirs::not_regular;
 pub use dirs::read_dirs;
 pub use jsonl::{parse_jsonl, read_jsonl};
 pub use reuters::{Split, parse_reuters, read_reuters};
@@ -86,7 +84,7 @@ pub enum Format {
     /// the 90 categories; a [`Split`] picks the training or the test part.
     Reuters,
     /// SVMlight/libsvm vectors (`label id:value …`); detected from `.svm`, `.svmlight`,
-    /// `.libsvm`. These are rows, not documents: read them with [`svmlight::read_svmlight`].
+    /// `.libsvm`. These are rows, not documents: read them with `features::svmlight::read_svmlight`.
     Svmlight,
 }
 

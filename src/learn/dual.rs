@@ -11,7 +11,7 @@
 //! both before any work — before anything is allocated by the rows' size or width — and
 //! `fit` refuses when they exceed the limits (unless `force`).
 
-pub use super::dual_cost::{Estimate, OverBudget, human_bytes};
+pub use crate::error::{Estimate, OverBudget, human_bytes};
 
 use super::gram::{Gram, GramRows};
 use super::kernel::Kernel;

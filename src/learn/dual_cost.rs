@@ -6,62 +6,9 @@ use super::gram::Gram;
 use super::kernel::Kernel;
 use super::perceptron::Schedule;
 use super::postings::feature_bytes;
+use crate::error::{Estimate, OverBudget};
 use crate::features::SparseRows;
 use crate::{Error, Result};
-use serde::{Deserialize, Serialize};
-use std::fmt;
-
-/// What the dual form will cost, predicted before any work.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Estimate {
-    /// Training rows n.
-    pub rows: usize,
-    /// Bytes of the full Gram matrix (4n²).
-    pub gram_bytes: u64,
-    /// Whether all of it fits the memory budget (else rows above it are recomputed).
-    pub fits: bool,
-    /// Peak bytes: Gram row cache, postings index and per-example state.
-    pub memory_bytes: u64,
-    /// The part of `memory_bytes` that is not Gram cache (needed whatever the budget).
-    pub state_bytes: u64,
-    /// Gram rows expected to be computed: one per update, assuming about n updates.
-    pub rows_computed: u64,
-    /// Estimated seconds, on the same assumption.
-    pub seconds: f64,
-}
-
-impl fmt::Display for Estimate {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} rows: about {} of memory and {:.1} s (Gram matrix {}, {})",
-            self.rows,
-            human_bytes(self.memory_bytes),
-            self.seconds,
-            human_bytes(self.gram_bytes),
-            if self.fits {
-                "cached"
-            } else {
-                "above the budget: rows computed on the fly"
-            }
-        )
-    }
-}
-
-/// Bytes as KiB/MiB/GiB for messages.
-pub fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let (mut v, mut u) = (b as f64, 0);
-    while v >= 1024.0 && u + 1 < UNITS.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{b} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
-}
 
 /// Nanoseconds per postings addition, per kernel transform and per score update, measured
 /// on one core of a small machine (see benches/gram.rs); estimates, not promises.
@@ -158,30 +105,6 @@ impl KernelPerceptron {
     }
 }
 
-/// The dual form's predicted cost, above the memory budget or the time limit.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct OverBudget {
-    /// The prediction.
-    pub estimate: Estimate,
-    /// The memory budget, in bytes.
-    pub memory: u64,
-    /// The time limit, in seconds.
-    pub max_seconds: f64,
-}
-
-impl fmt::Display for OverBudget {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "the dual (kernel) perceptron is meant for small corpora; here it would need {}, \
-             above the limit of {} and {:.0} s",
-            self.estimate,
-            human_bytes(self.memory),
-            self.max_seconds
-        )
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,11 +146,5 @@ mod tests {
         };
         let e = small.check().unwrap().fit(&x, &[1, -1][..]).unwrap_err();
         assert!(e.to_string().contains("above the limit of 1.0 KiB"), "{e}");
-    }
-
-    #[test]
-    fn human_bytes_picks_the_unit() {
-        assert_eq!(human_bytes(3 << 29), "1.5 GiB");
-        assert_eq!(human_bytes(8), "8 B");
     }
 }

@@ -84,6 +84,7 @@ pub(crate) fn mix_plan(learner: &AnyLearner) -> Option<MixPlan> {
 }
 
 /// The model a mixing learner's weights make: logistic regression's gives probabilities.
+#[cfg_attr(not(feature = "cluster"), allow(dead_code))]
 pub(crate) fn mixed_model(learner: &AnyLearner, w: LinearModel) -> AnyModel {
     match learner {
         AnyLearner::Logistic(_) => AnyModel::Logistic(w),

@@ -199,37 +199,3 @@ fn kernel(m: &KernelModel, width: usize) -> Check {
     }
     Ok(())
 }
-
-#[cfg(test)]
-mod tests {
-    use crate::incremental::{OnlineFilter, empty_model};
-    use crate::learn::UpdateRule;
-    use std::path::Path;
-
-    #[test]
-    fn a_damaged_update_rule_is_refused_with_what_is_wrong() {
-        let filter = OnlineFilter {
-            analyzer: crate::text::Analyzer::default().with_source(crate::text::Source::mail()),
-            ..OnlineFilter::default()
-        };
-        let good = empty_model(filter, "ham", "spam");
-        let path = Path::new("f.model");
-        let bytes = good.to_bytes().unwrap();
-        assert!(crate::model::SavedModel::from_bytes(&bytes, path).is_ok());
-        let mut bad = good.clone();
-        bad.online.as_mut().unwrap().rule = UpdateRule::PassiveAggressive { c: f32::NAN };
-        let err = crate::model::SavedModel::from_bytes(&bad.to_bytes().unwrap(), path)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("its update rule (pa, C NaN) is not valid"),
-            "{err}"
-        );
-        let mut bad = good;
-        bad.online.as_mut().unwrap().sq_grads = vec![1.0; 3];
-        let err = crate::model::SavedModel::from_bytes(&bad.to_bytes().unwrap(), path)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("keeps 3 sums for 0 features"), "{err}");
-    }
-}

@@ -2,7 +2,8 @@
 //! checked, the payload decoded with every length bounded by the bytes the file holds,
 //! then the decoded parts checked against each other ([`super::check`]).
 
-use super::{FORMAT_VERSION, HEADER, MAGIC, SavedModel, fnv1a};
+use super::{FORMAT_VERSION, HEADER, MAGIC, SavedModel};
+use crate::fnv::fnv1a;
 use crate::{Error, Result};
 use bincode::error::DecodeError;
 use std::io::Read;

@@ -2,42 +2,22 @@
 //! through the pipeline: label sets, training with per-label thresholds, evaluation by
 //! micro- and macro-F1.
 
-use super::{TrainConfig, Trained, fit_vocab, vectorize_for};
+use super::{Trained, vectorize_for};
 use crate::eval::MultiLabelMetrics;
-use crate::experiment::{most_frequent, tune_thresholds};
+use crate::experiment::{exact_label_sets, labels_of, most_frequent, tune_thresholds};
 use crate::features::{Geometry, SparseRows, vectorize};
 use crate::input::Document;
 use crate::learn::multilabel::{MultiLabelOptions, fit_scorer, label_counts};
 use crate::learn::{Fitted, MultiLabelModel};
 use crate::model::{FeatureSpace, Metadata, Predictor, SavedModel};
+use crate::training::{TrainConfig, check_vocabulary, fit_vocab, label_sets};
 use crate::{Error, Result};
-use rayon::prelude::*;
 use std::time::Instant;
 
 /// Whether a labelled corpus needs the multi-label path: some document carries a number
 /// of labels other than one.
 pub fn is_multilabel(docs: &[Document]) -> bool {
     docs.iter().any(|d| d.labels.len() != 1)
-}
-
-/// Each document's labels as indices into `classes`; a label the model does not know is
-/// an error naming the document.
-pub fn label_sets(docs: &[Document], classes: &[String]) -> Result<Vec<Vec<usize>>> {
-    docs.iter()
-        .map(|d| {
-            d.labels
-                .iter()
-                .map(|l| {
-                    classes.iter().position(|c| c == l).ok_or_else(|| {
-                        Error::Data(format!(
-                            "{}: label {l:?} is not one of the model's labels",
-                            d.id
-                        ))
-                    })
-                })
-                .collect()
-        })
-        .collect()
 }
 
 /// Trains a multi-label model: one binary classifier per label (softmax: one model over
@@ -58,14 +38,14 @@ pub fn train_multilabel(
     }
     let sets = label_sets(docs, &classes)?;
     let vocab = fit_vocab(&cfg.analyzer, &cfg.vocab, docs);
-    super::check_vocabulary(&vocab, &cfg.vocab, docs.len())?;
+    check_vocabulary(&vocab, &cfg.vocab, docs.len())?;
     let stored = vectorize(&cfg.analyzer, &vocab, docs).matrix;
     let geometry = Geometry::fit(cfg.geometry, &stored);
     let x = geometry.apply(&stored);
     // The scorer's fit is timed alone; threshold tuning refits it on folds.
     let fit_start = Instant::now();
     let scorer = match cfg.workers {
-        Some(w) => crate::distributed::fit_label_sets(&cfg.learner, &x, &sets, classes.len(), w)?,
+        Some(w) => super::mixed::fit_label_sets(&cfg.learner, &x, &sets, classes.len(), w)?,
         None => fit_scorer(&cfg.learner, &x, &sets, classes.len())?,
     };
     let fit_seconds = fit_start.elapsed().as_secs_f64();
@@ -107,34 +87,6 @@ pub fn train_multilabel(
 /// (probabilities where the model has them), computed in parallel, in row order.
 pub fn decide_labels<X: SparseRows>(model: &SavedModel, x: &X) -> Vec<Vec<(usize, f32)>> {
     labels_of(&model.predictor, &model.geometry.apply(x))
-}
-
-/// How many rows of `x` (already read in the predictor's geometry) get exactly their
-/// label set in `sets`: the training accuracy of a multi-label model.
-pub(crate) fn exact_label_sets<X: SparseRows>(
-    predictor: &Predictor,
-    x: &X,
-    sets: &[Vec<usize>],
-) -> usize {
-    labels_of(predictor, x)
-        .iter()
-        .zip(sets)
-        .filter(|(p, t)| {
-            let mut p: Vec<usize> = p.iter().map(|l| l.0).collect();
-            let mut t = (*t).clone();
-            p.sort_unstable();
-            t.sort_unstable();
-            p == t
-        })
-        .count()
-}
-
-/// The labels of every row as given (already read in the predictor's geometry).
-fn labels_of<X: SparseRows>(predictor: &Predictor, x: &X) -> Vec<Vec<(usize, f32)>> {
-    (0..x.n_rows())
-        .into_par_iter()
-        .map(|i| predictor.labels(x.row(i)))
-        .collect()
 }
 
 /// The labels ranked by training frequency (most frequent first, ties by name), for the

@@ -3,16 +3,16 @@
 //! matrix), single-label and multi-label documents alike, and the winner turned back
 //! into a training configuration.
 
-use super::{
-    TrainConfig, check_vocabulary, class_indices, classes_of, is_multilabel, label_sets,
-    vectorize_training,
-};
+use super::is_multilabel;
 use crate::experiment::{
     Classes, GridPoint, LabelSets, Target, TuneOptions, TuneProgress, TuneRun, TuneTable,
 };
 use crate::features::SparseRows;
 use crate::input::Document;
 use crate::text::{Analyzer, Ngrams, Step};
+use crate::training::{
+    TrainConfig, check_vocabulary, class_indices, classes_of, label_sets, vectorize_training,
+};
 use crate::{Error, Result};
 
 /// The analyzer of a grid point: `base` with its n-gram step set to `ngrams`-word

@@ -43,7 +43,7 @@ impl Hashing {
     /// The id of `token`: FNV-1a 64 of its bytes, xor-folded to `bits` bits.
     #[inline]
     pub fn id(self, token: &str) -> u32 {
-        let h = crate::model::fnv1a(token.as_bytes());
+        let h = crate::fnv::fnv1a(token.as_bytes());
         ((h ^ (h >> self.bits)) & ((1u64 << self.bits) - 1)) as u32
     }
 }
@@ -56,7 +56,7 @@ mod tests {
     fn ids_are_fixed_and_below_the_width() {
         // FNV-1a 64 of "free" is 0x7f62_5478_d788_e11b; folded to 18 bits, 185593. These
         // are the ids every build on every platform gives.
-        assert_eq!(crate::model::fnv1a(b"free"), 0x7f62_5478_d788_e11b);
+        assert_eq!(crate::fnv::fnv1a(b"free"), 0x7f62_5478_d788_e11b);
         let h = Hashing::new(18).unwrap();
         assert_eq!(h.id("free"), 185_593);
         assert_eq!(h.id("new york"), 116_000);

@@ -2,8 +2,8 @@
 //! then the analysis that follows it, so a panic anywhere on that path is found. Shared
 //! by the fuzz targets and by the stable test that replays the committed seeds.
 
+use rosenblatt::features::svmlight::parse_svmlight;
 use rosenblatt::input::mail::{MailRules, MboxReader, read_message_bytes};
-use rosenblatt::input::svmlight::parse_svmlight;
 use rosenblatt::input::{Corpus, Document, parse_jsonl, parse_reuters, parse_tsv};
 use rosenblatt::model::{MAGIC, SavedModel};
 use rosenblatt::pipeline::{decide, vectorize_for};

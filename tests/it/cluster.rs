@@ -11,7 +11,8 @@ use rosenblatt::input::{Document, read};
 use rosenblatt::learn::mixing::fit_mixed;
 use rosenblatt::learn::{AnyModel, LinearModel};
 use rosenblatt::model::{Predictor, SavedModel};
-use rosenblatt::pipeline::{self, TrainConfig};
+use rosenblatt::pipeline;
+use rosenblatt::training::TrainConfig;
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -113,16 +114,16 @@ fn equals_the_simulation(
         assert_eq!(cluster.vocab.df(j), single.vocab.df(j), "df of id {j}");
     }
     assert_eq!(cluster.classes, single.classes);
-    let (_, stored) = pipeline::vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
+    let (_, stored) = rosenblatt::training::vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
     let g = Geometry::fit(cfg.geometry, &stored);
     let x = g.apply(&stored);
-    let idx = pipeline::class_indices(docs, &single.classes).unwrap();
+    let idx = rosenblatt::training::class_indices(docs, &single.classes).unwrap();
     let k = single.classes.len();
     let wanted: Vec<usize> = if k == 2 { vec![1] } else { (0..k).collect() };
     let models = problems(&cluster.predictor);
     assert_eq!(models.len(), wanted.len());
     for (m, &c) in models.iter().zip(&wanted) {
-        let y = pipeline::binary_labels(&idx, c);
+        let y = rosenblatt::training::binary_labels(&idx, c);
         let sim = fit_mixed(&cfg.learner, &x, &y, n).unwrap().model;
         assert_eq!(m.w.len(), sim.w.len());
         for (j, (a, b)) in

@@ -13,7 +13,8 @@ pub fn classify_gives_the_training_scores(
     model: &Path,
     m: &rosenblatt::model::SavedModel,
 ) -> (Vec<rosenblatt::input::Document>, String) {
-    use rosenblatt::pipeline::{self, TrainConfig};
+    use rosenblatt::pipeline;
+    use rosenblatt::training::TrainConfig;
     let corpus = rosenblatt::input::read_dirs(&data("tiny")).unwrap();
     // (`train` with no learner flags is the library's default configuration.)
     let cfg = TrainConfig {

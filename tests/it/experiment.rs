@@ -4,12 +4,13 @@
 use crate::common::{bin, data, stdout_of};
 use proptest::prelude::*;
 use rosenblatt::experiment::{Classes, cross_validate, fit_classes, kfold, stratified_kfold};
+use rosenblatt::features::svmlight::{Rows, read_svmlight_files};
 use rosenblatt::features::{
     BinaryMatrix, MatrixBuilder, RowSubset, SparseRows, real_from_dense, select_rows,
 };
-use rosenblatt::input::svmlight::{Rows, read_svmlight_files};
 use rosenblatt::learn::{AnyLearner, AveragedPerceptron, Perceptron};
-use rosenblatt::pipeline::{self, TrainConfig};
+use rosenblatt::pipeline;
+use rosenblatt::training::TrainConfig;
 
 /// Every learner, with its defaults.
 fn learners() -> Vec<AnyLearner> {
@@ -202,8 +203,8 @@ fn svmlight_cv_and_holdout_run_on_views_of_the_rows() {
     assert_eq!(v["held_out"]["documents"], 10);
     // The same folds through the library, on the rows read.
     let (data, _) = read_svmlight_files(std::slice::from_ref(&svm)).unwrap();
-    let classes = rosenblatt::input::svmlight::classes_of_labels(&data.labels, None).unwrap();
-    let idx = pipeline::label_indices(&data.labels, &classes).unwrap();
+    let classes = rosenblatt::features::svmlight::classes_of_labels(&data.labels, None).unwrap();
+    let idx = rosenblatt::training::label_indices(&data.labels, &classes).unwrap();
     let Rows::Binary(x) = &data.rows else {
         panic!("binary rows expected")
     };

@@ -6,8 +6,8 @@ use rosenblatt::features::{SparseRows, vectorize};
 use rosenblatt::input::{self, Document};
 use rosenblatt::learn::{Bias, KernelPerceptron, Perceptron, Schedule};
 use rosenblatt::learn::{Check, Classifier, Learner};
-use rosenblatt::pipeline::fit_vocab;
 use rosenblatt::text::Analyzer;
+use rosenblatt::training::fit_vocab;
 use rosenblatt::vocab::VocabConfig;
 use std::path::PathBuf;
 

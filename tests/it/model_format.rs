@@ -26,8 +26,9 @@
 use crate::common::{bin, data, stdout_of};
 use rosenblatt::input::Document;
 use rosenblatt::model::{FORMAT_VERSION, SavedModel};
-use rosenblatt::pipeline::{self, TrainConfig};
+use rosenblatt::pipeline;
 use rosenblatt::text::{Analyzer, Source, Step};
+use rosenblatt::training::TrainConfig;
 use std::path::Path;
 
 /// The tiny corpus's documents with the label and score the format-1 build gave each of

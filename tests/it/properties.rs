@@ -7,8 +7,9 @@ use rosenblatt::features::{vectorize, vectorize_sequential};
 use rosenblatt::input::Document;
 use rosenblatt::learn::{AnyLearner, Bias, Check, Perceptron, Schedule};
 use rosenblatt::model::SavedModel;
-use rosenblatt::pipeline::{self, TrainConfig};
+use rosenblatt::pipeline;
 use rosenblatt::text::Analyzer;
+use rosenblatt::training::TrainConfig;
 use rosenblatt::vocab::VocabConfig;
 
 /// A small vocabulary with non-ASCII words, shared by the property tests.
@@ -83,7 +84,7 @@ proptest! {
         docs[0].labels = vec!["spam".into()];
         docs[1].labels = vec!["ham".into()];
         let a = Analyzer::default();
-        let vocab = pipeline::fit_vocab(&a, &VocabConfig::default(), &docs);
+        let vocab = rosenblatt::training::fit_vocab(&a, &VocabConfig::default(), &docs);
         let par = vectorize(&a, &vocab, &docs);
         let seq = vectorize_sequential(&a, &vocab, &docs);
         prop_assert_eq!(&par.matrix, &seq.matrix);
@@ -97,7 +98,7 @@ proptest! {
     fn one_pass_streaming_equals_two_pass(docs in corpus(), cut in 0usize..700, min_df in 1u32..4, max in proptest::option::of(1usize..12)) {
         let a = Analyzer::default();
         let cfg = VocabConfig { min_df, max_features: max };
-        let vocab = pipeline::fit_vocab(&a, &cfg, &docs);
+        let vocab = rosenblatt::training::fit_vocab(&a, &cfg, &docs);
         let two = vectorize(&a, &vocab, &docs).matrix;
         let mut s = rosenblatt::features::StreamVectorizer::new(a.clone());
         let cut = cut.min(docs.len());
@@ -136,7 +137,7 @@ fn unknown_words_are_ignored_and_counted() {
         Document::new("b", "lunch", Some("ham")),
     ];
     let a = Analyzer::default();
-    let vocab = pipeline::fit_vocab(&a, &VocabConfig::default(), &docs);
+    let vocab = rosenblatt::training::fit_vocab(&a, &VocabConfig::default(), &docs);
     let new = vec![Document::new("c", "free unseen words here", None)];
     let v = vectorize(&a, &vocab, &new);
     assert_eq!(v.unknown_tokens, 3);

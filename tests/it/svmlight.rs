@@ -4,9 +4,9 @@
 
 use crate::common::{bin, data, shared_corpus, stdout_of};
 use predicates::str::contains;
-use rosenblatt::input::svmlight::{Rows, read_svmlight};
-use rosenblatt::pipeline::vectorize_training;
+use rosenblatt::features::svmlight::{Rows, read_svmlight};
 use rosenblatt::text::Analyzer;
+use rosenblatt::training::vectorize_training;
 use rosenblatt::vocab::VocabConfig;
 use std::path::{Path, PathBuf};
 

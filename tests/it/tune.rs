@@ -7,8 +7,9 @@ use crate::common::{bin, data, stderr_of_failure, stdout_of};
 use rosenblatt::experiment::{Grid, GridPoint, TuneOptions, stratified_kfold};
 use rosenblatt::input::Document;
 use rosenblatt::model::SavedModel;
-use rosenblatt::pipeline::{self, TrainConfig};
+use rosenblatt::pipeline;
 use rosenblatt::text::{Analyzer, Source};
+use rosenblatt::training::TrainConfig;
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -157,9 +158,9 @@ fn the_winner_is_the_best_mean_of_the_library_cross_validation() {
     assert_eq!(table.evaluated(), points.len());
     // Every point, independently: the documents vectorized once, the same stratified
     // folds, `cross_validate_rows` with the point's configuration.
-    let classes = pipeline::classes_of(&docs, None).unwrap();
-    let idx = pipeline::class_indices(&docs, &classes).unwrap();
-    let (_, x) = pipeline::vectorize_training(&cfg.analyzer, &cfg.vocab, &docs);
+    let classes = rosenblatt::training::classes_of(&docs, None).unwrap();
+    let idx = rosenblatt::training::class_indices(&docs, &classes).unwrap();
+    let (_, x) = rosenblatt::training::vectorize_training(&cfg.analyzer, &cfg.vocab, &docs);
     let splits = stratified_kfold(&idx, 5, 42).unwrap();
     let mut best = (0, f64::MIN);
     for (i, p) in points.iter().enumerate() {

@@ -6,8 +6,8 @@ use crate::report;
 use anyhow::{Result, bail};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
+use rosenblatt::features::svmlight::{self, SvmData};
 use rosenblatt::input::mail::{self, MailCorpus, MailRules};
-use rosenblatt::input::svmlight::{self, SvmData};
 use rosenblatt::input::{self, Corpus, Format};
 use rosenblatt::model::{FeatureSpace, SavedModel};
 use std::path::{Path, PathBuf};
@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 macro_rules! with_rows {
     ($rows:expr, $x:ident => $body:expr) => {
         match $rows {
-            rosenblatt::input::svmlight::Rows::Binary($x) => $body,
-            rosenblatt::input::svmlight::Rows::Real($x) => $body,
+            rosenblatt::features::svmlight::Rows::Binary($x) => $body,
+            rosenblatt::features::svmlight::Rows::Real($x) => $body,
         }
     };
 }

@@ -5,7 +5,8 @@
 //! as skipped without being opened, and a subfolder link back to a folder already read is
 //! not followed.
 
-use crate::input::dirs::{Walk, not_regular};
+use crate::atomic::not_regular;
+use crate::input::dirs::Walk;
 use crate::{Error, Result};
 use std::path::Path;
 

@@ -145,6 +145,7 @@ fn trim_separator(bytes: &mut Vec<u8>) {
 
 /// Whether the first non-blank line of `bytes` is an envelope line (the file is an mbox,
 /// or a single message carrying its envelope).
+#[cfg_attr(not(feature = "mail"), allow(dead_code))]
 pub fn starts_with_envelope(bytes: &[u8]) -> bool {
     let start = bytes
         .iter()

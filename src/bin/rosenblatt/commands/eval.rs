@@ -63,7 +63,7 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
     if load::check_kind(&model, path, d.reads_svmlight(indexed)?)? {
         let (rows, _) =
             load::svm_rows(&d.paths, d.max_feature_id).with_context(|| load::vectors_hint(path))?;
-        let truth = pipeline::label_indices(&rows.labels, &model.classes)
+        let truth = rosenblatt::training::label_indices(&rows.labels, &model.classes)
             .context("the test rows' labels must be the model's classes")?;
         let (m, decisions) = with_rows!(&rows.rows, x => {
             let decisions = pipeline::decide(&model, x);

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 fn feature_name(m: &SavedModel, j: u32) -> String {
     match m.features {
         FeatureSpace::Text => m.vocab.name(j).into_owned(),
-        FeatureSpace::Indexed { .. } => rosenblatt::input::svmlight::feature_name(j),
+        FeatureSpace::Indexed { .. } => rosenblatt::features::svmlight::feature_name(j),
     }
 }
 

@@ -19,7 +19,8 @@ use crate::flags::Plan;
 use anyhow::Result;
 use rosenblatt::experiment::{GridPoint, TuneProgress};
 use rosenblatt::model::SavedModel;
-use rosenblatt::pipeline::{self, TrainConfig};
+use rosenblatt::pipeline;
+use rosenblatt::training::TrainConfig;
 use std::process::ExitCode;
 
 /// Runs a plan; its exit code on success.

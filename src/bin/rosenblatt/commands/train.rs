@@ -117,7 +117,7 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
         // The training rows are every document's: the folds are views of them.
         phase.set("cross-validating");
         let classes = &trained.model.classes;
-        let idx = pipeline::class_indices(&train_docs, classes)?;
+        let idx = rosenblatt::training::class_indices(&train_docs, classes)?;
         folds = Some(
             pipeline::cross_validate_rows(&trained.matrix, &idx, classes, &cfg, splits)
                 .context("cross-validation")?,
@@ -166,7 +166,7 @@ fn spam_metrics(model: &SavedModel, docs: &[Document]) -> Result<SpamMetrics> {
         .iter()
         .map(|d| d.score)
         .collect();
-    let truth = pipeline::class_indices(docs, &model.classes)?;
+    let truth = rosenblatt::training::class_indices(docs, &model.classes)?;
     let is_spam: Vec<bool> = truth.iter().map(|&t| model.classes[t] == "spam").collect();
     Ok(SpamMetrics::new(&scores, &is_spam, model.threshold))
 }

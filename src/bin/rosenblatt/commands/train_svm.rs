@@ -9,10 +9,11 @@ use crate::report::{self, TrainSummary};
 use anyhow::{Context, Result, bail};
 use rosenblatt::eval::Metrics;
 use rosenblatt::experiment::holdout;
+use rosenblatt::features::svmlight;
 use rosenblatt::features::{RowSubset, SparseRows};
-use rosenblatt::input::svmlight;
 use rosenblatt::model::SavedModel;
-use rosenblatt::pipeline::{self, TrainConfig};
+use rosenblatt::pipeline;
+use rosenblatt::training::TrainConfig;
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -59,7 +60,7 @@ pub fn run(plan: &TrainPlan, paths: &[PathBuf], limit: Option<u32>) -> Result<Ex
     }
     let cfg = plan.config_for(data.labels.len())?;
     let classes = svmlight::classes_of_labels(&data.labels, cfg.positive.as_deref())?;
-    let idx = pipeline::label_indices(&data.labels, &classes)?;
+    let idx = rosenblatt::training::label_indices(&data.labels, &classes)?;
     // The model is fitted on the training part and scored on the held-out part, both
     // views of the rows read.
     let split = plan

@@ -20,9 +20,9 @@ use crate::flags::{Source, VectorizePlan};
 use crate::progress::Phase;
 use anyhow::{Context, Result, bail};
 use rosenblatt::atomic::AtomicFile;
+use rosenblatt::features::svmlight::{class_labels, write_svmlight_with};
 use rosenblatt::features::{Geometry, StreamVectorizer};
 use rosenblatt::input::mail::MailRules;
-use rosenblatt::input::svmlight::{class_labels, write_svmlight_with};
 use rosenblatt::input::{DocStream, Document};
 use std::collections::HashMap;
 use std::io::Write;
@@ -79,7 +79,7 @@ impl Labels {
                 .iter()
                 .map(|c| Document::new("", "", Some(c)))
                 .collect();
-            rosenblatt::pipeline::classes_of(&docs, positive)?
+            rosenblatt::training::classes_of(&docs, positive)?
         } else {
             if let Some(p) = positive {
                 bail!("--positive {p}: the corpus has fewer than two classes ({names:?})");

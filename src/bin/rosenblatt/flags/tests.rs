@@ -386,8 +386,8 @@ fn failures_of_classify_and_learn_exit_with_3() {
 
 #[test]
 fn train_with_no_options_is_the_library_default() {
-    use rosenblatt::pipeline::TrainConfig;
     use rosenblatt::text::{Analyzer, Source as TextSource};
+    use rosenblatt::training::TrainConfig;
     let lib = TrainConfig::default();
     let Ok(Plan::Train(p)) = plan_of("train -o m docs") else {
         panic!("a train plan expected");

@@ -17,8 +17,8 @@ use rosenblatt::features::GeometrySpec;
 use rosenblatt::input::Format;
 use rosenblatt::learn::multilabel::{MultiLabelOptions, Thresholds};
 use rosenblatt::learn::{AnyLearner, Check, Checked, KernelPerceptron, Perceptron, Schedule};
-use rosenblatt::pipeline::TrainConfig;
 use rosenblatt::text::Source as TextSource;
+use rosenblatt::training::TrainConfig;
 use std::path::PathBuf;
 
 /// `rosenblatt train`.

@@ -10,7 +10,7 @@ fn numeric(s: &str) -> Option<f64> {
 
 /// The classes of SVMlight labels, sorted numerically when all are numbers (else as
 /// strings); for two classes the positive one (`positive`, else the larger) comes last,
-/// as [`crate::pipeline::classes_of`] orders text classes.
+/// as [`crate::training::classes_of`] orders text classes.
 pub fn classes_of_labels(labels: &[String], positive: Option<&str>) -> Result<Vec<String>> {
     let mut classes: Vec<String> = labels.to_vec();
     classes.sort_unstable();
@@ -42,7 +42,7 @@ pub fn classes_of_labels(labels: &[String], positive: Option<&str>) -> Result<Ve
 }
 
 /// The SVMlight label written for each class of a corpus whose classes are `classes`
-/// (ordered as [`crate::pipeline::classes_of`] orders them): `-1`/`+1` for two classes
+/// (ordered as [`crate::training::classes_of`] orders them): `-1`/`+1` for two classes
 /// (the positive one, last, is `+1`); the class names themselves when they are all
 /// numbers; otherwise `1..=k` in class order — numeric labels, as LIBLINEAR, Vowpal
 /// Wabbit and scikit-learn require.

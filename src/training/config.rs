@@ -1,0 +1,83 @@
+//! What a training run is asked to do besides its data: the analyzer, vocabulary
+//! pruning, the learner, the geometry, the positive class and the workers; and the
+//! metadata every freshly trained model records from it.
+
+use crate::features::GeometrySpec;
+use crate::learn::{AnyLearner, Check, Checked};
+use crate::model::Metadata;
+use crate::text::Analyzer;
+use crate::vocab::VocabConfig;
+
+/// Everything `train` needs to know besides the documents.
+#[derive(Debug, Clone)]
+pub struct TrainConfig {
+    /// Tokenizer settings.
+    pub analyzer: Analyzer,
+    /// Vocabulary pruning.
+    pub vocab: VocabConfig,
+    /// The learner, checked before any work.
+    pub learner: Checked<AnyLearner>,
+    /// The positive class of a binary problem (default: `spam` if present, else the
+    /// second label in sorted order).
+    pub positive: Option<String>,
+    /// The options as the user gave them, kept in the model's metadata.
+    pub options: String,
+    /// Feature weighting and row normalization, fitted on the training rows.
+    pub geometry: GeometrySpec,
+    /// Train by iterative parameter mixing over this many timely worker threads, each on
+    /// its shard of the rows (the linear models of the perceptron family: two-class,
+    /// one-vs-rest and multi-label); `None` trains one learner on all rows.
+    pub workers: Option<usize>,
+}
+
+/// What `rosenblatt train` does with no options: the standard analyzer (plain text,
+/// lowercased words), every word kept, averaged PA-I over idf-weighted unit-length rows.
+/// (The spam filter is [`TrainConfig::spam_filter`].)
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            analyzer: Analyzer::default(),
+            vocab: VocabConfig::default(),
+            learner: AnyLearner::default()
+                .check()
+                .expect("the default learner's settings are valid"),
+            positive: None,
+            options: String::new(),
+            geometry: GeometrySpec::IDF_L2,
+            workers: None,
+        }
+    }
+}
+
+impl TrainConfig {
+    /// What `rosenblatt train --spam … --ham …` does with no other options: the default
+    /// learner over binary unit-length rows, reading mail.
+    pub fn spam_filter() -> Self {
+        TrainConfig {
+            analyzer: Analyzer::standard(crate::text::Source::mail(), true),
+            geometry: GeometrySpec::BINARY_L2,
+            ..TrainConfig::default()
+        }
+    }
+}
+
+/// What every freshly trained model records: this build's version, the learner and its
+/// options, the inputs, the training set's size and the training report.
+pub fn training_metadata(
+    cfg: &TrainConfig,
+    inputs: Vec<String>,
+    documents: usize,
+    nnz: usize,
+    report: crate::learn::TrainReport,
+) -> Metadata {
+    Metadata {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        learner: cfg.learner.name().to_string(),
+        options: cfg.options.clone(),
+        inputs,
+        documents: documents as u64,
+        nnz: nnz as u64,
+        report,
+        ..Default::default()
+    }
+}

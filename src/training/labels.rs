@@ -1,0 +1,104 @@
+//! Class names and label indices: which classes a corpus has (the positive one last),
+//! each document's class or label set, and the ±1 labels of one-vs-rest problems.
+
+use crate::error::{ConfigError, Param};
+use crate::input::Document;
+use crate::learn::{Label, Multiclass};
+use crate::{Error, Result};
+
+/// The sorted class names of `docs`; for two classes the positive one is put last.
+pub fn classes_of(docs: &[Document], positive: Option<&str>) -> Result<Vec<String>> {
+    classes_from(
+        docs.iter().flat_map(|d| d.labels.iter().cloned()).collect(),
+        positive,
+    )
+}
+
+/// The sorted distinct class names among `classes` (labels as they occur, repeats
+/// allowed), ordered as [`classes_of`] orders them.
+pub fn classes_from(mut classes: Vec<String>, positive: Option<&str>) -> Result<Vec<String>> {
+    classes.sort();
+    classes.dedup();
+    if classes.len() < 2 {
+        return Err(Error::Data(format!(
+            "training needs at least two classes, found {}: {:?}",
+            classes.len(),
+            classes
+        )));
+    }
+    let pos = positive.or(classes.iter().any(|c| c == "spam").then_some("spam"));
+    if let Some(p) = pos {
+        let i = classes.iter().position(|c| c == p).ok_or_else(|| {
+            ConfigError::new(
+                Param::Positive,
+                p,
+                format!("must be a label of the documents ({classes:?})"),
+            )
+        })?;
+        if classes.len() == 2 {
+            classes.swap(i, 1);
+        }
+    }
+    Ok(classes)
+}
+
+/// The class index of each document's single label.
+pub fn class_indices(docs: &[Document], classes: &[String]) -> Result<Vec<usize>> {
+    docs.iter()
+        .map(|d| match d.labels.as_slice() {
+            [l] => classes.iter().position(|c| c == l).ok_or_else(|| {
+                Error::Data(format!(
+                    "{}: label {l:?} is not one of the model's {classes:?}",
+                    d.id
+                ))
+            }),
+            [] => Err(Error::Data(format!("{}: document has no label", d.id))),
+            _ => Err(Error::Data(format!(
+                "{}: document has {} labels; this task is single-label",
+                d.id,
+                d.labels.len()
+            ))),
+        })
+        .collect()
+}
+
+/// ±1 labels for the one-vs-rest problem of class `c`.
+pub fn binary_labels(idx: &[usize], c: usize) -> Vec<Label> {
+    Multiclass::new(idx, c + 1).one_vs_rest(c)
+}
+
+/// Class indices of string labels (one per row), for pre-vectorized input such as SVMlight.
+pub fn label_indices(labels: &[String], classes: &[String]) -> Result<Vec<usize>> {
+    labels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            classes.iter().position(|c| c == l).ok_or_else(|| {
+                Error::Data(format!(
+                    "row {}: label {l:?} is not one of {classes:?}",
+                    i + 1
+                ))
+            })
+        })
+        .collect()
+}
+
+/// Each document's labels as indices into `classes`; a label the model does not know is
+/// an error naming the document.
+pub fn label_sets(docs: &[Document], classes: &[String]) -> Result<Vec<Vec<usize>>> {
+    docs.iter()
+        .map(|d| {
+            d.labels
+                .iter()
+                .map(|l| {
+                    classes.iter().position(|c| c == l).ok_or_else(|| {
+                        Error::Data(format!(
+                            "{}: label {l:?} is not one of the model's labels",
+                            d.id
+                        ))
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}
