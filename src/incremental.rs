@@ -338,7 +338,7 @@ mod tests {
             ..OnlineFilter::default()
         };
         let good = empty_model(filter, "ham", "spam");
-        let path = Path::new("f.model");
+        let path = std::path::Path::new("f.model");
         let bytes = good.to_bytes().unwrap();
         assert!(SavedModel::from_bytes(&bytes, path).is_ok());
         let mut bad = good.clone();
