@@ -19,7 +19,7 @@
 use crate::features::Geometry;
 use crate::input::Document;
 use crate::learn::{AnyModel, LinearModel, OnlineState, UpdateRule};
-use crate::model::{FeatureSpace, Metadata, Predictor, SavedModel};
+use crate::model::{FeatureSpace, Metadata, Model, ModelParts, Predictor};
 use crate::text::Analyzer;
 use crate::vocab::Vocabulary;
 use crate::{Error, Result};
@@ -36,7 +36,7 @@ pub struct OnlineFilter {
     pub geometry: Geometry,
     /// How it learns each message.
     pub rule: UpdateRule,
-    /// The score above which a message is spam (see [`SavedModel::threshold`]).
+    /// The score above which a message is spam (see [`Model::threshold`]).
     pub threshold: f32,
 }
 
@@ -95,7 +95,7 @@ impl OnlineFilter {
 /// `filter`'s analyzer says (its source decides whether inputs are parsed as mail) and
 /// rows in its geometry, learning by its rule. Learning starts from it in the TREC online
 /// protocol. A logistic rule makes a logistic model, whose scores read as probabilities.
-pub fn empty_model(filter: OnlineFilter, negative: &str, positive: &str) -> SavedModel {
+pub fn empty_model(filter: OnlineFilter, negative: &str, positive: &str) -> Result<Model> {
     let OnlineFilter {
         analyzer,
         geometry,
@@ -110,7 +110,7 @@ pub fn empty_model(filter: OnlineFilter, negative: &str, positive: &str) -> Save
         UpdateRule::Logistic { .. } => AnyModel::Logistic(zeros),
         _ => AnyModel::Linear(zeros),
     };
-    SavedModel {
+    Model::new(ModelParts {
         analyzer,
         vocab,
         features: FeatureSpace::Text,
@@ -125,7 +125,7 @@ pub fn empty_model(filter: OnlineFilter, negative: &str, positive: &str) -> Save
         },
         online: Some(OnlineState::new(rule)),
         threshold,
-    }
+    })
 }
 
 /// What learning one document did.
@@ -155,13 +155,13 @@ fn linear_mut(predictor: &mut Predictor) -> Result<&mut LinearModel> {
 }
 
 /// The ±1 label of class `class` in a two-class model.
-pub(crate) fn binary_label(model: &SavedModel, class: &str) -> Result<f32> {
-    match model.classes.iter().position(|c| c == class) {
-        Some(1) if model.classes.len() == 2 => Ok(1.0),
-        Some(0) if model.classes.len() == 2 => Ok(-1.0),
+pub(crate) fn binary_label(model: &Model, class: &str) -> Result<f32> {
+    match model.classes().iter().position(|c| c == class) {
+        Some(1) if model.classes().len() == 2 => Ok(1.0),
+        Some(0) if model.classes().len() == 2 => Ok(-1.0),
         _ => Err(Error::Unsupported(format!(
             "class {class:?} is not one of the model's two classes {:?}",
-            model.classes
+            model.classes()
         ))),
     }
 }
@@ -175,21 +175,21 @@ struct Tokens {
 }
 
 impl Tokens {
-    fn of(model: &SavedModel, doc: &Document) -> Tokens {
+    fn of(model: &Model, doc: &Document) -> Tokens {
         let mut ids = Vec::new();
         let mut words = Vec::new();
-        if let Some(h) = model.analyzer.hashing() {
-            model.analyzer.tokens(doc, &mut |t| ids.push(h.id(t)));
+        if let Some(h) = model.analyzer().hashing() {
+            model.analyzer().tokens(doc, &mut |t| ids.push(h.id(t)));
         } else {
             let mut seen: HashSet<String> = HashSet::new();
-            model.analyzer.tokens(doc, &mut |t| {
+            model.analyzer().tokens(doc, &mut |t| {
                 if !seen.contains(t) {
                     seen.insert(t.to_string());
                 }
             });
             words = seen.into_iter().collect();
             words.sort_unstable(); // new words get ids in a deterministic order
-            ids = words.iter().filter_map(|t| model.vocab.get(t)).collect();
+            ids = words.iter().filter_map(|t| model.vocab().get(t)).collect();
         }
         ids.sort_unstable();
         ids.dedup();
@@ -199,23 +199,23 @@ impl Tokens {
 
 /// The current score of a row of known ids: w·x + b, the row read in the model's
 /// geometry.
-fn score_of(model: &SavedModel, ids: &[u32]) -> Result<f32> {
-    let Predictor::Binary(m) = &model.predictor else {
+fn score_of(model: &Model, ids: &[u32]) -> Result<f32> {
+    let Predictor::Binary(m) = &model.predictor() else {
         return Err(Error::Unsupported("scoring needs a two-class model".into()));
     };
-    let row = model.geometry.row(crate::RowRef::binary(ids));
+    let row = model.geometry().row(crate::RowRef::binary(ids));
     Ok(crate::Classifier::score(m, row))
 }
 
 /// The current score of `doc`: w·x + b over the words the vocabulary knows.
 #[cfg(test)]
-fn score_document(model: &SavedModel, doc: &Document) -> Result<f32> {
+fn score_document(model: &Model, doc: &Document) -> Result<f32> {
     score_of(model, &Tokens::of(model, doc).ids)
 }
 
 /// Learns `doc` as a member of `class` by the model's update rule; see the module docs.
 /// A model that records no rule learns by the perceptron's, which it then records.
-pub fn learn_document(model: &mut SavedModel, doc: &Document, class: &str) -> Result<LearnOutcome> {
+pub fn learn_document(model: &mut Model, doc: &Document, class: &str) -> Result<LearnOutcome> {
     let y = binary_label(model, class)?;
     linear_mut(&mut model.predictor)?;
     let tokens = Tokens::of(model, doc);
@@ -229,7 +229,7 @@ pub fn learn_document(model: &mut SavedModel, doc: &Document, class: &str) -> Re
 
 /// The rule's step on a scored document (new words added first when it takes one).
 fn step(
-    model: &mut SavedModel,
+    model: &mut Model,
     state: &mut OnlineState,
     tokens: Tokens,
     y: f32,
@@ -279,8 +279,8 @@ mod tests {
         }
     }
 
-    fn empty() -> SavedModel {
-        empty_model(perceptron(Analyzer::default()), "ham", "spam")
+    fn empty() -> Model {
+        empty_model(perceptron(Analyzer::default()), "ham", "spam").unwrap()
     }
 
     #[test]
@@ -313,7 +313,7 @@ mod tests {
             .step(crate::text::Step::Hash(10))
             .build()
             .unwrap();
-        let mut m = empty_model(perceptron(a), "ham", "spam");
+        let mut m = empty_model(perceptron(a), "ham", "spam").unwrap();
         assert_eq!(m.vocab.len(), 1024);
         let spam = Document::new("1", "Free money", None);
         let o = learn_document(&mut m, &spam, "spam").unwrap();
@@ -337,13 +337,13 @@ mod tests {
             analyzer: crate::text::Analyzer::default().with_source(crate::text::Source::mail()),
             ..OnlineFilter::default()
         };
-        let good = empty_model(filter, "ham", "spam");
+        let good = empty_model(filter, "ham", "spam").unwrap();
         let path = std::path::Path::new("f.model");
         let bytes = good.to_bytes().unwrap();
-        assert!(SavedModel::from_bytes(&bytes, path).is_ok());
+        assert!(Model::from_bytes(&bytes, path).is_ok());
         let mut bad = good.clone();
         bad.online.as_mut().unwrap().rule = UpdateRule::PassiveAggressive { c: f32::NAN };
-        let err = SavedModel::from_bytes(&bad.to_bytes().unwrap(), path)
+        let err = Model::from_bytes(&bad.to_bytes().unwrap(), path)
             .unwrap_err()
             .to_string();
         assert!(
@@ -352,7 +352,7 @@ mod tests {
         );
         let mut bad = good;
         bad.online.as_mut().unwrap().sq_grads = vec![1.0; 3];
-        let err = SavedModel::from_bytes(&bad.to_bytes().unwrap(), path)
+        let err = Model::from_bytes(&bad.to_bytes().unwrap(), path)
             .unwrap_err()
             .to_string();
         assert!(err.contains("keeps 3 sums for 0 features"), "{err}");

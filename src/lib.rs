@@ -1,6 +1,7 @@
 //! rosenblatt: sparse binary bag-of-words text classification.
 //!
-//! The pipeline runs one way, each stage knowing only the one before it:
+//! The pipeline runs one way, each module using only those below it (the layers are
+//! listed in docs/ARCHITECTURE.md, and a test holds the code to them):
 //!
 //! 1. [`input`] reads documents (folders, JSONL, TSV, …) into [`input::Document`]s;
 //! 2. [`text`] splits their text into lowercased words (UAX #29), and n-grams of them;
@@ -10,58 +11,40 @@
 //! 5. [`learn`] fits linear classifiers on those rows — it never sees a string;
 //! 6. [`eval`] scores rows in parallel and measures: metrics, ROC, the spam figures.
 //!
-//! A [`model::SavedModel`] bundles the analyzer configuration, the vocabulary and the
+//! A [`model::Model`] bundles the analyzer configuration, the vocabulary and the
 //! classifier, so that classification tokenizes exactly as training did. Above the
 //! stages, [`experiment`] measures a learner on rows it was not fitted on (seeded
 //! holdout, k-fold cross-validation over views of one matrix), and [`pipeline`] chains
 //! everything for documents (training, evaluation, the TREC online run).
 //!
-//! Train on labelled documents, save, load and classify new ones:
+//! The front door: train on labelled documents, classify strings, save and load.
 //!
 //! ```
-//! use rosenblatt::input::Document;
-//! use rosenblatt::learn::{AnyLearner, Check};
-//! use rosenblatt::model::SavedModel;
-//! use rosenblatt::pipeline;
-//! use rosenblatt::training::TrainConfig;
+//! use rosenblatt::{Document, Model, TrainConfig};
 //!
 //! let docs = [
-//!     ("spam", "cheap meds buy now"), ("ham", "lunch at noon tomorrow"),
-//!     ("spam", "buy cheap watches now"), ("ham", "the meeting moved to noon"),
+//!     Document::labelled("spam", "cheap meds, buy now"),
+//!     Document::labelled("ham", "lunch at noon tomorrow"),
+//!     Document::labelled("spam", "buy cheap watches now"),
+//!     Document::labelled("ham", "the meeting moved to noon"),
 //! ];
-//! let docs: Vec<Document> = docs
-//!     .iter()
-//!     .enumerate()
-//!     .map(|(i, (label, text))| Document::new(i.to_string(), *text, Some(*label)))
-//!     .collect();
-//! let cfg = TrainConfig {
-//!     analyzer: Default::default(),          // UAX #29 words, lowercased
-//!     vocab: Default::default(),             // every word seen once or more
-//!     learner: AnyLearner::from_name("averaged-perceptron").unwrap().check()?,
-//!     positive: None,                        // "spam" when present
-//!     options: String::new(),
-//!     geometry: Default::default(),
-//!     workers: None,                         // one learner, all rows
-//! };
-//! let trained = pipeline::train(&docs, &cfg, vec![])?;
-//!
-//! let dir = std::env::temp_dir().join(format!("rosenblatt-doc-{}", std::process::id()));
-//! std::fs::create_dir_all(&dir).unwrap();
-//! let path = dir.join("spam.model");
-//! trained.model.save(&path)?;
-//! let model = SavedModel::load(&path)?;
-//!
-//! let new = [Document::new("a", "buy cheap now", None), Document::new("b", "noon lunch", None)];
-//! let x = pipeline::vectorize_for(&model, &new).matrix; // tokenized as in training
-//! let labels: Vec<&str> = pipeline::decide(&model, &x)
-//!     .iter()
-//!     .map(|d| model.classes[d.class].as_str())
-//!     .collect();
-//! assert_eq!(labels, ["spam", "ham"]);
-//! # std::fs::remove_dir_all(&dir).unwrap();
+//! let model = Model::fit(&docs, &TrainConfig::default())?;
+//! assert_eq!(model.classify("buy cheap now")?.label, "spam");
+//! # let dir = tempfile::tempdir().unwrap();
+//! # let path = dir.path().join("spam.model");
+//! model.save(&path)?;
+//! assert_eq!(Model::load(&path)?.classify("noon lunch")?.label, "ham");
 //! # Ok::<(), rosenblatt::Error>(())
 //! ```
-#![warn(missing_docs)]
+//!
+//! [`TrainConfig`] chooses the analyzer, the vocabulary pruning, the learner and the
+//! geometry ([`TrainConfig::spam_filter`] is the command line's mail filter);
+//! [`Model::classify_batch`] classifies many texts in parallel and `Model::classify_mail`
+//! raw messages (the `mail` feature). Below the front door every stage is public for
+//! those who need it, as the layers above say. The cargo features `cli`, `plot`, `mail`
+//! and `cluster` (all on by default) add the program, charts, mail parsing and training
+//! over workers; the library core needs none of them.
+#![deny(missing_docs)]
 
 pub mod atomic;
 #[cfg(feature = "cluster")]
@@ -83,4 +66,7 @@ pub mod vocab;
 
 pub use error::{ConfigError, Error, Result};
 pub use features::{BinaryMatrix, RealMatrix, RowRef, SparseRows};
+pub use input::Document;
 pub use learn::{Classifier, Learner, LinearModel};
+pub use model::{Decision, Model};
+pub use training::TrainConfig;

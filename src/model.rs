@@ -17,7 +17,7 @@
 use crate::features::Geometry;
 use crate::fnv::fnv1a;
 use crate::learn::TrainReport;
-pub use crate::learn::{Decision, Predictor};
+pub use crate::learn::{ClassDecision, Predictor};
 use crate::text::Analyzer;
 use crate::theory::Theory;
 use crate::vocab::Vocabulary;
@@ -34,8 +34,10 @@ pub const FORMAT_VERSION: u32 = 6;
 const HEADER: usize = 8 + 4 + 8 + 8;
 
 mod check;
+mod classify;
 mod read;
 
+pub use classify::Decision;
 pub use read::MAX_MODEL_BYTES;
 
 /// What the model was trained on and how; shown by `inspect`.
@@ -83,9 +85,10 @@ pub enum FeatureSpace {
     },
 }
 
-/// Everything `classify` needs: tokenize as training did, map words, score.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SavedModel {
+/// The parts of a [`Model`], as [`Model::new`] takes them and [`Model::into_parts`] gives
+/// them back: what training assembles.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelParts {
     /// How documents were read and tokenized: `classify`, `eval` and `learn` read their
     /// inputs as its source says (mail or text) and run its steps.
     pub analyzer: Analyzer,
@@ -113,13 +116,146 @@ pub struct SavedModel {
     pub threshold: f32,
 }
 
-impl SavedModel {
+/// A trained classifier with everything `classify` needs: tokenize as training did, map
+/// words, read rows in the fitted geometry, score. Built by [`Model::fit`] or
+/// [`Model::new`] (whose parts are checked against each other as a loaded file's are),
+/// read by its accessors.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Model {
+    /// How documents were read and tokenized: `classify`, `eval` and `learn` read their
+    /// inputs as its source says (mail or text) and run its steps.
+    pub(crate) analyzer: Analyzer,
+    /// The frozen vocabulary.
+    pub(crate) vocab: Vocabulary,
+    /// Whether inputs are text (through `analyzer` and `vocab`) or feature vectors.
+    pub(crate) features: FeatureSpace,
+    /// How rows are read: feature weights and row scaling fitted in training, applied to
+    /// every row the model scores or learns.
+    pub(crate) geometry: Geometry,
+    /// Class names; for binary models `classes[1]` is the positive class.
+    pub(crate) classes: Vec<String>,
+    /// The classifier.
+    pub(crate) predictor: Predictor,
+    /// Training metadata.
+    pub(crate) meta: Metadata,
+    /// How a two-class linear filter learns one message at a time (`learn`, the TREC
+    /// online protocol) and the state that rule carries; `None` for models that do not
+    /// learn so.
+    pub(crate) online: Option<crate::learn::OnlineState>,
+    /// Two-class models: the score above which a document is `classes[1]`. 0 for models
+    /// trained in batch; a logistic spam filter starts at ln 9 (spam when P(spam) > 0.9),
+    /// because a lost wanted message costs its reader more than a spam let through.
+    /// Always 0 for models of more classes.
+    pub(crate) threshold: f32,
+}
+
+impl Model {
+    /// A model from its parts, checked against each other exactly as a loaded file's are
+    /// (weights against the vocabulary, classes against the predictor, the threshold, the
+    /// learner's state): the one way a model is built.
+    pub fn new(parts: ModelParts) -> Result<Model> {
+        let ModelParts {
+            analyzer,
+            vocab,
+            features,
+            geometry,
+            classes,
+            predictor,
+            meta,
+            online,
+            threshold,
+        } = parts;
+        let model = Model {
+            analyzer,
+            vocab,
+            features,
+            geometry,
+            classes,
+            predictor,
+            meta,
+            online,
+            threshold,
+        };
+        model
+            .check()
+            .map_err(|what| Error::Data(format!("the model's parts disagree: {what}")))?;
+        Ok(model)
+    }
+
+    /// The parts, to change and build again with [`Model::new`].
+    pub fn into_parts(self) -> ModelParts {
+        ModelParts {
+            analyzer: self.analyzer,
+            vocab: self.vocab,
+            features: self.features,
+            geometry: self.geometry,
+            classes: self.classes,
+            predictor: self.predictor,
+            meta: self.meta,
+            online: self.online,
+            threshold: self.threshold,
+        }
+    }
+
+    /// How documents are read and tokenized.
+    pub fn analyzer(&self) -> &Analyzer {
+        &self.analyzer
+    }
+
+    /// The frozen vocabulary (empty for hashed and feature-vector models).
+    pub fn vocab(&self) -> &Vocabulary {
+        &self.vocab
+    }
+
+    /// Whether inputs are text or feature vectors.
+    pub fn features(&self) -> FeatureSpace {
+        self.features
+    }
+
+    /// How rows are read: the fitted feature weights and row scaling.
+    pub fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    /// The class names; for two classes `classes()[1]` is the positive one.
+    pub fn classes(&self) -> &[String] {
+        &self.classes
+    }
+
+    /// The classifier.
+    pub fn predictor(&self) -> &Predictor {
+        &self.predictor
+    }
+
+    /// What the model was trained on and how.
+    pub fn meta(&self) -> &Metadata {
+        &self.meta
+    }
+
+    /// The metadata, to record what happened around training (the tuning table, the
+    /// time spent reading); nothing in it changes a decision.
+    pub fn meta_mut(&mut self) -> &mut Metadata {
+        &mut self.meta
+    }
+
+    /// How a two-class filter learns one message at a time, and its state.
+    pub fn online(&self) -> &Option<crate::learn::OnlineState> {
+        &self.online
+    }
+
+    /// The score above which a two-class model says `classes()[1]`.
+    pub fn threshold(&self) -> f32 {
+        self.threshold
+    }
+}
+
+impl Model {
     /// The decision for one row read in the model's geometry: the predictor's, with a
     /// two-class model's score compared to its threshold.
-    pub fn decide(&self, row: RowRef<'_>) -> Decision {
+    pub fn decide(&self, row: RowRef<'_>) -> ClassDecision {
         let d = self.predictor.decide(row);
         match self.predictor {
-            Predictor::Binary(_) => Decision {
+            Predictor::Binary(_) => ClassDecision {
                 class: usize::from(d.score > self.threshold),
                 score: d.score,
             },
@@ -129,20 +265,33 @@ impl SavedModel {
 
     /// Encodes the model with its header.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let payload = bincode::serde::encode_to_vec(self, bincode::config::standard())
-            .map_err(|e| Error::Data(format!("cannot encode the model: {e}")))?;
-        let mut out = Vec::with_capacity(HEADER + payload.len());
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        out.extend_from_slice(&fnv1a(&payload).to_le_bytes());
-        out.extend_from_slice(&payload);
-        Ok(out)
+        encode(self)
     }
 
     /// Writes the model atomically (temporary file + rename).
-    pub fn save(&self, path: &Path) -> Result<()> {
-        write_atomic(path, &self.to_bytes()?)
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        write_atomic(path.as_ref(), &self.to_bytes()?)
+    }
+}
+
+/// A model file of `payload` (a model, or parts laid out as one): header, then bincode.
+fn encode<T: Serialize>(payload: &T) -> Result<Vec<u8>> {
+    let payload = bincode::serde::encode_to_vec(payload, bincode::config::standard())
+        .map_err(|e| Error::Data(format!("cannot encode the model: {e}")))?;
+    let mut out = Vec::with_capacity(HEADER + payload.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&fnv1a(&payload).to_le_bytes());
+    out.extend_from_slice(&payload);
+    Ok(out)
+}
+
+impl ModelParts {
+    /// The parts written as a model file without checking them against each other: what
+    /// a damaged or foreign writer could produce, for testing that loading refuses it.
+    pub fn to_bytes_unchecked(&self) -> Result<Vec<u8>> {
+        encode(self)
     }
 }
 

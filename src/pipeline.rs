@@ -9,12 +9,13 @@ use crate::experiment::{Classes, Split, fit_classes, predict_classes};
 use crate::features::{BinaryMatrix, Geometry, SparseRows, Vectorized, vectorize};
 use crate::input::Document;
 use crate::learn::{AnyModel, OnlineState};
-use crate::model::{Decision, FeatureSpace, Metadata, Predictor, SavedModel};
+use crate::model::{ClassDecision, FeatureSpace, Metadata, Model, ModelParts, Predictor};
 use crate::theory;
 use crate::vocab::Vocabulary;
 use rayon::prelude::*;
 use std::time::Instant;
 
+mod fit;
 mod mixed;
 mod multilabel;
 #[cfg(feature = "mail")]
@@ -34,7 +35,7 @@ pub use tune::{analyzer_for, config_of, tune, tune_rows};
 #[derive(Debug)]
 pub struct Trained {
     /// The model, ready to save.
-    pub model: SavedModel,
+    pub model: Model,
     /// The training rows (for diagnostics).
     pub matrix: BinaryMatrix,
 }
@@ -64,7 +65,7 @@ pub fn fit_rows<X: SparseRows>(
     classes: Vec<String>,
     cfg: &TrainConfig,
     inputs: Vec<String>,
-) -> Result<SavedModel> {
+) -> Result<Model> {
     let start = Instant::now();
     let geometry = Geometry::fit(cfg.geometry, stored);
     let x = &geometry.apply(stored);
@@ -84,7 +85,7 @@ pub fn fit_rows<X: SparseRows>(
         _ => None,
     };
     let fit_seconds = start.elapsed().as_secs_f64();
-    let mut model = SavedModel {
+    let mut model = Model::new(ModelParts {
         analyzer: cfg.analyzer.clone(),
         vocab: Vocabulary::default(),
         features: FeatureSpace::Indexed {
@@ -100,12 +101,12 @@ pub fn fit_rows<X: SparseRows>(
         },
         online: None,
         threshold: 0.0,
-    };
-    if let Predictor::Binary(AnyModel::Linear(_) | AnyModel::Logistic(_)) = &model.predictor {
+    })?;
+    if let Predictor::Binary(AnyModel::Linear(_) | AnyModel::Logistic(_)) = &model.predictor() {
         model.online = cfg.learner.update_rule().map(OnlineState::new);
     }
     // Scored on the rows already read in the geometry, not read through it again.
-    let predicted = predict_classes(&model.predictor, x);
+    let predicted = predict_classes(&model.predictor(), x);
     let correct = predicted.iter().zip(idx).filter(|(p, t)| p == t).count();
     model.meta.training_accuracy = correct as f64 / idx.len().max(1) as f64;
     model.meta.seconds = start.elapsed().as_secs_f64();
@@ -113,14 +114,14 @@ pub fn fit_rows<X: SparseRows>(
 }
 
 /// Vectorizes documents with a model's analyzer and vocabulary.
-pub fn vectorize_for(model: &SavedModel, docs: &[Document]) -> Vectorized {
-    vectorize(&model.analyzer, &model.vocab, docs)
+pub fn vectorize_for(model: &Model, docs: &[Document]) -> Vectorized {
+    vectorize(&model.analyzer(), &model.vocab(), docs)
 }
 
 /// The decision for every stored row (read in the model's geometry), computed in
 /// parallel, in row order.
-pub fn decide<X: SparseRows>(model: &SavedModel, x: &X) -> Vec<Decision> {
-    let x = &model.geometry.apply(x);
+pub fn decide<X: SparseRows>(model: &Model, x: &X) -> Vec<ClassDecision> {
+    let x = &model.geometry().apply(x);
     (0..x.n_rows())
         .into_par_iter()
         .map(|i| model.decide(x.row(i)))
@@ -128,7 +129,7 @@ pub fn decide<X: SparseRows>(model: &SavedModel, x: &X) -> Vec<Decision> {
 }
 
 /// Evaluates a model on labelled documents.
-pub fn evaluate(model: &SavedModel, docs: &[Document]) -> Result<Metrics> {
+pub fn evaluate(model: &Model, docs: &[Document]) -> Result<Metrics> {
     Ok(evaluate_decisions(model, docs)?.metrics)
 }
 
@@ -141,18 +142,18 @@ pub struct Evaluated {
     /// Each document's true class index.
     pub truth: Vec<usize>,
     /// Each document's decision.
-    pub decisions: Vec<Decision>,
+    pub decisions: Vec<ClassDecision>,
 }
 
 /// Evaluates a model on labelled documents, keeping the true classes and the decisions
 /// that [`evaluate`] counts.
-pub fn evaluate_decisions(model: &SavedModel, docs: &[Document]) -> Result<Evaluated> {
-    let truth = class_indices(docs, &model.classes)?;
+pub fn evaluate_decisions(model: &Model, docs: &[Document]) -> Result<Evaluated> {
+    let truth = class_indices(docs, &model.classes())?;
     let x = vectorize_for(model, docs).matrix;
     let decisions = decide(model, &x);
     let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
     Ok(Evaluated {
-        metrics: Metrics::new(model.classes.clone(), &truth, &predicted),
+        metrics: Metrics::new(model.classes().to_vec(), &truth, &predicted),
         truth,
         decisions,
     })

@@ -28,7 +28,7 @@ use crate::input::{Document, Share};
 use crate::learn::mixing::mixed_model;
 use crate::learn::multilabel::MultiLabelOptions;
 use crate::learn::{AnyModel, LabelScorer, MultiLabel, MultiLabelModel, OnlineState};
-use crate::model::{FeatureSpace, Metadata, Predictor, SavedModel};
+use crate::model::{FeatureSpace, Metadata, Model, ModelParts, Predictor};
 use crate::training::{
     TrainConfig, binary_labels, check_vocabulary, class_indices, classes_from, label_sets,
     training_metadata, vectorize_training,
@@ -57,7 +57,7 @@ pub fn train_documents<R, P>(
     inputs: Vec<String>,
     read: R,
     progress: P,
-) -> Result<Option<SavedModel>>
+) -> Result<Option<Model>>
 where
     R: Fn(Share) -> Result<Vec<Document>> + Send + Sync + 'static,
     P: Fn(Round) + Send + Sync + 'static,
@@ -222,7 +222,7 @@ where
             crate::learn::combine_reports(&reports)
         };
         let seconds = start.elapsed().as_secs_f64();
-        let mut model = SavedModel {
+        let mut model = Model::new(ModelParts {
             analyzer: cfg.analyzer.clone(),
             vocab,
             features: FeatureSpace::Text,
@@ -237,8 +237,8 @@ where
             },
             online: None,
             threshold: 0.0,
-        };
-        if let Predictor::Binary(AnyModel::Linear(_) | AnyModel::Logistic(_)) = &model.predictor {
+        })?;
+        if let Predictor::Binary(AnyModel::Linear(_) | AnyModel::Logistic(_)) = &model.predictor() {
             model.online = cfg.learner.update_rule().map(OnlineState::new);
         }
         Ok(Some(model))

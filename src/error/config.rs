@@ -55,12 +55,15 @@ pub enum Param {
     Folds,
     /// The fraction of rows held out for testing.
     HoldoutFraction,
+    /// The learner's name.
+    Learner,
 }
 
 impl Param {
     /// The library's name for it (the field that holds it).
     pub fn name(self) -> &'static str {
         match self {
+            Param::Learner => "learner",
             Param::Eta => "eta",
             Param::Epochs => "epochs",
             Param::Rounds => "rounds",
@@ -91,6 +94,7 @@ impl Param {
     /// What it is, in words, for messages.
     pub fn noun(self) -> &'static str {
         match self {
+            Param::Learner => "the learner",
             Param::Eta => "the learning rate",
             Param::Epochs => "the number of epochs",
             Param::Rounds => "the number of random draws",

@@ -41,6 +41,19 @@ pub struct Document {
 }
 
 impl Document {
+    /// A labelled document: training data in one call. Its id (shown in messages) is
+    /// the start of its text.
+    ///
+    /// ```
+    /// let d = rosenblatt::Document::labelled("spam", "cheap meds, buy now");
+    /// assert_eq!(d.labels, ["spam"]);
+    /// ```
+    pub fn labelled(label: &str, text: impl Into<String>) -> Self {
+        let text = text.into();
+        let id: String = text.chars().take(32).collect();
+        Document::new(format!("{id:?}"), text, Some(label))
+    }
+
     /// A document with a body and at most one label.
     pub fn new(id: impl Into<String>, text: impl Into<String>, label: Option<&str>) -> Self {
         Document {

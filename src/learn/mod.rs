@@ -65,7 +65,7 @@ pub use multilabel::{LabelScorer, MultiLabelModel, Thresholds};
 pub use online::OnlineOptions;
 pub use pa::PassiveAggressive;
 pub use perceptron::{Bias, Perceptron, Schedule, Update};
-pub use predictor::{Decision, Predictor};
+pub use predictor::{ClassDecision, Predictor};
 pub use softmax::{SoftmaxModel, SoftmaxRegression};
 pub use target::{MultiLabel, Multiclass};
 pub use update::{OnlineState, Rate, UpdateRule};

@@ -20,7 +20,7 @@ pub enum Predictor {
 
 /// One decision: the class index and its score.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Decision {
+pub struct ClassDecision {
     /// Index into the model's classes.
     pub class: usize,
     /// The discriminant (binary: w·x + b; one-vs-rest: the winning class's).
@@ -29,42 +29,42 @@ pub struct Decision {
 
 impl Predictor {
     /// The decision for one row.
-    pub fn decide(&self, row: RowRef<'_>) -> Decision {
+    pub fn decide(&self, row: RowRef<'_>) -> ClassDecision {
         match self {
             Predictor::Binary(m) => {
                 let score = m.score(row);
-                Decision {
+                ClassDecision {
                     class: usize::from(score > 0.0),
                     score,
                 }
             }
             Predictor::OneVsRest(ms) => {
-                let mut best = Decision {
+                let mut best = ClassDecision {
                     class: 0,
                     score: f32::NEG_INFINITY,
                 };
                 for (c, m) in ms.iter().enumerate() {
                     let s = m.score(row);
                     if s > best.score {
-                        best = Decision { class: c, score: s };
+                        best = ClassDecision { class: c, score: s };
                     }
                 }
                 best
             }
             Predictor::Softmax(m) => {
                 let (class, score) = m.decide(row);
-                Decision { class, score }
+                ClassDecision { class, score }
             }
             Predictor::MultiLabel(m) => {
                 let (class, score) = m.labels(row).first().copied().unwrap_or((0, f32::NAN));
-                Decision { class, score }
+                ClassDecision { class, score }
             }
         }
     }
 
     /// The probability of the decided class, where the model has one: P(class | x) for
     /// logistic and softmax models (one-vs-rest: the winning model's own probability).
-    pub fn probability(&self, row: RowRef<'_>, d: &Decision) -> Option<f32> {
+    pub fn probability(&self, row: RowRef<'_>, d: &ClassDecision) -> Option<f32> {
         match self {
             Predictor::Binary(m) => m
                 .probability(d.score)

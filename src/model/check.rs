@@ -3,7 +3,7 @@
 //! and every later step indexes one part by another — weights by vocabulary ids, scores
 //! by class, support vectors by their row pointers.
 
-use super::{FeatureSpace, Predictor, SavedModel};
+use super::{FeatureSpace, Model, Predictor};
 use crate::learn::{AnyModel, KernelModel, LabelScorer, OnlineState, SoftmaxModel};
 
 /// The widest feature space a model may have: feature ids are `u32`.
@@ -12,7 +12,7 @@ const MAX_WIDTH: usize = 1 << 32;
 /// What is wrong, as the end of a sentence.
 type Check = Result<(), String>;
 
-impl SavedModel {
+impl Model {
     /// Checks that the decoded parts agree; the error says what disagrees.
     pub(super) fn check(&self) -> Check {
         let width = match self.features {

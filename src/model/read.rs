@@ -2,7 +2,7 @@
 //! checked, the payload decoded with every length bounded by the bytes the file holds,
 //! then the decoded parts checked against each other ([`super::check`]).
 
-use super::{FORMAT_VERSION, HEADER, MAGIC, SavedModel};
+use super::{FORMAT_VERSION, HEADER, MAGIC, Model};
 use crate::fnv::fnv1a;
 use crate::{Error, Result};
 use bincode::error::DecodeError;
@@ -18,7 +18,7 @@ const DAMAGED: &str = "the model file is damaged";
 
 /// Decodes `payload` with the bytes claimed by its lengths (containers are allocated
 /// before they are read) bounded by `N`.
-fn decode_within<const N: usize>(payload: &[u8]) -> Result<(SavedModel, usize), DecodeError> {
+fn decode_within<const N: usize>(payload: &[u8]) -> Result<(Model, usize), DecodeError> {
     let config = bincode::config::standard().with_limit::<N>();
     bincode::serde::decode_from_slice(payload, config)
 }
@@ -28,7 +28,7 @@ fn decode_within<const N: usize>(payload: &[u8]) -> Result<(SavedModel, usize), 
 /// in (a one-byte length of a word claims the word's 24-byte `String`, a one-byte
 /// varint a 4-byte `u32`), so an honest file stays well inside its limit, while a
 /// crafted length field can allocate no more than that, never what it says.
-fn decode_bounded(payload: &[u8]) -> Result<(SavedModel, usize), DecodeError> {
+fn decode_bounded(payload: &[u8]) -> Result<(Model, usize), DecodeError> {
     const MIB: usize = 1 << 20;
     match payload.len() {
         n if n <= MIB / 2 => decode_within::<{ 16 * MIB }>(payload),
@@ -61,9 +61,9 @@ fn decode_message(e: &DecodeError, len: usize) -> String {
 /// format 6, so filters saved before keep their weights and learned state.
 const THRESHOLDLESS: u32 = 5;
 
-impl SavedModel {
+impl Model {
     /// Decodes a model read from `path` (used in error messages only).
-    pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<SavedModel> {
+    pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Model> {
         if bytes.len() < 8 || &bytes[..8] != MAGIC {
             return Err(Error::model(
                 path,
@@ -137,7 +137,8 @@ impl SavedModel {
     }
 
     /// Reads and checks a model file: a regular file of at most [`MAX_MODEL_BYTES`].
-    pub fn load(path: &Path) -> Result<SavedModel> {
+    pub fn load(path: impl AsRef<Path>) -> Result<Model> {
+        let path = path.as_ref();
         let not_regular = || {
             Error::model(
                 path,

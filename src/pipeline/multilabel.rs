@@ -9,7 +9,7 @@ use crate::features::{Geometry, SparseRows, vectorize};
 use crate::input::Document;
 use crate::learn::multilabel::{MultiLabelOptions, fit_scorer, label_counts};
 use crate::learn::{Fitted, MultiLabelModel};
-use crate::model::{FeatureSpace, Metadata, Predictor, SavedModel};
+use crate::model::{FeatureSpace, Metadata, Model, ModelParts, Predictor};
 use crate::training::{TrainConfig, check_vocabulary, fit_vocab, label_sets};
 use crate::{Error, Result};
 use std::time::Instant;
@@ -59,7 +59,7 @@ pub fn train_multilabel(
         },
         report: scorer.report,
     };
-    let mut model = SavedModel {
+    let mut model = Model::new(ModelParts {
         analyzer: cfg.analyzer.clone(),
         vocab,
         features: FeatureSpace::Text,
@@ -72,9 +72,9 @@ pub fn train_multilabel(
         },
         online: None,
         threshold: 0.0,
-    };
+    })?;
     // Scored on the rows already read in the geometry, not read through it again.
-    let exact = exact_label_sets(&model.predictor, &x, &sets);
+    let exact = exact_label_sets(&model.predictor(), &x, &sets);
     model.meta.training_accuracy = exact as f64 / docs.len().max(1) as f64;
     model.meta.seconds = start.elapsed().as_secs_f64();
     Ok(Trained {
@@ -85,22 +85,22 @@ pub fn train_multilabel(
 
 /// The labels of every stored row (read in the model's geometry) with their scores
 /// (probabilities where the model has them), computed in parallel, in row order.
-pub fn decide_labels<X: SparseRows>(model: &SavedModel, x: &X) -> Vec<Vec<(usize, f32)>> {
-    labels_of(&model.predictor, &model.geometry.apply(x))
+pub fn decide_labels<X: SparseRows>(model: &Model, x: &X) -> Vec<Vec<(usize, f32)>> {
+    labels_of(&model.predictor(), &model.geometry().apply(x))
 }
 
 /// The labels ranked by training frequency (most frequent first, ties by name), for the
 /// "top 10" averages; models without counts rank every label equally.
-fn top_labels(model: &SavedModel, n: usize) -> Vec<usize> {
-    match &model.predictor {
+fn top_labels(model: &Model, n: usize) -> Vec<usize> {
+    match &model.predictor() {
         Predictor::MultiLabel(m) => most_frequent(&m.train_counts, n),
-        _ => most_frequent(&vec![0; model.classes.len()], n),
+        _ => most_frequent(&vec![0; model.classes().len()], n),
     }
 }
 
 /// Evaluates a model on documents with label sets: micro/macro-F1, over all labels and
 /// the 10 most frequent in training.
-pub fn evaluate_multilabel(model: &SavedModel, docs: &[Document]) -> Result<MultiLabelMetrics> {
+pub fn evaluate_multilabel(model: &Model, docs: &[Document]) -> Result<MultiLabelMetrics> {
     Ok(evaluate_label_sets(model, docs)?.0)
 }
 
@@ -109,8 +109,8 @@ pub fn evaluate_multilabel(model: &SavedModel, docs: &[Document]) -> Result<Mult
 pub type LabelSets = (MultiLabelMetrics, Vec<Vec<usize>>, Vec<Vec<usize>>);
 
 /// The metrics of [`evaluate_multilabel`] with each document's true and given labels.
-pub fn evaluate_label_sets(model: &SavedModel, docs: &[Document]) -> Result<LabelSets> {
-    let truth = label_sets(docs, &model.classes)?;
+pub fn evaluate_label_sets(model: &Model, docs: &[Document]) -> Result<LabelSets> {
+    let truth = label_sets(docs, &model.classes())?;
     let x = vectorize_for(model, docs).matrix;
     let predicted: Vec<Vec<usize>> = decide_labels(model, &x)
         .into_iter()
@@ -124,9 +124,14 @@ pub fn evaluate_label_sets(model: &SavedModel, docs: &[Document]) -> Result<Labe
 /// the labels the model gave: what [`evaluate_label_sets`] reports, for label sets
 /// gathered from elsewhere (the shares of a cluster).
 pub fn label_set_metrics(
-    model: &SavedModel,
+    model: &Model,
     truth: &[Vec<usize>],
     given: &[Vec<usize>],
 ) -> MultiLabelMetrics {
-    MultiLabelMetrics::new(model.classes.clone(), truth, given, top_labels(model, 10))
+    MultiLabelMetrics::new(
+        model.classes().to_vec(),
+        truth,
+        given,
+        top_labels(model, 10),
+    )
 }

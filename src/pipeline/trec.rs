@@ -13,7 +13,7 @@
 use crate::eval::SpamMetrics;
 use crate::incremental::learn_document;
 use crate::input::mail::{ParsedMessage, parse_message};
-use crate::model::SavedModel;
+use crate::model::Model;
 use crate::{Error, Result};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -95,11 +95,11 @@ impl OnlineRun {
 /// Runs the protocol over `entries` with `model` (spam must be its positive class, and
 /// its analyzer must read mail: messages are parsed under its rules), which ends up
 /// having learned every message.
-pub fn run_online(model: &mut SavedModel, entries: &[IndexEntry]) -> Result<OnlineRun> {
+pub fn run_online(model: &mut Model, entries: &[IndexEntry]) -> Result<OnlineRun> {
     crate::incremental::binary_label(model, "spam")?;
     crate::incremental::binary_label(model, "ham")?;
     let rules = model
-        .analyzer
+        .analyzer()
         .source()
         .mail_rules()
         .cloned()
@@ -142,7 +142,7 @@ pub fn run_online(model: &mut SavedModel, entries: &[IndexEntry]) -> Result<Onli
         }
     }
     Ok(OnlineRun {
-        metrics: SpamMetrics::new(&scores, &truth, model.threshold),
+        metrics: SpamMetrics::new(&scores, &truth, model.threshold()),
         scores,
         truth,
         updates: model.meta.report.updates - updates_before,

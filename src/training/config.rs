@@ -2,11 +2,13 @@
 //! pruning, the learner, the geometry, the positive class and the workers; and the
 //! metadata every freshly trained model records from it.
 
+use crate::error::{ConfigError, Param};
 use crate::features::GeometrySpec;
 use crate::learn::{AnyLearner, Check, Checked};
 use crate::model::Metadata;
 use crate::text::Analyzer;
 use crate::vocab::VocabConfig;
+use crate::{Error, Result};
 
 /// Everything `train` needs to know besides the documents.
 #[derive(Debug, Clone)]
@@ -58,6 +60,72 @@ impl TrainConfig {
             geometry: GeometrySpec::BINARY_L2,
             ..TrainConfig::default()
         }
+    }
+
+    /// The learner by its command-line name (`perceptron`, `averaged-perceptron`, `pa`,
+    /// `logistic`, `softmax`, `winnow`, `kernel-perceptron`, …) with its default
+    /// settings; an unknown name is an error that lists the known ones.
+    ///
+    /// ```
+    /// let cfg = rosenblatt::TrainConfig::default().learner("perceptron")?;
+    /// assert_eq!(cfg.learner.name(), "perceptron");
+    /// # Ok::<(), rosenblatt::Error>(())
+    /// ```
+    pub fn learner(mut self, name: &str) -> Result<Self> {
+        let learner = AnyLearner::from_name(name).ok_or_else(|| {
+            Error::Config(ConfigError::new(
+                Param::Learner,
+                name,
+                format!(
+                    "is not a learner; the learners are {}",
+                    AnyLearner::NAMES.join(", ")
+                ),
+            ))
+        })?;
+        self.learner = learner.check()?;
+        Ok(self)
+    }
+
+    /// A learner configured beyond its defaults, checked.
+    pub fn with_learner(mut self, learner: Checked<AnyLearner>) -> Self {
+        self.learner = learner;
+        self
+    }
+
+    /// How documents are tokenized.
+    pub fn analyzer(mut self, analyzer: Analyzer) -> Self {
+        self.analyzer = analyzer;
+        self
+    }
+
+    /// Keep only words seen in at least `n` training documents.
+    pub fn min_df(mut self, n: u32) -> Self {
+        self.vocab.min_df = n;
+        self
+    }
+
+    /// Keep at most `n` words, the most frequent first.
+    pub fn max_features(mut self, n: usize) -> Self {
+        self.vocab.max_features = Some(n);
+        self
+    }
+
+    /// How rows are read: feature weighting and row normalization.
+    pub fn geometry(mut self, geometry: GeometrySpec) -> Self {
+        self.geometry = geometry;
+        self
+    }
+
+    /// The positive class of a two-class problem.
+    pub fn positive(mut self, label: &str) -> Self {
+        self.positive = Some(label.to_string());
+        self
+    }
+
+    /// Train by parameter mixing over `n` worker threads (the `cluster` feature).
+    pub fn workers(mut self, n: usize) -> Self {
+        self.workers = Some(n);
+        self
     }
 }
 

@@ -5,7 +5,7 @@
 use rosenblatt::features::svmlight::parse_svmlight;
 use rosenblatt::input::mail::{MailRules, MboxReader, read_message_bytes};
 use rosenblatt::input::{Corpus, Document, parse_jsonl, parse_reuters, parse_tsv};
-use rosenblatt::model::{MAGIC, SavedModel};
+use rosenblatt::model::{MAGIC, Model};
 use rosenblatt::pipeline::{decide, vectorize_for};
 use rosenblatt::text::{Analyzer, Source};
 use std::path::Path;
@@ -99,11 +99,11 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// Decodes `data` as a model file; when it decodes, scores a document and encodes it again.
 fn score_model(data: &[u8]) {
-    let Ok(m) = SavedModel::from_bytes(data, Path::new("fuzz.model")) else {
+    let Ok(m) = Model::from_bytes(data, Path::new("fuzz.model")) else {
         return;
     };
-    let n = m.vocab.len().min(64) as u32;
-    let text: Vec<&str> = (0..n).map(|id| m.vocab.word(id)).collect();
+    let n = m.vocab().len().min(64) as u32;
+    let text: Vec<&str> = (0..n).map(|id| m.vocab().word(id)).collect();
     let doc = Document::new("d", text.join(" "), None);
     let x = vectorize_for(&m, &[doc]).matrix;
     let _ = decide(&m, &x);

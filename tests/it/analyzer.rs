@@ -5,7 +5,7 @@
 use crate::common::{bin, data, stdout_of, train_filter};
 use crate::model_format::golden;
 use rosenblatt::input::mail::MailRules;
-use rosenblatt::model::SavedModel;
+use rosenblatt::model::Model;
 use rosenblatt::text::{Analyzer, Source, Step};
 use std::path::Path;
 
@@ -20,11 +20,12 @@ the notes for the project review\n";
 /// Writes `model` with its analyzer reading from `source` into `dir`, and `MESSAGE` beside it.
 fn with_source(
     dir: &Path,
-    model: &SavedModel,
+    model: &Model,
     source: Source,
 ) -> (std::path::PathBuf, std::path::PathBuf) {
-    let mut m = model.clone();
-    m.analyzer = m.analyzer.clone().with_source(source.clone());
+    let mut parts = model.clone().into_parts();
+    parts.analyzer = model.analyzer().clone().with_source(source.clone());
+    let m = Model::new(parts).unwrap();
     let path = dir.join(format!("{}.model", source.name()));
     m.save(&path).unwrap();
     let msg = dir.join("message.eml");
@@ -86,13 +87,15 @@ fn learn_parses_mail_only_for_a_model_whose_analyzer_reads_mail() {
             .assert()
             .success();
     }
-    let text = SavedModel::load(&text_model).unwrap();
-    let mail = SavedModel::load(&mail_model).unwrap();
+    let text = Model::load(&text_model).unwrap();
+    let mail = Model::load(&mail_model).unwrap();
     // Both scored the message ≤ 0 as spam: a mistake, so both learned its tokens.
-    assert_eq!((text.meta.learned, text.meta.report.updates), (1, 5));
-    assert_eq!((mail.meta.learned, mail.meta.report.updates), (1, 5));
-    assert!(text.vocab.get("subject").is_some() && text.vocab.get("jan").is_some());
-    assert!(text.vocab.get("subject:free").is_none() && text.vocab.get("hdr:subject").is_none());
+    assert_eq!((text.meta().learned, text.meta().report.updates), (1, 5));
+    assert_eq!((mail.meta().learned, mail.meta().report.updates), (1, 5));
+    assert!(text.vocab().get("subject").is_some() && text.vocab().get("jan").is_some());
+    assert!(
+        text.vocab().get("subject:free").is_none() && text.vocab().get("hdr:subject").is_none()
+    );
     for t in [
         "subject:free",
         "subject:claim",
@@ -100,11 +103,11 @@ fn learn_parses_mail_only_for_a_model_whose_analyzer_reads_mail() {
         "hdr:date",
         "from_domain:prizes.example",
     ] {
-        assert!(mail.vocab.get(t).is_some(), "{t}");
+        assert!(mail.vocab().get(t).is_some(), "{t}");
     }
     // The date's words are left out by the default mail rules.
-    assert!(mail.vocab.get("jan").is_none() && mail.vocab.get("date:jan").is_none());
-    assert_eq!(mail.analyzer.source(), &Source::mail());
+    assert!(mail.vocab().get("jan").is_none() && mail.vocab().get("date:jan").is_none());
+    assert_eq!(mail.analyzer().source(), &Source::mail());
 }
 
 #[test]
@@ -127,9 +130,9 @@ fn train_records_the_mail_source_and_inspect_shows_the_analyzer() {
     }
     let model = dir.path().join("filter.model");
     train_filter(&spam, &ham, &model, &[]);
-    let m = SavedModel::load(&model).unwrap();
-    assert_eq!(m.analyzer, Analyzer::standard(Source::mail(), true));
-    assert!(m.vocab.get("subject:cheap").is_some());
+    let m = Model::load(&model).unwrap();
+    assert_eq!(m.analyzer(), &Analyzer::standard(Source::mail(), true));
+    assert!(m.vocab().get("subject:cheap").is_some());
     let text = stdout_of(bin().args(["inspect", "--model"]).arg(&model));
     assert!(
         text.contains("analyzer       mail → words → lowercase\n"),
@@ -184,9 +187,9 @@ fn keep_case_is_an_analyzer_without_the_lowercase_step() {
         .arg(data("tiny"))
         .assert()
         .success();
-    let m = SavedModel::load(&model).unwrap();
-    assert_eq!(m.analyzer.steps(), [Step::Words]);
-    assert!(m.vocab.get("URGENT").is_some() && m.vocab.get("urgent").is_none());
+    let m = Model::load(&model).unwrap();
+    assert_eq!(m.analyzer().steps(), [Step::Words]);
+    assert!(m.vocab().get("URGENT").is_some() && m.vocab().get("urgent").is_none());
     let text = stdout_of(bin().args(["inspect", "--model"]).arg(&model));
     assert!(text.contains("analyzer       text → words\n"), "{text}");
 }

@@ -6,7 +6,7 @@
 use crate::common::{bin, data, limited, stderr_of_failure};
 use rosenblatt::features::{BinaryMatrix, MatrixBuilder};
 use rosenblatt::learn::{AnyLearner, AnyModel, Check, KernelModel, Learner, Multiclass};
-use rosenblatt::model::{FORMAT_VERSION, MAGIC, MAX_MODEL_BYTES, Predictor, SavedModel};
+use rosenblatt::model::{FORMAT_VERSION, MAGIC, MAX_MODEL_BYTES, Model, Predictor};
 use std::path::Path;
 
 /// The reproducer: three rows, the last with the largest id a file may hold.
@@ -197,7 +197,7 @@ fn model_file(payload: &[u8]) -> Vec<u8> {
 }
 
 /// A model trained on the tiny corpus: its file's payload and the model.
-fn tiny_payload(dir: &Path) -> (Vec<u8>, SavedModel) {
+fn tiny_payload(dir: &Path) -> (Vec<u8>, Model) {
     let m = dir.join("tiny.model");
     bin()
         .args(["train", "-o"])
@@ -206,7 +206,7 @@ fn tiny_payload(dir: &Path) -> (Vec<u8>, SavedModel) {
         .assert()
         .success();
     let bytes = std::fs::read(&m).unwrap();
-    (bytes[28..].to_vec(), SavedModel::load(&m).unwrap())
+    (bytes[28..].to_vec(), Model::load(&m).unwrap())
 }
 
 /// Where word `w` is encoded in `payload` (its one-byte length, then its bytes).
@@ -235,7 +235,7 @@ fn a_length_field_beyond_the_file_is_an_error_not_an_allocation() {
     let dir = tempfile::tempdir().unwrap();
     let (payload, model) = tiny_payload(dir.path());
     // The first word's length becomes 2^60 (varint: 253, then 8 bytes).
-    let at = word_at(&payload, model.vocab.word(0));
+    let at = word_at(&payload, model.vocab().word(0));
     let mut crafted = payload[..at].to_vec();
     crafted.push(253);
     crafted.extend_from_slice(&(1u64 << 60).to_le_bytes());
@@ -258,7 +258,7 @@ fn a_repeated_word_and_disagreeing_parts_are_errors() {
     let dir = tempfile::tempdir().unwrap();
     let (payload, model) = tiny_payload(dir.path());
     // Word 1 spelled as word 0.
-    let (w0, w1) = (model.vocab.word(0), model.vocab.word(1));
+    let (w0, w1) = (model.vocab().word(0), model.vocab().word(1));
     let at = word_at(&payload, w1);
     let mut crafted = payload[..at].to_vec();
     crafted.push(w0.len() as u8);
@@ -270,27 +270,31 @@ fn a_repeated_word_and_disagreeing_parts_are_errors() {
         &format!("the model file is damaged: the vocabulary holds the word {w0:?} twice"),
     );
     // Parts that disagree, in files whose checksums are right.
-    let mut wide = model.clone();
+    let mut wide = model.clone().into_parts();
     let Predictor::Binary(AnyModel::Linear(l)) = &mut wide.predictor else {
         panic!("the tiny model is a binary perceptron")
     };
     l.w.push(1.0);
     let says = format!(
         "the weights cover {} features but the model has {}",
-        model.vocab.len() + 1,
-        model.vocab.len()
+        model.vocab().len() + 1,
+        model.vocab().len()
     );
-    inspect_refuses(dir.path(), &wide.to_bytes().unwrap(), &says);
-    let mut three = model.clone();
+    inspect_refuses(dir.path(), &wide.to_bytes_unchecked().unwrap(), &says);
+    let mut three = model.clone().into_parts();
     three.classes.push("other".into());
     inspect_refuses(
         dir.path(),
-        &three.to_bytes().unwrap(),
+        &three.to_bytes_unchecked().unwrap(),
         "a binary model names 3 classes instead of 2",
     );
-    let mut twice = model.clone();
+    let mut twice = model.clone().into_parts();
     twice.classes[1] = twice.classes[0].clone();
-    inspect_refuses(dir.path(), &twice.to_bytes().unwrap(), "names the class");
+    inspect_refuses(
+        dir.path(),
+        &twice.to_bytes_unchecked().unwrap(),
+        "names the class",
+    );
     // Trailing bytes after the model.
     let mut longer = payload.clone();
     longer.push(0);
@@ -307,14 +311,14 @@ fn support_vectors_must_agree_with_their_rows() {
         .arg(data("tiny"))
         .assert()
         .success();
-    let model = SavedModel::load(&m).unwrap();
+    let model = Model::load(&m).unwrap();
     let kernel = |f: &dyn Fn(&mut KernelModel)| {
-        let mut k = model.clone();
+        let mut k = model.clone().into_parts();
         let Predictor::Binary(AnyModel::Kernel(km)) = &mut k.predictor else {
             panic!("a binary kernel model expected")
         };
         f(km);
-        k.to_bytes().unwrap()
+        k.to_bytes_unchecked().unwrap()
     };
     let bytes = kernel(&|km| *km.support.indptr.last_mut().unwrap() += 1);
     inspect_refuses(dir.path(), &bytes, "the support rows' pointers");

@@ -2,7 +2,7 @@
 //! `eval` replay them from the file alone and give the scores training gave.
 
 use crate::common::{bin, classify_gives_the_training_scores, data, stdout_of, train_filter};
-use rosenblatt::model::SavedModel;
+use rosenblatt::model::Model;
 use rosenblatt::text::Step;
 
 #[test]
@@ -22,9 +22,9 @@ fn a_character_gram_model_classifies_its_training_files_with_the_training_scores
         .arg(data("tiny"))
         .assert()
         .success();
-    let m = SavedModel::load(&model).unwrap();
+    let m = Model::load(&model).unwrap();
     assert_eq!(
-        m.analyzer.steps(),
+        m.analyzer().steps(),
         [Step::Words, Step::Chars(4), Step::Lowercase, Step::Hash(18)]
     );
     let inspect = stdout_of(bin().args(["inspect", "-m"]).arg(&model));
@@ -74,10 +74,10 @@ fn a_truncated_filter_reads_only_the_first_bytes_of_each_body() {
         &model,
         &["--truncate", "10", "--features", "char3"],
     );
-    let m = SavedModel::load(&model).unwrap();
-    let rules = m.analyzer.source().mail_rules().unwrap();
+    let m = Model::load(&model).unwrap();
+    let rules = m.analyzer().source().mail_rules().unwrap();
     assert_eq!(rules.max_body_bytes, 10);
-    assert_eq!(m.analyzer.steps(), [Step::Chars(3), Step::Lowercase]);
+    assert_eq!(m.analyzer().steps(), [Step::Chars(3), Step::Lowercase]);
     // Two messages whose bodies differ only after their first 10 bytes score the same.
     let a = dir.path().join("a.eml");
     let b = dir.path().join("b.eml");

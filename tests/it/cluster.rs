@@ -10,8 +10,7 @@ use rosenblatt::input::mail::{MailRules, read_labelled};
 use rosenblatt::input::{Document, read};
 use rosenblatt::learn::mixing::fit_mixed;
 use rosenblatt::learn::{AnyModel, LinearModel};
-use rosenblatt::model::{Predictor, SavedModel};
-use rosenblatt::pipeline;
+use rosenblatt::model::{Model, Predictor};
 use rosenblatt::training::TrainConfig;
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -102,25 +101,25 @@ fn problems(p: &Predictor) -> Vec<&LinearModel> {
 /// order the shares number them): the same vocabulary (ids and counts) as `single`,
 /// and for each binary problem the weights of parameter mixing over the same shares.
 fn equals_the_simulation(
-    cluster: &SavedModel,
-    single: &SavedModel,
+    cluster: &Model,
+    single: &Model,
     docs: &[Document],
     cfg: &TrainConfig,
     n: usize,
 ) {
-    assert_eq!(cluster.vocab.len(), single.vocab.len());
-    for j in 0..single.vocab.len() as u32 {
-        assert_eq!(cluster.vocab.word(j), single.vocab.word(j), "id {j}");
-        assert_eq!(cluster.vocab.df(j), single.vocab.df(j), "df of id {j}");
+    assert_eq!(cluster.vocab().len(), single.vocab().len());
+    for j in 0..single.vocab().len() as u32 {
+        assert_eq!(cluster.vocab().word(j), single.vocab().word(j), "id {j}");
+        assert_eq!(cluster.vocab().df(j), single.vocab().df(j), "df of id {j}");
     }
-    assert_eq!(cluster.classes, single.classes);
+    assert_eq!(cluster.classes(), single.classes());
     let (_, stored) = rosenblatt::training::vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
     let g = Geometry::fit(cfg.geometry, &stored);
     let x = g.apply(&stored);
-    let idx = rosenblatt::training::class_indices(docs, &single.classes).unwrap();
-    let k = single.classes.len();
+    let idx = rosenblatt::training::class_indices(docs, &single.classes()).unwrap();
+    let k = single.classes().len();
     let wanted: Vec<usize> = if k == 2 { vec![1] } else { (0..k).collect() };
-    let models = problems(&cluster.predictor);
+    let models = problems(&cluster.predictor());
     assert_eq!(models.len(), wanted.len());
     for (m, &c) in models.iter().zip(&wanted) {
         let y = rosenblatt::training::binary_labels(&idx, c);
@@ -138,7 +137,7 @@ fn equals_the_simulation(
             );
         }
     }
-    assert_eq!(x.n_rows(), cluster.meta.documents as usize);
+    assert_eq!(x.n_rows(), cluster.meta().documents as usize);
 }
 
 #[test]
@@ -148,7 +147,7 @@ fn mail_over_two_and_three_processes_equals_the_simulation() {
     let (spam, ham) = (corpus.join("spam"), corpus.join("ham"));
     let single_path = dir.path().join("single.model");
     crate::common::train_filter(&spam, &ham, &single_path, &[]);
-    let single = SavedModel::load(&single_path).unwrap();
+    let single = Model::load(&single_path).unwrap();
     let cfg = TrainConfig::spam_filter();
     let rules = MailRules::default();
     let docs = read_labelled(
@@ -176,7 +175,7 @@ fn mail_over_two_and_three_processes_equals_the_simulation() {
         for o in &outs[1..] {
             assert!(o.stdout.is_empty(), "only process 0 prints the summary");
         }
-        let model = SavedModel::load(&out).unwrap();
+        let model = Model::load(&out).unwrap();
         equals_the_simulation(&model, &single, &docs, &cfg, n);
         // It evaluates like any other model.
         let eval = crate::common::stdout_of(
@@ -230,7 +229,7 @@ fn class_folders_over_three_processes_equal_the_simulation() {
             .arg(&single_path)
             .args(flags),
     );
-    let single = SavedModel::load(&single_path).unwrap();
+    let single = Model::load(&single_path).unwrap();
     let mut cfg = TrainConfig::default();
     cfg.vocab.min_df = 2;
     let docs = read(&root, None).unwrap().docs;
@@ -238,10 +237,10 @@ fn class_folders_over_three_processes_equal_the_simulation() {
     let mut args = vec![root.to_str().unwrap(), "-o", out.to_str().unwrap()];
     args.extend(flags);
     succeeded(&run_cluster(dir.path(), &args, 3));
-    let model = SavedModel::load(&out).unwrap();
+    let model = Model::load(&out).unwrap();
     equals_the_simulation(&model, &single, &docs, &cfg, 3);
     assert!(
-        model.geometry.feature_weights().is_some(),
+        model.geometry().feature_weights().is_some(),
         "idf travels too"
     );
 }

@@ -11,18 +11,18 @@ use std::path::{Path, PathBuf};
 /// the model file alone). Returns the documents and `classify`'s output, in their order.
 pub fn classify_gives_the_training_scores(
     model: &Path,
-    m: &rosenblatt::model::SavedModel,
+    m: &rosenblatt::model::Model,
 ) -> (Vec<rosenblatt::input::Document>, String) {
     use rosenblatt::pipeline;
     use rosenblatt::training::TrainConfig;
     let corpus = rosenblatt::input::read_dirs(&data("tiny")).unwrap();
     // (`train` with no learner flags is the library's default configuration.)
     let cfg = TrainConfig {
-        analyzer: m.analyzer.clone(),
+        analyzer: m.analyzer().clone(),
         ..TrainConfig::default()
     };
     let t = pipeline::train(&corpus.docs, &cfg, vec![]).unwrap();
-    assert_eq!(t.model.predictor, m.predictor);
+    assert_eq!(t.model.predictor(), m.predictor());
     let trained: Vec<f32> = pipeline::decide(&t.model, &t.matrix)
         .iter()
         .map(|d| d.score)

@@ -169,9 +169,9 @@ fn train_with_workers_mixes_and_one_worker_is_plain_training() {
         .arg(&tsv)
         .assert()
         .success();
-    let m = rosenblatt::model::SavedModel::load(&m3).unwrap();
-    assert!(matches!(m.predictor, rosenblatt::model::Predictor::OneVsRest(ref v) if v.len() == 3));
-    assert_eq!(m.meta.training_accuracy, 1.0);
+    let m = rosenblatt::model::Model::load(&m3).unwrap();
+    assert!(matches!(m.predictor(), rosenblatt::model::Predictor::OneVsRest(v) if v.len() == 3));
+    assert_eq!(m.meta().training_accuracy, 1.0);
     // Refusals, before any work.
     let refused = |args: &[&str], input: &std::path::Path, says: &str| {
         bin()

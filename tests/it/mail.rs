@@ -392,8 +392,8 @@ fn concurrent_learn_loses_no_message() {
         assert_eq!(v["learned"], 160 + before, "{}", model.display());
         assert!(model.with_extension("model.lock").exists());
     }
-    let m = rosenblatt::model::SavedModel::load(&adagrad).unwrap();
-    assert_eq!(m.online.unwrap().seen, 162);
+    let m = rosenblatt::model::Model::load(&adagrad).unwrap();
+    assert_eq!(m.online().as_ref().unwrap().seen, 162);
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use crate::common::{bin, stderr_of_failure, stdout_of, train_filter};
 use rosenblatt::input::Document;
 use rosenblatt::input::mail::{FieldGroup, MailRules, parse_message};
-use rosenblatt::model::SavedModel;
+use rosenblatt::model::Model;
 use rosenblatt::text::Source;
 use std::path::{Path, PathBuf};
 
@@ -125,8 +125,8 @@ fn train(dir: &Path, name: &str, flags: &[&str]) -> PathBuf {
 }
 
 fn rules_of(model: &Path) -> MailRules {
-    let m = SavedModel::load(model).unwrap();
-    m.analyzer.source().mail_rules().unwrap().clone()
+    let m = Model::load(model).unwrap();
+    m.analyzer().source().mail_rules().unwrap().clone()
 }
 
 #[test]
@@ -135,9 +135,9 @@ fn train_records_the_fields_and_learn_reads_new_mail_by_them() {
     // The default: routing words left out, recorded as skipped fields.
     let default = train(dir.path(), "default.model", &[]);
     assert_eq!(rules_of(&default), MailRules::default());
-    let m = SavedModel::load(&default).unwrap();
-    assert!(m.vocab.get("received:spamrelay.example").is_none());
-    assert!(m.vocab.get("to:reader").is_some() && m.vocab.get("hdr:received").is_some());
+    let m = Model::load(&default).unwrap();
+    assert!(m.vocab().get("received:spamrelay.example").is_none());
+    assert!(m.vocab().get("to:reader").is_some() && m.vocab().get("hdr:received").is_some());
     // Sender and subject only.
     let model = train(
         dir.path(),
@@ -149,9 +149,9 @@ fn train_records_the_fields_and_learn_reads_new_mail_by_them() {
         rules,
         MailRules::with_groups(&[FieldGroup::Sender, FieldGroup::Subject])
     );
-    let m = SavedModel::load(&model).unwrap();
-    assert!(m.vocab.get("subject:pills").is_some());
-    assert!(m.vocab.get("to:reader").is_none() && m.vocab.get("x-mailer:quuxmail").is_none());
+    let m = Model::load(&model).unwrap();
+    assert!(m.vocab().get("subject:pills").is_some());
+    assert!(m.vocab().get("to:reader").is_none() && m.vocab().get("x-mailer:quuxmail").is_none());
     let text = stdout_of(bin().args(["inspect", "--model"]).arg(&model));
     assert!(
         text.contains("mail rules     only fields of the sender, subject groups (≤"),
@@ -184,10 +184,10 @@ fn train_records_the_fields_and_learn_reads_new_mail_by_them() {
         .arg(&msg)
         .assert()
         .success();
-    let m = SavedModel::load(&model).unwrap();
-    assert!(m.vocab.get("subject:zorblatt").is_some());
-    assert!(m.vocab.get("received:novelrelay.example").is_none());
-    assert!(m.vocab.get("x-mailer:frobmailer").is_none());
+    let m = Model::load(&model).unwrap();
+    assert!(m.vocab().get("subject:zorblatt").is_some());
+    assert!(m.vocab().get("received:novelrelay.example").is_none());
+    assert!(m.vocab().get("x-mailer:frobmailer").is_none());
     assert_eq!(rules_of(&model), rules, "learn keeps the recorded rules");
 }
 
@@ -196,11 +196,12 @@ fn classify_and_eval_read_mail_under_the_recorded_fields() {
     let dir = tempfile::tempdir().unwrap();
     // Trained on every field, the relay's words count.
     let all = train(dir.path(), "all.model", &["--header-fields", "all"]);
-    let m = SavedModel::load(&all).unwrap();
-    assert!(m.vocab.get("received:spamrelay.example").is_some());
+    let m = Model::load(&all).unwrap();
+    assert!(m.vocab().get("received:spamrelay.example").is_some());
     // The same weights, recorded as leaving the routing fields out.
-    let mut routing_out = m.clone();
-    routing_out.analyzer = m.analyzer.clone().with_source(Source::mail());
+    let mut parts = m.clone().into_parts();
+    parts.analyzer = m.analyzer().clone().with_source(Source::mail());
+    let routing_out = Model::new(parts).unwrap();
     let no_routing = dir.path().join("no-routing.model");
     routing_out.save(&no_routing).unwrap();
     let score = |model: &Path, msg: &str| -> f64 {

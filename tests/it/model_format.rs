@@ -25,7 +25,7 @@
 
 use crate::common::{bin, data, stdout_of};
 use rosenblatt::input::Document;
-use rosenblatt::model::{FORMAT_VERSION, SavedModel};
+use rosenblatt::model::{FORMAT_VERSION, Model};
 use rosenblatt::pipeline;
 use rosenblatt::text::{Analyzer, Source, Step};
 use rosenblatt::training::TrainConfig;
@@ -52,12 +52,12 @@ const RECORDED: [(&str, &str, f32); 12] = [
 ];
 
 /// The committed golden model of the current format.
-pub(crate) fn golden() -> SavedModel {
-    SavedModel::load(&data("format6.model")).unwrap()
+pub(crate) fn golden() -> Model {
+    Model::load(&data("format6.model")).unwrap()
 }
 
 /// Score of `text` (a plain-text document) under `model`.
-fn score(model: &SavedModel, text: &str) -> f32 {
+fn score(model: &Model, text: &str) -> f32 {
     let docs = [Document::new("q", text, None)];
     let x = pipeline::vectorize_for(model, &docs).matrix;
     pipeline::decide(model, &x)[0].score
@@ -68,19 +68,19 @@ fn the_golden_model_loads_and_scores_as_the_format_1_build_did() {
     let m = golden();
     assert_eq!(FORMAT_VERSION, 6);
     // A model trained in batch decides at score 0.
-    assert_eq!(m.threshold, 0.0);
+    assert_eq!(m.threshold(), 0.0);
     // A perceptron's filter goes on learning by the perceptron's rule.
     assert_eq!(
-        m.online.as_ref().map(|o| o.rule),
+        m.online().as_ref().map(|o| o.rule),
         Some(rosenblatt::learn::UpdateRule::Perceptron)
     );
-    assert_eq!(m.classes, ["ham", "spam"]);
-    assert_eq!(m.analyzer, Analyzer::default());
-    assert_eq!(m.analyzer.source(), &Source::Text);
-    assert_eq!(m.analyzer.steps(), [Step::Words, Step::Lowercase]);
-    assert_eq!(m.vocab.len(), 60);
-    assert_eq!((m.meta.documents, m.meta.nnz), (12, 89));
-    assert_eq!(m.meta.inputs, ["tests/data/tiny"]);
+    assert_eq!(m.classes(), ["ham", "spam"]);
+    assert_eq!(m.analyzer(), &Analyzer::default());
+    assert_eq!(m.analyzer().source(), &Source::Text);
+    assert_eq!(m.analyzer().steps(), [Step::Words, Step::Lowercase]);
+    assert_eq!(m.vocab().len(), 60);
+    assert_eq!((m.meta().documents, m.meta().nnz), (12, 89));
+    assert_eq!(m.meta().inputs, ["tests/data/tiny"]);
     // Scores of new text, by hand from the weights (free +2, the −2, for −1, bias 0):
     // "Free prize meeting" = 2; "the agenda for the office meeting" = −2 − 1 = −3.
     assert_eq!(score(&m, "Free prize meeting"), 2.0);
@@ -127,12 +127,12 @@ fn training_today_gives_the_golden_model() {
         workers: None,
     };
     let t = pipeline::train(&corpus.docs, &cfg, vec![]).unwrap();
-    assert_eq!(t.model.analyzer, g.analyzer);
-    assert_eq!(t.model.classes, g.classes);
-    assert_eq!(t.model.predictor, g.predictor);
-    let words = |m: &SavedModel| -> Vec<(String, u32)> {
-        (0..m.vocab.len() as u32)
-            .map(|j| (m.vocab.word(j).to_string(), m.vocab.df(j)))
+    assert_eq!(t.model.analyzer(), g.analyzer());
+    assert_eq!(t.model.classes(), g.classes());
+    assert_eq!(t.model.predictor(), g.predictor());
+    let words = |m: &Model| -> Vec<(String, u32)> {
+        (0..m.vocab().len() as u32)
+            .map(|j| (m.vocab().word(j).to_string(), m.vocab().df(j)))
             .collect()
     };
     assert_eq!(words(&t.model), words(&g));
@@ -146,7 +146,7 @@ fn an_older_format_model_is_refused_with_a_sentence_naming_it() {
     assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 4);
     let sentence = "written by an older rosenblatt (model format 4); this build reads \
                     format 6: train the model again";
-    let err = SavedModel::load(&path).unwrap_err().to_string();
+    let err = Model::load(&path).unwrap_err().to_string();
     assert_eq!(err, format!("{}: {sentence}", path.display()));
     // `learn` writes a lock file beside the model: give it a copy.
     let dir = tempfile::tempdir().unwrap();
@@ -215,33 +215,33 @@ fn a_model_of_many_short_words_loads_again() {
     ];
     let cfg = TrainConfig::default();
     let trained = pipeline::train(&docs, &cfg, vec![]).unwrap();
-    assert_eq!(trained.model.vocab.len(), 700_000);
+    assert_eq!(trained.model.vocab().len(), 700_000);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.model");
     trained.model.save(&path).unwrap();
     let len = std::fs::metadata(&path).unwrap().len();
     assert!((1 << 20..16 << 20).contains(&len), "{len} bytes");
-    let loaded = SavedModel::load(&path).unwrap();
-    assert_eq!(loaded.vocab.len(), 700_000);
-    assert_eq!(loaded.predictor, trained.model.predictor);
+    let loaded = Model::load(&path).unwrap();
+    assert_eq!(loaded.vocab().len(), 700_000);
+    assert_eq!(loaded.predictor(), trained.model.predictor());
 }
 
 #[test]
 fn a_format_5_model_reads_as_format_6_with_threshold_zero() {
     // The same training command wrote both golden files: format 5 lacks only the
     // threshold, so it reads as the format-6 golden model does, threshold 0 included.
-    let old = SavedModel::load(&data("format5.model")).unwrap();
+    let old = Model::load(&data("format5.model")).unwrap();
     let new = golden();
-    assert_eq!(old.threshold, 0.0);
-    assert_eq!(old.predictor, new.predictor);
-    assert_eq!(old.online, new.online);
-    assert_eq!(old.classes, new.classes);
+    assert_eq!(old.threshold(), 0.0);
+    assert_eq!(old.predictor(), new.predictor());
+    assert_eq!(old.online(), new.online());
+    assert_eq!(old.classes(), new.classes());
     assert_eq!(score(&old, "WIN a FREE prize NOW"), 4.0);
     // A damaged format-5 file is still refused: one payload byte flipped.
     let mut bytes = std::fs::read(data("format5.model")).unwrap();
     let last = bytes.len() - 1;
     bytes[last] ^= 0xff;
-    let err = SavedModel::from_bytes(&bytes, std::path::Path::new("f5.model"))
+    let err = Model::from_bytes(&bytes, std::path::Path::new("f5.model"))
         .unwrap_err()
         .to_string();
     assert!(err.contains("checksum mismatch"), "{err}");

@@ -8,7 +8,7 @@ use rosenblatt::features::{StreamVectorizer, vectorize};
 use rosenblatt::input::Document;
 use rosenblatt::input::mail::{MailRules, parse_message};
 use rosenblatt::learn::{AnyLearner, Bias, Check, Perceptron, Schedule};
-use rosenblatt::model::SavedModel;
+use rosenblatt::model::Model;
 use rosenblatt::pipeline;
 use rosenblatt::text::{Analyzer, Source, Step};
 use rosenblatt::training::TrainConfig;
@@ -185,9 +185,9 @@ fn an_n_gram_model_classifies_its_training_files_with_the_training_scores() {
         .arg(data("tiny"))
         .assert()
         .success();
-    let m = SavedModel::load(&model).unwrap();
+    let m = Model::load(&model).unwrap();
     assert_eq!(
-        m.analyzer.steps(),
+        m.analyzer().steps(),
         [Step::Words, Step::Lowercase, Step::Ngrams(2)]
     );
     let inspect = stdout_of(bin().args(["inspect", "-m"]).arg(&model));
@@ -198,7 +198,7 @@ fn an_n_gram_model_classifies_its_training_files_with_the_training_scores() {
     // The same training in the library: its training rows' scores are what `classify`
     // gives the files, through the model file alone.
     classify_gives_the_training_scores(&model, &m);
-    assert!(m.vocab.get("click here").is_some());
+    assert!(m.vocab().get("click here").is_some());
 }
 
 #[test]
@@ -260,20 +260,20 @@ proptest! {
         }
         steps.push(Step::Hash(bits));
         let t = pipeline::train(&docs, &config(analyzer(Source::Text, &steps)), vec![]).unwrap();
-        prop_assert_eq!(t.model.vocab.len(), 1 << bits);
+        prop_assert_eq!(t.model.vocab().len(), 1 << bits);
         prop_assert!(t.matrix.indices().iter().all(|&j| j < 1 << bits));
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.model");
         t.model.save(&path).unwrap();
-        let loaded = SavedModel::load(&path).unwrap();
-        prop_assert_eq!(&loaded.analyzer, &t.model.analyzer);
+        let loaded = Model::load(&path).unwrap();
+        prop_assert_eq!(&loaded.analyzer(), &t.model.analyzer());
         let x1 = pipeline::vectorize_for(&t.model, &docs).matrix;
         let x2 = pipeline::vectorize_for(&loaded, &docs).matrix;
         prop_assert_eq!(&x1, &t.matrix);
         prop_assert_eq!(&x1, &x2);
         prop_assert_eq!(pipeline::decide(&t.model, &x1), pipeline::decide(&loaded, &x2));
         for j in 0..1u32 << bits {
-            prop_assert_eq!(loaded.vocab.df(j), t.model.vocab.df(j));
+            prop_assert_eq!(loaded.vocab().df(j), t.model.vocab().df(j));
         }
     }
 
@@ -346,8 +346,8 @@ fn learn_on_a_hashed_model_weighs_a_word_training_never_saw() {
     let (after, other_after) = (score("zyzzyva"), score("quokka"));
     assert_eq!(after, other_after + 1.0);
     assert!(after > before);
-    let m = SavedModel::load(&model).unwrap();
-    assert_eq!((m.vocab.len(), m.meta.learned), (1 << 16, 1));
+    let m = Model::load(&model).unwrap();
+    assert_eq!((m.vocab().len(), m.meta().learned), (1 << 16, 1));
 }
 
 #[test]

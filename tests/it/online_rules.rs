@@ -5,7 +5,7 @@
 
 use crate::common::{bin, stdout_of, train_filter};
 use rosenblatt::learn::{Rate, UpdateRule};
-use rosenblatt::model::SavedModel;
+use rosenblatt::model::Model;
 use std::path::{Path, PathBuf};
 
 fn spam(i: usize) -> String {
@@ -51,7 +51,7 @@ fn corpus(dir: &Path, n: usize) -> (PathBuf, PathBuf, PathBuf) {
 
 /// Replays the stream into a copy of `model` with one `learn` per message, and into
 /// another through `eval --online -m … --save`; returns both results.
-fn replay_both_ways(dir: &Path, model: &Path, stream: &Path) -> (SavedModel, SavedModel) {
+fn replay_both_ways(dir: &Path, model: &Path, stream: &Path) -> (Model, Model) {
     let by_learn = dir.join("by_learn.model");
     std::fs::copy(model, &by_learn).unwrap();
     let index = std::fs::read_to_string(stream.join("index")).unwrap();
@@ -75,19 +75,20 @@ fn replay_both_ways(dir: &Path, model: &Path, stream: &Path) -> (SavedModel, Sav
         .assert()
         .success();
     (
-        SavedModel::load(&by_learn).unwrap(),
-        SavedModel::load(&by_eval).unwrap(),
+        Model::load(&by_learn).unwrap(),
+        Model::load(&by_eval).unwrap(),
     )
 }
 
-fn assert_same_learning(a: &SavedModel, b: &SavedModel, before: &SavedModel) {
-    assert_eq!(a.predictor, b.predictor);
-    assert_eq!(a.online, b.online);
-    assert_eq!(a.vocab.len(), b.vocab.len());
-    assert_eq!(a.meta.learned, before.meta.learned + 6);
-    assert_eq!(a.meta.report.updates, b.meta.report.updates);
+fn assert_same_learning(a: &Model, b: &Model, before: &Model) {
+    assert_eq!(a.predictor(), b.predictor());
+    assert_eq!(a.online(), b.online());
+    assert_eq!(a.vocab().len(), b.vocab().len());
+    assert_eq!(a.meta().learned, before.meta().learned + 6);
+    assert_eq!(a.meta().report.updates, b.meta().report.updates);
     assert_ne!(
-        a.predictor, before.predictor,
+        a.predictor(),
+        before.predictor(),
         "the stream changed no weight"
     );
 }
@@ -121,18 +122,18 @@ fn learn_applies_the_rule_each_learner_trained_the_filter_with() {
         let (s, h, stream) = corpus(dir.path(), 4);
         let model = dir.path().join("f.model");
         train_filter(&s, &h, &model, &[&["--learner", learner], flags].concat());
-        let trained = SavedModel::load(&model).unwrap();
+        let trained = Model::load(&model).unwrap();
         assert_eq!(
-            trained.online.as_ref().map(|o| o.rule),
+            trained.online().as_ref().map(|o| o.rule),
             Some(rule),
             "{learner}"
         );
         let (a, b) = replay_both_ways(dir.path(), &model, &stream);
         assert_same_learning(&a, &b, &trained);
-        assert_eq!(a.online.as_ref().unwrap().seen, 6, "{learner}");
+        assert_eq!(a.online().as_ref().unwrap().seen, 6, "{learner}");
         // Logistic regression steps after every message; the perceptron only on its
         // mistakes: at least the two planted ones, not the four plain messages.
-        let steps = a.meta.report.updates - trained.meta.report.updates;
+        let steps = a.meta().report.updates - trained.meta().report.updates;
         match rule {
             UpdateRule::Logistic { .. } => assert_eq!(steps, 6, "{learner}"),
             UpdateRule::Perceptron => assert!((2..6).contains(&steps), "{learner}: {steps}"),
@@ -164,13 +165,13 @@ fn an_adagrad_filter_keeps_its_sums_across_learn_calls() {
     );
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["rule"], "logistic, adagrad, η 1");
-    let before = SavedModel::load(&start).unwrap();
-    let sums = &before.online.as_ref().unwrap().sq_grads;
+    let before = Model::load(&start).unwrap();
+    let sums = &before.online().as_ref().unwrap().sq_grads;
     assert_eq!(sums.len(), 1 << 12);
     assert!(sums.iter().any(|&g| g > 0.0));
     let (a, b) = replay_both_ways(dir.path(), &start, &stream);
     assert_same_learning(&a, &b, &before);
-    assert_eq!(a.online.as_ref().unwrap().seen, 12);
+    assert_eq!(a.online().as_ref().unwrap().seen, 12);
 }
 
 #[test]
@@ -185,9 +186,9 @@ fn hash_bits_zero_gives_the_online_filter_a_vocabulary_of_words() {
         .arg(&saved)
         .assert()
         .success();
-    let m = SavedModel::load(&saved).unwrap();
-    assert_eq!(m.analyzer.hashing(), None);
-    assert!(m.vocab.get("lottery").is_some() && m.vocab.get("never-seen").is_none());
+    let m = Model::load(&saved).unwrap();
+    assert_eq!(m.analyzer().hashing(), None);
+    assert!(m.vocab().get("lottery").is_some() && m.vocab().get("never-seen").is_none());
     // Without the flag the default filter hashes.
     bin()
         .args(["eval", "--online"])
@@ -196,8 +197,8 @@ fn hash_bits_zero_gives_the_online_filter_a_vocabulary_of_words() {
         .arg(&saved)
         .assert()
         .success();
-    let m = SavedModel::load(&saved).unwrap();
-    assert_eq!(m.analyzer.hashing().map(|h| h.bits), Some(22));
+    let m = Model::load(&saved).unwrap();
+    assert_eq!(m.analyzer().hashing().map(|h| h.bits), Some(22));
 }
 
 #[test]
@@ -277,15 +278,15 @@ fn the_threshold_decides_and_travels_with_the_filter_but_never_moves_the_ranking
     }
     // The saved filter keeps it: `classify` calls spam exactly the scores above it, and
     // `inspect` says the rule in words.
-    let m = SavedModel::load(&saved).unwrap();
-    assert_eq!(m.threshold as f64, t);
+    let m = Model::load(&saved).unwrap();
+    assert_eq!(m.threshold() as f64, t);
     let files: Vec<PathBuf> = (0..6).map(|i| stream.join(format!("{i}.eml"))).collect();
     let out = stdout_of(bin().args(["classify", "-m"]).arg(&saved).args(&files));
     assert_eq!(out.lines().count(), 6);
     for line in out.lines() {
         let cols: Vec<&str> = line.split('\t').collect();
         let score: f32 = cols[2].parse().unwrap();
-        assert_eq!(cols[1] == "spam", score > m.threshold, "{line}");
+        assert_eq!(cols[1] == "spam", score > m.threshold(), "{line}");
     }
     let shown = stdout_of(bin().args(["inspect", "-m"]).arg(&saved));
     assert!(
@@ -300,10 +301,9 @@ fn the_threshold_decides_and_travels_with_the_filter_but_never_moves_the_ranking
         .assert()
         .failure()
         .stderr(predicates::str::contains("--threshold must be a number"));
-    let mut bad = m.clone();
+    // A model is built only through the checks a loaded file passes.
+    let mut bad = m.clone().into_parts();
     bad.threshold = f32::NAN;
-    let bad_path = dir.path().join("bad.model");
-    bad.save(&bad_path).unwrap();
-    let err = SavedModel::load(&bad_path).unwrap_err().to_string();
+    let err = Model::new(bad).unwrap_err().to_string();
     assert!(err.contains("its decision threshold is NaN"), "{err}");
 }

@@ -6,7 +6,7 @@ use rosenblatt::eval::{scores, scores_sequential};
 use rosenblatt::features::{vectorize, vectorize_sequential};
 use rosenblatt::input::Document;
 use rosenblatt::learn::{AnyLearner, Bias, Check, Perceptron, Schedule};
-use rosenblatt::model::SavedModel;
+use rosenblatt::model::Model;
 use rosenblatt::pipeline;
 use rosenblatt::text::Analyzer;
 use rosenblatt::training::TrainConfig;
@@ -90,7 +90,7 @@ proptest! {
         prop_assert_eq!(&par.matrix, &seq.matrix);
         prop_assert_eq!(par.unknown_tokens, seq.unknown_tokens);
         let trained = pipeline::train(&docs, &config(), vec![]).unwrap();
-        let rosenblatt::model::Predictor::Binary(m) = &trained.model.predictor else { panic!() };
+        let rosenblatt::model::Predictor::Binary(m) = &trained.model.predictor() else { panic!() };
         prop_assert_eq!(scores(m, &par.matrix), scores_sequential(m, &seq.matrix));
     }
 
@@ -121,12 +121,12 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.model");
         trained.model.save(&path).unwrap();
-        let loaded = SavedModel::load(&path).unwrap();
+        let loaded = Model::load(&path).unwrap();
         let x1 = pipeline::vectorize_for(&trained.model, &docs).matrix;
         let x2 = pipeline::vectorize_for(&loaded, &docs).matrix;
         prop_assert_eq!(&x1, &x2);
         prop_assert_eq!(pipeline::decide(&trained.model, &x1), pipeline::decide(&loaded, &x2));
-        prop_assert_eq!(loaded.meta, trained.model.meta);
+        prop_assert_eq!(loaded.meta(), trained.model.meta());
     }
 }
 

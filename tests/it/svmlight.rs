@@ -361,9 +361,9 @@ fn libsvm_w8a_has_its_published_shape() {
     // LIBSVM's data page: w8a has 49,749 rows and 300 binary features, labels ±1.
     assert_eq!(v["documents"], 49749);
     assert_eq!(v["classes"], serde_json::json!(["-1", "1"]));
-    let m = rosenblatt::model::SavedModel::load(&model).unwrap();
+    let m = rosenblatt::model::Model::load(&model).unwrap();
     assert!(matches!(
-        m.features,
+        m.features(),
         rosenblatt::model::FeatureSpace::Indexed { n_features: 300 }
     ));
 }

@@ -6,7 +6,7 @@
 use crate::common::{bin, data, stderr_of_failure, stdout_of};
 use rosenblatt::experiment::{Grid, GridPoint, TuneOptions, stratified_kfold};
 use rosenblatt::input::Document;
-use rosenblatt::model::SavedModel;
+use rosenblatt::model::Model;
 use rosenblatt::pipeline;
 use rosenblatt::text::{Analyzer, Source};
 use rosenblatt::training::TrainConfig;
@@ -86,18 +86,18 @@ fn the_table_is_printed_kept_in_the_model_and_shown_by_inspect() {
         "ties go to the earlier point"
     );
     // The model holds the table, and inspect shows the same one.
-    let saved = SavedModel::load(&model).unwrap();
-    let table = saved.meta.tuning.as_ref().unwrap();
+    let saved = Model::load(&model).unwrap();
+    let table = saved.meta().tuning.as_ref().unwrap();
     // Compared through JSON text, as the summary was printed.
     let recorded: Value = serde_json::from_str(&serde_json::to_string(table).unwrap()).unwrap();
     assert_eq!(recorded, *t);
     let winner = &table.winner().flags;
     assert!(
-        saved.meta.options.contains(winner.as_str()),
+        saved.meta().options.contains(winner.as_str()),
         "{}",
-        saved.meta.options
+        saved.meta().options
     );
-    assert!(winner.contains(&format!("--learner {}", saved.meta.learner)));
+    assert!(winner.contains(&format!("--learner {}", saved.meta().learner)));
     let inspect: Value =
         serde_json::from_str(&stdout_of(bin().args(["inspect", "-m", m, "--json"]))).unwrap();
     assert_eq!(inspect["tuning"], *t);
@@ -254,9 +254,9 @@ fn multiclass_and_multi_label_corpora_tune() {
     );
     let best = t["best"].as_u64().unwrap() as usize;
     assert!(means(t)[best].unwrap() > 0.7, "{t}");
-    let model = SavedModel::load(&m).unwrap();
+    let model = Model::load(&m).unwrap();
     assert!(matches!(
-        model.predictor,
+        model.predictor(),
         rosenblatt::model::Predictor::MultiLabel(_)
     ));
 }

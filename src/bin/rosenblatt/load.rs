@@ -9,7 +9,7 @@ use rand::seq::SliceRandom;
 use rosenblatt::features::svmlight::{self, SvmData};
 use rosenblatt::input::mail::{self, MailCorpus, MailRules};
 use rosenblatt::input::{self, Corpus, Format};
-use rosenblatt::model::{FeatureSpace, SavedModel};
+use rosenblatt::model::{FeatureSpace, Model};
 use std::path::{Path, PathBuf};
 
 /// Runs an expression over SVMlight rows, whichever kind (binary or real) they are.
@@ -112,8 +112,8 @@ pub fn svm_rows(paths: &[PathBuf], limit: Option<u32>) -> Result<(SvmData, Vec<S
 
 /// Refuses a model/input mismatch: vectors for a text model, or documents for an
 /// indexed one. Returns whether the inputs are SVMlight.
-pub fn check_kind(model: &SavedModel, model_path: &Path, svm_input: bool) -> Result<bool> {
-    let indexed = matches!(model.features, FeatureSpace::Indexed { .. });
+pub fn check_kind(model: &Model, model_path: &Path, svm_input: bool) -> Result<bool> {
+    let indexed = matches!(model.features(), FeatureSpace::Indexed { .. });
     if indexed && !svm_input {
         bail!(
             "{} was trained on SVMlight vectors; give it SVMlight input (--format svmlight), \

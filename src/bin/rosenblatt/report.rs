@@ -6,18 +6,18 @@
 use crate::flags::OutputFormat;
 use rosenblatt::eval::{Metrics, SpamMetrics};
 use rosenblatt::experiment::TuneTable;
-use rosenblatt::model::{FeatureSpace, Predictor, SavedModel};
+use rosenblatt::model::{FeatureSpace, Model, Predictor};
 use rosenblatt::theory::Theory;
 use std::io::Write;
 use std::path::Path;
 
 /// A two-class model's decision rule in words: "spam when score > 2.197 (P > 0.90)"
 /// (the probability where the model's scores are log-odds); `None` for other models.
-pub fn threshold(m: &SavedModel) -> Option<String> {
-    let Predictor::Binary(b) = &m.predictor else {
+pub fn threshold(m: &Model) -> Option<String> {
+    let Predictor::Binary(b) = &m.predictor() else {
         return None;
     };
-    let (t, class) = (m.threshold, &m.classes[1]);
+    let (t, class) = (m.threshold(), &m.classes()[1]);
     Some(match b.probability(t) {
         Some(p) => format!("{class} when score > {t:.3} (P > {p:.2})"),
         None => format!("{class} when score > {t}"),
@@ -131,17 +131,17 @@ pub struct TrainSummary<'a> {
 }
 
 /// Prints `train`'s summary of model `m`.
-pub fn train_summary(m: &SavedModel, s: &TrainSummary) -> std::io::Result<()> {
-    let meta = &m.meta;
+pub fn train_summary(m: &Model, s: &TrainSummary) -> std::io::Result<()> {
+    let meta = &m.meta();
     if s.json {
         let mut v = serde_json::json!({
             "model": s.output.display().to_string(),
             "documents": meta.documents,
             "skipped": s.skipped,
-            "classes": m.classes,
-            "vocabulary": m.vocab.len(),
+            "classes": m.classes(),
+            "vocabulary": m.vocab().len(),
             "nonzeros": meta.nnz,
-            "geometry": m.geometry.spec.name(),
+            "geometry": m.geometry().spec.name(),
             "learner": meta.learner,
             "options": meta.options,
             "epochs": meta.report.epochs,
@@ -168,17 +168,17 @@ pub fn train_summary(m: &SavedModel, s: &TrainSummary) -> std::io::Result<()> {
         return Ok(());
     }
     outln!("documents      {} ({} skipped)", meta.documents, s.skipped);
-    outln!("classes        {}", m.classes.join(", "));
-    match m.features {
+    outln!("classes        {}", m.classes().join(", "));
+    match m.features() {
         FeatureSpace::Indexed { n_features } => {
             outln!("features       {n_features} (SVMlight ids)")
         }
-        FeatureSpace::Text => outln!("vocabulary     {}", m.vocab.describe()),
+        FeatureSpace::Text => outln!("vocabulary     {}", m.vocab().describe()),
     }
     outln!("nonzeros       {}", meta.nnz);
-    outln!("geometry       {}", m.geometry.spec.name());
+    outln!("geometry       {}", m.geometry().spec.name());
     outln!("learner        {} ({})", meta.learner, meta.options);
-    if let Some((n, kernel)) = support(&m.predictor) {
+    if let Some((n, kernel)) = support(&m.predictor()) {
         outln!("support vecs   {n} ({kernel})");
     }
     outln!("epochs         {}", meta.report.epochs);
@@ -226,11 +226,14 @@ pub fn train_summary(m: &SavedModel, s: &TrainSummary) -> std::io::Result<()> {
 pub fn labels(
     out: &mut impl Write,
     format: OutputFormat,
-    model: &SavedModel,
+    model: &Model,
     id: &str,
     labels: &[(usize, f32)],
 ) -> std::io::Result<()> {
-    let names: Vec<&str> = labels.iter().map(|l| model.classes[l.0].as_str()).collect();
+    let names: Vec<&str> = labels
+        .iter()
+        .map(|l| model.classes()[l.0].as_str())
+        .collect();
     let scores: Vec<f32> = labels.iter().map(|l| l.1).collect();
     match format {
         OutputFormat::Tsv => {
@@ -243,7 +246,7 @@ pub fn labels(
                 "label": names.first(),
                 "score": scores.first(),
             });
-            if matches!(model.predictor, Predictor::MultiLabel(_)) {
+            if matches!(model.predictor(), Predictor::MultiLabel(_)) {
                 v["labels"] = serde_json::json!(names);
                 v["scores"] = serde_json::json!(scores);
             }

@@ -7,15 +7,15 @@ use crate::load::{self, with_rows};
 use crate::report;
 use anyhow::{Context, Result, bail};
 use rosenblatt::input::{Corpus, Document, decode_text};
-use rosenblatt::model::{FeatureSpace, SavedModel};
+use rosenblatt::model::{FeatureSpace, Model};
 use rosenblatt::pipeline;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 /// Runs `classify`.
 pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
-    let model = SavedModel::load(&plan.model)?;
-    let indexed = matches!(model.features, FeatureSpace::Indexed { .. });
+    let model = Model::load(&plan.model)?;
+    let indexed = matches!(model.features(), FeatureSpace::Indexed { .. });
     let svm_input = plan.documents.reads_svmlight(indexed)?;
     if let Some(p) = plan.cluster.clone() {
         load::check_kind(&model, &plan.model, svm_input)?;
@@ -28,7 +28,7 @@ pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
         bail!("{}", crate::flags::NOT_SVM);
     }
     // The model's analyzer says how its inputs are read: a mail source parses messages.
-    if model.analyzer.source().mail_rules().is_some() || plan.filter() {
+    if model.analyzer().source().mail_rules().is_some() || plan.filter() {
         return super::classify_mail::run(&plan, &model);
     }
     let d = &plan.documents;
@@ -58,7 +58,7 @@ pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
 
 /// `classify` on SVMlight rows, for a model trained on vectors. Ids are line numbers
 /// (`FILE:LINE` with several files); labels in the file are ignored.
-fn svmlight(plan: &ClassifyPlan, model: &SavedModel) -> Result<ExitCode> {
+fn svmlight(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
     if plan.filter() {
         bail!("the spam-filter options apply to mail models, not SVMlight vectors");
     }
@@ -76,7 +76,7 @@ fn svmlight(plan: &ClassifyPlan, model: &SavedModel) -> Result<ExitCode> {
 /// Writes each document's line to stdout.
 fn write_all<'a>(
     plan: &ClassifyPlan,
-    model: &SavedModel,
+    model: &Model,
     ids: impl Iterator<Item = &'a str>,
     decisions: &[Vec<(usize, f32)>],
 ) -> Result<ExitCode> {

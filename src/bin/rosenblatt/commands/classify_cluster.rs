@@ -9,19 +9,14 @@ use crate::report;
 use anyhow::{Result, bail};
 use rosenblatt::distributed::{Cluster, Processes, gather_scores};
 use rosenblatt::input::{DocStream, Share, mail, stream::DEFAULT_BATCH};
-use rosenblatt::model::SavedModel;
+use rosenblatt::model::Model;
 use rosenblatt::pipeline;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 /// Runs `classify` as process `p.index` of a cluster, with the model already read.
-pub fn run(
-    plan: &ClassifyPlan,
-    model: SavedModel,
-    svm_input: bool,
-    p: Processes,
-) -> Result<ExitCode> {
+pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> Result<ExitCode> {
     if svm_input {
         bail!(
             "classify --processes reads documents or mail; SVMlight vectors are classified \
@@ -35,9 +30,9 @@ pub fn run(
     let cluster = Cluster::Processes(p);
     let model = Arc::new(model);
     let shared = Arc::new(plan.clone());
-    let mail = model.analyzer.source().mail_rules().is_some() || plan.filter();
+    let mail = model.analyzer().source().mail_rules().is_some() || plan.filter();
     let gathered = if mail {
-        let Some(rules) = model.analyzer.source().mail_rules().cloned() else {
+        let Some(rules) = model.analyzer().source().mail_rules().cloned() else {
             bail!(
                 "{}: --passthrough and --unsure need a spam filter (a model trained with \
                  --spam/--ham)",

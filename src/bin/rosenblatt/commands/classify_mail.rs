@@ -6,7 +6,7 @@ use crate::flags::{ClassifyPlan, OutputFormat};
 use crate::load;
 use anyhow::{Result, bail};
 use rosenblatt::input::mail::{self, MailCorpus};
-use rosenblatt::model::{Decision, SavedModel};
+use rosenblatt::model::{ClassDecision, Model};
 use rosenblatt::pipeline;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
@@ -14,8 +14,8 @@ use std::process::ExitCode;
 /// `classify` with a spam filter; see the module docs. Messages are parsed under the mail
 /// rules the model records. With `--passthrough` the exit code is 0 whatever the verdict
 /// (3 on error), as with bogofilter's `-p -e`.
-pub fn run(a: &ClassifyPlan, model: &SavedModel) -> Result<ExitCode> {
-    let Some(rules) = model.analyzer.source().mail_rules() else {
+pub fn run(a: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
+    let Some(rules) = model.analyzer().source().mail_rules() else {
         bail!(
             "{}: --passthrough and --unsure need a spam filter (a model trained with \
              --spam/--ham)",
@@ -77,16 +77,16 @@ pub fn run(a: &ClassifyPlan, model: &SavedModel) -> Result<ExitCode> {
 }
 
 /// The verdict on a message (spam, ham or unsure) and its exit code.
-pub fn verdict<'m>(a: &ClassifyPlan, model: &'m SavedModel, d: &Decision) -> (&'m str, u8) {
+pub fn verdict<'m>(a: &ClassifyPlan, model: &'m Model, d: &ClassDecision) -> (&'m str, u8) {
     match a.unsure {
         Some(b) if d.score >= b.low && d.score <= b.high => ("unsure", 2),
-        _ if model.classes[d.class] == "spam" => ("spam", 0),
-        _ => (model.classes[d.class].as_str(), 1),
+        _ if model.classes()[d.class] == "spam" => ("spam", 0),
+        _ => (model.classes()[d.class].as_str(), 1),
     }
 }
 
 /// The line `classify` prints for the message `id` (without its line end).
-pub fn line(a: &ClassifyPlan, model: &SavedModel, id: &str, d: &Decision) -> String {
+pub fn line(a: &ClassifyPlan, model: &Model, id: &str, d: &ClassDecision) -> String {
     let (v, _) = verdict(a, model, d);
     match a.output {
         OutputFormat::Tsv => format!("{id}\t{v}\t{}", d.score),

@@ -7,7 +7,7 @@ use crate::progress::Phase;
 use anyhow::{Context, Result, bail};
 use rosenblatt::eval::{Metrics, roc_auc, roc_points};
 use rosenblatt::input::Split;
-use rosenblatt::model::{FeatureSpace, Predictor, SavedModel};
+use rosenblatt::model::{FeatureSpace, Model, Predictor};
 use rosenblatt::pipeline;
 use std::path::Path;
 use std::process::ExitCode;
@@ -53,8 +53,8 @@ macro_rules! print_metrics {
 /// `eval` of the model at `path` on labelled documents (or SVMlight rows), drawing
 /// `chart` when `--plot` is given.
 fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Result<ExitCode> {
-    let model = SavedModel::load(path)?;
-    let indexed = matches!(model.features, FeatureSpace::Indexed { .. });
+    let model = Model::load(path)?;
+    let indexed = matches!(model.features(), FeatureSpace::Indexed { .. });
     let data = match d.split {
         Some(Split::Train) => format!("{} (ModApte train)", crate::plot::names(&d.paths)),
         Some(Split::Test) => format!("{} (ModApte test)", crate::plot::names(&d.paths)),
@@ -63,17 +63,17 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
     if load::check_kind(&model, path, d.reads_svmlight(indexed)?)? {
         let (rows, _) =
             load::svm_rows(&d.paths, d.max_feature_id).with_context(|| load::vectors_hint(path))?;
-        let truth = rosenblatt::training::label_indices(&rows.labels, &model.classes)
+        let truth = rosenblatt::training::label_indices(&rows.labels, &model.classes())
             .context("the test rows' labels must be the model's classes")?;
         let (m, decisions) = with_rows!(&rows.rows, x => {
             let decisions = pipeline::decide(&model, x);
             let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
-            (Metrics::new(model.classes.clone(), &truth, &predicted), decisions)
+            (Metrics::new(model.classes().to_vec(), &truth, &predicted), decisions)
         });
         print_metrics!(m, json);
         if let Some(c) = chart {
             let scores: Vec<f32> = decisions.iter().map(|d| d.score).collect();
-            let other = |m2: &SavedModel| {
+            let other = |m2: &Model| {
                 Ok(with_rows!(&rows.rows, x => pipeline::decide(m2, x))
                     .iter()
                     .map(|d| d.score)
@@ -92,7 +92,7 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
         bail!("no documents to evaluate");
     }
     phase.set("evaluating");
-    if matches!(model.predictor, Predictor::MultiLabel(_)) {
+    if matches!(model.predictor(), Predictor::MultiLabel(_)) {
         // Micro/macro-F1 over the labels (keys micro_f1, macro_f1, micro_f1_top10).
         let (m, truth, given) = pipeline::evaluate_label_sets(&model, &corpus.docs)?;
         drop(phase);
@@ -100,12 +100,12 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
         let Some(c) = chart else {
             return Ok(ExitCode::SUCCESS);
         };
-        no_compare(c, path, model.classes.len())?;
+        no_compare(c, path, model.classes().len())?;
         let confusion = crate::plot::confusion::Confusion {
-            classes: &model.classes,
-            counts: label_confusion(model.classes.len(), &truth, &given),
-            f1: (0..model.classes.len()).map(|k| m.class(k).f1).collect(),
-            support: (0..model.classes.len())
+            classes: &model.classes(),
+            counts: label_confusion(model.classes().len(), &truth, &given),
+            f1: (0..model.classes().len()).map(|k| m.class(k).f1).collect(),
+            support: (0..model.classes().len())
                 .map(|k| m.class(k).support)
                 .collect(),
             multilabel: true,
@@ -122,7 +122,7 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
         return Ok(ExitCode::SUCCESS);
     };
     let scores: Vec<f32> = e.decisions.iter().map(|d| d.score).collect();
-    let other = |m2: &SavedModel| {
+    let other = |m2: &Model| {
         Ok(pipeline::evaluate_decisions(m2, &corpus.docs)?
             .decisions
             .iter()
@@ -169,20 +169,20 @@ pub fn label_confusion(k: usize, truth: &[Vec<usize>], given: &[Vec<usize>]) -> 
 #[allow(clippy::too_many_arguments)] // the evaluation's parts, each used once
 pub fn single_chart(
     c: &EvalChart,
-    model: &SavedModel,
+    model: &Model,
     path: &Path,
     data: &str,
     metrics: &Metrics,
     truth: &[usize],
     scores: &[f32],
-    other: impl FnOnce(&SavedModel) -> Result<Vec<f32>>,
+    other: impl FnOnce(&Model) -> Result<Vec<f32>>,
 ) -> Result<()> {
     use crate::plot::roc::{self, Labels};
-    let k = model.classes.len();
+    let k = model.classes().len();
     if k != 2 {
         no_compare(c, path, k)?;
         let confusion = crate::plot::confusion::Confusion {
-            classes: &model.classes,
+            classes: &model.classes(),
             counts: metrics.confusion.clone(),
             f1: (0..k).map(|i| metrics.class(i).f1).collect(),
             support: (0..k).map(|i| metrics.class(i).support).collect(),
@@ -194,22 +194,22 @@ pub fn single_chart(
     let positive: Vec<bool> = truth.iter().map(|&t| t == 1).collect();
     let mut curves = vec![curve(crate::plot::name(path), scores, &positive)?];
     if let Some(p2) = &c.compare {
-        let m2 = SavedModel::load(p2)?;
-        if m2.classes != model.classes {
+        let m2 = Model::load(p2)?;
+        if m2.classes() != model.classes() {
             bail!(
                 "--plot-compare {}: its classes ({}) are not those of {} ({})",
                 p2.display(),
-                m2.classes.join(", "),
+                m2.classes().join(", "),
                 path.display(),
-                model.classes.join(", ")
+                model.classes().join(", ")
             );
         }
         let s2 = other(&m2).with_context(|| format!("scoring with {}", p2.display()))?;
         curves.push(curve(crate::plot::name(p2), &s2, &positive)?);
     }
     let labels = Labels {
-        negative: &model.classes[0],
-        positive: &model.classes[1],
+        negative: &model.classes()[0],
+        positive: &model.classes()[1],
         data,
     };
     roc::draw(&c.file, &labels, &curves)

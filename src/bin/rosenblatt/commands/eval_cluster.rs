@@ -12,7 +12,7 @@ use anyhow::{Result, bail};
 use rosenblatt::distributed::{Cluster, Gathered, Processes, gather_scores};
 use rosenblatt::eval::{Metrics, SpamMetrics};
 use rosenblatt::input::{DocStream, Document, Share, Split, mail, stream::DEFAULT_BATCH};
-use rosenblatt::model::{Predictor, SavedModel};
+use rosenblatt::model::{Model, Predictor};
 use rosenblatt::pipeline;
 use std::path::Path;
 use std::process::ExitCode;
@@ -62,9 +62,9 @@ fn docs(
     json: bool,
     chart: Option<&EvalChart>,
 ) -> Result<ExitCode> {
-    let model = SavedModel::load(path)?;
+    let model = Model::load(path)?;
     let indexed = matches!(
-        model.features,
+        model.features(),
         rosenblatt::model::FeatureSpace::Indexed { .. }
     );
     if load::check_kind(&model, path, d.reads_svmlight(indexed)?)? {
@@ -84,11 +84,11 @@ fn docs(
     let model = Arc::new(model);
     let m = Arc::clone(&model);
     let inputs = d.clone();
-    if matches!(model.predictor, Predictor::MultiLabel(_)) {
+    if matches!(model.predictor(), Predictor::MultiLabel(_)) {
         let gathered = gather_scores(cluster, move |share: Share| {
             let mut out = Vec::new();
             each_batch(&inputs, share, |units, docs| {
-                let truth = rosenblatt::training::label_sets(&docs, &m.classes)?;
+                let truth = rosenblatt::training::label_sets(&docs, &m.classes())?;
                 let x = pipeline::vectorize_for(&m, &docs).matrix;
                 let given = pipeline::decide_labels(&m, &x)
                     .into_iter()
@@ -109,9 +109,9 @@ fn docs(
             out!("{}", metrics.to_text());
         }
         if let Some(c) = chart {
-            let k = model.classes.len();
+            let k = model.classes().len();
             let confusion = crate::plot::confusion::Confusion {
-                classes: &model.classes,
+                classes: &model.classes(),
                 counts: super::eval::label_confusion(k, &truth, &given),
                 f1: (0..k).map(|i| metrics.class(i).f1).collect(),
                 support: (0..k).map(|i| metrics.class(i).support).collect(),
@@ -162,7 +162,7 @@ fn spam(
     json: bool,
     chart: Option<&EvalChart>,
 ) -> Result<ExitCode> {
-    let model = SavedModel::load(path)?;
+    let model = Model::load(path)?;
     let rules = super::eval_mail::check_filter(&model, path)?.clone();
     let model = Arc::new(model);
     let m = Arc::clone(&model);
@@ -178,7 +178,7 @@ fn spam(
     };
     let (metrics, truth, scores) = metrics(&model, &scored);
     let is_spam: Vec<bool> = truth.iter().map(|&t| t == 1).collect();
-    let figures = SpamMetrics::new(&scores, &is_spam, model.threshold);
+    let figures = SpamMetrics::new(&scores, &is_spam, model.threshold());
     if json {
         outln!("{}", super::eval_mail::spam_json(Some(&metrics), &figures));
     } else {
@@ -196,8 +196,8 @@ fn spam(
 }
 
 /// Each labelled document's true class, the class the model gives and its score.
-fn score(model: &SavedModel, docs: &[Document]) -> rosenblatt::Result<Vec<Scored>> {
-    let truth = rosenblatt::training::class_indices(docs, &model.classes)?;
+fn score(model: &Model, docs: &[Document]) -> rosenblatt::Result<Vec<Scored>> {
+    let truth = rosenblatt::training::class_indices(docs, &model.classes())?;
     let x = pipeline::vectorize_for(model, docs).matrix;
     let decisions = pipeline::decide(model, &x);
     Ok(truth
@@ -208,12 +208,12 @@ fn score(model: &SavedModel, docs: &[Document]) -> rosenblatt::Result<Vec<Scored
 }
 
 /// The metrics of the gathered documents, with their true classes and scores.
-fn metrics(model: &SavedModel, scored: &[Scored]) -> (Metrics, Vec<usize>, Vec<f32>) {
+fn metrics(model: &Model, scored: &[Scored]) -> (Metrics, Vec<usize>, Vec<f32>) {
     let truth: Vec<usize> = scored.iter().map(|s| s.0).collect();
     let given: Vec<usize> = scored.iter().map(|s| s.1).collect();
     let scores: Vec<f32> = scored.iter().map(|s| s.2).collect();
     (
-        Metrics::new(model.classes.clone(), &truth, &given),
+        Metrics::new(model.classes().to_vec(), &truth, &given),
         truth,
         scores,
     )

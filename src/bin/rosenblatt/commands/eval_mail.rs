@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use rosenblatt::eval::{Metrics, SpamMetrics, learning_curve};
 use rosenblatt::incremental::{OnlineFilter, empty_model};
 use rosenblatt::input::mail::MailRules;
-use rosenblatt::model::SavedModel;
+use rosenblatt::model::Model;
 use rosenblatt::pipeline;
 use rosenblatt::pipeline::trec::{read_index, run_online};
 use std::path::Path;
@@ -27,9 +27,9 @@ pub fn spam_json(metrics: Option<&Metrics>, spam: &SpamMetrics) -> serde_json::V
 
 /// The model's mail rules, or an error when it is not a spam filter (an analyzer that
 /// reads mail, classes ham and spam).
-pub fn check_filter<'m>(model: &'m SavedModel, path: &Path) -> Result<&'m MailRules> {
-    match model.analyzer.source().mail_rules() {
-        Some(rules) if model.classes == ["ham", "spam"] => Ok(rules),
+pub fn check_filter<'m>(model: &'m Model, path: &Path) -> Result<&'m MailRules> {
+    match model.analyzer().source().mail_rules() {
+        Some(rules) if model.classes() == ["ham", "spam"] => Ok(rules),
         _ => bail!(
             "{}: not a spam filter (train one with --spam PATH... --ham PATH...)",
             path.display()
@@ -39,7 +39,7 @@ pub fn check_filter<'m>(model: &'m SavedModel, path: &Path) -> Result<&'m MailRu
 
 /// `eval` of the filter at `path` on labelled mail, drawing its ROC curve with `--plot`.
 pub fn mail(path: &Path, mail: &Mail, json: bool, chart: Option<&EvalChart>) -> Result<ExitCode> {
-    let model = SavedModel::load(path)?;
+    let model = Model::load(path)?;
     let rules = check_filter(&model, path)?;
     let phase = Phase::start("reading mail");
     let corpus = load::mail(&mail.spam, &mail.ham, rules)?;
@@ -49,12 +49,12 @@ pub fn mail(path: &Path, mail: &Mail, json: bool, chart: Option<&EvalChart>) -> 
     phase.set("evaluating");
     let x = pipeline::vectorize_for(&model, &corpus.docs).matrix;
     let decisions = pipeline::decide(&model, &x);
-    let truth = rosenblatt::training::class_indices(&corpus.docs, &model.classes)?;
+    let truth = rosenblatt::training::class_indices(&corpus.docs, &model.classes())?;
     let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
-    let metrics = Metrics::new(model.classes.clone(), &truth, &predicted);
+    let metrics = Metrics::new(model.classes().to_vec(), &truth, &predicted);
     let scores: Vec<f32> = decisions.iter().map(|d| d.score).collect();
     let is_spam: Vec<bool> = truth.iter().map(|&t| t == 1).collect();
-    let spam = SpamMetrics::new(&scores, &is_spam, model.threshold);
+    let spam = SpamMetrics::new(&scores, &is_spam, model.threshold());
     drop(phase);
     if json {
         outln!("{}", spam_json(Some(&metrics), &spam));
@@ -62,7 +62,7 @@ pub fn mail(path: &Path, mail: &Mail, json: bool, chart: Option<&EvalChart>) -> 
         out!("{}\n{}", spam.to_text(), metrics.to_text());
     }
     if let Some(c) = chart {
-        let other = |m2: &SavedModel| {
+        let other = |m2: &Model| {
             check_filter(m2, c.compare.as_deref().unwrap_or(path))?;
             let x2 = pipeline::vectorize_for(m2, &corpus.docs).matrix;
             Ok(pipeline::decide(m2, &x2).iter().map(|d| d.score).collect())
@@ -89,11 +89,11 @@ pub fn online(
 ) -> Result<ExitCode> {
     let mut model = match start {
         Some(p) => {
-            let m = SavedModel::load(p)?;
+            let m = Model::load(p)?;
             check_filter(&m, p)?;
             m
         }
-        None => empty_model(empty.clone(), "ham", "spam"),
+        None => empty_model(empty.clone(), "ham", "spam")?,
     };
     let entries = read_index(index)?;
     let phase = Phase::start("classifying and learning, in order");
@@ -104,9 +104,9 @@ pub fn online(
     if let Some(save) = save {
         model.save(save)?;
     }
-    let curve = learning_curve(&run.scores, &run.truth, block, model.threshold);
+    let curve = learning_curve(&run.scores, &run.truth, block, model.threshold());
     let rule = model
-        .online
+        .online()
         .as_ref()
         .map_or_else(String::new, |o| o.rule.to_string());
     if let Some(file) = plot {
@@ -120,25 +120,25 @@ pub fn online(
     if json {
         let mut v = spam_json(None, &run.metrics);
         v["rule"] = rule.into();
-        v["analyzer"] = model.analyzer.to_string().into();
-        v["threshold"] = model.threshold.into();
+        v["analyzer"] = model.analyzer().to_string().into();
+        v["threshold"] = model.threshold().into();
         v["curve"] = serde_json::to_value(&curve)?;
         v["updates"] = run.updates.into();
         v["seconds"] = run.seconds.into();
         v["ms_per_message"] = run.ms_per_message().into();
-        v["vocabulary"] = model.vocab.len().into();
+        v["vocabulary"] = model.vocab().len().into();
         v["unparsed"] = run.unparsed.len().into();
         v["skipped"] = run.skipped.len().into();
         outln!("{v}");
     } else {
         outln!("TREC online protocol: {}", index.display());
-        outln!("filter         {rule}; {}", model.analyzer);
+        outln!("filter         {rule}; {}", model.analyzer());
         if let Some(t) = crate::report::threshold(&model) {
             outln!("decides        {t}");
         }
         out!("{}", run.metrics.to_text());
         outln!("updates        {}", run.updates);
-        outln!("vocabulary     {}", model.vocab.describe());
+        outln!("vocabulary     {}", model.vocab().describe());
         outln!(
             "time           {:.3} s ({:.3} ms per message)",
             run.seconds,

@@ -5,28 +5,28 @@ use crate::flags::InspectPlan;
 use crate::report;
 use anyhow::{Result, bail};
 use rosenblatt::learn::LinearModel;
-use rosenblatt::model::{FeatureSpace, Predictor, SavedModel};
+use rosenblatt::model::{FeatureSpace, Model, Predictor};
 use std::process::ExitCode;
 
 /// A feature's name: its word (`#ID` in a hashed space), or its SVMlight id for models
 /// trained on vectors.
-fn feature_name(m: &SavedModel, j: u32) -> String {
-    match m.features {
-        FeatureSpace::Text => m.vocab.name(j).into_owned(),
+fn feature_name(m: &Model, j: u32) -> String {
+    match m.features() {
+        FeatureSpace::Text => m.vocab().name(j).into_owned(),
         FeatureSpace::Indexed { .. } => rosenblatt::features::svmlight::feature_name(j),
     }
 }
 
 /// Runs `inspect`.
 pub fn run(a: InspectPlan) -> Result<ExitCode> {
-    let m = SavedModel::load(&a.model)?;
-    let meta = &m.meta;
+    let m = Model::load(&a.model)?;
+    let meta = &m.meta();
     // Under a weighted geometry a word adds w_j · f_j (before the row's scale): words
     // are ranked and shown by that.
-    let linear = match &m.predictor {
+    let linear = match &m.predictor() {
         Predictor::Binary(b) => b.as_linear().map(|l| LinearModel {
             w: (0..l.w.len() as u32)
-                .map(|j| l.w[j as usize] * m.geometry.weight(j))
+                .map(|j| l.w[j as usize] * m.geometry().weight(j))
                 .collect(),
             bias: l.bias,
         }),
@@ -65,20 +65,20 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
             );
         }
         let classes = (
-            m.classes.first().map_or("-", String::as_str),
-            m.classes.get(1).map_or("+", String::as_str),
+            m.classes().first().map_or("-", String::as_str),
+            m.classes().get(1).map_or("+", String::as_str),
         );
         crate::plot::inspect::draw(file, &crate::plot::name(&a.model), classes, &neg, &pos)?;
     }
-    let support = report::support(&m.predictor);
+    let support = report::support(&m.predictor());
     if a.json {
         let v = serde_json::json!({
             "model": a.model.display().to_string(),
-            "classes": m.classes,
+            "classes": m.classes(),
             // Models trained on vectors read no text: they have no analyzer to show.
-            "analyzer": (m.features == FeatureSpace::Text).then_some(&m.analyzer),
-            "vocabulary": m.vocab.len(),
-            "geometry": m.geometry.spec.name(),
+            "analyzer": (m.features() == FeatureSpace::Text).then_some(&m.analyzer()),
+            "vocabulary": m.vocab().len(),
+            "geometry": m.geometry().spec.name(),
             "learner": meta.learner,
             "options": meta.options,
             "inputs": meta.inputs,
@@ -89,8 +89,8 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
             "converged": meta.report.converged,
             "training_accuracy": meta.training_accuracy,
             "learned": meta.learned,
-            "online_rule": m.online.as_ref().map(|o| o.rule.to_string()),
-            "threshold": matches!(m.predictor, Predictor::Binary(_)).then_some(m.threshold),
+            "online_rule": m.online().as_ref().map(|o| o.rule.to_string()),
+            "threshold": matches!(m.predictor(), Predictor::Binary(_)).then_some(m.threshold()),
             "theory": meta.theory,
             "bias": linear.map(|l| l.bias),
             "most_positive": pos,
@@ -104,15 +104,15 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
     }
     outln!("model          {}", a.model.display());
     outln!("version        {}", meta.version);
-    outln!("classes        {}", m.classes.join(", "));
-    if m.features == FeatureSpace::Text {
-        outln!("analyzer       {}", m.analyzer);
-        if let Some(rules) = m.analyzer.source().mail_rules() {
+    outln!("classes        {}", m.classes().join(", "));
+    if m.features() == FeatureSpace::Text {
+        outln!("analyzer       {}", m.analyzer());
+        if let Some(rules) = m.analyzer().source().mail_rules() {
             outln!("mail rules     {rules}");
         }
     }
-    outln!("vocabulary     {}", m.vocab.describe());
-    outln!("geometry       {}", m.geometry.spec.name());
+    outln!("vocabulary     {}", m.vocab().describe());
+    outln!("geometry       {}", m.geometry().spec.name());
     outln!("learner        {} ({})", meta.learner, meta.options);
     outln!("inputs         {}", meta.inputs.join(" "));
     outln!("documents      {}", meta.documents);
@@ -126,7 +126,7 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
     if let Some(t) = report::threshold(&m) {
         outln!("decides        {t}");
     }
-    if let Some(o) = &m.online {
+    if let Some(o) = &m.online() {
         outln!("learns by      {} (learn, eval --online)", o.rule);
     }
     if meta.learned > 0 {
@@ -143,9 +143,9 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
     }
     if let Some(l) = linear {
         outln!("bias           {}", l.bias);
-        let positive = m.classes.get(1).map(String::as_str).unwrap_or("+");
-        let negative = m.classes.first().map(String::as_str).unwrap_or("-");
-        let unit = match m.features {
+        let positive = m.classes().get(1).map(String::as_str).unwrap_or("+");
+        let negative = m.classes().first().map(String::as_str).unwrap_or("-");
+        let unit = match m.features() {
             FeatureSpace::Text => "words",
             FeatureSpace::Indexed { .. } => "features",
         };

@@ -18,7 +18,7 @@ use rosenblatt::atomic::real_target;
 use rosenblatt::incremental::learn_document;
 use rosenblatt::input::mail::{self, MailCorpus, MailRules};
 use rosenblatt::input::{Corpus, Document, decode_text, read_text};
-use rosenblatt::model::SavedModel;
+use rosenblatt::model::Model;
 use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -87,8 +87,8 @@ pub fn run(a: LearnPlan) -> Result<ExitCode> {
     let class = a.class;
     // How to read the messages comes from the model; it is read again under the lock, so
     // an update made meanwhile by another `learn` is kept.
-    let rules = SavedModel::load(&a.model)?
-        .analyzer
+    let rules = Model::load(&a.model)?
+        .analyzer()
         .source()
         .mail_rules()
         .cloned();
@@ -106,15 +106,15 @@ pub fn run(a: LearnPlan) -> Result<ExitCode> {
         );
         return Ok(ExitCode::from(3));
     };
-    let mut model = SavedModel::load(&a.model)?;
-    if model.analyzer.source().mail_rules() != rules.as_ref() {
+    let mut model = Model::load(&a.model)?;
+    if model.analyzer().source().mail_rules() != rules.as_ref() {
         bail!(
             "{} was replaced by a model that reads messages differently while learn read \
              them; run learn again",
             a.model.display()
         );
     }
-    let (words_before, mut updates) = (model.vocab.len(), 0u64);
+    let (words_before, mut updates) = (model.vocab().len(), 0u64);
     for d in &corpus.docs {
         updates += u64::from(learn_document(&mut model, d, class)?.updated);
     }
@@ -122,7 +122,7 @@ pub fn run(a: LearnPlan) -> Result<ExitCode> {
     lock.unlock()
         .with_context(|| format!("unlocking {}", lock_file.display()))?;
     let n = corpus.docs.len();
-    let new_words = model.vocab.len() - words_before;
+    let new_words = model.vocab().len() - words_before;
     if a.json {
         let v = serde_json::json!({
             "model": a.model.display().to_string(),
@@ -130,14 +130,14 @@ pub fn run(a: LearnPlan) -> Result<ExitCode> {
             "messages": n,
             "updates": updates,
             "new_words": new_words,
-            "learned": model.meta.learned,
+            "learned": model.meta().learned,
         });
         outln!("{v}");
     } else {
         outln!(
             "learned {n} message(s) as {class}: {updates} update(s), {new_words} new word(s); \
              the model has learned {} message(s) since training",
-            model.meta.learned
+            model.meta().learned
         );
     }
     Ok(ExitCode::SUCCESS)

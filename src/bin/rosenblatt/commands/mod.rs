@@ -18,7 +18,7 @@ mod vectorize;
 use crate::flags::Plan;
 use anyhow::Result;
 use rosenblatt::experiment::{GridPoint, TuneProgress};
-use rosenblatt::model::SavedModel;
+use rosenblatt::model::Model;
 use rosenblatt::pipeline;
 use rosenblatt::training::TrainConfig;
 use std::process::ExitCode;
@@ -38,8 +38,8 @@ pub fn run(plan: Plan) -> Result<ExitCode> {
 
 /// Draws `train --plot` for the model just trained (from its metadata: the per-epoch
 /// mistakes, the bound, the tuning table); `inputs` names the training data.
-fn train_chart(file: &std::path::Path, model: &SavedModel, inputs: &[String]) -> Result<()> {
-    let meta = &model.meta;
+fn train_chart(file: &std::path::Path, model: &Model, inputs: &[String]) -> Result<()> {
+    let meta = &model.meta();
     let names: Vec<std::path::PathBuf> = inputs.iter().map(Into::into).collect();
     let of = format!("{} on {}", meta.learner, crate::plot::names(&names));
     let t = crate::plot::train::Training {

@@ -11,7 +11,7 @@ use anyhow::{Context, Result, bail};
 use rosenblatt::eval::{Metrics, SpamMetrics};
 use rosenblatt::experiment::holdout;
 use rosenblatt::input::Document;
-use rosenblatt::model::SavedModel;
+use rosenblatt::model::Model;
 use rosenblatt::pipeline;
 use std::collections::HashSet;
 use std::process::ExitCode;
@@ -103,7 +103,7 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
     } else {
         pipeline::train(&train_docs, &cfg, inputs)?
     };
-    trained.model.meta.tuning = table;
+    trained.model.meta_mut().tuning = table;
     phase.set("saving");
     trained.model.save(&plan.output)?;
     let held_out = match &test_docs {
@@ -116,7 +116,7 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
     if let (Some(splits), None) = (&cv, &test_docs) {
         // The training rows are every document's: the folds are views of them.
         phase.set("cross-validating");
-        let classes = &trained.model.classes;
+        let classes = &trained.model.classes();
         let idx = rosenblatt::training::class_indices(&train_docs, classes)?;
         folds = Some(
             pipeline::cross_validate_rows(&trained.matrix, &idx, classes, &cfg, splits)
@@ -160,13 +160,16 @@ fn sorted_by_class(docs: &[Document]) -> bool {
 }
 
 /// Spam-filter figures of `model` on labelled messages.
-fn spam_metrics(model: &SavedModel, docs: &[Document]) -> Result<SpamMetrics> {
+fn spam_metrics(model: &Model, docs: &[Document]) -> Result<SpamMetrics> {
     let x = pipeline::vectorize_for(model, docs).matrix;
     let scores: Vec<f32> = pipeline::decide(model, &x)
         .iter()
         .map(|d| d.score)
         .collect();
-    let truth = rosenblatt::training::class_indices(docs, &model.classes)?;
-    let is_spam: Vec<bool> = truth.iter().map(|&t| model.classes[t] == "spam").collect();
-    Ok(SpamMetrics::new(&scores, &is_spam, model.threshold))
+    let truth = rosenblatt::training::class_indices(docs, &model.classes())?;
+    let is_spam: Vec<bool> = truth
+        .iter()
+        .map(|&t| model.classes()[t] == "spam")
+        .collect();
+    Ok(SpamMetrics::new(&scores, &is_spam, model.threshold()))
 }

@@ -11,7 +11,7 @@ use rosenblatt::eval::Metrics;
 use rosenblatt::experiment::holdout;
 use rosenblatt::features::svmlight;
 use rosenblatt::features::{RowSubset, SparseRows};
-use rosenblatt::model::SavedModel;
+use rosenblatt::model::Model;
 use rosenblatt::pipeline;
 use rosenblatt::training::TrainConfig;
 use std::collections::HashSet;
@@ -20,10 +20,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 /// The metrics of `model` on rows `x` whose true classes are `truth`.
-fn metrics<X: SparseRows>(model: &SavedModel, x: &X, truth: &[usize]) -> Metrics {
+fn metrics<X: SparseRows>(model: &Model, x: &X, truth: &[usize]) -> Metrics {
     let decisions = pipeline::decide(model, x);
     let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
-    Metrics::new(model.classes.clone(), truth, &predicted)
+    Metrics::new(model.classes().to_vec(), truth, &predicted)
 }
 
 /// The entries of `idx` at the positions `part`.
@@ -101,8 +101,8 @@ pub fn run(plan: &TrainPlan, paths: &[PathBuf], limit: Option<u32>) -> Result<Ex
         &cfg,
         inputs,
     ))?;
-    model.meta.seconds = start.elapsed().as_secs_f64();
-    model.meta.tuning = table;
+    model.meta_mut().seconds = start.elapsed().as_secs_f64();
+    model.meta_mut().tuning = table;
     model.save(&plan.output)?;
     let held_out = split.map(|s| {
         let truth = pick(&idx, &s.test);

@@ -138,6 +138,7 @@ pub fn parse_memory(s: &str) -> Result<u64, String> {
 /// The flag that sets a library parameter (`None`: no flag sets it).
 pub fn flag(param: Param) -> Option<&'static str> {
     Some(match param {
+        Param::Learner => "--learner",
         Param::Eta => "--eta",
         Param::Epochs => "--epochs",
         Param::Rounds => "--rounds",

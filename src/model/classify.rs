@@ -1,0 +1,107 @@
+//! The front door for classifying: a string, many strings, or a raw mail message, each
+//! to a label and its score, read exactly as the model's training documents were (a
+//! mail filter parses the text as a message under its recorded rules).
+
+use super::{FeatureSpace, Model};
+use crate::features::vectorize;
+use crate::input::Document;
+use crate::{Error, Result};
+use rayon::prelude::*;
+
+/// A model's answer for one text: the label it gives and the score behind it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// The class name (multi-label models: the best-scoring label above its threshold).
+    pub label: String,
+    /// The score the label was chosen by: w·x + b for linear models (compared with the
+    /// model's threshold for two classes), the winning class's score otherwise.
+    pub score: f32,
+}
+
+impl Model {
+    /// Classifies one text.
+    ///
+    /// ```
+    /// use rosenblatt::{Document, Model, TrainConfig};
+    ///
+    /// let docs = [
+    ///     Document::labelled("spam", "cheap meds buy now"),
+    ///     Document::labelled("ham", "lunch at noon tomorrow"),
+    /// ];
+    /// let model = Model::fit(&docs, &TrainConfig::default())?;
+    /// let d = model.classify("buy cheap meds")?;
+    /// assert_eq!(d.label, "spam");
+    /// assert!(d.score > 0.0);
+    /// # Ok::<(), rosenblatt::Error>(())
+    /// ```
+    pub fn classify(&self, text: &str) -> Result<Decision> {
+        Ok(self.classify_batch(&[text])?.remove(0))
+    }
+
+    /// Classifies many texts, tokenized and scored in parallel; the decisions come in
+    /// the order of `texts`.
+    ///
+    /// ```
+    /// use rosenblatt::{Document, Model, TrainConfig};
+    ///
+    /// let docs = [
+    ///     Document::labelled("spam", "cheap meds buy now"),
+    ///     Document::labelled("ham", "lunch at noon tomorrow"),
+    /// ];
+    /// let model = Model::fit(&docs, &TrainConfig::default())?;
+    /// let labels: Vec<String> = model
+    ///     .classify_batch(&["noon lunch", "cheap meds"])?
+    ///     .into_iter()
+    ///     .map(|d| d.label)
+    ///     .collect();
+    /// assert_eq!(labels, ["ham", "spam"]);
+    /// # Ok::<(), rosenblatt::Error>(())
+    /// ```
+    pub fn classify_batch<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Result<Vec<Decision>> {
+        let docs: Vec<Document> = texts
+            .par_iter()
+            .map(|t| self.document(t.as_ref().as_bytes()))
+            .collect();
+        self.classify_documents(&docs)
+    }
+
+    /// Classifies one raw RFC 822 message (headers, MIME parts, any charset) as the
+    /// model's mail rules read it; a model trained on plain text reads the bytes as text
+    /// (UTF-8, else latin-1).
+    #[cfg(feature = "mail")]
+    pub fn classify_mail(&self, raw: &[u8]) -> Result<Decision> {
+        Ok(self.classify_documents(&[self.document(raw)])?.remove(0))
+    }
+
+    /// Decisions for documents already read.
+    pub fn classify_documents(&self, docs: &[Document]) -> Result<Vec<Decision>> {
+        if let FeatureSpace::Indexed { n_features } = self.features {
+            return Err(Error::Data(format!(
+                "this model was trained on feature vectors ({n_features} features, SVMlight), \
+                 not on text: it scores rows, not strings"
+            )));
+        }
+        let stored = vectorize(&self.analyzer, &self.vocab, docs).matrix;
+        let x = self.geometry.apply(&stored);
+        Ok((0..docs.len())
+            .into_par_iter()
+            .map(|i| {
+                let d = self.decide(crate::features::SparseRows::row(&x, i));
+                Decision {
+                    label: self.classes[d.class].clone(),
+                    score: d.score,
+                }
+            })
+            .collect())
+    }
+
+    /// A text as the model's training documents were read: parsed as a mail message by
+    /// a mail filter (with the `mail` feature), else taken as the body.
+    fn document(&self, bytes: &[u8]) -> Document {
+        #[cfg(feature = "mail")]
+        if let Some(rules) = self.analyzer.source().mail_rules() {
+            return crate::input::mail::parse_message(bytes, String::new(), None, rules).doc;
+        }
+        Document::new("", crate::input::decode_text(bytes.to_vec()), None)
+    }
+}
