@@ -413,3 +413,41 @@ fn train_with_no_options_is_the_library_default() {
         Analyzer::standard(TextSource::mail(), true)
     );
 }
+
+#[test]
+fn the_command_line_is_consistent() {
+    use clap::CommandFactory;
+    Cli::command().debug_assert();
+}
+
+#[test]
+fn every_flag_of_a_long_help_is_under_a_heading() {
+    use clap::CommandFactory;
+    let headings = [
+        "Input",
+        "Features",
+        "Learner",
+        "Evaluation",
+        "Mail",
+        "Cluster",
+        "Output",
+    ];
+    // `learn`, `completions` and `man` take a handful of flags each: one list.
+    let short = ["learn", "completions", "man"];
+    let cli = Cli::command();
+    for sub in cli.get_subcommands() {
+        let name = sub.get_name();
+        for arg in sub.get_arguments() {
+            let heading = arg.get_help_heading();
+            if short.contains(&name) {
+                assert_eq!(heading, None, "{name} {}", arg.get_id());
+            } else {
+                assert!(
+                    heading.is_some_and(|h| headings.contains(&h)),
+                    "{name} {}: {heading:?}",
+                    arg.get_id()
+                );
+            }
+        }
+    }
+}
