@@ -24,5 +24,6 @@ mod order;
 mod plots;
 mod properties;
 mod seed_examples;
+mod shell;
 mod svmlight;
 mod tune;

@@ -5,11 +5,13 @@ mod bench;
 mod classify;
 mod classify_cluster;
 mod classify_mail;
+mod completions;
 mod eval;
 mod eval_cluster;
 mod eval_mail;
 mod inspect;
 mod learn;
+mod man;
 mod train;
 mod train_cluster;
 mod train_svm;
@@ -33,6 +35,8 @@ pub fn run(plan: Plan) -> Result<ExitCode> {
         Plan::Learn(p) => learn::run(p),
         Plan::Bench(p) => bench::run(p),
         Plan::Vectorize(p) => vectorize::run(p),
+        Plan::Completions(p) => completions::run(p),
+        Plan::Man(p) => man::run(p),
     }
 }
 

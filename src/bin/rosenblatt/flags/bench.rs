@@ -15,23 +15,30 @@ use std::path::PathBuf;
     after_help = "--plot draws the nonzeros visited per second of every timed phase as bars: \
 each learner's training (1 thread) and prediction at each --threads count."
 )]
+// The fields are in the order of `--help`'s headings: Input (a corpus, or the synthetic
+// rows), Learner (what is timed), Output. The inputs head the Input heading (see
+// `CorpusArgs`).
+#[command(next_help_heading = "Input", next_display_order = 1)]
 pub struct BenchArgs {
     /// A labelled corpus (as for `train`) or an SVMlight file; synthetic rows when omitted.
+    #[arg(display_order = 0)]
     pub inputs: Vec<PathBuf>,
     /// Input format; detected when omitted.
     #[arg(long, value_parser = super::names::format())]
     pub format: Option<Format>,
+    #[command(flatten)]
+    pub svm: super::inputs::SvmArgs,
     /// Synthetic data: number of rows.
-    #[arg(long, default_value_t = 200_000)]
+    #[arg(long, default_value_t = 200_000, help_heading = "Input")]
     pub rows: usize,
     /// Synthetic data: number of features (columns).
-    #[arg(long, default_value_t = 50_000)]
+    #[arg(long, default_value_t = 50_000, help_heading = "Input")]
     pub features: usize,
     /// Synthetic data: average nonzeros per row (before duplicates are removed).
-    #[arg(long, default_value_t = 120)]
+    #[arg(long, default_value_t = 120, help_heading = "Input")]
     pub nnz: usize,
     /// Synthetic data: generator seed.
-    #[arg(long, default_value_t = 42)]
+    #[arg(long, default_value_t = 42, help_heading = "Input")]
     pub seed: u64,
     /// Learners to time (comma-separated): perceptron, averaged-perceptron,
     /// margin-perceptron, pa, winnow, logistic, centroid.
@@ -39,20 +46,24 @@ pub struct BenchArgs {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "perceptron,averaged-perceptron,pa,logistic"
+        default_value = "perceptron,averaged-perceptron,pa,logistic",
+        help_heading = "Learner"
     )]
     pub learner: Vec<LearnerName>,
     /// Thread counts to run the parallel phases with (comma-separated).
-    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1,2",
+        help_heading = "Learner"
+    )]
     pub threads: Vec<usize>,
     /// Epochs per learner.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, help_heading = "Learner")]
     pub epochs: usize,
     /// Print one JSON object per line instead of a table.
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub json: bool,
-    #[command(flatten)]
-    pub svm: super::inputs::SvmArgs,
     #[command(flatten)]
     pub plot: super::plot::PlotArg,
 }

@@ -20,32 +20,34 @@ pub enum OutputFormat {
 
 /// `rosenblatt classify`.
 #[derive(Debug, Args)]
+// The fields are in the order of `--help`'s headings: Input, Mail, Cluster, Output.
 pub struct ClassifyArgs {
     /// The model file.
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = "Input")]
     pub model: PathBuf,
-    /// Output format: `id<TAB>label<TAB>score` lines or one JSON object per line.
-    #[arg(long = "format", value_enum, default_value_t = OutputFormat::Tsv)]
-    pub output_format: OutputFormat,
     /// Documents: files, folders (every file under them) or line files with --format;
     /// `-` (or nothing) reads one document from stdin. For a mail filter: messages, Maildir
     /// folders or mbox files.
+    #[arg(help_heading = "Input", display_order = 0)]
     pub inputs: Vec<PathBuf>,
-    /// Spam-filter options (exit codes, --passthrough, --unsure).
-    #[command(flatten)]
-    pub svm: super::inputs::SvmArgs,
-    #[command(flatten)]
-    pub filter: FilterArgs,
     /// Input format: `text` (each file one document), or a line format (jsonl, tsv:
     /// one document per line, id = line number). Detected from the extension when omitted.
-    #[arg(long = "input-format", value_enum)]
+    #[arg(long = "input-format", value_enum, help_heading = "Input")]
     pub input_format: Option<ClassifyFormat>,
     /// With --input-format reuters: the ModApte part to classify (train or test).
-    #[arg(long, value_parser = super::names::split())]
+    #[arg(long, value_parser = super::names::split(), help_heading = "Input")]
     pub split: Option<Split>,
+    #[command(flatten)]
+    pub svm: super::inputs::SvmArgs,
+    /// Spam-filter options (exit codes, --passthrough, --unsure).
+    #[command(flatten)]
+    pub filter: FilterArgs,
     /// Classifying as one of several processes, each scoring its share of the inputs.
     #[command(flatten)]
     pub cluster: super::cluster::ClusterArgs,
+    /// Output format: `id<TAB>label<TAB>score` lines or one JSON object per line.
+    #[arg(long = "format", value_enum, default_value_t = OutputFormat::Tsv, help_heading = "Output")]
+    pub output_format: OutputFormat,
 }
 
 /// How `classify` reads its inputs.
@@ -93,6 +95,7 @@ fn parse_band(s: &str) -> std::result::Result<Band, String> {
 
 /// Spam-filter options of `classify`.
 #[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Mail")]
 pub struct FilterArgs {
     /// Write the message (one, from stdin or a file) back to stdout with an
     /// `X-Rosenblatt: spam|ham|unsure; score=S` header added, instead of a verdict line.

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 /// Where this process stands in a cluster.
 #[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Cluster")]
 pub struct ClusterArgs {
     /// Run as one of N processes (on one host or several), each reading only its share
     /// of the input: file, line or message k goes to process k mod N. Start the same

@@ -21,22 +21,37 @@ true class, columns the predicted one, counts in the cells, classes by size, the
 --plot-classes largest) with each class's F1 as a bar beside its row; with --online, the \
 learning curve ((1-ROCA)% so far and errors per --block against messages seen)."
 )]
+// The fields are in the order of `--help`'s headings: Input, Mail, Evaluation (the online
+// protocol), the Learner and Features of an empty online filter, Cluster, Output.
 pub struct EvalArgs {
     /// The model file (with --online: the filter to start from; default an empty one).
-    #[arg(short, long, required_unless_present = "online")]
+    #[arg(
+        short,
+        long,
+        required_unless_present = "online",
+        help_heading = "Input"
+    )]
     pub model: Option<PathBuf>,
     /// Labelled input(s), as for `train`.
-    #[arg(required_unless_present_any = ["spam", "ham", "online"], conflicts_with_all = ["spam", "ham", "online"])]
+    #[arg(
+        required_unless_present_any = ["spam", "ham", "online"],
+        conflicts_with_all = ["spam", "ham", "online"],
+        help_heading = "Input",
+        display_order = 0
+    )]
     pub inputs: Vec<PathBuf>,
-    /// Labelled mail (--spam PATH... --ham PATH...) or a TREC index (--online INDEX).
-    #[command(flatten)]
-    pub mail: EvalMailArgs,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
     pub svm: inputs::SvmArgs,
+    /// Labelled mail (--spam PATH... --ham PATH...) or a TREC index (--online INDEX).
+    #[command(flatten)]
+    pub mail: EvalMailArgs,
+    /// Evaluating as one of several processes, each scoring its share of the inputs.
+    #[command(flatten)]
+    pub cluster: super::cluster::ClusterArgs,
     /// Print one JSON object (keys accuracy, per_class, confusion, documents).
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub json: bool,
     #[command(flatten)]
     pub plot: super::plot::PlotArg,
@@ -46,16 +61,14 @@ pub struct EvalArgs {
         long,
         value_name = "MODEL2",
         requires = "plot",
-        conflicts_with = "online"
+        conflicts_with = "online",
+        help_heading = "Output"
     )]
     pub plot_compare: Option<PathBuf>,
     /// With --plot on a multiclass or multi-label model: how many of the classes with
     /// most documents the heat map shows [default: 20].
-    #[arg(long, value_name = "N", requires = "plot")]
+    #[arg(long, value_name = "N", requires = "plot", help_heading = "Output")]
     pub plot_classes: Option<usize>,
-    /// Evaluating as one of several processes, each scoring its share of the inputs.
-    #[command(flatten)]
-    pub cluster: super::cluster::ClusterArgs,
 }
 
 /// Mail inputs of `eval`.
@@ -68,14 +81,24 @@ pub struct EvalMailArgs {
     /// to INDEX, e.g. trec07p/full/index): each message is classified, then learned by
     /// the filter's update rule, in order; starts from --model, or from an empty filter
     /// (see --learner and the feature flags).
-    #[arg(long, value_name = "INDEX")]
+    #[arg(long, value_name = "INDEX", help_heading = "Evaluation")]
     pub online: Option<PathBuf>,
     /// With --online: save the filter as it stands after the run.
-    #[arg(long, value_name = "MODEL", requires = "online")]
+    #[arg(
+        long,
+        value_name = "MODEL",
+        requires = "online",
+        help_heading = "Evaluation"
+    )]
     pub save: Option<PathBuf>,
     /// With --online: print the learning curve every this many messages ((1-ROCA)% and
     /// errors per block, and so far) [default: 500].
-    #[arg(long, value_name = "N", requires = "online")]
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "online",
+        help_heading = "Evaluation"
+    )]
     pub block: Option<usize>,
     /// An empty filter's rule and features (with --online and no --model).
     #[command(flatten)]

@@ -66,6 +66,7 @@ pub fn parse_tokens(s: &str) -> std::result::Result<Tokens, String> {
 
 /// The tokenizing flags.
 #[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Features")]
 pub struct FeatureArgs {
     /// Keep letter case (words and character n-grams are lowercased by default).
     #[arg(long)]

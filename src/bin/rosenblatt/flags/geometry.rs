@@ -26,6 +26,7 @@ pub enum NormalizeArg {
 /// How a model reads its rows; recorded in the model and applied by `classify`, `eval`
 /// and `learn`.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Features")]
 pub struct GeometryArgs {
     /// Feature weighting [default: idf for text; binary for mail (--spam/--ham), for
     /// SVMlight rows (values as given) and for `vectorize`]. Rows stay binary in memory (4 bytes per

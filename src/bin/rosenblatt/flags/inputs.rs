@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// How inputs are read.
 #[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Input")]
 pub struct InputArgs {
     /// Input format; detected when omitted (folder → dir, .jsonl → jsonl, else tsv).
     #[arg(long, value_parser = super::names::format())]
@@ -24,6 +25,7 @@ pub struct InputArgs {
 
 /// How SVMlight rows are read (`train`, `eval`, `classify`, `bench`).
 #[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Input")]
 pub struct SvmArgs {
     /// SVMlight input: the largest feature id accepted (memory grows with the largest id)
     /// [default: 16777216].
@@ -55,6 +57,7 @@ pub const NOT_SVM: &str = "--max-feature-id applies to SVMlight input only";
 
 /// Labelled mail: `--spam PATH... --ham PATH...`.
 #[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Mail")]
 pub struct MailInputs {
     /// Spam: Maildir folders, mbox files, folders of message files (recursively) or
     /// message files; read as mail (headers, MIME, HTML).
@@ -191,6 +194,7 @@ fn looks_like_documents(p: &Path) -> bool {
 /// How the words of a corpus become its features (`train`, `vectorize`): the tokens
 /// ([`FeatureArgs`]), and a pruned vocabulary or hashed ids.
 #[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Features")]
 pub struct VocabArgs {
     /// Keep words seen in at least this many (training) documents.
     #[arg(long, default_value_t = 1)]
@@ -240,16 +244,21 @@ impl VocabArgs {
     }
 }
 
-/// A labelled corpus (`train`, `vectorize`): documents, or mail with `--spam`/`--ham`.
+/// A labelled corpus of documents (`train`, `vectorize`); mail comes instead through
+/// [`MailInputs`], flattened apart so that it is listed under its own heading.
 #[derive(Debug, Args, Clone)]
+// The inputs head the Input heading: a positional sorts by its display order as flags do
+// but takes none of the running count, so the flags here count from 1.
+#[command(next_help_heading = "Input", next_display_order = 1)]
 pub struct CorpusArgs {
     /// Labelled input(s): a DIR/<class>/<files> folder, a .jsonl or a label<TAB>text file
     /// (vectorize: --format text for unlabelled files).
-    #[arg(required_unless_present_any = ["spam", "ham"], conflicts_with_all = ["spam", "ham"])]
+    #[arg(
+        required_unless_present_any = ["spam", "ham"],
+        conflicts_with_all = ["spam", "ham"],
+        display_order = 0
+    )]
     pub inputs: Vec<PathBuf>,
-    /// Mail (--spam PATH... --ham PATH...): a spam filter's training messages.
-    #[command(flatten)]
-    pub mail: MailInputs,
     #[command(flatten)]
     pub input: InputArgs,
 }

@@ -13,13 +13,13 @@ margins: `train --plot` shows the training run."
 )]
 pub struct InspectArgs {
     /// The model file.
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = "Input")]
     pub model: PathBuf,
     /// How many of the most positive and most negative words to list.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, help_heading = "Output")]
     pub top: usize,
     /// Print one JSON object.
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub json: bool,
     #[command(flatten)]
     pub plot: super::plot::PlotArg,

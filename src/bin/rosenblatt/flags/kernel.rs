@@ -20,6 +20,7 @@ pub enum KernelName {
 
 /// Flags of `--learner kernel-perceptron`.
 #[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Learner")]
 pub struct KernelArgs {
     /// Kernel of --learner kernel-perceptron.
     #[arg(long, value_enum)]

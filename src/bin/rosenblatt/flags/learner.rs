@@ -33,6 +33,7 @@ pub enum ThresholdMode {
 
 /// Flags of the learners other than the perceptron and the kernel perceptron.
 #[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Learner")]
 pub struct LearnerArgs {
     /// Margin τ: margin-perceptron updates when y·(w·x + b) ≤ τ [default: 1]; winnow also
     /// updates below it [default: 0].

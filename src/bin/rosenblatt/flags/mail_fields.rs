@@ -15,6 +15,7 @@ const FLAG: &str = "--header-fields";
 /// Which header fields give words, for the filters `train --spam/--ham` and
 /// `eval --online` make.
 #[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Mail")]
 pub struct MailFieldArgs {
     /// Mail: the header fields whose words become features in a new filter, by group (a
     /// comma list of routing, sender, recipients, subject, other; or all, or none)

@@ -6,6 +6,7 @@
 mod bench;
 mod classify;
 mod cluster;
+mod completions;
 mod eval;
 mod features;
 mod geometry;
@@ -15,6 +16,7 @@ mod kernel;
 mod learn;
 mod learner;
 mod mail_fields;
+mod man;
 pub mod names;
 mod online;
 mod plot;
@@ -28,10 +30,12 @@ mod tests;
 
 pub use bench::{BenchData, BenchPlan};
 pub use classify::{ClassifyPlan, OutputFormat};
+pub use completions::CompletionsPlan;
 pub use eval::{EvalChart, EvalPlan, EvalTask};
 pub use inputs::{Documents, Mail, NOT_SVM, Source};
 pub use inspect::InspectPlan;
 pub use learn::LearnPlan;
+pub use man::ManPlan;
 pub use train::TrainPlan;
 pub use tune::options_of;
 pub use vectorize::VectorizePlan;
@@ -71,6 +75,12 @@ pub enum Command {
     /// Write a corpus as SVMlight vectors (OUT) with its vocabulary (OUT.vocab) and class
     /// labels (OUT.classes), streaming the input, for LIBLINEAR, Vowpal Wabbit, scikit-learn.
     Vectorize(vectorize::VectorizeArgs),
+    /// Print the completion script of a shell (bash, zsh, fish, elvish, powershell) on
+    /// stdout.
+    Completions(completions::CompletionsArgs),
+    /// Print the manual page (roff) on stdout: the program and every subcommand, or one
+    /// subcommand's page.
+    Man(man::ManArgs),
 }
 
 impl Command {
@@ -102,6 +112,10 @@ pub enum Plan {
     Bench(BenchPlan),
     /// `vectorize`.
     Vectorize(VectorizePlan),
+    /// `completions`.
+    Completions(CompletionsPlan),
+    /// `man`.
+    Man(ManPlan),
 }
 
 /// Turns parsed flags into the subcommand's plan, or the sentence saying which flags do
@@ -115,5 +129,7 @@ pub fn plan(command: Command) -> Result<Plan> {
         Command::Learn(a) => Plan::Learn(learn::plan(a)?),
         Command::Bench(a) => Plan::Bench(bench::plan(a)?),
         Command::Vectorize(a) => Plan::Vectorize(vectorize::plan(a)?),
+        Command::Completions(a) => Plan::Completions(completions::plan(a)),
+        Command::Man(a) => Plan::Man(man::plan(a)),
     })
 }

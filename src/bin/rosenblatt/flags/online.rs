@@ -40,6 +40,7 @@ pub enum RateArg {
 
 /// How an empty filter learns and reads mail under `eval --online`.
 #[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Learner")]
 pub struct OnlineArgs {
     /// With --online and no --model: the filter's update rule. The default filter is
     /// online logistic regression (AdaGrad, η 1) on words and word pairs of the header
@@ -67,7 +68,7 @@ pub struct OnlineArgs {
     #[arg(long, allow_negative_numbers = true, value_name = "SCORE")]
     pub threshold: Option<f32>,
     /// Row normalization: l2 scales every message to length 1 [default: l2].
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = "Features")]
     pub normalize: Option<NormalizeArg>,
     #[command(flatten)]
     pub features: FeatureArgs,

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 /// `--plot FILE.svg`.
 #[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Output")]
 pub struct PlotArg {
     /// Also draw the results as an 800×500 chart into FILE (SVG only, the name ending in
     /// .svg: PNG would need system fonts; convert the SVG when a bitmap is wanted). What

@@ -55,6 +55,7 @@ impl LearnerName {
 
 /// `--learner` and the schedule flags of `train`.
 #[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Learner")]
 pub struct ScheduleArgs {
     /// The learning algorithm [default: pa, averaged, over idf-weighted unit-length rows:
     /// the best mean accuracy over seeded splits of the corpora measured (`cargo run

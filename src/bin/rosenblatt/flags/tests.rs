@@ -413,3 +413,71 @@ fn train_with_no_options_is_the_library_default() {
         Analyzer::standard(TextSource::mail(), true)
     );
 }
+
+#[test]
+fn the_command_line_is_consistent() {
+    use clap::CommandFactory;
+    Cli::command().debug_assert();
+}
+
+#[test]
+fn every_flag_of_a_long_help_is_under_a_heading() {
+    use clap::CommandFactory;
+    let headings = [
+        "Input",
+        "Features",
+        "Learner",
+        "Evaluation",
+        "Mail",
+        "Cluster",
+        "Output",
+    ];
+    // `learn`, `completions` and `man` take a handful of flags each: one list.
+    let short = ["learn", "completions", "man"];
+    let cli = Cli::command();
+    for sub in cli.get_subcommands() {
+        let name = sub.get_name();
+        for arg in sub.get_arguments() {
+            let heading = arg.get_help_heading();
+            if short.contains(&name) {
+                assert_eq!(heading, None, "{name} {}", arg.get_id());
+            } else {
+                assert!(
+                    heading.is_some_and(|h| headings.contains(&h)),
+                    "{name} {}: {heading:?}",
+                    arg.get_id()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn man_accepts_every_subcommand() {
+    use clap::CommandFactory;
+    let cli = Cli::command();
+    let names: Vec<&str> = cli.get_subcommands().map(|s| s.get_name()).collect();
+    assert_eq!(names, man::SUBCOMMANDS);
+    for name in names {
+        let Ok(Plan::Man(p)) = plan_of(&format!("man {name}")) else {
+            panic!("a man plan expected for {name}");
+        };
+        assert_eq!(p.subcommand.as_deref(), Some(name));
+    }
+    let Ok(Plan::Man(p)) = plan_of("man") else {
+        panic!("a man plan expected");
+    };
+    assert_eq!(p.subcommand, None);
+    assert!(plan_of("man nosuch").is_err());
+}
+
+#[test]
+fn completions_name_their_shell() {
+    let Ok(Plan::Completions(p)) = plan_of("completions fish") else {
+        panic!("a completions plan expected");
+    };
+    assert_eq!(p.shell, clap_complete::Shell::Fish);
+    assert_eq!(p.command.get_name(), "rosenblatt");
+    assert!(plan_of("completions tcsh").is_err());
+    assert!(plan_of("completions").is_err());
+}

@@ -29,43 +29,49 @@ with Novikoff's bound (R/γ)² when the learned hyperplane separates the trainin
 scale), and beside them the training accuracy during each pass; with --tune, the \
 cross-validation score of each grid point (mean ± sd over the folds) instead."
 )]
+// The fields are in the order of `--help`'s headings (Input, Features, Learner,
+// Evaluation, Mail, Cluster, Output): each flag group names its heading, and the flags
+// declared here name theirs. Every flag's help starts on a line of its own, so that the
+// sections read alike.
+#[command(next_line_help = true)]
 pub struct TrainArgs {
     #[command(flatten)]
     pub corpus: inputs::CorpusArgs,
-    /// Where to write the model.
-    #[arg(short, long)]
-    pub output: PathBuf,
-    /// The learner and its schedule.
     #[command(flatten)]
-    pub schedule: ScheduleArgs,
+    pub svm: inputs::SvmArgs,
+    /// The positive class of a binary problem (default: spam if present, else the second
+    /// label in sorted order).
+    #[arg(long, help_heading = "Input")]
+    pub positive: Option<String>,
     #[command(flatten)]
     pub vocab: inputs::VocabArgs,
     #[command(flatten)]
     pub geometry: GeometryArgs,
     #[command(flatten)]
-    pub fields: MailFieldArgs,
-    /// The positive class of a binary problem (default: spam if present, else the second
-    /// label in sorted order).
-    #[arg(long)]
-    pub positive: Option<String>,
-    /// Hold out this fraction (seeded) and print the model's evaluation on it; the saved
-    /// model is trained on the rest.
-    #[arg(long, allow_negative_numbers = true, value_name = "FRACTION")]
-    pub holdout: Option<f64>,
-    /// Also run K-fold cross-validation (seeded) and print each fold's accuracy.
-    #[arg(long, value_name = "K")]
-    pub cv: Option<usize>,
-    /// Print the summary as one JSON object.
-    #[arg(long)]
-    pub json: bool,
-    #[command(flatten)]
-    pub svm: inputs::SvmArgs,
+    pub schedule: ScheduleArgs,
     #[command(flatten)]
     pub kernel: KernelArgs,
     #[command(flatten)]
     pub learners: LearnerArgs,
+    /// Hold out this fraction (seeded) and print the model's evaluation on it; the saved
+    /// model is trained on the rest.
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "FRACTION",
+        help_heading = "Evaluation"
+    )]
+    pub holdout: Option<f64>,
+    /// Also run K-fold cross-validation (seeded) and print each fold's accuracy.
+    #[arg(long, value_name = "K", help_heading = "Evaluation")]
+    pub cv: Option<usize>,
     #[command(flatten)]
     pub tune: TuneArgs,
+    /// Mail (--spam PATH... --ham PATH...): a spam filter's training messages.
+    #[command(flatten)]
+    pub mail: inputs::MailInputs,
+    #[command(flatten)]
+    pub fields: MailFieldArgs,
     /// Train by iterative parameter mixing over W worker threads (timely dataflow): row i
     /// goes to worker i mod W; in each round (one per epoch) every worker runs one epoch
     /// over its rows from the mixed weights, then the weights are mixed, each worker's
@@ -74,10 +80,16 @@ pub struct TrainArgs {
     /// stopping): two classes, one-vs-rest, and the label models of multi-label input
     /// (whose thresholds are still tuned on folds fitted in one process); not with --tune
     /// or --cv. W = 1 trains the model training without it does.
-    #[arg(long, value_name = "W")]
+    #[arg(long, value_name = "W", help_heading = "Cluster")]
     pub workers: Option<usize>,
     #[command(flatten)]
     pub cluster: super::cluster::ClusterArgs,
+    /// Where to write the model.
+    #[arg(short, long, help_heading = "Output")]
+    pub output: PathBuf,
+    /// Print the summary as one JSON object.
+    #[arg(long, help_heading = "Output")]
+    pub json: bool,
     #[command(flatten)]
     pub plot: super::plot::PlotArg,
 }
@@ -201,7 +213,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         bail!("--cv needs at least 2 folds");
     }
     let vocab = a.vocab.config()?;
-    let mail = a.corpus.mail.is_set();
+    let mail = a.mail.is_set();
     let options = match kernel::describe(&learner) {
         Some(k) => format!("{}, {k}", s.describe(a.learners.no_shuffle)),
         None => learner::describe(&learner).unwrap_or_else(|| s.describe(a.learners.no_shuffle)),
@@ -249,10 +261,10 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
     inputs::check_split(a.corpus.input.split, a.corpus.input.format)?;
     let max_feature_id = a.svm.limit()?;
     let source = if mail {
-        if a.corpus.mail.spam.is_empty() || a.corpus.mail.ham.is_empty() {
+        if a.mail.spam.is_empty() || a.mail.ham.is_empty() {
             bail!("a spam filter learns from both: give --spam PATH... and --ham PATH...");
         }
-        Source::Mail(a.corpus.mail.plan())
+        Source::Mail(a.mail.plan())
     } else if inputs::is_svm(&a.corpus.inputs, a.corpus.input.format, Format::detect)? {
         if a.vocab.is_set() {
             bail!("{}", inputs::VOCAB_ON_VECTORS);

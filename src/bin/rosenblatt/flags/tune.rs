@@ -15,6 +15,7 @@ use std::time::Duration;
 
 /// The flags of `train --tune`.
 #[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Evaluation")]
 pub struct TuneArgs {
     /// Choose the learner, its main constant, the weighting and the normalization by
     /// K-fold cross-validation (stratified, seeded by --seed) on the training documents

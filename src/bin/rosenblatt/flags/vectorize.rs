@@ -13,29 +13,33 @@ use std::path::PathBuf;
 
 /// `rosenblatt vectorize`.
 #[derive(Debug, Args)]
+// The fields are in the order of `--help`'s headings, as `train`'s are.
 pub struct VectorizeArgs {
     #[command(flatten)]
     pub corpus: inputs::CorpusArgs,
-    /// The SVMlight file to write; the vocabulary goes to OUT.vocab (line i: feature id i,
-    /// `word<TAB>document frequency`; with --hash-bits, `#ID<TAB>document frequency` for
-    /// each of the 2^B ids) and the class labels to OUT.classes.
-    #[arg(short, long)]
-    pub output: PathBuf,
+    /// The class written as +1 in a two-class corpus (default as for `train`: spam if
+    /// present, else the second label in sorted order).
+    #[arg(long, help_heading = "Input")]
+    pub positive: Option<String>,
+    /// Documents read and tokenized per batch.
+    #[arg(long, default_value_t = rosenblatt::input::stream::DEFAULT_BATCH, help_heading = "Input")]
+    pub batch: usize,
     #[command(flatten)]
     pub vocab: inputs::VocabArgs,
     /// The values written: 1 per word (binary, the default) or the weighted, scaled
     /// values `train` would read with the same flags (idf over this corpus).
     #[command(flatten)]
     pub geometry: GeometryArgs,
-    /// The class written as +1 in a two-class corpus (default as for `train`: spam if
-    /// present, else the second label in sorted order).
-    #[arg(long)]
-    pub positive: Option<String>,
-    /// Documents read and tokenized per batch.
-    #[arg(long, default_value_t = rosenblatt::input::stream::DEFAULT_BATCH)]
-    pub batch: usize,
+    /// Mail (--spam PATH... --ham PATH...): messages, written as a spam filter reads them.
+    #[command(flatten)]
+    pub mail: inputs::MailInputs,
+    /// The SVMlight file to write; the vocabulary goes to OUT.vocab (line i: feature id i,
+    /// `word<TAB>document frequency`; with --hash-bits, `#ID<TAB>document frequency` for
+    /// each of the 2^B ids) and the class labels to OUT.classes.
+    #[arg(short, long, help_heading = "Output")]
+    pub output: PathBuf,
     /// Print the summary as one JSON object.
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub json: bool,
 }
 
@@ -70,8 +74,8 @@ pub fn plan(a: VectorizeArgs) -> Result<VectorizePlan> {
         bail!("vectorize reads documents; SVMlight input is already vectors");
     }
     inputs::check_split(a.corpus.input.split, a.corpus.input.format)?;
-    let source = if a.corpus.mail.is_set() {
-        Source::Mail(a.corpus.mail.plan())
+    let source = if a.mail.is_set() {
+        Source::Mail(a.mail.plan())
     } else {
         Source::Documents(a.corpus.documents())
     };
