@@ -106,7 +106,7 @@ pub fn fit_rows<X: SparseRows>(
         model.online = cfg.learner.update_rule().map(OnlineState::new);
     }
     // Scored on the rows already read in the geometry, not read through it again.
-    let predicted = predict_classes(&model.predictor(), x);
+    let predicted = predict_classes(model.predictor(), x);
     let correct = predicted.iter().zip(idx).filter(|(p, t)| p == t).count();
     model.meta.training_accuracy = correct as f64 / idx.len().max(1) as f64;
     model.meta.seconds = start.elapsed().as_secs_f64();
@@ -115,7 +115,7 @@ pub fn fit_rows<X: SparseRows>(
 
 /// Vectorizes documents with a model's analyzer and vocabulary.
 pub fn vectorize_for(model: &Model, docs: &[Document]) -> Vectorized {
-    vectorize(&model.analyzer(), &model.vocab(), docs)
+    vectorize(model.analyzer(), model.vocab(), docs)
 }
 
 /// The decision for every stored row (read in the model's geometry), computed in
@@ -148,7 +148,7 @@ pub struct Evaluated {
 /// Evaluates a model on labelled documents, keeping the true classes and the decisions
 /// that [`evaluate`] counts.
 pub fn evaluate_decisions(model: &Model, docs: &[Document]) -> Result<Evaluated> {
-    let truth = class_indices(docs, &model.classes())?;
+    let truth = class_indices(docs, model.classes())?;
     let x = vectorize_for(model, docs).matrix;
     let decisions = decide(model, &x);
     let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();

@@ -41,7 +41,7 @@ fn root_items(lib: &str) -> HashMap<String, String> {
 /// The last path segment of every item of `use module::…` (braces included).
 fn names_after(path: &str, module: &str) -> Vec<String> {
     let tail = &path[module.len()..];
-    tail.split(|c: char| c == ',' || c == '{' || c == '}')
+    tail.split([',', '{', '}'])
         .filter_map(|p| p.rsplit("::").next())
         .map(|p| p.split(" as ").last().unwrap().trim().to_string())
         .filter(|p| !p.is_empty())

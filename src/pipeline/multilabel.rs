@@ -74,7 +74,7 @@ pub fn train_multilabel(
         threshold: 0.0,
     })?;
     // Scored on the rows already read in the geometry, not read through it again.
-    let exact = exact_label_sets(&model.predictor(), &x, &sets);
+    let exact = exact_label_sets(model.predictor(), &x, &sets);
     model.meta.training_accuracy = exact as f64 / docs.len().max(1) as f64;
     model.meta.seconds = start.elapsed().as_secs_f64();
     Ok(Trained {
@@ -86,7 +86,7 @@ pub fn train_multilabel(
 /// The labels of every stored row (read in the model's geometry) with their scores
 /// (probabilities where the model has them), computed in parallel, in row order.
 pub fn decide_labels<X: SparseRows>(model: &Model, x: &X) -> Vec<Vec<(usize, f32)>> {
-    labels_of(&model.predictor(), &model.geometry().apply(x))
+    labels_of(model.predictor(), &model.geometry().apply(x))
 }
 
 /// The labels ranked by training frequency (most frequent first, ties by name), for the
@@ -110,7 +110,7 @@ pub type LabelSets = (MultiLabelMetrics, Vec<Vec<usize>>, Vec<Vec<usize>>);
 
 /// The metrics of [`evaluate_multilabel`] with each document's true and given labels.
 pub fn evaluate_label_sets(model: &Model, docs: &[Document]) -> Result<LabelSets> {
-    let truth = label_sets(docs, &model.classes())?;
+    let truth = label_sets(docs, model.classes())?;
     let x = vectorize_for(model, docs).matrix;
     let predicted: Vec<Vec<usize>> = decide_labels(model, &x)
         .into_iter()

@@ -116,10 +116,10 @@ fn equals_the_simulation(
     let (_, stored) = rosenblatt::training::vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
     let g = Geometry::fit(cfg.geometry, &stored);
     let x = g.apply(&stored);
-    let idx = rosenblatt::training::class_indices(docs, &single.classes()).unwrap();
+    let idx = rosenblatt::training::class_indices(docs, single.classes()).unwrap();
     let k = single.classes().len();
     let wanted: Vec<usize> = if k == 2 { vec![1] } else { (0..k).collect() };
-    let models = problems(&cluster.predictor());
+    let models = problems(cluster.predictor());
     assert_eq!(models.len(), wanted.len());
     for (m, &c) in models.iter().zip(&wanted) {
         let y = rosenblatt::training::binary_labels(&idx, c);

@@ -53,7 +53,7 @@ const RECORDED: [(&str, &str, f32); 12] = [
 
 /// The committed golden model of the current format.
 pub(crate) fn golden() -> Model {
-    Model::load(&data("format6.model")).unwrap()
+    Model::load(data("format6.model")).unwrap()
 }
 
 /// Score of `text` (a plain-text document) under `model`.
@@ -230,7 +230,7 @@ fn a_model_of_many_short_words_loads_again() {
 fn a_format_5_model_reads_as_format_6_with_threshold_zero() {
     // The same training command wrote both golden files: format 5 lacks only the
     // threshold, so it reads as the format-6 golden model does, threshold 0 included.
-    let old = Model::load(&data("format5.model")).unwrap();
+    let old = Model::load(data("format5.model")).unwrap();
     let new = golden();
     assert_eq!(old.threshold(), 0.0);
     assert_eq!(old.predictor(), new.predictor());

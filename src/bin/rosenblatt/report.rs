@@ -178,7 +178,7 @@ pub fn train_summary(m: &Model, s: &TrainSummary) -> std::io::Result<()> {
     outln!("nonzeros       {}", meta.nnz);
     outln!("geometry       {}", m.geometry().spec.name());
     outln!("learner        {} ({})", meta.learner, meta.options);
-    if let Some((n, kernel)) = support(&m.predictor()) {
+    if let Some((n, kernel)) = support(m.predictor()) {
         outln!("support vecs   {n} ({kernel})");
     }
     outln!("epochs         {}", meta.report.epochs);

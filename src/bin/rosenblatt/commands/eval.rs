@@ -63,7 +63,7 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
     if load::check_kind(&model, path, d.reads_svmlight(indexed)?)? {
         let (rows, _) =
             load::svm_rows(&d.paths, d.max_feature_id).with_context(|| load::vectors_hint(path))?;
-        let truth = rosenblatt::training::label_indices(&rows.labels, &model.classes())
+        let truth = rosenblatt::training::label_indices(&rows.labels, model.classes())
             .context("the test rows' labels must be the model's classes")?;
         let (m, decisions) = with_rows!(&rows.rows, x => {
             let decisions = pipeline::decide(&model, x);
@@ -102,7 +102,7 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
         };
         no_compare(c, path, model.classes().len())?;
         let confusion = crate::plot::confusion::Confusion {
-            classes: &model.classes(),
+            classes: model.classes(),
             counts: label_confusion(model.classes().len(), &truth, &given),
             f1: (0..model.classes().len()).map(|k| m.class(k).f1).collect(),
             support: (0..model.classes().len())
@@ -182,7 +182,7 @@ pub fn single_chart(
     if k != 2 {
         no_compare(c, path, k)?;
         let confusion = crate::plot::confusion::Confusion {
-            classes: &model.classes(),
+            classes: model.classes(),
             counts: metrics.confusion.clone(),
             f1: (0..k).map(|i| metrics.class(i).f1).collect(),
             support: (0..k).map(|i| metrics.class(i).support).collect(),

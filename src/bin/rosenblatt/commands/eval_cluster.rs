@@ -88,7 +88,7 @@ fn docs(
         let gathered = gather_scores(cluster, move |share: Share| {
             let mut out = Vec::new();
             each_batch(&inputs, share, |units, docs| {
-                let truth = rosenblatt::training::label_sets(&docs, &m.classes())?;
+                let truth = rosenblatt::training::label_sets(&docs, m.classes())?;
                 let x = pipeline::vectorize_for(&m, &docs).matrix;
                 let given = pipeline::decide_labels(&m, &x)
                     .into_iter()
@@ -111,7 +111,7 @@ fn docs(
         if let Some(c) = chart {
             let k = model.classes().len();
             let confusion = crate::plot::confusion::Confusion {
-                classes: &model.classes(),
+                classes: model.classes(),
                 counts: super::eval::label_confusion(k, &truth, &given),
                 f1: (0..k).map(|i| metrics.class(i).f1).collect(),
                 support: (0..k).map(|i| metrics.class(i).support).collect(),
@@ -197,7 +197,7 @@ fn spam(
 
 /// Each labelled document's true class, the class the model gives and its score.
 fn score(model: &Model, docs: &[Document]) -> rosenblatt::Result<Vec<Scored>> {
-    let truth = rosenblatt::training::class_indices(docs, &model.classes())?;
+    let truth = rosenblatt::training::class_indices(docs, model.classes())?;
     let x = pipeline::vectorize_for(model, docs).matrix;
     let decisions = pipeline::decide(model, &x);
     Ok(truth

@@ -49,7 +49,7 @@ pub fn mail(path: &Path, mail: &Mail, json: bool, chart: Option<&EvalChart>) -> 
     phase.set("evaluating");
     let x = pipeline::vectorize_for(&model, &corpus.docs).matrix;
     let decisions = pipeline::decide(&model, &x);
-    let truth = rosenblatt::training::class_indices(&corpus.docs, &model.classes())?;
+    let truth = rosenblatt::training::class_indices(&corpus.docs, model.classes())?;
     let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
     let metrics = Metrics::new(model.classes().to_vec(), &truth, &predicted);
     let scores: Vec<f32> = decisions.iter().map(|d| d.score).collect();

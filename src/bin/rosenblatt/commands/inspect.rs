@@ -70,7 +70,7 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
         );
         crate::plot::inspect::draw(file, &crate::plot::name(&a.model), classes, &neg, &pos)?;
     }
-    let support = report::support(&m.predictor());
+    let support = report::support(m.predictor());
     if a.json {
         let v = serde_json::json!({
             "model": a.model.display().to_string(),

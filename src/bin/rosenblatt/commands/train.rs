@@ -166,7 +166,7 @@ fn spam_metrics(model: &Model, docs: &[Document]) -> Result<SpamMetrics> {
         .iter()
         .map(|d| d.score)
         .collect();
-    let truth = rosenblatt::training::class_indices(docs, &model.classes())?;
+    let truth = rosenblatt::training::class_indices(docs, model.classes())?;
     let is_spam: Vec<bool> = truth
         .iter()
         .map(|&t| model.classes()[t] == "spam")
