@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use std::time::Instant;
 
 mod fit;
+mod job;
 mod mixed;
 mod multilabel;
 #[cfg(feature = "mail")]
@@ -25,6 +26,7 @@ use crate::training::{
     TrainConfig, binary_labels, check_vocabulary, class_indices, classes_of, training_metadata,
     vectorize_training,
 };
+pub use job::{Holdout, Outcome, Stage, TrainingJob, Tuning};
 pub use multilabel::{
     LabelSets, decide_labels, evaluate_label_sets, evaluate_multilabel, is_multilabel,
     label_set_metrics, train_multilabel,

@@ -182,15 +182,21 @@ fn a_holdout_that_leaves_no_classes_or_no_test_part_is_named_by_its_flag() {
     };
     let err = train(&data("tiny"), "0.99");
     assert!(
-        err.contains("--holdout 0.99 keeps 0 of 12 documents for training, with 0 class(es)"),
+        err.contains(
+            "the held-out fraction (--holdout) must leave at least two classes to train on: it \
+             keeps 0 of 12 documents for training, with 0 class(es), got 0.99"
+        ),
         "{err}"
     );
     let err = train(&data("tiny"), "0.01");
-    assert!(err.contains("--holdout 0.01 holds out none of 12"), "{err}");
+    assert!(
+        err.contains("(--holdout) must hold out at least one of the 12 documents, got 0.01"),
+        "{err}"
+    );
     let svm = dir.path().join("a.svm");
     std::fs::write(&svm, "+1 1:1\n-1 2:1\n+1 3:1\n-1 4:1\n").unwrap();
     let err = train(&svm, "0.9");
-    assert!(err.contains("--holdout 0.9 keeps 0 of 4"), "{err}");
+    assert!(err.contains("it keeps 0 of 4 rows for training"), "{err}");
     assert!(!m.exists(), "no model is written");
 }
 

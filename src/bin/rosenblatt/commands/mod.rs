@@ -17,12 +17,13 @@ mod train_cluster;
 mod train_svm;
 mod vectorize;
 
-use crate::flags::Plan;
+use crate::flags::{Plan, TrainPlan};
+use crate::report::{self, TrainSummary};
 use anyhow::Result;
-use rosenblatt::experiment::{GridPoint, TuneProgress};
+use rosenblatt::eval::{Metrics, SpamMetrics};
+use rosenblatt::experiment::TuneProgress;
 use rosenblatt::model::Model;
-use rosenblatt::pipeline;
-use rosenblatt::training::TrainConfig;
+use rosenblatt::pipeline::{Outcome, Stage};
 use std::process::ExitCode;
 
 /// Runs a plan; its exit code on success.
@@ -58,21 +59,41 @@ fn train_chart(file: &std::path::Path, model: &Model, inputs: &[String]) -> Resu
     crate::plot::train::draw(file, &of, &t)
 }
 
-/// Refuses a `--holdout` split that leaves nothing to learn from or to score: a training
-/// part with fewer than two classes, or an empty held-out part, said in terms of the flag
-/// rather than of the learner that would fail later.
-fn check_holdout(fraction: f64, train_classes: usize, n_train: usize, n_test: usize) -> Result<()> {
-    let n = n_train + n_test;
-    if train_classes < 2 {
-        anyhow::bail!(
-            "--holdout {fraction} keeps {n_train} of {n} documents for training, with \
-             {train_classes} class(es); training needs at least two: lower --holdout"
-        );
+/// The summary of a training job (and its chart, with `--plot`): the model, the held-out
+/// metrics, the folds' accuracies and the spam figures of a filter's held-out part.
+fn train_report(
+    plan: &TrainPlan,
+    out: &Outcome,
+    skipped: usize,
+    spam: Option<SpamMetrics>,
+) -> Result<ExitCode> {
+    let held_out = out.held_out.as_ref().map(|e| e.metrics.clone());
+    let summary = TrainSummary {
+        output: &plan.output,
+        json: plan.json,
+        skipped,
+        held_out: plan.holdout.zip(held_out).map(|(f, m)| (f, plan.seed, m)),
+        spam,
+        folds: out
+            .folds
+            .as_ref()
+            .map(|f| f.iter().map(Metrics::accuracy).collect()),
+    };
+    report::train_summary(&out.model, &summary)?;
+    if let Some(file) = &plan.plot {
+        train_chart(file, &out.model, &plan.source.names())?;
     }
-    if n_test == 0 {
-        anyhow::bail!("--holdout {fraction} holds out none of {n} documents: raise --holdout");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The progress line of a training job's stage.
+fn stage_line(stage: Stage<'_>) -> String {
+    match stage {
+        Stage::CrossValidating => "cross-validating".into(),
+        Stage::Tuning(p) => tune_progress(p),
+        Stage::Training => "training".into(),
+        Stage::Evaluating => "evaluating held-out documents".into(),
     }
-    Ok(())
 }
 
 /// The progress line of `--tune`: points done (and skipped) of the grid, time so far.
@@ -88,12 +109,4 @@ fn tune_progress(p: &TuneProgress) -> String {
         p.total,
         p.elapsed.as_secs_f64()
     )
-}
-
-/// The configuration the `--tune` winner is refitted with: `cfg` with the point's
-/// learner, geometry and analyzer, its options naming the point.
-fn tuned_config(cfg: &TrainConfig, point: &GridPoint) -> Result<TrainConfig> {
-    let mut cfg = pipeline::config_of(cfg, point)?;
-    cfg.options = crate::flags::options_of(point);
-    Ok(cfg)
 }

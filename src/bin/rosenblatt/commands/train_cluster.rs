@@ -6,7 +6,7 @@ use crate::flags::{Source, TrainPlan};
 use crate::load;
 use crate::report::{self, TrainSummary};
 use anyhow::Result;
-use rosenblatt::distributed::{self, Cluster, Processes, Round};
+use rosenblatt::distributed::{Cluster, Processes, Round};
 use rosenblatt::input::{DocStream, Share, mail, stream::DEFAULT_BATCH};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -66,14 +66,9 @@ pub fn run(plan: TrainPlan, p: Processes) -> Result<ExitCode> {
             );
         }
     };
-    let model = distributed::train_documents(
-        &Cluster::Processes(p),
-        &plan.config,
-        plan.multilabel,
-        plan.source.names(),
-        read,
-        progress,
-    )?;
+    // No process knows how many documents there are: the threshold folds stay as given.
+    let job = plan.job(usize::MAX, plan.source.names());
+    let model = job.run_cluster(&Cluster::Processes(p), read, progress)?;
     let Some(model) = model else {
         eprintln!("process {me}: done; process 0 writes the model");
         return Ok(ExitCode::SUCCESS);

@@ -37,7 +37,6 @@ pub use inspect::InspectPlan;
 pub use learn::LearnPlan;
 pub use man::ManPlan;
 pub use train::TrainPlan;
-pub use tune::options_of;
 pub use vectorize::VectorizePlan;
 
 use anyhow::Result;

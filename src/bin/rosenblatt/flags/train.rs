@@ -16,7 +16,8 @@ use rosenblatt::experiment::{Split, kfold};
 use rosenblatt::features::GeometrySpec;
 use rosenblatt::input::Format;
 use rosenblatt::learn::multilabel::{MultiLabelOptions, Thresholds};
-use rosenblatt::learn::{AnyLearner, Check, Checked, KernelPerceptron, Perceptron, Schedule};
+use rosenblatt::learn::{AnyLearner, Check};
+use rosenblatt::pipeline::{Holdout, TrainingJob, Tuning};
 use rosenblatt::text::Source as TextSource;
 use rosenblatt::training::TrainConfig;
 use std::path::PathBuf;
@@ -129,18 +130,32 @@ pub struct TrainPlan {
 }
 
 impl TrainPlan {
-    /// The configuration for `n` documents or rows: random mode without `--rounds`
-    /// draws 10 per document (the learner is checked again).
-    pub fn config_for(&self, n: usize) -> Result<TrainConfig> {
-        let mut cfg = self.config.clone();
-        cfg.learner = self.per_document(cfg.learner, n)?;
-        Ok(cfg)
+    /// The training job this plan asks for over `n` documents or rows named `inputs`:
+    /// the held-out part, the folds and the grid, random mode's draws per document, and
+    /// the multi-label thresholds' folds shrunk to a tiny corpus unless given.
+    pub fn job(&self, n: usize, inputs: Vec<String>) -> TrainingJob {
+        TrainingJob {
+            config: self.config.clone(),
+            holdout: self.holdout.map(|fraction| Holdout {
+                fraction,
+                seed: self.seed,
+            }),
+            cv: self.cv.map(|k| (k, self.seed)),
+            tune: self.tune.clone().map(|t| Tuning {
+                points: t.points,
+                options: t.options,
+                describe: super::tune::options_of,
+            }),
+            multilabel: self.multilabel_for(n),
+            rounds_per_document: self.rounds_per_document,
+            inputs,
+        }
     }
 
     /// The multi-label settings for `n` training documents: the default threshold folds
     /// shrink to `n` on a corpus smaller than that (a given `--threshold-folds` stays, and
     /// is checked against `n` by the library).
-    pub fn multilabel_for(&self, n: usize) -> MultiLabelOptions {
+    fn multilabel_for(&self, n: usize) -> MultiLabelOptions {
         let mut m = self.multilabel;
         if let Thresholds::CrossValidated { folds, .. } = &mut m.thresholds
             && !self.threshold_folds_given
@@ -148,32 +163,6 @@ impl TrainPlan {
             *folds = (*folds).min(n.max(2));
         }
         m
-    }
-
-    /// The `--tune` plan for `n` documents or rows, its learners adjusted as
-    /// [`TrainPlan::config_for`] adjusts the configuration's.
-    pub fn tune_for(&self, n: usize) -> Result<Option<TunePlan>> {
-        let Some(t) = &self.tune else { return Ok(None) };
-        let mut t = t.clone();
-        for p in &mut t.points {
-            p.learner = self.per_document(p.learner.clone(), n)?;
-        }
-        Ok(Some(t))
-    }
-
-    /// `learner` with random mode's default rounds set for `n` documents.
-    fn per_document(&self, learner: Checked<AnyLearner>, n: usize) -> Result<Checked<AnyLearner>> {
-        if !self.rounds_per_document {
-            return Ok(learner);
-        }
-        let mut learner = learner.into_inner();
-        if let AnyLearner::Perceptron(Perceptron { schedule, .. })
-        | AnyLearner::KernelPerceptron(KernelPerceptron { schedule, .. }) = &mut learner
-            && let Schedule::Randomized { rounds, .. } = schedule
-        {
-            *rounds = 10 * n as u64;
-        }
-        Ok(learner.check()?)
     }
 
     /// The seeded folds of `--cv K` over `n` documents (or rows: `what`).

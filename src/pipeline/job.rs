@@ -1,0 +1,369 @@
+//! The training job: data (documents, or rows already vectorized) → a held-out part, a
+//! tuning grid and cross-validation as asked → the fit → the held-out evaluation → a
+//! model. The command line's `train` (documents, mail and SVMlight rows) and the
+//! accuracy harness are compositions of it; training over worker threads is its fit
+//! step (`TrainConfig::workers`), and training over processes runs that step on a
+//! cluster (`TrainingJob::run_cluster`).
+
+use super::{Evaluated, cross_validate, cross_validate_rows, decide, evaluate_decisions};
+use super::{fit_rows, is_multilabel, train, train_multilabel, tune, tune_rows};
+use crate::error::{ConfigError, Param};
+use crate::eval::Metrics;
+use crate::experiment::{GridPoint, Split, TuneOptions, TuneProgress, TuneTable, holdout, kfold};
+use crate::features::{RowSubset, SparseRows};
+use crate::input::Document;
+use crate::learn::multilabel::MultiLabelOptions;
+use crate::learn::{AnyLearner, Check, Checked, KernelPerceptron, Perceptron, Schedule};
+use crate::model::Model;
+use crate::training::{TrainConfig, class_indices, label_indices};
+use crate::{Error, Result};
+use std::collections::HashSet;
+use std::time::Instant;
+
+/// A seeded held-out part: scored, never trained or tuned on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Holdout {
+    /// The fraction held out, in (0, 1).
+    pub fraction: f64,
+    /// The seed of the split.
+    pub seed: u64,
+}
+
+/// Model selection by cross-validation on the training part (`train --tune`).
+#[derive(Debug, Clone)]
+pub struct Tuning {
+    /// The grid, learners checked.
+    pub points: Vec<GridPoint>,
+    /// Folds, seed, budget.
+    pub options: TuneOptions,
+    /// The options the winner's model records (default: its flags).
+    pub describe: fn(&GridPoint) -> String,
+}
+
+/// Where a job is: what a front end shows while it waits.
+#[derive(Debug, Clone, Copy)]
+pub enum Stage<'a> {
+    /// Cross-validating the configuration.
+    CrossValidating,
+    /// Tuning, with the grid's progress.
+    Tuning(&'a TuneProgress),
+    /// Fitting the model.
+    Training,
+    /// Scoring the held-out part.
+    Evaluating,
+}
+
+/// Everything a training run is asked to do besides its data.
+#[derive(Debug, Clone)]
+pub struct TrainingJob {
+    /// The configuration trained (or tuned around).
+    pub config: TrainConfig,
+    /// A held-out part to score the model on.
+    pub holdout: Option<Holdout>,
+    /// k-fold cross-validation of the configuration over every document: `(k, seed)`.
+    pub cv: Option<(usize, u64)>,
+    /// A grid to choose the configuration from, on the training part only.
+    pub tune: Option<Tuning>,
+    /// Thresholds of multi-label models (their folds are checked against the documents).
+    pub multilabel: MultiLabelOptions,
+    /// The randomized perceptron's draws default to 10 per training document.
+    pub rounds_per_document: bool,
+    /// The names of the inputs, recorded in the model.
+    pub inputs: Vec<String>,
+}
+
+/// What a job produced.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The model, fitted on the training part (with its tuning table, if tuned).
+    pub model: Model,
+    /// The model on the held-out part: metrics, truth and decisions.
+    pub held_out: Option<Evaluated>,
+    /// Each fold's metrics of the cross-validation.
+    pub folds: Option<Vec<Metrics>>,
+}
+
+impl TrainingJob {
+    /// A job that fits `config` on all the data, nothing held out, tuned or folded.
+    pub fn new(config: TrainConfig) -> Self {
+        TrainingJob {
+            config,
+            holdout: None,
+            cv: None,
+            tune: None,
+            multilabel: MultiLabelOptions::default(),
+            rounds_per_document: false,
+            inputs: Vec::new(),
+        }
+    }
+
+    /// Runs the job's fit over `cluster`'s workers, each process reading its own share
+    /// of the documents with `read`; `progress` hears of each mixing round on worker 0.
+    /// The model comes back on process 0 (`None` on the others).
+    #[cfg(feature = "cluster")]
+    pub fn run_cluster<R, P>(
+        &self,
+        cluster: &crate::distributed::Cluster,
+        read: R,
+        progress: P,
+    ) -> Result<Option<Model>>
+    where
+        R: Fn(crate::input::Share) -> Result<Vec<Document>> + Send + Sync + 'static,
+        P: Fn(crate::distributed::Round) + Send + Sync + 'static,
+    {
+        self.refuse_for_cluster()?;
+        crate::distributed::train_documents(
+            cluster,
+            &self.config,
+            self.multilabel,
+            self.inputs.clone(),
+            read,
+            progress,
+        )
+    }
+
+    /// Refuses what a fit over processes cannot do: they read their shares only, so no
+    /// process holds a held-out part, folds or a tuning grid's data.
+    pub fn refuse_for_cluster(&self) -> Result<()> {
+        if self.holdout.is_some() || self.cv.is_some() || self.tune.is_some() {
+            return Err(Error::Unsupported(
+                "training over processes fits all the data: held-out parts, cross-validation \
+                 and tuning run in one process"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs the job on labelled documents (one label each, or label sets).
+    pub fn run_documents(
+        &self,
+        docs: Vec<Document>,
+        stage: &(dyn Fn(Stage<'_>) + Sync),
+    ) -> Result<Outcome> {
+        let start = Instant::now();
+        let n = docs.len();
+        let multilabel = is_multilabel(&docs);
+        if multilabel && (self.holdout.is_some() || self.cv.is_some()) {
+            return Err(Error::Unsupported(
+                "held-out parts and cross-validation are for single-label corpora; this one \
+                 has documents with several labels (or none): train, then evaluate on a \
+                 test part"
+                    .into(),
+            ));
+        }
+        let cfg = self.config_for(&self.config, n)?;
+        let cv = self.cv_splits(n)?;
+        // With a held-out part the model's rows are the training part's only, so the
+        // folds (over every document) are vectorized on their own, before the division.
+        let mut folds = None;
+        if let (Some(splits), Some(_)) = (&cv, self.holdout) {
+            stage(Stage::CrossValidating);
+            folds = Some(cross_validate(&docs, &cfg, splits)?);
+        }
+        let (train_docs, test_docs) = match self.holdout {
+            Some(h) => {
+                let split = holdout(n, h.fraction, h.seed)?;
+                let classes: HashSet<&String> =
+                    split.train.iter().flat_map(|&i| &docs[i].labels).collect();
+                check_holdout(h.fraction, classes.len(), &split, "documents")?;
+                let (train, test) = split.divide(docs);
+                (train, Some(test))
+            }
+            None => (docs, None),
+        };
+        let (cfg, table) = match &self.tune {
+            Some(t) => {
+                let t = self.tuning_for(t, train_docs.len())?;
+                let table = tune(&train_docs, &cfg, &t.points, t.options, &|p| {
+                    stage(Stage::Tuning(p))
+                })?;
+                (self.winner(&cfg, &t, &table)?, Some(table))
+            }
+            None => (cfg, None),
+        };
+        stage(Stage::Training);
+        let inputs = self.inputs.clone();
+        let mut trained = if multilabel {
+            train_multilabel(&train_docs, &cfg, &self.multilabel, inputs)?
+        } else {
+            train(&train_docs, &cfg, inputs)?
+        };
+        trained.model.meta.tuning = table;
+        trained.model.meta.seconds = start.elapsed().as_secs_f64();
+        let held_out = match &test_docs {
+            Some(t) => {
+                stage(Stage::Evaluating);
+                Some(evaluate_decisions(&trained.model, t)?)
+            }
+            None => None,
+        };
+        if let (Some(splits), None) = (&cv, &test_docs) {
+            // The training rows are every document's: the folds are views of them.
+            stage(Stage::CrossValidating);
+            let classes = trained.model.classes();
+            let idx = class_indices(&train_docs, classes)?;
+            folds = Some(cross_validate_rows(
+                &trained.matrix,
+                &idx,
+                classes,
+                &cfg,
+                splits,
+            )?);
+        }
+        Ok(Outcome {
+            model: trained.model,
+            held_out,
+            folds,
+        })
+    }
+
+    /// Runs the job on rows already vectorized (SVMlight), one label each, `classes`
+    /// ordered as the model will keep them; the held-out part, the folds and the tuning
+    /// folds are views of `x`.
+    pub fn run_rows<X: SparseRows>(
+        &self,
+        x: &X,
+        labels: &[String],
+        classes: Vec<String>,
+        stage: &(dyn Fn(Stage<'_>) + Sync),
+    ) -> Result<Outcome> {
+        let start = Instant::now();
+        let idx = label_indices(labels, &classes)?;
+        let n = idx.len();
+        let cfg = self.config_for(&self.config, n)?;
+        let split = match self.holdout {
+            Some(h) => {
+                let s = holdout(n, h.fraction, h.seed)?;
+                let train_classes: HashSet<usize> = s.train.iter().map(|&i| idx[i]).collect();
+                check_holdout(h.fraction, train_classes.len(), &s, "rows")?;
+                Some(s)
+            }
+            None => None,
+        };
+        let all: Vec<usize> = (0..n).collect();
+        let train_rows = split.as_ref().map_or(&all[..], |s| &s.train[..]);
+        let train_idx = pick(&idx, train_rows);
+        let x_train = RowSubset::new(x, train_rows);
+        let (cfg, table) = match &self.tune {
+            Some(t) => {
+                let t = self.tuning_for(t, train_rows.len())?;
+                let table =
+                    tune_rows(&x_train, &train_idx, &classes, &t.points, t.options, &|p| {
+                        stage(Stage::Tuning(p))
+                    })?;
+                (self.winner(&cfg, &t, &table)?, Some(table))
+            }
+            None => (cfg, None),
+        };
+        stage(Stage::Training);
+        let mut model = fit_rows(
+            &x_train,
+            &train_idx,
+            classes.clone(),
+            &cfg,
+            self.inputs.clone(),
+        )?;
+        model.meta.seconds = start.elapsed().as_secs_f64();
+        model.meta.tuning = table;
+        let held_out = split.as_ref().map(|s| {
+            stage(Stage::Evaluating);
+            let truth = pick(&idx, &s.test);
+            let decisions = decide(&model, &RowSubset::new(x, &s.test));
+            let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
+            Evaluated {
+                metrics: Metrics::new(classes.clone(), &truth, &predicted),
+                truth,
+                decisions,
+            }
+        });
+        let folds = match self.cv_splits(n)? {
+            Some(splits) => {
+                stage(Stage::CrossValidating);
+                Some(cross_validate_rows(x, &idx, &classes, &cfg, &splits)?)
+            }
+            None => None,
+        };
+        Ok(Outcome {
+            model,
+            held_out,
+            folds,
+        })
+    }
+
+    /// The seeded folds of the cross-validation over `n` documents or rows.
+    fn cv_splits(&self, n: usize) -> Result<Option<Vec<Split>>> {
+        self.cv.map(|(k, seed)| kfold(n, k, seed)).transpose()
+    }
+
+    /// `cfg` with random mode's default draws set for `n` training documents.
+    fn config_for(&self, cfg: &TrainConfig, n: usize) -> Result<TrainConfig> {
+        Ok(TrainConfig {
+            learner: self.per_document(cfg.learner.clone(), n)?,
+            ..cfg.clone()
+        })
+    }
+
+    /// The grid with random mode's draws set for `n` training documents.
+    fn tuning_for(&self, t: &Tuning, n: usize) -> Result<Tuning> {
+        let mut t = t.clone();
+        for p in &mut t.points {
+            p.learner = self.per_document(p.learner.clone(), n)?;
+        }
+        Ok(t)
+    }
+
+    /// `learner` with random mode's draws set to 10 per document, when asked.
+    fn per_document(&self, learner: Checked<AnyLearner>, n: usize) -> Result<Checked<AnyLearner>> {
+        if !self.rounds_per_document {
+            return Ok(learner);
+        }
+        let mut learner = learner.into_inner();
+        if let AnyLearner::Perceptron(Perceptron { schedule, .. })
+        | AnyLearner::KernelPerceptron(KernelPerceptron { schedule, .. }) = &mut learner
+            && let Schedule::Randomized { rounds, .. } = schedule
+        {
+            *rounds = 10 * n as u64;
+        }
+        Ok(learner.check()?)
+    }
+
+    /// The configuration the tuning winner is refitted with.
+    fn winner(&self, cfg: &TrainConfig, t: &Tuning, table: &TuneTable) -> Result<TrainConfig> {
+        let point = &t.points[table.best];
+        let mut cfg = super::config_of(cfg, point)?;
+        cfg.options = (t.describe)(point);
+        Ok(cfg)
+    }
+}
+
+/// The entries of `idx` at the positions `part`.
+fn pick(idx: &[usize], part: &[usize]) -> Vec<usize> {
+    part.iter().map(|&i| idx[i]).collect()
+}
+
+/// Refuses a held-out split that leaves nothing to learn from or to score.
+fn check_holdout(fraction: f64, train_classes: usize, s: &Split, what: &str) -> Result<()> {
+    let (n_train, n_test) = (s.train.len(), s.test.len());
+    let n = n_train + n_test;
+    if train_classes < 2 {
+        return Err(ConfigError::new(
+            Param::HoldoutFraction,
+            fraction,
+            format!(
+                "must leave at least two classes to train on: it keeps {n_train} of {n} \
+                 {what} for training, with {train_classes} class(es)"
+            ),
+        )
+        .into());
+    }
+    if n_test == 0 {
+        return Err(ConfigError::new(
+            Param::HoldoutFraction,
+            fraction,
+            format!("must hold out at least one of the {n} {what}"),
+        )
+        .into());
+    }
+    Ok(())
+}
