@@ -31,7 +31,7 @@ pub use multilabel::{
     LabelSets, decide_labels, evaluate_label_sets, evaluate_multilabel, is_multilabel,
     label_set_metrics, train_multilabel,
 };
-pub use tune::{analyzer_for, config_of, tune, tune_rows};
+pub use tune::{config_of, tune, tune_rows};
 
 /// A trained model with the training matrix it was fitted on.
 #[derive(Debug)]

@@ -40,7 +40,7 @@ impl Cluster {
     }
 
     /// The index of this process's first worker (its workers are numbered on from it).
-    pub fn first_worker(&self) -> usize {
+    pub(crate) fn first_worker(&self) -> usize {
         match self {
             Cluster::Threads(_) => 0,
             Cluster::Processes(p) => p.index,

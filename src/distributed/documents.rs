@@ -50,7 +50,7 @@ const MULTI: &str = "m";
 /// by each process on its own rows, with scorers fitted there alone, and averaged over
 /// the processes. `progress` hears of each round on worker 0. Returns the model on
 /// worker 0's process and `None` on the others.
-pub fn train_documents<R, P>(
+pub(crate) fn train_documents<R, P>(
     cluster: &Cluster,
     cfg: &TrainConfig,
     multilabel: MultiLabelOptions,

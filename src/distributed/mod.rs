@@ -1,18 +1,18 @@
 //! Training past one worker: iterative parameter mixing ([`crate::learn::mixing`]) run on
 //! timely dataflow workers. [`Cluster`] says where the workers run (threads of this
 //! process, or processes joined by [`connect`]); [`train::train_mixed`] gives each worker its shard and runs the rounds;
-//! [`reduce`] is the all-reduce that mixes the weights.
+//! `reduce` is the all-reduce that mixes the weights.
 
 mod cluster;
 pub mod connect;
 mod documents;
-pub mod reduce;
+pub(crate) mod reduce;
 mod score;
 pub mod train;
 mod watch;
 
 pub use cluster::{Cluster, Processes};
-pub use documents::train_documents;
+pub(crate) use documents::train_documents;
 pub use score::{Gathered, gather_scores};
 pub use train::{Round, Shard, shards, train_mixed};
 
@@ -25,7 +25,7 @@ use crate::training::binary_labels;
 /// Fits one binary model per label of multi-label rows (`sets`: each row's label
 /// indices, `k` labels) by parameter mixing over `workers` threads: the scorer of a
 /// multi-label model (its thresholds are tuned apart).
-pub fn fit_label_sets<X: SparseRows>(
+pub(crate) fn fit_label_sets<X: SparseRows>(
     learner: &Checked<AnyLearner>,
     x: &X,
     sets: &[Vec<usize>],

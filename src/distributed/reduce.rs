@@ -138,7 +138,7 @@ impl<K: Key> AllReduce<K> {
 
     /// As [`AllReduce::sum`], keeping only the sums of at least `floor`: the others are
     /// dropped by their owner and never broadcast.
-    pub fn sum_at_least(
+    pub(crate) fn sum_at_least(
         &mut self,
         worker: &mut Worker,
         records: impl IntoIterator<Item = Record<K>>,

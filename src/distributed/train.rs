@@ -1,8 +1,8 @@
 //! Parameter mixing run by timely workers: each worker holds one shard of the training
 //! rows and the labels of every binary problem on them (one for a two-class model, one per
 //! class for one-vs-rest), runs its epoch of each problem per round from the mixed
-//! weights ([`crate::learn::mixing::local_epoch`]), and hands in what changed times its
-//! update count; the all-reduce ([`super::reduce`]) sums those and the round's counts, and
+//! weights (`crate::learn::mixing::local_epoch`), and hands in what changed times its
+//! update count; the all-reduce (`super::reduce`) sums those and the round's counts, and
 //! every worker adds the sum divided by all updates (the error-weighted mix). The result equals [`crate::learn::mixing::fit_mixed`] on the same
 //! shards up to float rounding.
 //!
@@ -30,7 +30,7 @@ pub struct Shard {
 }
 
 /// Splits rows `x` with the labels `y` of each problem into `workers` shards, row i to
-/// shard i mod workers (as [`shard_rows`] and the single-process reference split them).
+/// shard i mod workers (as `shard_rows` and the single-process reference split them).
 pub fn shards<X: SparseRows>(x: &X, y: &[Vec<Label>], workers: usize) -> Result<Vec<Shard>> {
     check_split(x.n_rows(), workers)?;
     Ok((0..workers)

@@ -92,7 +92,7 @@ impl Param {
     }
 
     /// What it is, in words, for messages.
-    pub fn noun(self) -> &'static str {
+    pub(crate) fn noun(self) -> &'static str {
         match self {
             Param::Learner => "the learner",
             Param::Eta => "the learning rate",

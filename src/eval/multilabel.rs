@@ -79,7 +79,7 @@ impl MultiLabelMetrics {
     }
 
     /// Micro-F1 over the labels `of`.
-    pub fn micro_f1_of(&self, of: &[usize]) -> f64 {
+    pub(crate) fn micro_f1_of(&self, of: &[usize]) -> f64 {
         let s = |v: &[u64]| of.iter().map(|&c| v[c]).sum::<u64>();
         f1(s(&self.tp), s(&self.fp), s(&self.fn_))
     }
@@ -96,7 +96,7 @@ impl MultiLabelMetrics {
     }
 
     /// Micro-F1 over the top labels.
-    pub fn micro_f1_top(&self) -> f64 {
+    pub(crate) fn micro_f1_top(&self) -> f64 {
         self.micro_f1_of(&self.top)
     }
 

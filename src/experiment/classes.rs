@@ -100,7 +100,11 @@ pub fn cross_validate<X: SparseRows>(
 
 /// How many rows of `x` (already read in the predictor's geometry) get exactly their
 /// label set in `sets`: the training accuracy of a multi-label model.
-pub fn exact_label_sets<X: SparseRows>(predictor: &Predictor, x: &X, sets: &[Vec<usize>]) -> usize {
+pub(crate) fn exact_label_sets<X: SparseRows>(
+    predictor: &Predictor,
+    x: &X,
+    sets: &[Vec<usize>],
+) -> usize {
     labels_of(predictor, x)
         .iter()
         .zip(sets)
@@ -115,7 +119,7 @@ pub fn exact_label_sets<X: SparseRows>(predictor: &Predictor, x: &X, sets: &[Vec
 }
 
 /// The labels of every row as given (already read in the predictor's geometry).
-pub fn labels_of<X: SparseRows>(predictor: &Predictor, x: &X) -> Vec<Vec<(usize, f32)>> {
+pub(crate) fn labels_of<X: SparseRows>(predictor: &Predictor, x: &X) -> Vec<Vec<(usize, f32)>> {
     (0..x.n_rows())
         .into_par_iter()
         .map(|i| predictor.labels(x.row(i)))

@@ -28,7 +28,7 @@ impl LabelSets<'_> {
 
 /// The `n` labels with the most rows (ties: the lower index first), for the "top 10"
 /// figures of multi-label evaluations.
-pub fn most_frequent(counts: &[u32], n: usize) -> Vec<usize> {
+pub(crate) fn most_frequent(counts: &[u32], n: usize) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..counts.len()).collect();
     idx.sort_by(|&a, &b| counts[b].cmp(&counts[a]).then(a.cmp(&b)));
     idx.truncate(n);

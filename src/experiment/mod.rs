@@ -40,11 +40,11 @@ mod split;
 mod thresholds;
 mod tune;
 
-pub use classes::{
-    Classes, cross_validate, exact_label_sets, fit_classes, labels_of, predict_classes, score_split,
-};
+pub use classes::{Classes, cross_validate, fit_classes, predict_classes, score_split};
+pub(crate) use classes::{exact_label_sets, labels_of};
 pub use folds::{kfold, stratified_kfold};
-pub use labels::{LabelSets, cross_validate_labels, most_frequent, score_split_labels};
+pub(crate) use labels::most_frequent;
+pub use labels::{LabelSets, cross_validate_labels, score_split_labels};
 pub use run::{run_splits, run_splits_sequential};
 pub use split::{Split, holdout, stratified_holdout};
 pub use thresholds::{fit_multilabel, tune_thresholds};

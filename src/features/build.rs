@@ -39,7 +39,7 @@ impl MatrixBuilder {
     }
 
     /// Appends all rows of another builder.
-    pub fn append(&mut self, other: &MatrixBuilder) {
+    pub(crate) fn append(&mut self, other: &MatrixBuilder) {
         if self.indptr.is_empty() {
             self.indptr.push(0);
         }
@@ -50,7 +50,7 @@ impl MatrixBuilder {
     }
 
     /// Replaces the contents with raw CSR arrays (rows sorted and unique).
-    pub fn set_raw(&mut self, indptr: Vec<usize>, indices: Vec<u32>) {
+    pub(crate) fn set_raw(&mut self, indptr: Vec<usize>, indices: Vec<u32>) {
         self.indptr = indptr;
         self.indices = indices;
     }

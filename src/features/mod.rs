@@ -73,14 +73,14 @@ impl<'a> RowRef<'a> {
 
     /// Whether every value is exactly 1: the learners' fastest path.
     #[inline]
-    pub fn is_binary(&self) -> bool {
+    pub(crate) fn is_binary(&self) -> bool {
         self.vals.is_none() && self.feature_weights.is_none() && self.scale == 1.0
     }
 
     /// Whether the values are one constant (`scale`) for every nonzero: stored binary and
     /// unweighted, perhaps scaled.
     #[inline]
-    pub fn is_uniform(&self) -> bool {
+    pub(crate) fn is_uniform(&self) -> bool {
         self.vals.is_none() && self.feature_weights.is_none()
     }
 

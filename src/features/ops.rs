@@ -87,7 +87,7 @@ pub(crate) unsafe fn axpy_binary_unchecked(a: f32, ids: &[u32], w: &mut [f32]) {
 
 /// `w ← w + a·x`.
 #[inline]
-pub fn axpy(a: f32, x: RowRef<'_>, w: &mut [f32]) {
+pub(crate) fn axpy(a: f32, x: RowRef<'_>, w: &mut [f32]) {
     if x.is_uniform() {
         let a = a * x.scale;
         for &j in x.ids {
@@ -101,7 +101,7 @@ pub fn axpy(a: f32, x: RowRef<'_>, w: &mut [f32]) {
 }
 
 /// `x · z` for two rows; for binary rows the size of their intersection.
-pub fn sparse_dot(x: RowRef<'_>, z: RowRef<'_>) -> f32 {
+pub(crate) fn sparse_dot(x: RowRef<'_>, z: RowRef<'_>) -> f32 {
     let (mut i, mut k, mut s) = (0, 0, 0f32);
     while i < x.ids.len() && k < z.ids.len() {
         match x.ids[i].cmp(&z.ids[k]) {
@@ -119,7 +119,7 @@ pub fn sparse_dot(x: RowRef<'_>, z: RowRef<'_>) -> f32 {
 
 /// `‖x‖²`; for binary rows the number of nonzeros.
 #[inline]
-pub fn nrm2_sq(x: RowRef<'_>) -> f32 {
+pub(crate) fn nrm2_sq(x: RowRef<'_>) -> f32 {
     if x.is_uniform() {
         x.scale * x.scale * x.ids.len() as f32
     } else {

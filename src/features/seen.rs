@@ -19,7 +19,7 @@ impl Seen {
 
     /// Starts a new document: every id is unseen again.
     #[inline]
-    pub fn next_document(&mut self) {
+    pub(crate) fn next_document(&mut self) {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.marks.fill(0);

@@ -203,7 +203,7 @@ impl<'a> CsrView<'a> {
 
     /// `w ← w + a·xᵢ`.
     #[inline]
-    pub fn axpy(&self, i: usize, a: f32, w: &mut [f32]) {
+    pub(crate) fn axpy(&self, i: usize, a: f32, w: &mut [f32]) {
         assert!(w.len() >= self.n_cols);
         let r = self.row(i);
         let a = a * r.scale;
@@ -233,7 +233,7 @@ impl<'a> CsrView<'a> {
 
     /// `‖xᵢ‖²`.
     #[inline]
-    pub fn nrm2_sq(&self, i: usize) -> f32 {
+    pub(crate) fn nrm2_sq(&self, i: usize) -> f32 {
         ops::nrm2_sq(self.row(i))
     }
 }

@@ -105,7 +105,7 @@ impl Geometry {
 
     /// Fits `spec` from document frequencies counted elsewhere: `df[j]` of feature j among
     /// `n` training rows (a cluster's totals; ignored under binary weighting).
-    pub fn from_df(spec: GeometrySpec, df: &[u32], n: usize) -> Geometry {
+    pub(crate) fn from_df(spec: GeometrySpec, df: &[u32], n: usize) -> Geometry {
         let (weights, unseen) = match spec.weighting {
             Weighting::Binary => (Vec::new(), 1.0),
             Weighting::Idf => (df.iter().map(|&d| idf(n, d as usize)).collect(), idf(n, 0)),

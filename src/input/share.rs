@@ -37,7 +37,7 @@ impl Share {
 
     /// As [`Share::pick`], keeping each item's unit number: what puts the results of
     /// several shares back in input order.
-    pub fn pick_numbered<T>(self, all: Vec<T>, next: &mut usize) -> Vec<(usize, T)> {
+    pub(crate) fn pick_numbered<T>(self, all: Vec<T>, next: &mut usize) -> Vec<(usize, T)> {
         let first = *next;
         *next += all.len();
         all.into_iter()

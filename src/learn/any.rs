@@ -144,7 +144,7 @@ impl AnyLearner {
     /// steps, logistic regression a gradient step at its rate η (decaying when its
     /// schedule decays). `None` for learners whose model is not linear (the kernel
     /// perceptron, Winnow's two weight vectors, the centroid, softmax).
-    pub fn update_rule(&self) -> Option<super::UpdateRule> {
+    pub(crate) fn update_rule(&self) -> Option<super::UpdateRule> {
         use super::{Rate, UpdateRule};
         Some(match self {
             AnyLearner::Perceptron(_) | AnyLearner::AveragedPerceptron(_) => UpdateRule::Perceptron,
@@ -165,7 +165,7 @@ impl AnyLearner {
     }
 
     /// Whether the fitted model has a bias to fold into the margin (theory diagnostics).
-    pub fn has_bias(&self) -> bool {
+    pub(crate) fn has_bias(&self) -> bool {
         match self {
             AnyLearner::Perceptron(p) => p.bias != super::Bias::None,
             AnyLearner::KernelPerceptron(p) => p.bias != super::Bias::None,

@@ -7,7 +7,7 @@
 //! and an update O(n). The bias is the augmented constant feature β (1, or R² for the R²
 //! step), which is the primal perceptron's bias in the feature space of K + β.
 //!
-//! The dual form costs O(n²) time and memory: [`KernelPerceptron::estimate_rows`] predicts
+//! The dual form costs O(n²) time and memory: `KernelPerceptron::estimate_rows` predicts
 //! both before any work — before anything is allocated by the rows' size or width — and
 //! `fit` refuses when they exceed the limits (unless `force`).
 

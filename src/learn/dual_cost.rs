@@ -47,7 +47,7 @@ impl KernelPerceptron {
     /// The same prediction as [`KernelPerceptron::estimate`], from the rows themselves:
     /// what `fit` checks before it allocates anything sized by them (the postings index
     /// holds 8 bytes per column, however few of the columns the rows use).
-    pub fn estimate_rows<X: SparseRows>(&self, x: &X) -> Estimate {
+    pub(crate) fn estimate_rows<X: SparseRows>(&self, x: &X) -> Estimate {
         self.predict(x.n_rows(), x.nnz(), x.n_cols(), pair_ops(x))
     }
 

@@ -3,7 +3,7 @@
 //! A row of it is computed by walking [`Postings`] (the transposed matrix: for each
 //! feature, the rows that contain it) instead of n merge-based sparse dot products: row i
 //! costs Σ_{f ∈ xᵢ} df(f) additions plus n kernel transforms. The additions for one pair
-//! happen in increasing feature order starting from 0, exactly as in [`ops::sparse_dot`],
+//! happen in increasing feature order starting from 0, exactly as in `ops::sparse_dot`,
 //! so the values are bit-identical to [`Kernel::eval`]. The full matrix is computed in parallel
 //! over rows (rayon); a single row is split over column ranges when it is long.
 //! `GramRows` holds the full matrix when it fits a memory budget, and otherwise computes
@@ -112,7 +112,7 @@ impl Gram {
     }
 
     /// ‖xᵢ‖² for every row.
-    pub fn sq_norms(&self) -> &[f32] {
+    pub(crate) fn sq_norms(&self) -> &[f32] {
         &self.sq_norms
     }
 
@@ -128,7 +128,7 @@ impl Gram {
     }
 
     /// Writes K(xᵢ, xⱼ) for j in `lo .. lo + out.len()` into `out`.
-    pub fn row_range_into(&self, i: usize, lo: usize, out: &mut [f32]) {
+    pub(crate) fn row_range_into(&self, i: usize, lo: usize, out: &mut [f32]) {
         if let (Some(nnz), false) = (&self.nnz, self.kernel == Kernel::Linear) {
             // Binary rows: integer counts, then one pass writes K (exact: the counts are
             // the same integers `sparse_dot` sums in f32). The linear kernel is the f32
@@ -191,7 +191,7 @@ impl Gram {
     }
 
     /// Row i, computed in parallel over column ranges when it is long.
-    pub fn row_into(&self, i: usize, out: &mut [f32]) {
+    pub(crate) fn row_into(&self, i: usize, out: &mut [f32]) {
         let n = self.n();
         debug_assert_eq!(out.len(), n);
         let chunk = n

@@ -40,13 +40,13 @@ impl GramRows {
     }
 
     /// Rows computed so far (recomputations included).
-    pub fn rows_computed(&self) -> u64 {
+    pub(crate) fn rows_computed(&self) -> u64 {
         self.computed
     }
 
     /// Rows held in the cache.
     #[cfg(test)]
-    pub fn rows_cached(&self) -> usize {
+    pub(crate) fn rows_cached(&self) -> usize {
         self.cache.len()
     }
 

@@ -36,7 +36,7 @@ pub struct SupportRows {
 
 impl SupportRows {
     /// Rows `idx` of `x`, in that order.
-    pub fn select<X: SparseRows>(x: &X, idx: &[usize]) -> Self {
+    pub(crate) fn select<X: SparseRows>(x: &X, idx: &[usize]) -> Self {
         let real = idx.iter().any(|&i| !x.row(i).is_binary());
         let mut s = SupportRows {
             indptr: vec![0],
@@ -121,7 +121,7 @@ impl KernelModel {
     }
 
     /// K(x_s, x) for every support vector s, written into `out`.
-    pub fn kernel_values_into(&self, row: RowRef<'_>, out: &mut Vec<f32>) {
+    pub(crate) fn kernel_values_into(&self, row: RowRef<'_>, out: &mut Vec<f32>) {
         out.resize(self.n_support(), 0.0);
         let index = self.index.get_or_init(|| Postings::new(&self.support));
         index.dots_into(row, 0, out);

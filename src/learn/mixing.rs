@@ -110,7 +110,7 @@ fn not_mixable(learner: &AnyLearner) -> Error {
 
 /// Rows of shard `s` of `n` rows split over `shards`: row i goes to shard i mod shards,
 /// so every shard sees a slice of every part of the input.
-pub fn shard_rows(n: usize, shards: usize, s: usize) -> Vec<usize> {
+pub(crate) fn shard_rows(n: usize, shards: usize, s: usize) -> Vec<usize> {
     (s..n).step_by(shards.max(1)).collect()
 }
 
@@ -127,7 +127,7 @@ pub fn check_split(n: usize, shards: usize) -> Result<()> {
 /// Adds a round's totals over all workers to `report`; returns whether the problem has
 /// converged: a round without an update ends training for the non-averaged learners, as
 /// a lone learner stops at convergence.
-pub fn close_round(
+pub(crate) fn close_round(
     report: &mut TrainReport,
     updates: u64,
     mistakes: u64,
@@ -162,7 +162,7 @@ pub struct LocalEpoch {
 
 /// A worker's epoch `round` over its rows `x` with labels `y`, from the mixed weights
 /// `start`; the shuffle of the epoch depends on the round as a lone learner's on its epoch.
-pub fn local_epoch<X: SparseRows>(
+pub(crate) fn local_epoch<X: SparseRows>(
     learner: &Checked<AnyLearner>,
     x: &X,
     y: &[Label],
@@ -247,7 +247,7 @@ impl AverageSum {
     }
 
     /// Adds another worker's sum.
-    pub fn merge(&mut self, other: &AverageSum) {
+    pub(crate) fn merge(&mut self, other: &AverageSum) {
         if self.w.len() < other.w.len() {
             self.w.resize(other.w.len(), 0.0);
         }

@@ -1,7 +1,7 @@
 //! Multi-label classification: one binary classifier per label (or one softmax model over
 //! all labels), and a threshold per label; a row gets every label whose score is above
 //! its threshold. Thresholds are tuned per label on out-of-fold scores of the training
-//! rows (the F1-best cut of each label's ranking, [`best_threshold`]), which is what lets
+//! rows (the F1-best cut of each label's ranking, `best_threshold`), which is what lets
 //! rare labels be predicted at all: their scores rarely clear 0. `learn` only fits and
 //! scores: the fold loop that produces those out-of-fold scores runs above this layer.
 
@@ -52,7 +52,7 @@ impl LabelScorer {
     }
 
     /// The threshold used when none is tuned: 0 for discriminants, ½ for probabilities.
-    pub fn default_threshold(&self) -> f32 {
+    pub(crate) fn default_threshold(&self) -> f32 {
         match self {
             LabelScorer::OneVsRest(_) => 0.0,
             LabelScorer::Softmax(_) => 0.5,
@@ -155,7 +155,7 @@ pub(crate) fn fit_scorer<X: SparseRows>(
 
 /// The F1-best threshold for scores with their truth, or `None` when no cut has F1 > 0.
 /// The threshold lies halfway between the lowest score taken and the next one.
-pub fn best_threshold(pairs: &mut [(f32, bool)]) -> Option<(f32, f64)> {
+pub(crate) fn best_threshold(pairs: &mut [(f32, bool)]) -> Option<(f32, f64)> {
     pairs.sort_by(|a, b| b.0.total_cmp(&a.0));
     let positives = pairs.iter().filter(|p| p.1).count() as f64;
     let (mut tp, mut best) = (0f64, None::<(f32, f64)>);
@@ -175,7 +175,7 @@ pub fn best_threshold(pairs: &mut [(f32, bool)]) -> Option<(f32, f64)> {
 }
 
 /// Documents per label.
-pub fn label_counts(sets: &[Vec<usize>], k: usize) -> Vec<u32> {
+pub(crate) fn label_counts(sets: &[Vec<usize>], k: usize) -> Vec<u32> {
     let mut counts = vec![0u32; k];
     for &c in sets.iter().flatten() {
         counts[c] += 1;

@@ -110,7 +110,7 @@ impl Postings {
     /// `out[j − lo] = q·x_j` for the indexed rows j in `lo .. lo + out.len()`. For one
     /// pair the products are added in increasing feature order from 0, as in
     /// [`sparse_dot`](crate::features::ops::sparse_dot), so the values are bit-identical to it.
-    pub fn dots_into(&self, q: RowRef<'_>, lo: usize, out: &mut [f32]) {
+    pub(crate) fn dots_into(&self, q: RowRef<'_>, lo: usize, out: &mut [f32]) {
         let hi = lo + out.len();
         out.fill(0.0);
         for (k, &f) in q.ids.iter().enumerate() {
@@ -151,7 +151,7 @@ impl Postings {
 
 impl Postings {
     /// For binary rows: `out[j − lo] = |q ∩ x_j|` as an integer count.
-    pub fn counts_into(&self, q: &[u32], lo: usize, out: &mut [u32]) {
+    pub(crate) fn counts_into(&self, q: &[u32], lo: usize, out: &mut [u32]) {
         let hi = lo + out.len();
         out.fill(0);
         for &f in q {

@@ -64,7 +64,7 @@ pub struct SoftmaxModel {
 
 impl SoftmaxModel {
     /// The logits z_c = w_c·x + b_c into `out` (length k).
-    pub fn logits(&self, row: RowRef<'_>, out: &mut [f32]) {
+    pub(crate) fn logits(&self, row: RowRef<'_>, out: &mut [f32]) {
         out.copy_from_slice(&self.bias);
         accumulate_logits(&self.w, self.k, 1.0, row, out);
     }
@@ -89,7 +89,7 @@ impl SoftmaxModel {
     }
 
     /// For two classes: the binary linear model w₁ − w₀, b₁ − b₀ (a logit for class 1).
-    pub fn to_binary(&self) -> Option<super::LinearModel> {
+    pub(crate) fn to_binary(&self) -> Option<super::LinearModel> {
         (self.k == 2).then(|| super::LinearModel {
             w: self.w.chunks_exact(2).map(|c| c[1] - c[0]).collect(),
             bias: self.bias[1] - self.bias[0],

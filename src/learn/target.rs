@@ -21,7 +21,7 @@ impl<'a> Multiclass<'a> {
     }
 
     /// The ±1 labels of the problem "class `c` against the rest".
-    pub fn one_vs_rest(&self, c: usize) -> Vec<Label> {
+    pub(crate) fn one_vs_rest(&self, c: usize) -> Vec<Label> {
         self.classes
             .iter()
             .map(|&i| if i == c { 1 } else { -1 })
@@ -57,7 +57,7 @@ impl<'a> MultiLabel<'a> {
     }
 
     /// The ±1 labels of the problem "label `c` or not".
-    pub fn one_vs_rest(&self, c: usize) -> Vec<Label> {
+    pub(crate) fn one_vs_rest(&self, c: usize) -> Vec<Label> {
         self.sets
             .iter()
             .map(|s| if s.contains(&c) { 1 } else { -1 })

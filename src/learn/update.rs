@@ -160,7 +160,7 @@ impl OnlineState {
 
     /// Whether the rule takes a step at signed margin y·s (logistic regression takes one
     /// after every message whose loss has a gradient left).
-    pub fn steps_at(&self, margin: f32) -> bool {
+    pub(crate) fn steps_at(&self, margin: f32) -> bool {
         match self.rule {
             UpdateRule::Perceptron => margin <= 0.0,
             UpdateRule::Margin { tau } => margin <= tau,
@@ -171,7 +171,7 @@ impl OnlineState {
 
     /// Learns one row `x` (already in the model's geometry) with label `y` = ±1, whose
     /// score before learning was `score`; returns whether the rule took a step (see
-    /// [`OnlineState::steps_at`]). `m.w` must cover every id of `x`.
+    /// `OnlineState::steps_at`). `m.w` must cover every id of `x`.
     pub fn step(&mut self, m: &mut LinearModel, x: RowRef<'_>, y: f32, score: f32) -> bool {
         let margin = y * score;
         if !self.steps_at(margin) {
@@ -198,7 +198,7 @@ impl OnlineState {
     }
 
     /// Counts a message the rule takes no step on, for a caller that asked
-    /// [`OnlineState::steps_at`] first and so never built its row.
+    /// `OnlineState::steps_at` first and so never built its row.
     pub fn skip(&mut self) {
         self.seen += 1;
     }

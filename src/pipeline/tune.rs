@@ -20,7 +20,7 @@ use crate::{Error, Result};
 ///
 /// This is the one place a point's n-gram order becomes an analyzer; tuning groups its
 /// points by what this returns.
-pub fn analyzer_for(base: &Analyzer, ngrams: usize) -> Result<Analyzer> {
+pub(crate) fn analyzer_for(base: &Analyzer, ngrams: usize) -> Result<Analyzer> {
     let mut order = match ngrams {
         1 => None,
         n => Some(u8::try_from(n).map_err(|_| {

@@ -40,7 +40,7 @@ impl Words {
     }
 
     /// The ASCII fast path; `text` must be ASCII.
-    pub fn tokens_ascii(&self, text: &str, sink: &mut dyn FnMut(&str)) {
+    pub(crate) fn tokens_ascii(&self, text: &str, sink: &mut dyn FnMut(&str)) {
         debug_assert!(text.is_ascii());
         let b = text.as_bytes();
         let mut scratch = Vec::<u8>::with_capacity(64);

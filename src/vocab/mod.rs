@@ -75,7 +75,7 @@ impl DfCounts {
     }
 
     /// Starts counting a new document (call before its tokens).
-    pub fn start_document(&mut self) {
+    pub(crate) fn start_document(&mut self) {
         self.docs += 1;
         self.doc = self.docs;
     }
@@ -106,7 +106,7 @@ impl DfCounts {
     }
 
     /// Adds another thread's counts into these.
-    pub fn merge(mut self, other: DfCounts) -> DfCounts {
+    pub(crate) fn merge(mut self, other: DfCounts) -> DfCounts {
         let (mut big, small) = if self.map.len() >= other.map.len() {
             (std::mem::take(&mut self), other)
         } else {
@@ -141,7 +141,7 @@ impl DfCounts {
 
     /// Counts made elsewhere: document frequencies per word (`hashing` `None`) or per
     /// hashed id, over `docs` documents (a cluster's totals).
-    pub fn from_totals(
+    pub(crate) fn from_totals(
         hashing: Option<Hashing>,
         words: impl IntoIterator<Item = (Box<str>, u32)>,
         ids: impl IntoIterator<Item = (u32, u32)>,
@@ -248,7 +248,7 @@ impl Vocabulary {
     /// Builds the vocabulary from distinct words with their document frequencies among
     /// `documents`, pruned by `config` and ranked as every vocabulary is: document
     /// frequency descending, then the word.
-    pub fn from_df(
+    pub(crate) fn from_df(
         mut entries: Vec<(Box<str>, u32)>,
         documents: u64,
         config: &VocabConfig,
@@ -282,7 +282,7 @@ impl Vocabulary {
     }
 
     /// A vocabulary from a word table (id = insertion order) and document frequencies.
-    pub fn from_table(table: WordTable, df: Vec<u32>, documents: u64) -> Vocabulary {
+    pub(crate) fn from_table(table: WordTable, df: Vec<u32>, documents: u64) -> Vocabulary {
         assert_eq!(table.len(), df.len(), "one document frequency per word");
         Vocabulary {
             table,
@@ -300,7 +300,7 @@ impl Vocabulary {
 
     /// The hashed space of `hashing` with the document frequency of each of its 2^B ids
     /// over `documents` documents.
-    pub fn from_hashed_df(hashing: Hashing, df: Vec<u32>, documents: u64) -> Vocabulary {
+    pub(crate) fn from_hashed_df(hashing: Hashing, df: Vec<u32>, documents: u64) -> Vocabulary {
         assert_eq!(
             df.len(),
             hashing.ids(),
@@ -384,7 +384,7 @@ impl Vocabulary {
     /// and unique): counts it and bumps each id's document frequency. The hashed
     /// counterpart of [`Vocabulary::add_document`] for callers that hashed the words
     /// already.
-    pub fn add_hashed_row(&mut self, ids: &[u32]) {
+    pub(crate) fn add_hashed_row(&mut self, ids: &[u32]) {
         debug_assert!(self.hashing.is_some());
         for &id in ids {
             self.df[id as usize] += 1;

@@ -165,7 +165,7 @@ impl WordTable {
 
     /// The id of `word` given its precomputed key.
     #[inline]
-    pub fn get_key(&self, word: &str, k: Key) -> Option<u32> {
+    pub(crate) fn get_key(&self, word: &str, k: Key) -> Option<u32> {
         if self.slots.is_empty() {
             return None;
         }
@@ -182,7 +182,7 @@ impl WordTable {
     /// The id of `word`, inserting it with the next id when absent; the flag says whether
     /// it was inserted.
     #[inline]
-    pub fn insert_key(&mut self, word: &str, k: Key) -> (u32, bool) {
+    pub(crate) fn insert_key(&mut self, word: &str, k: Key) -> (u32, bool) {
         if 2 * (self.len() + 1) > self.slots.len() {
             self.rehash((2 * self.slots.len()).max(16));
         }

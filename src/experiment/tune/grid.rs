@@ -77,7 +77,7 @@ impl LearnerChoice {
     }
 
     /// The learner with the library's defaults and this choice applied.
-    pub fn default_learner(&self) -> Option<AnyLearner> {
+    pub(crate) fn default_learner(&self) -> Option<AnyLearner> {
         let mut l = AnyLearner::from_name(self.name)?;
         if let AnyLearner::PassiveAggressive(p) = &mut l {
             p.online.average = self.average;

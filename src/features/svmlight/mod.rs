@@ -88,7 +88,7 @@ pub(crate) fn normalize_label(s: &str) -> String {
 
 /// The largest feature id read by default: 2²⁴ = 16,777,216 features. Rows are sized
 /// by their largest id (a learner keeps a weight per feature), so one stray id must not
-/// ask for gigabytes; [`parse_svmlight_limited`] takes another limit.
+/// ask for gigabytes; `parse_svmlight_limited` takes another limit.
 pub const DEFAULT_MAX_FEATURE_ID: u32 = 1 << 24;
 
 /// What a feature id token holds.
@@ -125,7 +125,7 @@ pub fn parse_svmlight(bytes: &[u8], path: &Path) -> Result<SvmData> {
 /// Parses SVMlight bytes whose feature ids are at most `max_id`; a larger id is an error
 /// naming its line and the limit, before anything is sized by it.
 /// `limit` is a number of features: ids run from 1 to `limit`.
-pub fn parse_svmlight_limited(bytes: &[u8], path: &Path, limit: u32) -> Result<SvmData> {
+pub(crate) fn parse_svmlight_limited(bytes: &[u8], path: &Path, limit: u32) -> Result<SvmData> {
     let mut labels = Vec::new();
     let mut lines = Vec::new();
     let mut indptr = vec![0usize];

@@ -17,7 +17,7 @@ use std::borrow::Cow;
 
 /// `raw` with an empty line between its header block and its body where a line that is
 /// not a header field ends the header block; borrowed when nothing is missing.
-pub fn with_body_separator(raw: &[u8]) -> Cow<'_, [u8]> {
+pub(crate) fn with_body_separator(raw: &[u8]) -> Cow<'_, [u8]> {
     let Some(gap) = missing_separator(raw) else {
         return Cow::Borrowed(raw);
     };

@@ -8,7 +8,7 @@ const MAX_TAG: usize = 12;
 const MAX_HOST: usize = 80;
 
 /// Calls `sink` with `html:NAME` for each tag and `url:HOST` for each `href`/`src` host.
-pub fn html_features(html: &str, sink: &mut dyn FnMut(String)) {
+pub(crate) fn html_features(html: &str, sink: &mut dyn FnMut(String)) {
     let b = html.as_bytes();
     let mut i = 0;
     while let Some(off) = memchr(b'<', &b[i..]) {

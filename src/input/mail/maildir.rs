@@ -11,7 +11,7 @@ use crate::{Error, Result};
 use std::path::Path;
 
 /// Whether `dir` is a Maildir: it has a `cur` or a `new` subfolder.
-pub fn is_maildir(dir: &Path) -> bool {
+pub(crate) fn is_maildir(dir: &Path) -> bool {
     dir.join("cur").is_dir() || dir.join("new").is_dir()
 }
 

@@ -46,7 +46,7 @@ impl<R: BufRead> MboxReader<R> {
 
 /// Whether `line` (without its line ending) looks like an mbox envelope line:
 /// `From ` + a sender + a date whose last word is a time (`12:34:56`) or a year.
-pub fn is_envelope(line: &[u8]) -> bool {
+pub(crate) fn is_envelope(line: &[u8]) -> bool {
     let Some(rest) = line.strip_prefix(b"From ") else {
         return false;
     };
@@ -146,7 +146,7 @@ fn trim_separator(bytes: &mut Vec<u8>) {
 /// Whether the first non-blank line of `bytes` is an envelope line (the file is an mbox,
 /// or a single message carrying its envelope).
 #[cfg_attr(not(feature = "mail"), allow(dead_code))]
-pub fn starts_with_envelope(bytes: &[u8]) -> bool {
+pub(crate) fn starts_with_envelope(bytes: &[u8]) -> bool {
     let start = bytes
         .iter()
         .position(|b| !matches!(b, b'\r' | b'\n'))
