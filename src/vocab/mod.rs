@@ -141,6 +141,7 @@ impl DfCounts {
 
     /// Counts made elsewhere: document frequencies per word (`hashing` `None`) or per
     /// hashed id, over `docs` documents (a cluster's totals).
+    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
     pub(crate) fn from_totals(
         hashing: Option<Hashing>,
         words: impl IntoIterator<Item = (Box<str>, u32)>,
