@@ -68,6 +68,24 @@ impl Model {
     /// Classifies one raw RFC 822 message (headers, MIME parts, any charset) as the
     /// model's mail rules read it; a model trained on plain text reads the bytes as text
     /// (UTF-8, else latin-1).
+    ///
+    /// ```
+    /// use rosenblatt::{Document, Model, TrainConfig};
+    /// use rosenblatt::input::mail::{MailRules, parse_message};
+    ///
+    /// let mail = |label: &str, subject: &str, body: &str| {
+    ///     let raw = format!("From: a@example.org\nSubject: {subject}\n\n{body}\n");
+    ///     parse_message(raw.as_bytes(), subject.into(), Some(label), &MailRules::default()).doc
+    /// };
+    /// let docs: Vec<Document> = vec![
+    ///     mail("spam", "cheap meds", "buy now"),
+    ///     mail("ham", "lunch", "at noon tomorrow"),
+    /// ];
+    /// let filter = Model::fit(&docs, &TrainConfig::spam_filter())?;
+    /// let raw = b"From: b@example.org\nSubject: meds\n\ncheap, buy now\n";
+    /// assert_eq!(filter.classify_mail(raw)?.label, "spam");
+    /// # Ok::<(), rosenblatt::Error>(())
+    /// ```
     #[cfg(feature = "mail")]
     pub fn classify_mail(&self, raw: &[u8]) -> Result<Decision> {
         Ok(self.classify_documents(&[self.document(raw)])?.remove(0))
