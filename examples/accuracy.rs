@@ -29,7 +29,7 @@ use rosenblatt::input::{self, Document, Format, mail};
 use rosenblatt::learn::{AnyLearner, Check};
 use rosenblatt::pipeline::{TrainingJob, evaluate_decisions, evaluate_multilabel};
 use rosenblatt::training::{class_indices, classes_of};
-use rosenblatt::{TrainConfig, eval::SpamMetrics, experiment::stratified_holdout};
+use rosenblatt::{TrainConfig, experiment::stratified_holdout};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::{collections::BTreeMap, fmt::Write as _, fs, path::Path, path::PathBuf};
 use std::{process::Command, time::Instant};
@@ -282,10 +282,8 @@ impl Harness {
                 [None, None, Some(micro), Some(macro_), None]
             } else {
                 let e = evaluate_decisions(&model, test)?;
-                let scores: Vec<f32> = e.decisions.iter().map(|d| d.score).collect();
                 // the positive class, spam, comes second
-                let spam: Vec<bool> = e.truth.iter().map(|&t| t == 1).collect();
-                let fp = SpamMetrics::new(&scores, &spam, model.threshold()).ham_fp_rate;
+                let fp = e.spam_metrics(1, model.threshold()).ham_fp_rate;
                 let acc = e.metrics.accuracy();
                 eprintln!("{what} {name}: accuracy {acc:.4}, ham FP {fp:.4}, {secs:.2} s");
                 [Some(acc), Some(fp), None, None, Some(test.len() as f64)]

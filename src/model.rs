@@ -15,6 +15,7 @@
 //! format-5 file is still read, as format 6 with the threshold 0 it decided at.
 
 use crate::features::Geometry;
+use crate::features::SparseRows;
 use crate::fnv::fnv1a;
 use crate::learn::TrainReport;
 pub use crate::learn::{ClassDecision, Predictor};
@@ -22,6 +23,7 @@ use crate::text::Analyzer;
 use crate::theory::Theory;
 use crate::vocab::Vocabulary;
 use crate::{Error, Result, RowRef};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::Path;
@@ -261,6 +263,16 @@ impl Model {
             },
             _ => d,
         }
+    }
+
+    /// The decision for every stored row (read in the model's geometry), computed in
+    /// parallel, in row order.
+    pub fn decide_rows<X: SparseRows>(&self, x: &X) -> Vec<ClassDecision> {
+        let x = &self.geometry.apply(x);
+        (0..x.n_rows())
+            .into_par_iter()
+            .map(|i| self.decide(x.row(i)))
+            .collect()
     }
 
     /// Encodes the model with its header.

@@ -4,7 +4,7 @@
 //! TREC online run. The CLI and library users share these.
 
 use crate::Result;
-use crate::eval::Metrics;
+use crate::eval::{Metrics, SpamMetrics};
 use crate::experiment::{Classes, Split, fit_classes, predict_classes};
 use crate::features::{BinaryMatrix, Geometry, SparseRows, Vectorized, vectorize};
 use crate::input::Document;
@@ -12,7 +12,6 @@ use crate::learn::{AnyModel, OnlineState};
 use crate::model::{ClassDecision, FeatureSpace, Metadata, Model, ModelParts, Predictor};
 use crate::theory;
 use crate::vocab::Vocabulary;
-use rayon::prelude::*;
 use std::time::Instant;
 
 mod fit;
@@ -123,11 +122,7 @@ pub fn vectorize_for(model: &Model, docs: &[Document]) -> Vectorized {
 /// The decision for every stored row (read in the model's geometry), computed in
 /// parallel, in row order.
 pub fn decide<X: SparseRows>(model: &Model, x: &X) -> Vec<ClassDecision> {
-    let x = &model.geometry().apply(x);
-    (0..x.n_rows())
-        .into_par_iter()
-        .map(|i| model.decide(x.row(i)))
-        .collect()
+    model.decide_rows(x)
 }
 
 /// Evaluates a model on labelled documents.
@@ -145,6 +140,16 @@ pub struct Evaluated {
     pub truth: Vec<usize>,
     /// Each document's decision.
     pub decisions: Vec<ClassDecision>,
+}
+
+impl Evaluated {
+    /// The spam-filter figures of these decisions, with class `spam` the one called spam
+    /// when its score is above `threshold`.
+    pub fn spam_metrics(&self, spam: usize, threshold: f32) -> SpamMetrics {
+        let scores: Vec<f32> = self.decisions.iter().map(|d| d.score).collect();
+        let is_spam: Vec<bool> = self.truth.iter().map(|&t| t == spam).collect();
+        SpamMetrics::new(&scores, &is_spam, threshold)
+    }
 }
 
 /// Evaluates a model on labelled documents, keeping the true classes and the decisions

@@ -99,16 +99,13 @@ impl Model {
                  not on text: it scores rows, not strings"
             )));
         }
-        let stored = vectorize(&self.analyzer, &self.vocab, docs).matrix;
-        let x = self.geometry.apply(&stored);
-        Ok((0..docs.len())
-            .into_par_iter()
-            .map(|i| {
-                let d = self.decide(crate::features::SparseRows::row(&x, i));
-                Decision {
-                    label: self.classes[d.class].clone(),
-                    score: d.score,
-                }
+        let x = vectorize(&self.analyzer, &self.vocab, docs).matrix;
+        Ok(self
+            .decide_rows(&x)
+            .into_iter()
+            .map(|d| Decision {
+                label: self.classes[d.class].clone(),
+                score: d.score,
             })
             .collect())
     }

@@ -47,14 +47,10 @@ pub fn mail(path: &Path, mail: &Mail, json: bool, chart: Option<&EvalChart>) -> 
         bail!("no messages to evaluate");
     }
     phase.set("evaluating");
-    let x = pipeline::vectorize_for(&model, &corpus.docs).matrix;
-    let decisions = pipeline::decide(&model, &x);
-    let truth = rosenblatt::training::class_indices(&corpus.docs, model.classes())?;
-    let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
-    let metrics = Metrics::new(model.classes().to_vec(), &truth, &predicted);
-    let scores: Vec<f32> = decisions.iter().map(|d| d.score).collect();
-    let is_spam: Vec<bool> = truth.iter().map(|&t| t == 1).collect();
-    let spam = SpamMetrics::new(&scores, &is_spam, model.threshold());
+    let evaluated = pipeline::evaluate_decisions(&model, &corpus.docs)?;
+    let spam = evaluated.spam_metrics(1, model.threshold());
+    let scores: Vec<f32> = evaluated.decisions.iter().map(|d| d.score).collect();
+    let (metrics, truth) = (evaluated.metrics, evaluated.truth);
     drop(phase);
     if json {
         outln!("{}", spam_json(Some(&metrics), &spam));

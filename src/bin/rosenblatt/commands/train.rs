@@ -7,10 +7,8 @@ use crate::flags::{Source, TrainPlan};
 use crate::load;
 use crate::progress::Phase;
 use anyhow::{Result, bail};
-use rosenblatt::eval::SpamMetrics;
 use rosenblatt::input::Document;
-use rosenblatt::model::Model;
-use rosenblatt::pipeline::{self, Evaluated};
+use rosenblatt::pipeline;
 use std::process::ExitCode;
 
 /// Runs `train`.
@@ -45,7 +43,7 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
              several labels (or none): train, then run `eval` on a test part"
         );
     }
-    plan.cv_splits(docs.len(), "documents")?;
+    plan.check_cv(docs.len(), "documents")?;
     // A held-out part keeps the input's order, so sorted documents stay sorted.
     if plan.no_shuffle && sorted_by_class(&docs) {
         phase.suspend(|| {
@@ -60,8 +58,11 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
     let out = job.run_documents(docs, &|s| phase.set(&super::stage_line(s)))?;
     phase.set("saving");
     out.model.save(&plan.output)?;
-    let spam = match &out.held_out {
-        Some(e) if matches!(plan.source, Source::Mail(_)) => Some(spam_metrics(&out.model, e)),
+    let classes = out.model.classes();
+    let spam = match (&out.held_out, classes.iter().position(|c| c == "spam")) {
+        (Some(e), Some(s)) if matches!(plan.source, Source::Mail(_)) => {
+            Some(e.spam_metrics(s, out.model.threshold()))
+        }
         _ => None,
     };
     drop(phase);
@@ -82,15 +83,4 @@ fn sorted_by_class(docs: &[Document]) -> bool {
         }
     }
     seen.len() >= 2
-}
-
-/// Spam-filter figures of `model` on the held-out messages it decided.
-fn spam_metrics(model: &Model, held_out: &Evaluated) -> SpamMetrics {
-    let scores: Vec<f32> = held_out.decisions.iter().map(|d| d.score).collect();
-    let is_spam: Vec<bool> = held_out
-        .truth
-        .iter()
-        .map(|&t| model.classes()[t] == "spam")
-        .collect();
-    SpamMetrics::new(&scores, &is_spam, model.threshold())
 }

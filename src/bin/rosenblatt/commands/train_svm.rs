@@ -21,7 +21,7 @@ pub fn run(plan: &TrainPlan, paths: &[PathBuf], limit: Option<u32>) -> Result<Ex
         );
     }
     let classes = svmlight::classes_of_labels(&data.labels, plan.config.positive.as_deref())?;
-    plan.cv_splits(data.labels.len(), "rows")?;
+    plan.check_cv(data.labels.len(), "rows")?;
     let job = plan.job(data.labels.len(), plan.source.names());
     let phase = Phase::start("training");
     let out = with_rows!(&data.rows, x => job.run_rows(

@@ -12,7 +12,6 @@ use super::tune::{self, TuneArgs, TunePlan};
 use anyhow::{Result, bail};
 use clap::Args;
 use rosenblatt::distributed::Processes;
-use rosenblatt::experiment::{Split, kfold};
 use rosenblatt::features::GeometrySpec;
 use rosenblatt::input::Format;
 use rosenblatt::learn::multilabel::{MultiLabelOptions, Thresholds};
@@ -165,13 +164,15 @@ impl TrainPlan {
         m
     }
 
-    /// The seeded folds of `--cv K` over `n` documents (or rows: `what`).
-    pub fn cv_splits(&self, n: usize, what: &str) -> Result<Option<Vec<Split>>> {
-        let Some(k) = self.cv else { return Ok(None) };
-        if n < k {
+    /// Refuses `--cv K` over fewer than K documents (or rows: `what`), in terms of the
+    /// flag; the training job makes the folds.
+    pub fn check_cv(&self, n: usize, what: &str) -> Result<()> {
+        if let Some(k) = self.cv
+            && n < k
+        {
             bail!("--cv {k}: only {n} {what}");
         }
-        Ok(Some(kfold(n, k, self.seed)?))
+        Ok(())
     }
 }
 
