@@ -26,7 +26,7 @@
 use anyhow::{Context, Result, bail};
 use clap::{Parser, ValueEnum};
 use rosenblatt::input::{self, Document, Format, mail};
-use rosenblatt::learn::{AnyLearner, Check};
+use rosenblatt::learn::Check;
 use rosenblatt::pipeline::{TrainingJob, evaluate_decisions, evaluate_multilabel};
 use rosenblatt::training::{class_indices, classes_of};
 use rosenblatt::{TrainConfig, experiment::stratified_holdout};
@@ -265,12 +265,7 @@ impl Harness {
             let mut cfg =
                 builder([TrainConfig::default, TrainConfig::spam_filter][mail as usize]())?;
             let mut learner = cfg.learner.clone().into_inner();
-            learner.set_shuffle(Some(*seed));
-            match &mut learner {
-                AnyLearner::Logistic(l) => l.seed = *seed,
-                AnyLearner::Softmax(l) => l.seed = *seed,
-                _ => {}
-            }
+            learner.set_seed(*seed);
             cfg = cfg.with_learner(learner.check()?);
             let (t, job) = (Instant::now(), TrainingJob::new(cfg));
             let model = job.run_documents(train.clone(), &|_| {})?.model;

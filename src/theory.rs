@@ -135,10 +135,10 @@ pub fn diagnose_any<X: SparseRows>(
         return diagnose_kernel(k, x, y, updates);
     }
     let m = model.as_linear()?;
-    let c = match learner {
-        AnyLearner::Perceptron(p) if p.bias == Bias::R2 => radius(x),
-        _ if learner.has_bias() => 1.0,
-        _ => 0.0,
+    let c = match learner.bias() {
+        Bias::R2 => radius(x),
+        Bias::Augmented => 1.0,
+        Bias::None => 0.0,
     };
     Some(diagnose_augmented(m, x, y, c, updates))
 }

@@ -57,6 +57,24 @@ pub enum Param {
     HoldoutFraction,
     /// The learner's name.
     Learner,
+    /// How the bias is learnt.
+    Bias,
+    /// The perceptrons' visiting order and stopping rule.
+    Schedule,
+    /// Shuffled or input order.
+    Shuffle,
+    /// Averaged or last weights.
+    Average,
+    /// The gradient solver.
+    Solver,
+    /// The learning-rate decay.
+    RateSchedule,
+    /// The dual perceptron's kernel.
+    Kernel,
+    /// The dual perceptron's final hypothesis.
+    Averaging,
+    /// Training above the estimated limits.
+    Force,
 }
 
 impl Param {
@@ -64,6 +82,15 @@ impl Param {
     pub fn name(self) -> &'static str {
         match self {
             Param::Learner => "learner",
+            Param::Bias => "bias",
+            Param::Schedule => "schedule",
+            Param::Shuffle => "shuffle",
+            Param::Average => "average",
+            Param::Solver => "solver",
+            Param::RateSchedule => "schedule",
+            Param::Kernel => "kernel",
+            Param::Averaging => "averaging",
+            Param::Force => "force",
             Param::Eta => "eta",
             Param::Epochs => "epochs",
             Param::Rounds => "rounds",
@@ -95,6 +122,15 @@ impl Param {
     pub(crate) fn noun(self) -> &'static str {
         match self {
             Param::Learner => "the learner",
+            Param::Bias => "the bias",
+            Param::Schedule => "the schedule",
+            Param::Shuffle => "the visiting order",
+            Param::Average => "the averaging of the weights",
+            Param::Solver => "the solver",
+            Param::RateSchedule => "the learning-rate schedule",
+            Param::Kernel => "the kernel",
+            Param::Averaging => "the final hypothesis",
+            Param::Force => "forcing",
             Param::Eta => "the learning rate",
             Param::Epochs => "the number of epochs",
             Param::Rounds => "the number of random draws",

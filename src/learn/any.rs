@@ -1,41 +1,19 @@
-//! The learners and models a saved model can hold, as enums (not trait objects), so a
-//! model file names exactly what it contains and a learner's name maps to one variant
-//! ([`AnyLearner::from_name`], with the defaults the command line uses).
+//! What any learner offers the rest of the program ([`AnyLearner`]'s methods, each a
+//! dispatch to the learner's own file through the registry), and the models a saved
+//! model can hold ([`AnyModel`]), as enums rather than trait objects, so a model file
+//! names exactly what it contains.
 
-use super::{
-    AveragedPerceptron, LogisticRegression, MarginPerceptron, NearestCentroid, PassiveAggressive,
-    Schedule, SoftmaxRegression, Winnow,
-};
-use super::{Check, Checked, Classifier, Fitted, Label, Learner, LinearModel, Perceptron};
-use super::{KernelModel, KernelPerceptron, TrainReport};
-use crate::Result;
-use crate::error::ConfigError;
+use super::kind::LearnerKind;
+use super::mixing::{LocalEpoch, MixPlan};
+use super::online::OnlineOptions;
+use super::ovr_online::Rule;
+use super::registry::each;
+use super::{AnyLearner, Bias, Classifier, KernelModel, Label, LinearModel, PassiveAggressive};
+use super::{Schedule, Setting, TrainReport, UpdateRule};
+use crate::error::Param;
 use crate::features::{RowRef, SparseRows};
+use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
-
-/// Any learner's configuration; checked, it fits binary, multiclass and multi-label
-/// targets.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum AnyLearner {
-    /// Rosenblatt's perceptron.
-    Perceptron(Perceptron),
-    /// The dual (kernel) perceptron, for small corpora.
-    KernelPerceptron(KernelPerceptron),
-    /// The averaged perceptron.
-    AveragedPerceptron(AveragedPerceptron),
-    /// The perceptron that updates when the margin is at most τ.
-    MarginPerceptron(MarginPerceptron),
-    /// Passive-Aggressive PA-I.
-    PassiveAggressive(PassiveAggressive),
-    /// Balanced Winnow (multiplicative updates).
-    Winnow(Winnow),
-    /// The nearest class centroid.
-    Centroid(NearestCentroid),
-    /// Logistic regression (batch, SGD, mini-batch).
-    Logistic(LogisticRegression),
-    /// Softmax regression (binary problems: two classes; see `softmax` for more).
-    Softmax(SoftmaxRegression),
-}
 
 /// Any fitted binary model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -56,178 +34,141 @@ impl Default for AnyLearner {
 }
 
 impl AnyLearner {
-    /// The names [`AnyLearner::from_name`] knows, one per variant (the command line's
-    /// `--learner` names).
-    pub const NAMES: [&'static str; 9] = [
-        "perceptron",
-        "kernel-perceptron",
-        "averaged-perceptron",
-        "margin-perceptron",
-        "pa",
-        "winnow",
-        "centroid",
-        "logistic",
-        "softmax",
-    ];
-
-    /// The learner called `name`, with its defaults (the command line's defaults), or
-    /// `None` for an unknown name.
-    pub fn from_name(name: &str) -> Option<AnyLearner> {
-        Some(match name {
-            "perceptron" => AnyLearner::Perceptron(Perceptron::default()),
-            "kernel-perceptron" => AnyLearner::KernelPerceptron(KernelPerceptron::default()),
-            "averaged-perceptron" => AnyLearner::AveragedPerceptron(AveragedPerceptron::default()),
-            "margin-perceptron" => AnyLearner::MarginPerceptron(MarginPerceptron::default()),
-            "pa" => AnyLearner::PassiveAggressive(PassiveAggressive::default()),
-            "winnow" => AnyLearner::Winnow(Winnow::default()),
-            "centroid" => AnyLearner::Centroid(NearestCentroid),
-            "logistic" => AnyLearner::Logistic(LogisticRegression::default()),
-            "softmax" => AnyLearner::Softmax(SoftmaxRegression::default()),
-            _ => return None,
-        })
-    }
-
     /// The learner's name, as [`AnyLearner::from_name`] takes it.
     pub fn name(&self) -> &'static str {
-        match self {
-            AnyLearner::Perceptron(_) => "perceptron",
-            AnyLearner::KernelPerceptron(_) => "kernel-perceptron",
-            AnyLearner::AveragedPerceptron(_) => "averaged-perceptron",
-            AnyLearner::MarginPerceptron(_) => "margin-perceptron",
-            AnyLearner::PassiveAggressive(_) => "pa",
-            AnyLearner::Winnow(_) => "winnow",
-            AnyLearner::Centroid(_) => "centroid",
-            AnyLearner::Logistic(_) => "logistic",
-            AnyLearner::Softmax(_) => "softmax",
-        }
+        each!(self, l => kind_name(l))
     }
 
-    /// Sets the number of passes over the data (the epoch cap of the perceptrons'
-    /// until-convergence schedule; the randomized and online schedules and the centroid,
-    /// which make no epochs, are left as they are).
-    pub fn set_epochs(&mut self, epochs: usize) {
-        let schedule = |s: &mut Schedule| match s {
-            Schedule::Epochs(e) | Schedule::UntilConvergence { max_epochs: e } => *e = epochs,
-            Schedule::Online | Schedule::Randomized { .. } => {}
-        };
-        match self {
-            AnyLearner::Perceptron(p) => schedule(&mut p.schedule),
-            AnyLearner::KernelPerceptron(p) => schedule(&mut p.schedule),
-            AnyLearner::AveragedPerceptron(p) => p.online.epochs = epochs,
-            AnyLearner::MarginPerceptron(p) => p.online.epochs = epochs,
-            AnyLearner::PassiveAggressive(p) => p.online.epochs = epochs,
-            AnyLearner::Winnow(p) => p.epochs = epochs,
-            AnyLearner::Centroid(_) => {}
-            AnyLearner::Logistic(p) => p.epochs = epochs,
-            AnyLearner::Softmax(p) => p.epochs = epochs,
-        }
+    /// One line on what the learner named `name` is (`None`: no such learner).
+    pub fn about(name: &str) -> Option<&'static str> {
+        AnyLearner::from_name(name).map(|l| each!(l, l => about(&l)))
     }
 
-    /// Sets the visiting order of the learners that offer one: a seeded shuffle per epoch,
-    /// or input order (`None`). Gradient descent always draws its seeded order and the
-    /// centroid ignores order; both are left as they are.
-    pub fn set_shuffle(&mut self, shuffle: Option<u64>) {
-        match self {
-            AnyLearner::Perceptron(p) => p.shuffle = shuffle,
-            AnyLearner::KernelPerceptron(p) => p.shuffle = shuffle,
-            AnyLearner::AveragedPerceptron(p) => p.online.shuffle = shuffle,
-            AnyLearner::MarginPerceptron(p) => p.online.shuffle = shuffle,
-            AnyLearner::PassiveAggressive(p) => p.online.shuffle = shuffle,
-            AnyLearner::Winnow(p) => p.shuffle = shuffle,
-            AnyLearner::Centroid(_) | AnyLearner::Logistic(_) | AnyLearner::Softmax(_) => {}
-        }
+    /// The parameters this learner takes ([`AnyLearner::set`] refuses the others).
+    pub fn accepts(&self) -> &'static [Param] {
+        each!(self, l => accepts(l))
     }
 
-    /// The rule a two-class filter trained by this learner goes on learning by, one message
-    /// at a time (`learn`, the TREC online protocol): its own step with its own constants —
-    /// the perceptrons add on mistakes (the margin perceptron within τ), PA takes PA-I
-    /// steps, logistic regression a gradient step at its rate η (decaying when its
-    /// schedule decays). `None` for learners whose model is not linear (the kernel
-    /// perceptron, Winnow's two weight vectors, the centroid, softmax).
-    pub(crate) fn update_rule(&self) -> Option<super::UpdateRule> {
-        use super::{Rate, UpdateRule};
-        Some(match self {
-            AnyLearner::Perceptron(_) | AnyLearner::AveragedPerceptron(_) => UpdateRule::Perceptron,
-            AnyLearner::MarginPerceptron(p) => UpdateRule::Margin { tau: p.tau },
-            AnyLearner::PassiveAggressive(p) => UpdateRule::PassiveAggressive { c: p.c },
-            AnyLearner::Logistic(p) => UpdateRule::Logistic {
-                eta: p.eta,
-                rate: match p.schedule {
-                    super::RateSchedule::Constant => Rate::Constant,
-                    _ => Rate::Decaying,
-                },
-            },
-            AnyLearner::KernelPerceptron(_)
-            | AnyLearner::Winnow(_)
-            | AnyLearner::Centroid(_)
-            | AnyLearner::Softmax(_) => return None,
-        })
+    /// The names of the learners that take `param`, in registry order.
+    pub fn taking(param: Param) -> Vec<&'static str> {
+        AnyLearner::NAMES
+            .iter()
+            .filter_map(|n| AnyLearner::from_name(n))
+            .filter(|l| l.accepts().contains(&param))
+            .map(|l| l.name())
+            .collect()
     }
 
-    /// Whether the fitted model has a bias to fold into the margin (theory diagnostics).
-    pub(crate) fn has_bias(&self) -> bool {
-        match self {
-            AnyLearner::Perceptron(p) => p.bias != super::Bias::None,
-            AnyLearner::KernelPerceptron(p) => p.bias != super::Bias::None,
-            AnyLearner::AveragedPerceptron(p) => p.online.bias,
-            AnyLearner::MarginPerceptron(p) => p.online.bias,
-            AnyLearner::PassiveAggressive(p) => p.online.bias,
-            AnyLearner::Winnow(p) => p.bias,
-            AnyLearner::Centroid(_) => true,
-            AnyLearner::Logistic(p) => p.bias,
-            AnyLearner::Softmax(_) => true,
+    /// Applies `setting`; a parameter this learner does not take, or a value it cannot,
+    /// is refused (a setting it would ignore is an error, not a silent no-op).
+    pub fn set(&mut self, setting: Setting) -> Result<()> {
+        let param = setting.param();
+        if !self.accepts().contains(&param) {
+            let takers = AnyLearner::taking(param);
+            return Err(Error::Unsupported(format!(
+                "{} does not take {} ({}); {} {}",
+                self.name(),
+                param.noun(),
+                param.name(),
+                list(&takers),
+                if takers.len() == 1 { "does" } else { "do" }
+            )));
         }
+        each!(self, l => l.set(setting))?;
+        Ok(())
     }
-}
 
-impl Check for AnyLearner {
-    fn validate(&self) -> std::result::Result<(), ConfigError> {
-        match self {
-            AnyLearner::Perceptron(p) => p.validate(),
-            AnyLearner::KernelPerceptron(p) => p.validate(),
-            AnyLearner::AveragedPerceptron(p) => p.validate(),
-            AnyLearner::MarginPerceptron(p) => p.validate(),
-            AnyLearner::PassiveAggressive(p) => p.validate(),
-            AnyLearner::Winnow(p) => p.validate(),
-            AnyLearner::Centroid(p) => p.validate(),
-            AnyLearner::Logistic(p) => p.validate(),
-            AnyLearner::Softmax(p) => p.validate(),
-        }
+    /// Seeds what the learner draws at random (shuffles, random draws, held-out rows).
+    pub fn set_seed(&mut self, seed: u64) {
+        each!(self, l => l.set_seed(seed))
     }
-}
 
-/// A binary problem: the variant's own fit (softmax: the logit of the positive class).
-impl Learner for Checked<AnyLearner> {
-    type Model = AnyModel;
-    fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<AnyModel>> {
-        // Each variant was checked as part of this one.
-        fn fit<P: Copy, X: SparseRows, M>(p: &P, x: &X, y: &[Label]) -> Result<Fitted<M>>
-        where
-            Checked<P>: Learner<Model = M>,
-        {
-            Checked::assume(*p).fit(x, y)
-        }
-        match &**self {
-            AnyLearner::Perceptron(p) => wrap(fit(p, x, y)?, AnyModel::Linear),
-            AnyLearner::KernelPerceptron(p) => {
-                wrap(fit(p, x, y)?, |m| AnyModel::Kernel(Box::new(m)))
-            }
-            AnyLearner::AveragedPerceptron(p) => wrap(fit(p, x, y)?, AnyModel::Linear),
-            AnyLearner::MarginPerceptron(p) => wrap(fit(p, x, y)?, AnyModel::Linear),
-            AnyLearner::PassiveAggressive(p) => wrap(fit(p, x, y)?, AnyModel::Linear),
-            AnyLearner::Winnow(p) => wrap(fit(p, x, y)?, AnyModel::Linear),
-            AnyLearner::Centroid(p) => wrap(fit(p, x, y)?, AnyModel::Linear),
-            AnyLearner::Logistic(p) => wrap(fit(p, x, y)?, AnyModel::Logistic),
-            AnyLearner::Softmax(p) => wrap(fit(p, x, y)?, AnyModel::Logistic),
-        }
+    /// The learner's settings in a few words, for a model's metadata.
+    pub fn describe(&self) -> String {
+        each!(self, l => l.describe())
+    }
+
+    /// The values of its main constant the default tuning grid tries.
+    pub(crate) fn tuned(&self) -> &'static [Setting] {
+        each!(self, l => tuned(l))
+    }
+
+    /// A rough cost of one epoch, relative to ten of the averaged perceptron.
+    pub(crate) fn cost_per_epoch(&self) -> f64 {
+        each!(self, l => cost(l))
+    }
+
+    /// The bias the fitted model carries.
+    pub(crate) fn bias(&self) -> Bias {
+        each!(self, l => l.bias())
+    }
+
+    /// Whether the fitted linear model's score is a logit.
+    pub(crate) fn probabilistic(&self) -> bool {
+        each!(self, l => l.probabilistic())
+    }
+
+    /// The rule a two-class filter trained by this learner goes on learning by, one
+    /// message at a time (`learn`, the TREC online protocol); `None` for learners whose
+    /// model is not one weight vector updated additively.
+    pub(crate) fn update_rule(&self) -> Option<UpdateRule> {
+        each!(self, l => l.update_rule())
+    }
+
+    /// The additive online learners' options and step.
+    pub(crate) fn online_rule(&self) -> Option<(OnlineOptions, Rule)> {
+        each!(self, l => l.online_rule())
+    }
+
+    /// How its rounds run under parameter mixing; `None` if it does not mix.
+    pub(crate) fn mix_plan(&self) -> Option<MixPlan> {
+        each!(self, l => l.mix_plan())
+    }
+
+    /// A worker's epoch of parameter mixing; `None` if it does not mix.
+    pub(crate) fn local_epoch<X: SparseRows>(
+        &self,
+        x: &X,
+        y: &[Label],
+        start: &LinearModel,
+        round: usize,
+    ) -> Option<Result<LocalEpoch>> {
+        each!(self, l => l.local_epoch(x, y, start, round))
+    }
+
+    /// Its perceptron schedule, where it has one.
+    pub(crate) fn schedule_mut(&mut self) -> Option<&mut Schedule> {
+        each!(self, l => l.schedule_mut())
     }
 }
 
-fn wrap<M, N>(f: Fitted<M>, into: impl FnOnce(M) -> N) -> Result<Fitted<N>> {
-    Ok(Fitted {
-        model: into(f.model),
-        report: f.report,
-    })
+fn kind_name<K: LearnerKind>(_: &K) -> &'static str {
+    K::NAME
+}
+
+fn about<K: LearnerKind>(_: &K) -> &'static str {
+    K::ABOUT
+}
+
+fn accepts<K: LearnerKind>(_: &K) -> &'static [Param] {
+    K::ACCEPTS
+}
+
+fn tuned<K: LearnerKind>(_: &K) -> &'static [Setting] {
+    K::TUNED
+}
+
+fn cost<K: LearnerKind>(_: &K) -> f64 {
+    K::COST_PER_EPOCH
+}
+
+/// "a", "a and b", "a, b and c".
+fn list(names: &[&str]) -> String {
+    match names {
+        [] => "no learner".to_string(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 impl AnyModel {

@@ -3,9 +3,13 @@
 //! visit. Averaging damps the last few updates' noise and generalizes much like a large
 //! margin classifier; the accumulator trick keeps every update sparse.
 
+use super::kind::{LearnerKind, bias_of};
 use super::online::{OnlineOptions, train_online};
+use super::ovr_online::Rule;
+use super::{Bias, Setting, UpdateRule};
 use super::{Check, Checked, Fitted, Label, Learner, LinearModel};
 use crate::Result;
+use crate::error::{ConfigError, Param};
 use crate::features::SparseRows;
 use serde::{Deserialize, Serialize};
 
@@ -42,6 +46,41 @@ impl Learner for Checked<AveragedPerceptron> {
         };
         // A mistake (y·(w·x + b) ≤ 0) costs a unit step, as in Rosenblatt's rule.
         train_online(x, y, &opt, |m, _| if m <= 0.0 { 1.0 } else { 0.0 })
+    }
+}
+
+impl LearnerKind for AveragedPerceptron {
+    const NAME: &'static str = "averaged-perceptron";
+    const ABOUT: &'static str = "the averaged perceptron";
+    const ACCEPTS: &'static [Param] = &OnlineOptions::PARAMS;
+    const TUNED: &'static [Setting] = &[Setting::Epochs(5), Setting::Epochs(10)];
+
+    fn set(&mut self, setting: Setting) -> Result<(), ConfigError> {
+        self.online.set(Self::NAME, setting).map(|_| ())
+    }
+
+    fn set_seed(&mut self, seed: u64) {
+        self.online.set_seed(seed);
+    }
+
+    fn bias(&self) -> Bias {
+        bias_of(self.online.bias)
+    }
+
+    fn describe(&self) -> String {
+        self.online.describe()
+    }
+
+    fn update_rule(&self) -> Option<UpdateRule> {
+        Some(UpdateRule::Perceptron)
+    }
+
+    fn online_rule(&self) -> Option<(OnlineOptions, Rule)> {
+        let average = OnlineOptions {
+            average: true,
+            ..self.online
+        };
+        Some((average, Rule::Perceptron))
     }
 }
 

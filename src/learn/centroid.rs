@@ -4,6 +4,8 @@
 //! w = c₊ − c₋, b = (‖c₋‖² − ‖c₊‖²)/2 (halved). One pass, no hyper-parameters: the
 //! baseline every other learner should beat.
 
+use super::kind::LearnerKind;
+use super::{Bias, Setting};
 use super::{Check, Checked, Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
 use crate::Result;
 use crate::error::ConfigError;
@@ -68,6 +70,26 @@ impl Learner for Checked<NearestCentroid> {
             },
             report,
         })
+    }
+}
+
+impl LearnerKind for NearestCentroid {
+    const NAME: &'static str = "centroid";
+    const ABOUT: &'static str = "the nearest class centroid";
+    const ACCEPTS: &'static [crate::error::Param] = &[];
+
+    fn set(&mut self, _: Setting) -> Result<(), ConfigError> {
+        Ok(())
+    }
+
+    fn set_seed(&mut self, _: u64) {}
+
+    fn bias(&self) -> Bias {
+        Bias::Augmented
+    }
+
+    fn describe(&self) -> String {
+        "class means".to_string()
     }
 }
 

@@ -13,9 +13,11 @@
 
 pub use crate::error::{Estimate, OverBudget, human_bytes};
 
+use super::Setting;
 use super::gram::{Gram, GramRows};
 use super::kernel::Kernel;
 use super::kernel_model::{KernelModel, SupportRows, Vote};
+use super::kind::LearnerKind;
 use super::perceptron::drive;
 use super::{Bias, Check, Checked, Fitted, Label, Learner, Schedule, check_binary};
 use crate::Result;
@@ -216,6 +218,61 @@ impl Learner for Checked<KernelPerceptron> {
     type Model = KernelModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<KernelModel>> {
         self.fit_observed(x, y, |_| {})
+    }
+}
+
+impl LearnerKind for KernelPerceptron {
+    const NAME: &'static str = "kernel-perceptron";
+    const ABOUT: &'static str = "the dual (kernel) perceptron, for small corpora";
+    const ACCEPTS: &'static [Param] = &[
+        Param::Epochs,
+        Param::Bias,
+        Param::Schedule,
+        Param::Shuffle,
+        Param::Kernel,
+        Param::Averaging,
+        Param::Memory,
+        Param::Force,
+    ];
+    const COST_PER_EPOCH: f64 = 10.0;
+
+    fn set(&mut self, setting: Setting) -> Result<(), ConfigError> {
+        match setting {
+            Setting::Epochs(e) => self.schedule.set_epochs(e),
+            Setting::Bias(b) => self.bias = b,
+            Setting::Schedule(s) => self.schedule = s,
+            Setting::Shuffle(s) => self.shuffle = s,
+            Setting::Kernel(k) => self.kernel = k,
+            Setting::Averaging(a) => self.averaging = a,
+            Setting::Memory(m) => self.memory = m,
+            Setting::Force(f) => self.force = f,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn set_seed(&mut self, seed: u64) {
+        self.shuffle = self.shuffle.map(|_| seed);
+        self.schedule.set_seed(seed);
+    }
+
+    fn bias(&self) -> Bias {
+        self.bias
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{}, bias {:?}, {}, averaging {:?}",
+            self.schedule.describe(self.shuffle),
+            self.bias,
+            self.kernel.describe(),
+            self.averaging
+        )
+        .to_lowercase()
+    }
+
+    fn schedule_mut(&mut self) -> Option<&mut Schedule> {
+        Some(&mut self.schedule)
     }
 }
 

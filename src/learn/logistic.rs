@@ -13,8 +13,11 @@
 use super::loss::objective;
 pub(crate) use super::loss::{log_loss, sigmoid};
 
+use super::kind::{LearnerKind, bias_of, on_off_bias};
 pub(crate) use super::loss::Scaled;
+use super::mixing::{LocalEpoch, MixPlan};
 use super::online::epoch_order;
+use super::{Bias, Rate, Setting, UpdateRule};
 use super::{Check, Checked, Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
 use crate::error::{ConfigError, Param, at_least_one, non_negative, positive};
 use crate::features::SparseRows;
@@ -306,6 +309,95 @@ impl Learner for Checked<LogisticRegression> {
             },
         };
         Ok(Fitted { model, report })
+    }
+}
+
+impl LearnerKind for LogisticRegression {
+    const NAME: &'static str = "logistic";
+    const ABOUT: &'static str = "logistic regression";
+    const ACCEPTS: &'static [Param] = &[
+        Param::Eta,
+        Param::Epochs,
+        Param::Bias,
+        Param::Solver,
+        Param::RateSchedule,
+        Param::L2,
+        Param::EarlyStopFraction,
+        Param::PositiveWeight,
+    ];
+    const TUNED: &'static [Setting] = &[Setting::L2(1e-5), Setting::L2(1e-4)];
+    const COST_PER_EPOCH: f64 = 0.3;
+
+    fn set(&mut self, setting: Setting) -> Result<(), ConfigError> {
+        match setting {
+            Setting::Eta(eta) => self.eta = eta,
+            Setting::Epochs(e) => self.epochs = e,
+            Setting::Bias(b) => self.bias = on_off_bias(Self::NAME, b)?,
+            Setting::Solver(s) => self.solver = s,
+            Setting::RateSchedule(r) => self.schedule = r,
+            Setting::L2(l2) => self.l2 = l2,
+            Setting::EarlyStopping(e) => self.early_stopping = Some(e),
+            Setting::PositiveWeight(w) => self.positive_weight = w,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+
+    fn bias(&self) -> Bias {
+        bias_of(self.bias)
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{:?}, eta {} ({:?}), l2 {}, {} epochs, early stopping {:?}",
+            self.solver, self.eta, self.schedule, self.l2, self.epochs, self.early_stopping
+        )
+        .to_lowercase()
+    }
+
+    fn probabilistic(&self) -> bool {
+        true
+    }
+
+    /// A gradient step at η after every message (decaying when the schedule decays).
+    fn update_rule(&self) -> Option<UpdateRule> {
+        let rate = match self.schedule {
+            RateSchedule::Constant => Rate::Constant,
+            _ => Rate::Decaying,
+        };
+        Some(UpdateRule::Logistic {
+            eta: self.eta,
+            rate,
+        })
+    }
+
+    /// Its passes mix (any solver) unless it stops early on held-out rows.
+    fn mix_plan(&self) -> Option<MixPlan> {
+        self.early_stopping.is_none().then_some(MixPlan {
+            rounds: self.epochs,
+            average: false,
+        })
+    }
+
+    fn local_epoch<X: SparseRows>(
+        &self,
+        x: &X,
+        y: &[Label],
+        start: &LinearModel,
+        round: usize,
+    ) -> Option<Result<LocalEpoch>> {
+        let epoch = Checked::assume(*self).epoch_from(x, y, start, round);
+        Some(epoch.map(|(last, visits, updates, mistakes)| LocalEpoch {
+            last,
+            average: None,
+            visits,
+            updates,
+            mistakes,
+        }))
     }
 }
 

@@ -2,7 +2,10 @@
 //! margin y·(w·x + b) is at most τ rather than only on mistakes, so the learned
 //! hyperplane keeps a functional margin τ from the training points it can separate.
 
+use super::kind::{LearnerKind, bias_of};
 use super::online::{OnlineOptions, train_online};
+use super::ovr_online::Rule;
+use super::{Bias, Setting, UpdateRule};
 use super::{Check, Checked, Fitted, Label, Learner, LinearModel};
 use crate::Result;
 use crate::error::{ConfigError, Param, non_negative, positive};
@@ -43,6 +46,60 @@ impl Learner for Checked<MarginPerceptron> {
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
         let (tau, eta) = (self.tau, self.eta);
         train_online(x, y, &self.online, |m, _| if m <= tau { eta } else { 0.0 })
+    }
+}
+
+impl LearnerKind for MarginPerceptron {
+    const NAME: &'static str = "margin-perceptron";
+    const ABOUT: &'static str = "the margin perceptron: updates when y·(w·x + b) ≤ τ";
+    const ACCEPTS: &'static [Param] = &[
+        Param::Epochs,
+        Param::Bias,
+        Param::Shuffle,
+        Param::PositiveWeight,
+        Param::Average,
+        Param::Eta,
+        Param::Margin,
+    ];
+
+    fn set(&mut self, setting: Setting) -> Result<(), ConfigError> {
+        match setting {
+            Setting::Eta(eta) => self.eta = eta,
+            Setting::Margin(tau) => self.tau = tau,
+            s => {
+                self.online.set(Self::NAME, s)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn set_seed(&mut self, seed: u64) {
+        self.online.set_seed(seed);
+    }
+
+    fn bias(&self) -> Bias {
+        bias_of(self.online.bias)
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "margin {}, eta {}, {}",
+            self.tau,
+            self.eta,
+            self.online.describe()
+        )
+    }
+
+    fn update_rule(&self) -> Option<UpdateRule> {
+        Some(UpdateRule::Margin { tau: self.tau })
+    }
+
+    fn online_rule(&self) -> Option<(OnlineOptions, Rule)> {
+        let rule = Rule::Margin {
+            tau: self.tau,
+            eta: self.eta,
+        };
+        Some((self.online, rule))
     }
 }
 

@@ -16,47 +16,11 @@
 //! Only the last weights travel in each round, the sums once at the end. With one shard
 //! every learner here fits exactly the model it fits alone.
 
-use super::online::{OnlineOptions, run_online};
-use super::ovr_online::Rule;
-use super::{
-    AnyLearner, AnyModel, Bias, Checked, Fitted, Label, LinearModel, Schedule, TrainReport,
-};
+use super::kind::IntoAny;
+use super::{AnyLearner, AnyModel, Checked, Fitted, Label, LinearModel, TrainReport};
 use crate::features::{RowSubset, SparseRows};
 use crate::{Error, Result};
 use rayon::prelude::*;
-
-/// How a learner runs under parameter mixing: its online options (the epoch count is
-/// the round count) and its step rule; `None` for learners that do not mix.
-pub(crate) fn mixing_rule(learner: &AnyLearner) -> Option<(OnlineOptions, Rule)> {
-    if let AnyLearner::Perceptron(p) = learner {
-        let epochs = match p.schedule {
-            Schedule::Epochs(e) | Schedule::UntilConvergence { max_epochs: e } => e,
-            Schedule::Online => 1,
-            Schedule::Randomized { .. } => return None,
-        };
-        let bias = match p.bias {
-            Bias::None => false,
-            Bias::Augmented => true,
-            Bias::R2 => return None,
-        };
-        // A step η on a mistake (margin ≤ 0) is the thick-threshold rule at τ = 0.
-        let opt = OnlineOptions {
-            epochs,
-            bias,
-            average: false,
-            shuffle: p.shuffle,
-            positive_weight: 1.0,
-        };
-        return Some((
-            opt,
-            Rule::Margin {
-                tau: 0.0,
-                eta: p.eta,
-            },
-        ));
-    }
-    super::ovr::online_rule(learner)
-}
 
 /// How a learner's rounds run under parameter mixing: how many, and whether the model is
 /// the average of the weights after every visit.
@@ -68,28 +32,15 @@ pub(crate) struct MixPlan {
     pub average: bool,
 }
 
-/// The learner's [`MixPlan`]; `None` for learners that do not mix. Logistic regression
-/// mixes its passes (any solver) unless it stops early on held-out rows.
+/// The learner's [`MixPlan`]; `None` for learners that do not mix.
 pub(crate) fn mix_plan(learner: &AnyLearner) -> Option<MixPlan> {
-    if let AnyLearner::Logistic(l) = learner {
-        return l.early_stopping.is_none().then_some(MixPlan {
-            rounds: l.epochs,
-            average: false,
-        });
-    }
-    mixing_rule(learner).map(|(o, _)| MixPlan {
-        rounds: o.epochs,
-        average: o.average,
-    })
+    learner.mix_plan()
 }
 
 /// The model a mixing learner's weights make: logistic regression's gives probabilities.
 #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
 pub(crate) fn mixed_model(learner: &AnyLearner, w: LinearModel) -> AnyModel {
-    match learner {
-        AnyLearner::Logistic(_) => AnyModel::Logistic(w),
-        _ => AnyModel::Linear(w),
-    }
+    w.into_any(learner.probabilistic())
 }
 
 /// Whether a learner can be trained by parameter mixing, or the sentence that says why not.
@@ -169,27 +120,9 @@ pub(crate) fn local_epoch<X: SparseRows>(
     start: &LinearModel,
     round: usize,
 ) -> Result<LocalEpoch> {
-    if let AnyLearner::Logistic(l) = &**learner {
-        let l = Checked::assume(*l);
-        let (last, visits, updates, mistakes) = l.epoch_from(x, y, start, round)?;
-        return Ok(LocalEpoch {
-            last,
-            average: None,
-            visits,
-            updates,
-            mistakes,
-        });
-    }
-    let (opt, rule) = mixing_rule(learner).ok_or_else(|| not_mixable(learner))?;
-    let opt = OnlineOptions { epochs: 1, ..opt };
-    let run = run_online(x, y, &opt, |m, q| rule.step(m, q), Some(start), round)?;
-    Ok(LocalEpoch {
-        last: run.last,
-        average: run.average,
-        visits: run.report.steps,
-        updates: run.report.updates,
-        mistakes: run.report.mistakes_per_epoch.iter().sum(),
-    })
+    learner
+        .local_epoch(x, y, start, round)
+        .unwrap_or_else(|| Err(not_mixable(learner)))
 }
 
 /// The workers' weights mixed, each weighted by its share of the round's updates
@@ -334,7 +267,10 @@ pub fn fit_mixed<X: SparseRows>(
 mod tests {
     use super::*;
     use crate::features::real_from_dense;
-    use crate::learn::{AveragedPerceptron, Check, Learner, PassiveAggressive, Perceptron};
+    use crate::learn::{
+        AveragedPerceptron, Bias, Check, Learner, OnlineOptions, PassiveAggressive, Perceptron,
+        Schedule,
+    };
 
     /// 40 rows of 6 features, separable by the sign of x₀ − x₁ with a margin.
     fn data() -> (crate::features::RealMatrix, Vec<Label>) {

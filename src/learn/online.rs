@@ -6,6 +6,8 @@
 //! `t` (1-based) add `(t − 1)·τ·y·x` to `u`; after `T` visits the average of the weights
 //! after each visit, (1/T)·Σₜ wₜ, equals `w − u/T`. No dense work per example.
 
+use super::Setting;
+use super::kind::on_off_bias;
 use super::{Fitted, Label, LinearModel, TrainReport, check_binary};
 use crate::Result;
 use crate::error::{ConfigError, Param, at_least_one, positive};
@@ -47,6 +49,43 @@ impl OnlineOptions {
     pub fn validate(&self) -> Result<(), ConfigError> {
         at_least_one(Param::Epochs, self.epochs)?;
         positive(Param::PositiveWeight, self.positive_weight)
+    }
+
+    /// The parameters every additive online learner takes (averaging apart).
+    pub(crate) const PARAMS: [Param; 4] = [
+        Param::Epochs,
+        Param::Bias,
+        Param::Shuffle,
+        Param::PositiveWeight,
+    ];
+
+    /// Applies one of [`OnlineOptions::PARAMS`] or averaging; `false`: not one of them.
+    pub(crate) fn set(&mut self, learner: &str, setting: Setting) -> Result<bool, ConfigError> {
+        match setting {
+            Setting::Epochs(e) => self.epochs = e,
+            Setting::Bias(b) => self.bias = on_off_bias(learner, b)?,
+            Setting::Shuffle(s) => self.shuffle = s,
+            Setting::PositiveWeight(w) => self.positive_weight = w,
+            Setting::Average(a) => self.average = a,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Keeps the shuffle on, seeded by `seed`.
+    pub(crate) fn set_seed(&mut self, seed: u64) {
+        self.shuffle = self.shuffle.map(|_| seed);
+    }
+
+    /// The settings in words.
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "{} epochs, bias {}, averaged {}, shuffle {}",
+            self.epochs,
+            self.bias,
+            self.average,
+            self.shuffle.is_some()
+        )
     }
 }
 

@@ -5,8 +5,7 @@
 //! fits one model over all classes. Both are what a checked [`AnyLearner`] fits to
 //! [`Multiclass`] and [`MultiLabel`] targets.
 
-use super::ovr_online::Rule;
-use super::{AnyLearner, AnyModel, Checked, Classifier, Fitted, Label, OnlineOptions};
+use super::{AnyLearner, AnyModel, Checked, Classifier, Fitted, Label};
 use super::{LabelScorer, Learner, MultiLabel, Multiclass, combine_reports};
 use super::{SoftmaxModel, SoftmaxRegression};
 use crate::Result;
@@ -76,7 +75,7 @@ where
     X: SparseRows,
     F: Fn(usize) -> Vec<Label> + Sync,
 {
-    if let Some((opt, rule)) = online_rule(learner) {
+    if let Some((opt, rule)) = learner.online_rule() {
         // All classes in one pass over the rows (same models as class by class).
         let ys: Vec<Vec<Label>> = (0..k).map(&labels).collect();
         let fits = super::ovr_online::fit_online_ovr(x, &ys, &opt, rule)?;
@@ -92,28 +91,6 @@ where
         .into_par_iter()
         .map(|c| learner.fit(x, &labels(c)[..]))
         .collect()
-}
-
-/// The online settings and step rule of the additive online learners.
-pub(crate) fn online_rule(learner: &AnyLearner) -> Option<(OnlineOptions, Rule)> {
-    match learner {
-        AnyLearner::AveragedPerceptron(p) => Some((
-            OnlineOptions {
-                average: true,
-                ..p.online
-            },
-            Rule::Perceptron,
-        )),
-        AnyLearner::MarginPerceptron(p) => Some((
-            p.online,
-            Rule::Margin {
-                tau: p.tau,
-                eta: p.eta,
-            },
-        )),
-        AnyLearner::PassiveAggressive(p) => Some((p.online, Rule::PassiveAggressive { c: p.c })),
-        _ => None,
-    }
 }
 
 /// The class with the largest score, and that score (ties: the lower index).
@@ -132,7 +109,9 @@ pub(crate) fn argmax(models: &[AnyModel], row: RowRef<'_>) -> (usize, f32) {
 mod tests {
     use super::*;
     use crate::features::{RowSubset, real_from_dense};
-    use crate::learn::{AveragedPerceptron, Check, Learner, MarginPerceptron, PassiveAggressive};
+    use crate::learn::{
+        AveragedPerceptron, Check, Learner, MarginPerceptron, OnlineOptions, PassiveAggressive,
+    };
 
     #[test]
     fn parallel_problems_equal_sequential_fits_and_argmax_picks_the_class() {

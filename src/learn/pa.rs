@@ -2,7 +2,10 @@
 //! take the smallest step that would remove it, capped by the aggressiveness C:
 //! τ = min(C, ℓ / ‖x‖²). Robust to label noise through C; as sparse as the perceptron.
 
+use super::kind::{LearnerKind, bias_of};
 use super::online::{OnlineOptions, train_online};
+use super::ovr_online::Rule;
+use super::{Bias, Setting, UpdateRule};
 use super::{Check, Checked, Fitted, Label, Learner, LinearModel};
 use crate::Result;
 use crate::error::{ConfigError, Param, positive};
@@ -63,6 +66,51 @@ impl Learner for Checked<PassiveAggressive> {
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
         let c = self.c;
         train_online(x, y, &self.online, |m, q| pa1_step(m, q, c))
+    }
+}
+
+impl LearnerKind for PassiveAggressive {
+    const NAME: &'static str = "pa";
+    const ABOUT: &'static str = "Passive-Aggressive PA-I, averaged; the default";
+    const ACCEPTS: &'static [Param] = &[
+        Param::Epochs,
+        Param::Bias,
+        Param::Shuffle,
+        Param::PositiveWeight,
+        Param::Average,
+        Param::C,
+    ];
+    const TUNED: &'static [Setting] = &[Setting::C(0.1), Setting::C(1.0)];
+    const COST_PER_EPOCH: f64 = 0.11;
+
+    fn set(&mut self, setting: Setting) -> Result<(), ConfigError> {
+        match setting {
+            Setting::C(c) => self.c = c,
+            s => {
+                self.online.set(Self::NAME, s)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn set_seed(&mut self, seed: u64) {
+        self.online.set_seed(seed);
+    }
+
+    fn bias(&self) -> Bias {
+        bias_of(self.online.bias)
+    }
+
+    fn describe(&self) -> String {
+        format!("C {}, {}", self.c, self.online.describe())
+    }
+
+    fn update_rule(&self) -> Option<UpdateRule> {
+        Some(UpdateRule::PassiveAggressive { c: self.c })
+    }
+
+    fn online_rule(&self) -> Option<(OnlineOptions, Rule)> {
+        Some((self.online, Rule::PassiveAggressive { c: self.c }))
     }
 }
 

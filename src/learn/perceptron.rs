@@ -6,8 +6,12 @@
 //! draws, optionally stopping after N consecutive examples without an update). Bias: none,
 //! an augmented constant feature x̃ = (x, 1), or the R² step b ← b + η·y·R².
 
+use super::kind::{LearnerKind, order};
+use super::online::OnlineOptions;
 use super::online::epoch_order;
+use super::ovr_online::Rule;
 use super::{Check, Checked, Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
+use super::{Setting, UpdateRule};
 use crate::Result;
 use crate::error::{ConfigError, Param, at_least_one, positive};
 use crate::features::{RowAccess, RowTask, SparseRows, with_rows};
@@ -262,4 +266,109 @@ pub(crate) fn drive(
         }
     }
     report
+}
+
+impl Schedule {
+    /// The schedule and visiting order in words.
+    pub(crate) fn describe(&self, shuffle: Option<u64>) -> String {
+        let order = order(shuffle);
+        match *self {
+            Schedule::Online => format!("online, {order}"),
+            Schedule::Epochs(e) => format!("batch, {e} epochs, {order}"),
+            Schedule::UntilConvergence { max_epochs } => {
+                format!("until convergence, at most {max_epochs} epochs, {order}")
+            }
+            Schedule::Randomized { seed, .. } => format!("random, seed {seed}"),
+        }
+    }
+
+    /// Sets the epochs of the epoch schedules (online and random draws make none).
+    pub(crate) fn set_epochs(&mut self, epochs: usize) {
+        match self {
+            Schedule::Epochs(e) | Schedule::UntilConvergence { max_epochs: e } => *e = epochs,
+            Schedule::Online | Schedule::Randomized { .. } => {}
+        }
+    }
+
+    /// Seeds random draws.
+    pub(crate) fn set_seed(&mut self, seed: u64) {
+        if let Schedule::Randomized { seed: s, .. } = self {
+            *s = seed;
+        }
+    }
+}
+
+impl LearnerKind for Perceptron {
+    const NAME: &'static str = "perceptron";
+    const ABOUT: &'static str = "Rosenblatt's perceptron";
+    const ACCEPTS: &'static [Param] = &[
+        Param::Eta,
+        Param::Epochs,
+        Param::Bias,
+        Param::Schedule,
+        Param::Shuffle,
+    ];
+
+    fn set(&mut self, setting: Setting) -> Result<(), ConfigError> {
+        match setting {
+            Setting::Eta(eta) => self.eta = eta,
+            Setting::Epochs(e) => self.schedule.set_epochs(e),
+            Setting::Bias(b) => self.bias = b,
+            Setting::Schedule(s) => self.schedule = s,
+            Setting::Shuffle(s) => self.shuffle = s,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn set_seed(&mut self, seed: u64) {
+        self.shuffle = self.shuffle.map(|_| seed);
+        self.schedule.set_seed(seed);
+    }
+
+    fn bias(&self) -> Bias {
+        self.bias
+    }
+
+    fn describe(&self) -> String {
+        let mode = self.schedule.describe(self.shuffle);
+        format!("{mode}, eta {}, bias {:?}", self.eta, self.bias).to_lowercase()
+    }
+
+    fn update_rule(&self) -> Option<UpdateRule> {
+        Some(UpdateRule::Perceptron)
+    }
+
+    /// A step η on a mistake (margin ≤ 0) is the thick-threshold rule at τ = 0; random
+    /// draws and the R² bias do not mix.
+    fn mixing_rule(&self) -> Option<(OnlineOptions, Rule)> {
+        let epochs = match self.schedule {
+            Schedule::Epochs(e) | Schedule::UntilConvergence { max_epochs: e } => e,
+            Schedule::Online => 1,
+            Schedule::Randomized { .. } => return None,
+        };
+        let bias = match self.bias {
+            Bias::None => false,
+            Bias::Augmented => true,
+            Bias::R2 => return None,
+        };
+        let opt = OnlineOptions {
+            epochs,
+            bias,
+            average: false,
+            shuffle: self.shuffle,
+            positive_weight: 1.0,
+        };
+        Some((
+            opt,
+            Rule::Margin {
+                tau: 0.0,
+                eta: self.eta,
+            },
+        ))
+    }
+
+    fn schedule_mut(&mut self) -> Option<&mut Schedule> {
+        Some(&mut self.schedule)
+    }
 }

@@ -10,8 +10,10 @@
 //! With two classes the model is logistic regression on w₁ − w₀: softmax with rate η and
 //! L2 λ takes exactly the steps of logistic regression with rate 2η and L2 λ/2.
 
+use super::kind::LearnerKind;
 use super::logistic::{RateSchedule, Scaled, check_l2};
 use super::online::epoch_order;
+use super::{Bias, Setting, Solver};
 use super::{
     Check, Checked, Fitted, Label, Learner, LinearModel, MultiLabel, Multiclass, TrainReport,
     check_binary,
@@ -246,6 +248,60 @@ impl Checked<SoftmaxRegression> {
             },
             report,
         })
+    }
+}
+
+impl LearnerKind for SoftmaxRegression {
+    const NAME: &'static str = "softmax";
+    const ABOUT: &'static str = "softmax (multinomial) regression";
+    const ACCEPTS: &'static [Param] = &[
+        Param::Eta,
+        Param::Epochs,
+        Param::Solver,
+        Param::RateSchedule,
+        Param::L2,
+    ];
+    const TUNED: &'static [Setting] = &[Setting::L2(1e-5), Setting::L2(1e-4)];
+    const COST_PER_EPOCH: f64 = 0.3;
+
+    fn set(&mut self, setting: Setting) -> std::result::Result<(), ConfigError> {
+        match setting {
+            Setting::Eta(eta) => self.eta = eta,
+            Setting::Epochs(e) => self.epochs = e,
+            Setting::Solver(Solver::Sgd) => self.batch = 1,
+            Setting::Solver(Solver::MiniBatch(b)) => self.batch = b,
+            Setting::Solver(Solver::Batch) => {
+                return Err(ConfigError::new(
+                    Param::Solver,
+                    "batch",
+                    "must be sgd or minibatch for softmax regression",
+                ));
+            }
+            Setting::RateSchedule(r) => self.schedule = r,
+            Setting::L2(l2) => self.l2 = l2,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+
+    fn bias(&self) -> Bias {
+        Bias::Augmented
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "batch {}, eta {} ({:?}), l2 {}, {} epochs",
+            self.batch, self.eta, self.schedule, self.l2, self.epochs
+        )
+        .to_lowercase()
+    }
+
+    fn probabilistic(&self) -> bool {
+        true
     }
 }
 

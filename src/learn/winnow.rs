@@ -11,7 +11,9 @@
 //! product. Scores are compared with 0 only, so all weights may share a common factor:
 //! when θ grows large the weights are recomputed with a smaller one (rare, amortized).
 
+use super::kind::{LearnerKind, bias_of, on_off_bias};
 use super::online::epoch_order;
+use super::{Bias, Setting};
 use super::{Check, Checked, Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
 use crate::Result;
 use crate::error::{ConfigError, Param, at_least_one, non_negative};
@@ -135,6 +137,45 @@ impl Learner for Checked<Winnow> {
     type Model = LinearModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
         self.fit_counting(x, y, || {})
+    }
+}
+
+impl LearnerKind for Winnow {
+    const NAME: &'static str = "winnow";
+    const ABOUT: &'static str = "balanced Winnow, multiplicative updates";
+    const ACCEPTS: &'static [Param] = &[
+        Param::Epochs,
+        Param::Bias,
+        Param::Shuffle,
+        Param::Alpha,
+        Param::Margin,
+    ];
+
+    fn set(&mut self, setting: Setting) -> Result<(), ConfigError> {
+        match setting {
+            Setting::Epochs(e) => self.epochs = e,
+            Setting::Bias(b) => self.bias = on_off_bias(Self::NAME, b)?,
+            Setting::Shuffle(s) => self.shuffle = s,
+            Setting::Alpha(a) => self.alpha = a,
+            Setting::Margin(m) => self.margin = m,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn set_seed(&mut self, seed: u64) {
+        self.shuffle = self.shuffle.map(|_| seed);
+    }
+
+    fn bias(&self) -> Bias {
+        bias_of(self.bias)
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "alpha {}, margin {}, {} epochs",
+            self.alpha, self.margin, self.epochs
+        )
     }
 }
 

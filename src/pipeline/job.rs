@@ -13,7 +13,7 @@ use crate::experiment::{GridPoint, Split, TuneOptions, TuneProgress, TuneTable, 
 use crate::features::{RowSubset, SparseRows};
 use crate::input::Document;
 use crate::learn::multilabel::MultiLabelOptions;
-use crate::learn::{AnyLearner, Check, Checked, KernelPerceptron, Perceptron, Schedule};
+use crate::learn::{AnyLearner, Check, Checked, Schedule};
 use crate::model::Model;
 use crate::training::{TrainConfig, class_indices, label_indices};
 use crate::{Error, Result};
@@ -319,10 +319,7 @@ impl TrainingJob {
             return Ok(learner);
         }
         let mut learner = learner.into_inner();
-        if let AnyLearner::Perceptron(Perceptron { schedule, .. })
-        | AnyLearner::KernelPerceptron(KernelPerceptron { schedule, .. }) = &mut learner
-            && let Schedule::Randomized { rounds, .. } = schedule
-        {
+        if let Some(Schedule::Randomized { rounds, .. }) = learner.schedule_mut() {
             *rounds = 10 * n as u64;
         }
         Ok(learner.check()?)

@@ -213,7 +213,7 @@ fn bad_flags_get_a_sentence() {
         (
             &["--learner", "pa", "--alpha", "2"],
             &tiny,
-            "--alpha applies to --learner winnow only",
+            "--alpha does not apply to --learner pa: only --learner winnow reads it",
         ),
         (&[], &missing, "missing.tsv"),
     ] {

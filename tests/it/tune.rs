@@ -332,7 +332,7 @@ fn unsupported_combinations_are_refused_with_a_sentence() {
         (vec!["--tune-folds", "3"], "apply to --tune only"),
         (
             vec!["--tune", "--alpha", "2"],
-            "--alpha applies to --learner winnow",
+            "only --learner winnow reads it",
         ),
     ] {
         let err = stderr_of_failure(bin().args(["train", tiny, "-o", "/dev/null/m"]).args(&args));

@@ -4,8 +4,9 @@
 //! Kept apart from running them: what a grid is does not depend on how it is scored.
 
 use crate::Result;
+use crate::error::Param;
 use crate::features::{GeometrySpec, Normalize, Weighting};
-use crate::learn::{AnyLearner, Check, Checked};
+use crate::learn::{AnyLearner, Check, Checked, Setting};
 use serde::{Deserialize, Serialize};
 
 /// The main constant of a grid learner and its value.
@@ -29,14 +30,31 @@ impl Constant {
         }
     }
 
+    /// The constant as a learner setting.
+    pub fn setting(&self) -> Setting {
+        match *self {
+            Constant::C(c) => Setting::C(c),
+            Constant::Epochs(e) => Setting::Epochs(e),
+            Constant::L2(v) => Setting::L2(v),
+        }
+    }
+
+    /// The grid constant a learner setting is, if it is one.
+    fn of(setting: Setting) -> Option<Constant> {
+        match setting {
+            Setting::C(c) => Some(Constant::C(c)),
+            Setting::Epochs(e) => Some(Constant::Epochs(e)),
+            Setting::L2(v) => Some(Constant::L2(v)),
+            _ => None,
+        }
+    }
+
     /// Sets the constant in `learner` (learners that do not have it are left as they are).
     pub fn apply(&self, learner: &mut AnyLearner) {
-        match (self, learner) {
-            (Constant::C(c), AnyLearner::PassiveAggressive(p)) => p.c = *c,
-            (Constant::Epochs(e), l) => l.set_epochs(*e),
-            (Constant::L2(v), AnyLearner::Logistic(r)) => r.l2 = *v,
-            (Constant::L2(v), AnyLearner::Softmax(s)) => s.l2 = *v,
-            _ => {}
+        let setting = self.setting();
+        if learner.accepts().contains(&setting.param()) {
+            // A grid constant is a value every learner that takes it accepts.
+            let _ = learner.set(setting);
         }
     }
 }
@@ -54,16 +72,14 @@ pub struct LearnerChoice {
 }
 
 impl LearnerChoice {
-    /// The default grid's values of `name`'s main constant: C ∈ {0.1, 1} for `pa`,
-    /// epochs ∈ {5, 10} for the averaged perceptron, λ ∈ {1e-5, 1e-4} for logistic and
-    /// softmax regression; other learners are tuned on their other dimensions only.
+    /// The default grid's values of `name`'s main constant, as the learner states them:
+    /// C ∈ {0.1, 1} for `pa`, epochs ∈ {5, 10} for the averaged perceptron, λ ∈ {1e-5,
+    /// 1e-4} for logistic and softmax regression; other learners are tuned on their other
+    /// dimensions only.
     pub fn defaults_for(name: &'static str, average: bool) -> Vec<LearnerChoice> {
-        let constants: Vec<Constant> = match name {
-            "pa" => vec![Constant::C(0.1), Constant::C(1.0)],
-            "averaged-perceptron" => vec![Constant::Epochs(5), Constant::Epochs(10)],
-            "logistic" | "softmax" => vec![Constant::L2(1e-5), Constant::L2(1e-4)],
-            _ => Vec::new(),
-        };
+        let constants: Vec<Constant> = AnyLearner::from_name(name)
+            .map(|l| l.tuned().iter().filter_map(|&s| Constant::of(s)).collect())
+            .unwrap_or_default();
         let choice = |constant| LearnerChoice {
             name,
             average,
@@ -79,11 +95,8 @@ impl LearnerChoice {
     /// The learner with the library's defaults and this choice applied.
     pub(crate) fn default_learner(&self) -> Option<AnyLearner> {
         let mut l = AnyLearner::from_name(self.name)?;
-        if let AnyLearner::PassiveAggressive(p) = &mut l {
-            p.online.average = self.average;
-        }
-        if let AnyLearner::MarginPerceptron(p) = &mut l {
-            p.online.average = self.average;
+        if l.accepts().contains(&Param::Average) {
+            l.set(Setting::Average(self.average)).ok()?;
         }
         if let Some(c) = self.constant {
             c.apply(&mut l);
@@ -95,12 +108,7 @@ impl LearnerChoice {
     /// run cheap points first: logistic regression's exp per row costs about three times
     /// a perceptron update.
     fn relative_cost(&self) -> f64 {
-        let per_epoch = match self.name {
-            "logistic" | "softmax" => 0.3,
-            "pa" => 0.11,
-            "kernel-perceptron" => 10.0,
-            _ => 0.1,
-        };
+        let per_epoch = AnyLearner::from_name(self.name).map_or(0.1, |l| l.cost_per_epoch());
         let epochs = match self.constant {
             Some(Constant::Epochs(e)) => e as f64,
             _ => 10.0,

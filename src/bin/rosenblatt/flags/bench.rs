@@ -2,11 +2,11 @@
 //! rows, an SVMlight file or a corpus), the checked learners and the thread counts.
 
 use super::inputs::Documents;
-use super::schedule::LearnerName;
+use super::schedule::learner_values;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use rosenblatt::input::Format;
-use rosenblatt::learn::{AnyLearner, Check, Checked};
+use rosenblatt::learn::{AnyLearner, Check, Checked, Setting};
 use std::path::PathBuf;
 
 /// `rosenblatt bench`.
@@ -44,12 +44,12 @@ pub struct BenchArgs {
     /// margin-perceptron, pa, winnow, logistic, centroid.
     #[arg(
         long,
-        value_enum,
+        value_parser = learner_values(),
         value_delimiter = ',',
         default_value = "perceptron,averaged-perceptron,pa,logistic",
         help_heading = "Learner"
     )]
-    pub learner: Vec<LearnerName>,
+    pub learner: Vec<String>,
     /// Thread counts to run the parallel phases with (comma-separated).
     #[arg(
         long,
@@ -105,13 +105,17 @@ pub struct BenchPlan {
 
 /// The learner `train --learner NAME --epochs EPOCHS` fits, visiting rows in input order
 /// (as the bare loops it is compared with do).
-fn learner(name: LearnerName, epochs: usize) -> Result<Checked<AnyLearner>> {
-    if matches!(name, LearnerName::KernelPerceptron | LearnerName::Softmax) {
-        bail!("bench does not time {name:?}; use one of the linear learners");
+fn learner(name: &str, epochs: usize) -> Result<Checked<AnyLearner>> {
+    if matches!(name, "kernel-perceptron" | "softmax") {
+        bail!("bench does not time {name}; use one of the linear learners");
     }
-    let mut l = AnyLearner::from_name(&name.library_name()).context("no such learner")?;
-    l.set_epochs(epochs);
-    l.set_shuffle(None);
+    let mut l = AnyLearner::from_name(name).context("no such learner")?;
+    for setting in [Setting::Epochs(epochs), Setting::Shuffle(None)] {
+        // The centroid takes neither: one pass, in no order.
+        if l.accepts().contains(&setting.param()) {
+            l.set(setting)?;
+        }
+    }
     Ok(l.check()?)
 }
 
@@ -126,7 +130,7 @@ pub fn plan(a: BenchArgs) -> Result<BenchPlan> {
     let learners = a
         .learner
         .iter()
-        .map(|&name| learner(name, a.epochs))
+        .map(|name| learner(name, a.epochs))
         .collect::<Result<Vec<_>>>()?;
     let svm = a
         .inputs

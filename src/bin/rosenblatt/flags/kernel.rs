@@ -1,11 +1,10 @@
-//! The dual (kernel) perceptron's flags for `train`, the rules on when they apply, and
-//! their translation into a learner.
+//! The dual (kernel) perceptron's flags for `train`, the rules between them, and the
+//! settings they make.
 
 use super::names::{AveragingName, parse_memory};
-use super::schedule::ScheduleArgs;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
-use rosenblatt::learn::{AnyLearner, Averaging, Kernel, KernelPerceptron};
+use rosenblatt::learn::{Kernel, Setting};
 
 /// The kernels `--kernel` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -48,67 +47,54 @@ pub struct KernelArgs {
     pub force: bool,
 }
 
-/// Applies the kernel perceptron's flags (and the perceptron flags it shares) to `p`.
-pub fn apply(
-    a: &ScheduleArgs,
-    k: &KernelArgs,
-    no_shuffle: bool,
-    p: &mut KernelPerceptron,
-) -> Result<()> {
-    let name = k.kernel.unwrap_or(KernelName::Linear);
-    if name != KernelName::Poly && (k.degree.is_some() || k.coef0.is_some()) {
-        bail!("--degree and --coef0 apply to --kernel poly only");
+impl KernelArgs {
+    /// The first kernel flag given, for a refusal that names it.
+    pub fn first_given(&self) -> Option<&'static str> {
+        [
+            (self.kernel.is_some(), "--kernel"),
+            (self.degree.is_some(), "--degree"),
+            (self.coef0.is_some(), "--coef0"),
+            (self.gamma.is_some(), "--gamma"),
+            (self.averaging.is_some(), "--averaging"),
+            (self.memory.is_some(), "--memory"),
+            (self.force, "--force"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
     }
-    if name != KernelName::Rbf && k.gamma.is_some() {
-        bail!("--gamma applies to --kernel rbf only");
-    }
-    if a.eta != 1.0 {
-        bail!("--eta does not apply to the kernel perceptron (it only rescales α)");
-    }
-    p.kernel = match name {
-        KernelName::Linear => Kernel::Linear,
-        KernelName::Poly => Kernel::Polynomial {
-            degree: k.degree.unwrap_or(2),
-            coef0: k.coef0.unwrap_or(1.0),
-        },
-        KernelName::Rbf => Kernel::Rbf {
-            gamma: k.gamma.unwrap_or(1.0),
-        },
-    };
-    p.bias = a.bias.into();
-    p.schedule = a.schedule();
-    p.shuffle = a.shuffle(no_shuffle);
-    p.averaging = k.averaging.map_or(p.averaging, Averaging::from);
-    p.memory = k.memory.unwrap_or(p.memory);
-    p.force = k.force;
-    Ok(())
-}
 
-/// Refuses kernel flags given with another learner.
-pub fn refuse_unused(k: &KernelArgs) -> Result<()> {
-    if k.kernel.is_some()
-        || k.degree.is_some()
-        || k.coef0.is_some()
-        || k.gamma.is_some()
-        || k.averaging.is_some()
-        || k.memory.is_some()
-        || k.force
-    {
-        bail!(
-            "--kernel, --degree, --coef0, --gamma, --averaging, --memory and --force apply to --learner kernel-perceptron only"
-        );
-    }
-    Ok(())
-}
-
-/// A few words on the kernel settings for the model's options string.
-pub fn describe(l: &AnyLearner) -> Option<String> {
-    match l {
-        AnyLearner::KernelPerceptron(p) => Some(format!(
-            "{}, averaging {}",
-            p.kernel.describe(),
-            format!("{:?}", p.averaging).to_lowercase()
-        )),
-        _ => None,
+    /// The kernel settings given, each with the flag that gave it.
+    pub fn settings(&self) -> Result<Vec<(&'static str, Setting)>> {
+        let name = self.kernel.unwrap_or(KernelName::Linear);
+        if name != KernelName::Poly && (self.degree.is_some() || self.coef0.is_some()) {
+            bail!("--degree and --coef0 apply to --kernel poly only");
+        }
+        if name != KernelName::Rbf && self.gamma.is_some() {
+            bail!("--gamma applies to --kernel rbf only");
+        }
+        let mut out = Vec::new();
+        if self.kernel.is_some() {
+            let kernel = match name {
+                KernelName::Linear => Kernel::Linear,
+                KernelName::Poly => Kernel::Polynomial {
+                    degree: self.degree.unwrap_or(2),
+                    coef0: self.coef0.unwrap_or(1.0),
+                },
+                KernelName::Rbf => Kernel::Rbf {
+                    gamma: self.gamma.unwrap_or(1.0),
+                },
+            };
+            out.push(("--kernel", Setting::Kernel(kernel)));
+        }
+        if let Some(a) = self.averaging {
+            out.push(("--averaging", Setting::Averaging(a.into())));
+        }
+        if let Some(m) = self.memory {
+            out.push(("--memory", Setting::Memory(m)));
+        }
+        if self.force {
+            out.push(("--force", Setting::Force(true)));
+        }
+        Ok(out)
     }
 }

@@ -1,15 +1,17 @@
 //! Flags of the linear learners beside the perceptron (averaged and margin perceptrons,
 //! PA-I, Winnow, nearest centroid, logistic and softmax regression) and of multi-label
-//! training; which learner each flag applies to; and the one place a learner is built
-//! from its name and the flags.
+//! training, and the one place a learner is built from its name and the flags: each
+//! flag becomes a library setting, and a learner that does not take it (its own list
+//! of parameters says) refuses the flag.
 
-use super::kernel::{self, KernelArgs};
-use super::names::{BiasName, RateScheduleName};
-use super::schedule::{LearnerName, Mode, ScheduleArgs};
+use super::kernel::KernelArgs;
+use super::names::RateScheduleName;
+use super::schedule::ScheduleArgs;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
+use rosenblatt::error::Param;
 use rosenblatt::learn::multilabel::MultiLabelOptions;
-use rosenblatt::learn::{AnyLearner, EarlyStopping, OnlineOptions, Solver, Thresholds};
+use rosenblatt::learn::{AnyLearner, EarlyStopping, Setting, Solver, Thresholds};
 
 /// The gradient solvers `--solver` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -57,29 +59,30 @@ pub struct LearnerArgs {
     /// (class folders) then pulls the model towards the last class; train warns.
     #[arg(long)]
     pub no_shuffle: bool,
-    /// Multiply the steps on positive examples (helps rare classes in one-vs-rest).
-    #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
-    pub positive_weight: f32,
+    /// Multiply the steps on positive examples (helps rare classes in one-vs-rest)
+    /// [default: 1].
+    #[arg(long, allow_negative_numbers = true)]
+    pub positive_weight: Option<f32>,
     /// L2 strength λ of logistic and softmax regression [default: 1e-5]. With --tune,
     /// fixes their λ.
     #[arg(long, allow_negative_numbers = true)]
     pub l2: Option<f32>,
-    /// Gradient solver of logistic regression (softmax: sgd or minibatch).
-    #[arg(long, value_enum, default_value_t = SolverName::Sgd)]
-    pub solver: SolverName,
-    /// Documents per step for --solver minibatch.
-    #[arg(long, default_value_t = 32)]
-    pub batch_size: usize,
-    /// Learning-rate decay of logistic and softmax regression.
-    #[arg(long, value_enum, default_value_t = RateScheduleName::InverseSqrt)]
-    pub lr_schedule: RateScheduleName,
+    /// Gradient solver of logistic regression (softmax: sgd or minibatch) [default: sgd].
+    #[arg(long, value_enum)]
+    pub solver: Option<SolverName>,
+    /// Documents per step for --solver minibatch [default: 32].
+    #[arg(long)]
+    pub batch_size: Option<usize>,
+    /// Learning-rate decay of logistic and softmax regression [default: inverse-sqrt].
+    #[arg(long, value_enum)]
+    pub lr_schedule: Option<RateScheduleName>,
     /// Logistic regression: hold out this fraction and stop when its log-loss stops
     /// improving (the best epoch is kept).
     #[arg(long, allow_negative_numbers = true, value_name = "FRACTION")]
     pub early_stop: Option<f64>,
-    /// Epochs without held-out improvement before --early-stop stops.
-    #[arg(long, default_value_t = 3)]
-    pub early_stop_patience: usize,
+    /// Epochs without held-out improvement before --early-stop stops [default: 3].
+    #[arg(long)]
+    pub early_stop_patience: Option<usize>,
     /// Multi-label: how per-label thresholds are chosen.
     #[arg(long, value_enum, default_value_t = ThresholdMode::Cv)]
     pub thresholds: ThresholdMode,
@@ -114,196 +117,114 @@ impl LearnerArgs {
     }
 }
 
-/// Refuses flags that the chosen learner would ignore.
-fn refuse_unused(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<()> {
-    if a.learner() != LearnerName::KernelPerceptron {
-        kernel::refuse_unused(k)?;
-    }
-    if a.mode != Mode::Batch
-        && !matches!(
-            a.learner(),
-            LearnerName::Perceptron | LearnerName::KernelPerceptron
-        )
-    {
-        bail!("--mode applies to the perceptron and the kernel perceptron only");
-    }
-    let per_perceptron = matches!(
-        a.learner(),
-        LearnerName::AveragedPerceptron | LearnerName::MarginPerceptron | LearnerName::Pa
-    );
-    if !per_perceptron && (f.average || f.no_average || f.pa_c.is_some()) {
-        bail!(
-            "--average, --no-average and --pa-c apply to the perceptron family \
-             (margin-perceptron, pa)"
-        );
-    }
-    if f.margin.is_some()
-        && !matches!(
-            a.learner(),
-            LearnerName::MarginPerceptron | LearnerName::Winnow
-        )
-    {
-        bail!("--margin applies to --learner margin-perceptron and winnow only");
-    }
-    if a.eta != 1.0
-        && matches!(
-            a.learner(),
-            LearnerName::AveragedPerceptron
-                | LearnerName::Pa
-                | LearnerName::Winnow
-                | LearnerName::Centroid
-        )
-    {
-        bail!(
-            "--eta applies to the perceptron, margin-perceptron, logistic and softmax (pa \
-             steps by its own rule: see --pa-c)"
-        );
-    }
-    if f.alpha.is_some() && a.learner() != LearnerName::Winnow {
-        bail!("--alpha applies to --learner winnow only");
-    }
-    if f.l2.is_some() && !matches!(a.learner(), LearnerName::Logistic | LearnerName::Softmax) {
-        bail!("--l2 applies to --learner logistic and softmax only");
-    }
-    if f.early_stop.is_some() && a.learner() != LearnerName::Logistic {
-        bail!("--early-stop applies to --learner logistic only");
-    }
-    if f.no_shuffle
-        && matches!(
-            a.learner(),
-            LearnerName::Centroid | LearnerName::Logistic | LearnerName::Softmax
-        )
-    {
-        bail!(
-            "--no-shuffle applies to the perceptron family and winnow (centroids ignore \
-             order; gradient descent always draws its seeded order)"
-        );
-    }
-    if a.epochs.is_some() && a.learner() == LearnerName::Centroid {
-        bail!("--epochs does not apply to --learner centroid (the class means take one pass)");
-    }
-    if f.no_shuffle && a.mode == Mode::Random {
+/// Refuses flag combinations that no learner reads (whatever the learner).
+fn refuse_combinations(a: &ScheduleArgs, f: &LearnerArgs) -> Result<()> {
+    if f.no_shuffle && a.random() {
         bail!("--no-shuffle does not apply to --mode random (it draws documents at random)");
     }
-    if a.mode != Mode::Random && (a.rounds.is_some() || a.patience.is_some()) {
+    if !a.random() && (a.rounds.is_some() || a.patience.is_some()) {
         bail!("--rounds and --patience apply to --mode random only");
     }
-    if a.learner() == LearnerName::Softmax && f.solver == SolverName::Batch {
-        bail!("softmax regression trains with --solver sgd or minibatch");
+    if f.batch_size.is_some() && f.solver != Some(SolverName::Minibatch) {
+        bail!("--batch-size applies to --solver minibatch only");
+    }
+    if f.early_stop_patience.is_some() && f.early_stop.is_none() {
+        bail!("--early-stop-patience applies to --early-stop only");
     }
     Ok(())
 }
 
-/// The learner named by `--learner`: the library's defaults for that name, with every
-/// learner flag applied (refused where the learner would ignore it). Not yet checked.
-pub fn learner(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<AnyLearner> {
-    refuse_unused(a, k, f)?;
-    let mut l = AnyLearner::from_name(&a.learner().library_name()).context("no such learner")?;
-    let shuffle = a.shuffle(f.no_shuffle);
-    let bias = a.bias != BiasName::None;
-    let online = |o: &mut OnlineOptions| {
-        o.epochs = a.epochs();
-        o.bias = bias;
-        o.shuffle = shuffle;
-        o.positive_weight = f.positive_weight;
+/// The learner settings the flags give, each with the flag that gave it.
+fn settings(
+    a: &ScheduleArgs,
+    k: &KernelArgs,
+    f: &LearnerArgs,
+) -> Result<Vec<(&'static str, Setting)>> {
+    let mut out = Vec::new();
+    let mut put = |flag, setting: Option<Setting>| {
+        if let Some(s) = setting {
+            out.push((flag, s));
+        }
     };
-    let solver = match f.solver {
-        SolverName::Batch => Solver::Batch,
-        SolverName::Sgd => Solver::Sgd,
-        SolverName::Minibatch => Solver::MiniBatch(f.batch_size),
-    };
-    match &mut l {
-        AnyLearner::Perceptron(p) => {
-            p.eta = a.eta;
-            p.bias = a.bias.into();
-            p.schedule = a.schedule();
-            p.shuffle = shuffle;
-        }
-        AnyLearner::KernelPerceptron(p) => kernel::apply(a, k, f.no_shuffle, p)?,
-        // Always averaged, whether or not --average is given.
-        AnyLearner::AveragedPerceptron(p) => online(&mut p.online),
-        AnyLearner::MarginPerceptron(p) => {
-            online(&mut p.online);
-            p.online.average = (p.online.average || f.average) && !f.no_average;
-            p.eta = a.eta;
-            p.tau = f.margin.unwrap_or(p.tau);
-        }
-        AnyLearner::PassiveAggressive(p) => {
-            online(&mut p.online);
-            p.online.average = (p.online.average || f.average) && !f.no_average;
-            p.c = f.pa_c.unwrap_or(p.c);
-        }
-        AnyLearner::Winnow(w) => {
-            w.epochs = a.epochs();
-            w.bias = bias;
-            w.shuffle = shuffle;
-            w.alpha = f.alpha.unwrap_or(w.alpha);
-            w.margin = f.margin.unwrap_or(w.margin);
-        }
-        AnyLearner::Centroid(_) => {}
-        AnyLearner::Logistic(r) => {
-            r.solver = solver;
-            r.eta = a.eta;
-            r.schedule = f.lr_schedule.into();
-            r.l2 = f.l2.unwrap_or(r.l2);
-            r.epochs = a.epochs();
-            r.bias = bias;
-            r.early_stopping = f.early_stop.map(|fraction| EarlyStopping {
+    put("--epochs", a.epochs.map(Setting::Epochs));
+    put("--mode", a.schedule().map(Setting::Schedule));
+    put("--eta", a.eta.map(Setting::Eta));
+    put("--bias", a.bias.map(|b| Setting::Bias(b.into())));
+    put(
+        "--no-shuffle",
+        f.no_shuffle.then_some(Setting::Shuffle(None)),
+    );
+    put("--average", f.average.then_some(Setting::Average(true)));
+    put(
+        "--no-average",
+        f.no_average.then_some(Setting::Average(false)),
+    );
+    put("--margin", f.margin.map(Setting::Margin));
+    put("--pa-c", f.pa_c.map(Setting::C));
+    put("--alpha", f.alpha.map(Setting::Alpha));
+    put("--l2", f.l2.map(Setting::L2));
+    put(
+        "--solver",
+        f.solver.map(|s| {
+            Setting::Solver(match s {
+                SolverName::Batch => Solver::Batch,
+                SolverName::Sgd => Solver::Sgd,
+                SolverName::Minibatch => Solver::MiniBatch(f.batch_size.unwrap_or(32)),
+            })
+        }),
+    );
+    put(
+        "--lr-schedule",
+        f.lr_schedule.map(|r| Setting::RateSchedule(r.into())),
+    );
+    put(
+        "--early-stop",
+        f.early_stop.map(|fraction| {
+            Setting::EarlyStopping(EarlyStopping {
                 fraction,
-                patience: f.early_stop_patience,
-            });
-            r.seed = a.seed;
-            r.positive_weight = f.positive_weight;
-        }
-        AnyLearner::Softmax(s) => {
-            s.eta = a.eta;
-            s.schedule = f.lr_schedule.into();
-            s.l2 = f.l2.unwrap_or(s.l2);
-            s.epochs = a.epochs();
-            s.batch = match solver {
-                Solver::MiniBatch(b) => b,
-                _ => 1,
-            };
-            s.seed = a.seed;
-        }
-    }
-    Ok(l)
+                patience: f.early_stop_patience.unwrap_or(3),
+            })
+        }),
+    );
+    put(
+        "--positive-weight",
+        f.positive_weight.map(Setting::PositiveWeight),
+    );
+    out.extend(k.settings()?);
+    Ok(out)
 }
 
-/// A one-line description of the learner's settings, for the model's metadata.
-pub fn describe(l: &AnyLearner) -> Option<String> {
-    let on = |o: &OnlineOptions| {
-        format!(
-            "{} epochs, bias {}, averaged {}, shuffle {}",
-            o.epochs,
-            o.bias,
-            o.average,
-            o.shuffle.is_some()
-        )
+/// The refusal of `flag`, which sets `param`, for learner `name`: which learners read it.
+fn not_used(flag: &str, param: Param, name: &str) -> anyhow::Error {
+    let takers = AnyLearner::taking(param);
+    let who = match takers.as_slice() {
+        [] => "no learner reads it".to_string(),
+        [one] => format!("only --learner {one} reads it"),
+        [rest @ .., last] => format!("{} and {last} read it", rest.join(", ")),
     };
-    Some(match l {
-        AnyLearner::AveragedPerceptron(p) => on(&p.online),
-        AnyLearner::MarginPerceptron(p) => {
-            format!("margin {}, eta {}, {}", p.tau, p.eta, on(&p.online))
+    anyhow::anyhow!("{flag} does not apply to --learner {name}: {who}")
+}
+
+/// The learner named by `--learner`: the library's defaults for that name, with every
+/// learner flag applied; a flag the learner would ignore is refused, as the learner's
+/// list of parameters says. Not yet checked.
+pub fn learner(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<AnyLearner> {
+    refuse_combinations(a, f)?;
+    let name = a.learner();
+    let mut l = AnyLearner::from_name(name).context("no such learner")?;
+    if let Some(flag) = k.first_given()
+        && !l.accepts().contains(&Param::Kernel)
+    {
+        return Err(not_used(flag, Param::Kernel, name));
+    }
+    l.set_seed(a.seed);
+    for (flag, setting) in settings(a, k, f)? {
+        if !l.accepts().contains(&setting.param()) {
+            return Err(not_used(flag, setting.param(), name));
         }
-        AnyLearner::PassiveAggressive(p) => format!("C {}, {}", p.c, on(&p.online)),
-        AnyLearner::Winnow(w) => format!(
-            "alpha {}, margin {}, {} epochs",
-            w.alpha, w.margin, w.epochs
-        ),
-        AnyLearner::Centroid(_) => "class means".to_string(),
-        AnyLearner::Logistic(r) => format!(
-            "{:?}, eta {} ({:?}), l2 {}, {} epochs, early stopping {:?}",
-            r.solver, r.eta, r.schedule, r.l2, r.epochs, r.early_stopping
-        )
-        .to_lowercase(),
-        AnyLearner::Softmax(s) => format!(
-            "batch {}, eta {} ({:?}), l2 {}, {} epochs",
-            s.batch, s.eta, s.schedule, s.l2, s.epochs
-        )
-        .to_lowercase(),
-        _ => return None,
-    })
+        l.set(setting)?;
+    }
+    Ok(l)
 }
 
 #[cfg(test)]
@@ -334,12 +255,50 @@ mod tests {
     }
 
     #[test]
-    fn every_learner_name_is_a_library_name() {
-        let cli: Vec<String> = LearnerName::value_variants()
-            .iter()
-            .map(|l| l.library_name())
-            .collect();
-        assert_eq!(cli, AnyLearner::NAMES);
+    fn a_flag_is_refused_exactly_where_the_learner_does_not_take_it() {
+        // (flags, the parameter they set): each learner takes them iff its list says so.
+        let cases: [(&[&str], Param); 12] = [
+            (&["--eta", "0.5"], Param::Eta),
+            (&["--epochs", "3"], Param::Epochs),
+            (&["--bias", "none"], Param::Bias),
+            (&["--mode", "converge"], Param::Schedule),
+            (&["--no-shuffle"], Param::Shuffle),
+            (&["--average"], Param::Average),
+            (&["--margin", "0.5"], Param::Margin),
+            (&["--pa-c", "0.5"], Param::C),
+            (&["--alpha", "2"], Param::Alpha),
+            (&["--l2", "0.001"], Param::L2),
+            (&["--positive-weight", "2"], Param::PositiveWeight),
+            (&["--kernel", "rbf"], Param::Kernel),
+        ];
+        let mut refusals = 0;
+        for &name in AnyLearner::NAMES {
+            let takes = AnyLearner::from_name(name).unwrap().accepts();
+            for (flags, param) in &cases {
+                let built = build(name, flags);
+                assert_eq!(
+                    built.is_ok(),
+                    takes.contains(param),
+                    "{name} {flags:?}: {built:?}"
+                );
+                if let Err(e) = built {
+                    refusals += 1;
+                    let msg = e.to_string();
+                    assert!(
+                        msg.starts_with(&format!(
+                            "{} does not apply to --learner {name}",
+                            flags[0]
+                        )),
+                        "{msg}"
+                    );
+                    for taker in AnyLearner::taking(*param) {
+                        assert!(msg.contains(taker), "{msg} should name {taker}");
+                    }
+                }
+            }
+        }
+        // Not a vacuous loop: most learner × flag pairs are refusals.
+        assert!(refusals > 50, "{refusals}");
     }
 
     #[test]
@@ -356,7 +315,7 @@ mod tests {
             AnyLearner::Logistic(LogisticRegression::default()),
             AnyLearner::Softmax(SoftmaxRegression::default()),
         ];
-        for (name, default) in AnyLearner::NAMES.into_iter().zip(defaults) {
+        for (&name, default) in AnyLearner::NAMES.iter().zip(defaults) {
             let library = AnyLearner::from_name(name).unwrap();
             assert_eq!(library, default, "{name}: from_name is not Default");
             let cli = build(name, &[]).unwrap();

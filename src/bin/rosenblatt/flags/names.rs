@@ -139,6 +139,15 @@ pub fn parse_memory(s: &str) -> Result<u64, String> {
 pub fn flag(param: Param) -> Option<&'static str> {
     Some(match param {
         Param::Learner => "--learner",
+        Param::Bias => "--bias",
+        Param::Schedule => "--mode",
+        Param::Shuffle => "--no-shuffle",
+        Param::Average => "--average/--no-average",
+        Param::Solver => "--solver",
+        Param::RateSchedule => "--lr-schedule",
+        Param::Kernel => "--kernel",
+        Param::Averaging => "--averaging",
+        Param::Force => "--force",
         Param::Eta => "--eta",
         Param::Epochs => "--epochs",
         Param::Rounds => "--rounds",

@@ -175,11 +175,11 @@ fn every_flag_rule_is_refused_with_its_sentence() {
         ),
         (
             format!("{t} --learner pa --mode online"),
-            "--mode applies to the perceptron",
+            "--mode does not apply to --learner pa: perceptron and kernel-perceptron read it",
         ),
         (
             format!("{t} --eta 0.5"),
-            "--eta applies to the perceptron, margin-perceptron, logistic and softmax",
+            "--eta does not apply to --learner pa: perceptron, margin-perceptron, logistic and softmax read it",
         ),
         (
             format!("{t} --learner perceptron --eta 0"),
@@ -188,33 +188,33 @@ fn every_flag_rule_is_refused_with_its_sentence() {
         // train: learner flags
         (
             format!("{t} --learner logistic --average"),
-            "--average, --no-average and --pa-c apply to the perceptron family",
+            "--average does not apply to --learner logistic: margin-perceptron and pa read it",
         ),
         (
             format!("{t} --learner winnow --no-average"),
-            "--average, --no-average and --pa-c apply to the perceptron family",
+            "--no-average does not apply to --learner winnow",
         ),
         (format!("{t} --average --no-average"), "cannot be used with"),
         (
             format!("{t} --learner perceptron --pa-c 2"),
-            "--average, --no-average and --pa-c apply to the perceptron family",
+            "--pa-c does not apply to --learner perceptron: only --learner pa reads it",
         ),
         (format!("{t} --learner pa --pa-c=-1"), "(--pa-c) must be"),
         (
             format!("{t} --margin 1"),
-            "--margin applies to --learner margin-perceptron",
+            "--margin does not apply to --learner pa: margin-perceptron and winnow read it",
         ),
         (
             format!("{t} --alpha 2"),
-            "--alpha applies to --learner winnow only",
+            "--alpha does not apply to --learner pa: only --learner winnow reads it",
         ),
         (
             format!("{t} --early-stop 0.1"),
-            "--early-stop applies to --learner logistic",
+            "--early-stop does not apply to --learner pa: only --learner logistic reads it",
         ),
         (
             format!("{t} --learner centroid --no-shuffle"),
-            "--no-shuffle applies to the",
+            "--no-shuffle does not apply to --learner centroid",
         ),
         (
             format!("{t} --learner centroid --epochs 3"),
@@ -222,20 +222,40 @@ fn every_flag_rule_is_refused_with_its_sentence() {
         ),
         (
             format!("{t} --learner softmax --solver batch"),
-            "softmax regression trains with",
+            "(--solver) must be sgd or minibatch for softmax regression, got batch",
+        ),
+        (
+            format!("{t} --learner perceptron --positive-weight 2"),
+            "--positive-weight does not apply to --learner perceptron",
+        ),
+        (
+            format!("{t} --learner averaged-perceptron --no-average"),
+            "--no-average does not apply to --learner averaged-perceptron",
+        ),
+        (
+            format!("{t} --learner pa --bias r2"),
+            "(--bias) must be none or augmented for pa",
+        ),
+        (
+            format!("{t} --learner logistic --batch-size 8"),
+            "--batch-size applies to --solver minibatch only",
+        ),
+        (
+            format!("{t} --learner logistic --early-stop-patience 2"),
+            "--early-stop-patience applies to --early-stop only",
         ),
         // train: kernel flags
         (
             format!("{t} --kernel rbf"),
-            "apply to --learner kernel-perceptron only",
+            "--kernel does not apply to --learner pa: only --learner kernel-perceptron reads it",
         ),
         (
             format!("{t} --memory 1G"),
-            "apply to --learner kernel-perceptron only",
+            "--memory does not apply to --learner pa",
         ),
         (
             format!("{t} --force"),
-            "apply to --learner kernel-perceptron only",
+            "--force does not apply to --learner pa",
         ),
         (
             format!("{t} --learner kernel-perceptron --degree 3"),
@@ -247,7 +267,7 @@ fn every_flag_rule_is_refused_with_its_sentence() {
         ),
         (
             format!("{t} --learner kernel-perceptron --eta 2"),
-            "--eta does not apply to the kernel perceptron",
+            "--eta does not apply to --learner kernel-perceptron",
         ),
         // classify
         (
@@ -292,7 +312,7 @@ fn every_flag_rule_is_refused_with_its_sentence() {
         ("bench --epochs 0".into(), "--epochs must be at least 1"),
         (
             "bench --learner softmax".into(),
-            "bench does not time Softmax",
+            "bench does not time softmax",
         ),
         (
             "bench --rows 0".into(),

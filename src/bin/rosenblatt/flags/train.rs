@@ -4,10 +4,10 @@
 
 use super::geometry::GeometryArgs;
 use super::inputs::{self, Source};
-use super::kernel::{self, KernelArgs};
+use super::kernel::KernelArgs;
 use super::learner::{self, LearnerArgs};
 use super::mail_fields::MailFieldArgs;
-use super::schedule::{Mode, ScheduleArgs};
+use super::schedule::ScheduleArgs;
 use super::tune::{self, TuneArgs, TunePlan};
 use anyhow::{Result, bail};
 use clap::Args;
@@ -204,10 +204,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
     }
     let vocab = a.vocab.config()?;
     let mail = a.mail.is_set();
-    let options = match kernel::describe(&learner) {
-        Some(k) => format!("{}, {k}", s.describe(a.learners.no_shuffle)),
-        None => learner::describe(&learner).unwrap_or_else(|| s.describe(a.learners.no_shuffle)),
-    };
+    let options = learner.describe();
     let default_analyzer = if mail {
         TrainConfig::spam_filter().analyzer
     } else {
@@ -298,6 +295,6 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         plot: a.plot.checked()?,
         tune,
         cluster,
-        rounds_per_document: s.mode == Mode::Random && s.rounds.is_none(),
+        rounds_per_document: s.random() && s.rounds.is_none(),
     })
 }

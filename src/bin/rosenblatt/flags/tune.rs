@@ -6,9 +6,9 @@
 use super::geometry::GeometryArgs;
 use super::kernel::KernelArgs;
 use super::learner::{self, LearnerArgs};
-use super::schedule::{LearnerName, ScheduleArgs};
+use super::schedule::ScheduleArgs;
 use anyhow::{Result, bail};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use rosenblatt::experiment::{Constant, Grid, GridPoint, LearnerChoice, PointSpec, TuneOptions};
 use rosenblatt::learn::{AnyLearner, Check};
 use std::time::Duration;
@@ -48,20 +48,15 @@ pub struct TunePlan {
     pub options: TuneOptions,
 }
 
-/// The library name of a `--learner` value, as the grid holds it.
-fn static_name(l: LearnerName) -> &'static str {
-    let name = l.library_name();
-    AnyLearner::NAMES
-        .into_iter()
-        .find(|n| *n == name)
-        .expect("every learner name is a library name")
-}
-
 /// The learners of the grid: the one `--learner` names with its constant's values, or
 /// the default grid's; a constant given by flag is fixed (not varied) at its value.
 fn choices(s: &ScheduleArgs, f: &LearnerArgs) -> Vec<LearnerChoice> {
-    let mut choices = match s.learner {
-        Some(l) => LearnerChoice::defaults_for(static_name(l), f.average),
+    let named = s
+        .learner
+        .as_deref()
+        .and_then(|l| AnyLearner::NAMES.iter().find(|n| **n == l));
+    let mut choices = match named {
+        Some(l) => LearnerChoice::defaults_for(l, f.average),
         None => Grid::default().learners,
     };
     // A constant given by flag replaces the grid's values, and stays in the point's
@@ -88,7 +83,7 @@ fn build(
 ) -> Result<AnyLearner> {
     let mut s = s.clone();
     let mut f = f.clone();
-    s.learner = Some(LearnerName::from_str(c.name, false).map_err(anyhow::Error::msg)?);
+    s.learner = Some(c.name.to_string());
     f.average = c.average || f.average;
     match c.constant {
         Some(Constant::C(v)) => f.pa_c = Some(v),
@@ -122,7 +117,7 @@ pub fn plan(
              (--holdout still scores the winner on documents tuning never saw)"
         );
     }
-    if s.learner == Some(LearnerName::KernelPerceptron) {
+    if s.learner() == "kernel-perceptron" {
         bail!(
             "--tune does not tune the kernel perceptron (each fit costs a Gram matrix); \
              tune the linear learners, or train the kernel perceptron as configured"
@@ -189,8 +184,9 @@ pub fn plan(
 
 /// The options a tuned model records: the winner's settings in words and its flags.
 pub fn options_of(point: &GridPoint) -> String {
-    match learner::describe(&point.learner) {
-        Some(d) => format!("{d}; chosen by --tune: {}", point.flags()),
-        None => format!("chosen by --tune: {}", point.flags()),
-    }
+    format!(
+        "{}; chosen by --tune: {}",
+        point.learner.describe(),
+        point.flags()
+    )
 }
