@@ -4,7 +4,11 @@
 //! leaves the old one in place. Model files, held in memory, are written through it too.
 //!
 //! The target is the file a path leads to: a symbolic link is followed ([`real_target`]),
-//! so the link stays a link and the file it points to is replaced. A path that exists and
+//! so the link stays a link and the file it points to is replaced — but only where the
+//! kernel's `fs.protected_symlinks = 1` rule would follow it, whatever the machine's own
+//! setting: a link in a sticky folder that others may write (`/tmp`) is followed only when
+//! it belongs to the caller or to the folder's owner, so that another user cannot plant
+//! `/tmp/x.model → /home/victim/file` and have a model written over the victim's file. A path that exists and
 //! is not a regular file (a device such as `/dev/full`, a FIFO, a folder) is refused before
 //! anything is written, instead of being replaced by a file. Temporary files left by a
 //! killed run (`.NAME.PID.tmp` whose process is gone) are removed by the next write of the
@@ -57,6 +61,7 @@ fn resolve(path: &Path) -> Result<(PathBuf, OsString)> {
             let looped = std::io::Error::other("too many levels of symbolic links");
             return Err(Error::io(path, looped));
         }
+        may_follow(path, &p)?;
         let to = std::fs::read_link(&p).map_err(|e| Error::io(path, e))?;
         p = p.parent().map_or_else(|| to.clone(), |d| d.join(&to));
     }
@@ -70,6 +75,52 @@ fn resolve(path: &Path) -> Result<(PathBuf, OsString)> {
     };
     let dir = std::fs::canonicalize(dir).map_err(|e| Error::io(path, e))?;
     Ok((dir, name.to_owned()))
+}
+
+/// Refuses to follow the link `link` (met while resolving `path`) where the kernel's
+/// `protected_symlinks` rule would: it sits in a sticky folder that others may write,
+/// and belongs neither to the caller nor to the folder's owner.
+#[cfg(unix)]
+fn may_follow(path: &Path, link: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let dir = match link.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let (Ok(l), Ok(d)) = (std::fs::symlink_metadata(link), std::fs::metadata(dir)) else {
+        return Ok(());
+    };
+    let sticky_shared = d.mode() & 0o1002 == 0o1002;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if !sticky_shared || l.uid() == me || l.uid() == d.uid() {
+        return Ok(());
+    }
+    let why = format!(
+        "{} is a symbolic link in the shared sticky folder {} that belongs to user {},          neither you nor the folder's owner: it is not followed (another user may have          planted it); remove it or write elsewhere",
+        link.display(),
+        dir.display(),
+        l.uid()
+    );
+    Err(Error::io(path, std::io::Error::other(why)))
+}
+
+#[cfg(not(unix))]
+fn may_follow(_: &Path, _: &Path) -> Result<()> {
+    Ok(())
+}
+
+/// Creates `path`, which must not exist (a link there, even dangling, is not followed),
+/// readable and writable by its owner only, holding `bytes` (secrets such as a key).
+pub(crate) fn write_new_private(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut o = OpenOptions::new();
+    o.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+    let mut f = o.open(path).map_err(|e| Error::io(path, e))?;
+    f.write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .map_err(|e| Error::io(path, e))
 }
 
 /// Refuses a `target` that exists and is not a regular file: renaming over it would
@@ -225,6 +276,46 @@ pub(crate) fn not_regular(ft: &std::fs::FileType) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The planted-link case: in a sticky folder others may write, a link that belongs to
+    /// another user is not followed (the victim file keeps its contents); the caller's own
+    /// link is. Needs root to give a link to another user; skipped with a note otherwise.
+    #[cfg(unix)]
+    #[test]
+    fn a_link_planted_by_another_user_in_a_sticky_folder_is_not_followed() {
+        use std::os::unix::fs::PermissionsExt;
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("note: skipped: giving a link to another user needs root");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let shared = dir.path().join("tmp");
+        std::fs::create_dir(&shared).unwrap();
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let planted = shared.join("x.model");
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        std::os::unix::fs::lchown(&planted, Some(65534), Some(65534)).unwrap();
+        let e = AtomicFile::create(&planted).unwrap_err().to_string();
+        assert!(e.contains("belongs to user 65534") && e.contains("not followed"), "{e}");
+        assert!(check_output(&planted).is_err());
+        assert!(real_target(&planted).is_err());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        // The caller's own link in the same folder is followed, as is any link outside
+        // a sticky shared folder.
+        let own = shared.join("own.model");
+        std::os::unix::fs::symlink(&victim, &own).unwrap();
+        let mut f = AtomicFile::create(&own).unwrap();
+        f.write_all(b"model").unwrap();
+        f.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "model");
+        let private = dir.path().join("link");
+        std::os::unix::fs::symlink(&victim, &private).unwrap();
+        std::os::unix::fs::lchown(&private, Some(65534), Some(65534)).unwrap();
+        assert!(AtomicFile::create(&private).is_ok());
+    }
 
     #[test]
     fn appears_only_on_commit_and_vanishes_on_drop() {

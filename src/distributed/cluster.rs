@@ -2,7 +2,7 @@
 //! in each of several processes joined over TCP ([`super::connect`]). Either way the caller
 //! hands a closure that every local worker runs and gets back the local workers' results.
 
-use super::{connect, watch};
+use super::{ClusterKey, connect, watch};
 use crate::{Error, Result};
 use std::time::Duration;
 use timely::WorkerConfig;
@@ -28,6 +28,11 @@ pub struct Processes {
     pub index: usize,
     /// How long to wait for the others to join.
     pub connect_timeout: Duration,
+    /// The secret every process proves it holds at the join.
+    pub key: ClusterKey,
+    /// How long a worker waits for the other processes in one exchange before it takes
+    /// one for stopped and ends the run.
+    pub peer_timeout: Duration,
 }
 
 impl Cluster {
@@ -65,12 +70,16 @@ impl Cluster {
             r
         };
         let results = match self {
-            Cluster::Threads(n) => timely::execute(timely::Config::process(*n), work)
-                .map_err(|e| Error::Unsupported(format!("the workers could not start: {e}")))?
-                .join(),
+            Cluster::Threads(n) => {
+                watch::start(None);
+                timely::execute(timely::Config::process(*n), work)
+                    .map_err(|e| Error::Unsupported(format!("the workers could not start: {e}")))?
+                    .join()
+            }
             Cluster::Processes(p) => {
-                watch::start();
-                let sockets = connect::connect(&p.addresses, p.index, p.connect_timeout)?;
+                watch::start(Some(p.peer_timeout));
+                let sockets =
+                    connect::connect(&p.addresses, p.index, p.connect_timeout, &p.key)?;
                 let hooks = timely::communication::Hooks::default();
                 let local = ProcessBuilder::new_typed_vector(1, hooks.refill.clone(), None);
                 let (builders, comms) =

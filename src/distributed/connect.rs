@@ -4,22 +4,42 @@
 //! ours is refused, and nothing is printed on standard output.
 //!
 //! Process i listens on its own address; it connects to every process before it and
-//! accepts every process after it. The one who connects first sends a greeting: a magic
-//! word, the protocol version, the cluster size and its own index, which the acceptor
-//! checks.
+//! accepts every process after it. The one who connects sends a greeting: a magic word,
+//! the protocol version, the cluster size, its own index and a fresh nonce, which the
+//! acceptor checks. Then each side proves that it holds the cluster key
+//! ([`super::ClusterKey`]): the acceptor sends its own nonce and the HMAC of the greeting,
+//! its nonce and its index; the connector checks it and sends the HMAC of the greeting and
+//! the acceptor's nonce; the acceptor checks that and says it is in. A stranger learns
+//! nothing but a nonce and a tag over its own bytes; a recorded join cannot be replayed,
+//! as each side's nonce is fresh. The traffic after the join is not encrypted: a cluster
+//! runs on a network its owner trusts.
 
+use super::key::{ClusterKey, random};
 use crate::{Error, Result};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// The greeting's first bytes: "rosenblatt cluster".
 const MAGIC: &[u8; 8] = b"RSBLCLST";
-/// Bumped when what travels between processes changes.
-const PROTOCOL: u32 = 1;
-/// Magic, protocol, cluster size, sender's index.
-const GREETING: usize = 8 + 4 + 8 + 8;
+/// Bumped when what travels between processes changes (2: the authenticated join).
+const PROTOCOL: u32 = 2;
+/// Bytes of a nonce.
+const NONCE: usize = 32;
+/// Bytes of an HMAC-SHA-256 tag.
+const TAG: usize = 32;
+/// Magic, protocol, cluster size, sender's index, sender's nonce.
+const GREETING: usize = 8 + 4 + 8 + 8 + NONCE;
+/// What each side's proof is about, so that one side's proof cannot be sent back as the
+/// other's.
+const ACCEPTOR: &[u8] = b"rosenblatt join: acceptor";
+const CONNECTOR: &[u8] = b"rosenblatt join: connector";
+/// The longest one join may take.
+const HANDSHAKE: Duration = Duration::from_secs(10);
+/// Joins under way at once; more connections are dropped until one ends.
+const MAX_HANDSHAKES: usize = 16;
 
 /// Reads the `processes` addresses (`host:port`, one per line; blank lines and `#`
 /// comments skipped) from a hostfile; line i is process i.
@@ -58,13 +78,19 @@ pub fn read_hostfile(path: &Path, processes: usize) -> Result<Vec<String>> {
 }
 
 /// Connects process `me` to every other process in `addresses` within `timeout`: one
-/// stream per process, `None` at `me`, as timely's networking expects.
+/// stream per process, `None` at `me`, as timely's networking expects. Every connection
+/// is authenticated both ways with `key` before it is kept; a connection that fails
+/// (a stranger, garbage, silence, another key) is dropped with a line on standard error
+/// and the wait for the real peer goes on.
 pub fn connect(
     addresses: &[String],
     me: usize,
     timeout: Duration,
+    key: &ClusterKey,
 ) -> Result<Vec<Option<TcpStream>>> {
-    let deadline = Instant::now() + timeout;
+    let deadline = Instant::now().checked_add(timeout).ok_or_else(|| {
+        Error::Unsupported(format!("a connect timeout of {} s is too long", timeout.as_secs()))
+    })?;
     let n = addresses.len();
     let listener = TcpListener::bind(&addresses[me]).map_err(|e| {
         Error::Unsupported(format!(
@@ -74,31 +100,46 @@ pub fn connect(
     })?;
     let mut streams: Vec<Option<TcpStream>> = (0..n).map(|_| None).collect();
     for (i, addr) in addresses.iter().enumerate().take(me) {
-        let mut s = dial(addr, me, i, deadline, timeout)?;
-        let mut greeting = Vec::with_capacity(GREETING);
-        greeting.extend_from_slice(MAGIC);
-        greeting.extend_from_slice(&PROTOCOL.to_le_bytes());
-        greeting.extend_from_slice(&(n as u64).to_le_bytes());
-        greeting.extend_from_slice(&(me as u64).to_le_bytes());
-        s.write_all(&greeting)
-            .map_err(|e| lost_at(me, i, addr, &e.to_string()))?;
+        let s = dial(addr, me, i, deadline, timeout)?;
+        let s = introduce(s, me, n, i, deadline, key)
+            .map_err(|why| lost_at(me, i, addr, &why))?;
         streams[i] = Some(s);
     }
     listener
         .set_nonblocking(true)
         .map_err(|e| Error::Unsupported(format!("process {me}: {e}")))?;
+    type Joined = std::result::Result<(usize, TcpStream), String>;
+    let (done, results) = mpsc::channel::<(std::net::SocketAddr, Joined)>();
+    let mut in_flight = 0;
     while streams.iter().skip(me + 1).any(Option::is_none) {
-        match listener.accept() {
-            Ok((s, from)) => {
-                let i = greeted(s.try_clone().ok(), me, n, deadline)
-                    .map_err(|why| Error::Unsupported(format!("process {me}: {from}: {why}")))?;
-                if streams[i].is_some() {
+        while let Ok((from, outcome)) = results.try_recv() {
+            in_flight -= 1;
+            match outcome {
+                Ok((i, s)) if streams[i].is_none() => streams[i] = Some(s),
+                Ok((i, _)) => {
                     return Err(Error::Unsupported(format!(
-                        "process {me}: two connections claim to be process {i}: is it started twice?"
+                        "process {me}: two connections claim to be process {i}: is it \
+                         started twice?"
                     )));
                 }
-                streams[i] = Some(s);
+                Err(why) => note(&format!("process {me}: refused a connection from {from}: {why}")),
             }
+        }
+        if !streams.iter().skip(me + 1).any(Option::is_none) {
+            break;
+        }
+        match listener.accept() {
+            Ok((s, from)) if in_flight < MAX_HANDSHAKES => {
+                in_flight += 1;
+                let (done, key) = (done.clone(), key.clone());
+                std::thread::spawn(move || {
+                    let _ = done.send((from, greeted(s, me, n, deadline, &key)));
+                });
+            }
+            Ok((_, from)) => note(&format!(
+                "process {me}: refused a connection from {from}: {MAX_HANDSHAKES} joins are \
+                 already under way"
+            )),
             Err(e) if e.kind() == ErrorKind::WouldBlock => {
                 if Instant::now() >= deadline {
                     let missing: Vec<String> = (me + 1..n)
@@ -107,7 +148,7 @@ pub fn connect(
                         .collect();
                     return Err(Error::Unsupported(format!(
                         "process {me}: no word from process {} within {} s: are they running, \
-                         with the same hostfile?",
+                         with the same hostfile and cluster key?",
                         missing.join(", "),
                         timeout.as_secs()
                     )));
@@ -123,6 +164,11 @@ pub fn connect(
             .map_err(|e| Error::Unsupported(format!("process {me}: {e}")))?;
     }
     Ok(streams)
+}
+
+/// A line on standard error (a refused connection); never fails the run.
+fn note(line: &str) {
+    let _ = writeln!(std::io::stderr(), "rosenblatt: {line}");
 }
 
 /// Connects to process `to` at `addr`, retrying until `deadline` while it is not up yet.
@@ -149,23 +195,68 @@ fn dial(
 
 fn lost_at(me: usize, to: usize, addr: &str, why: &str) -> Error {
     Error::Unsupported(format!(
-        "process {me} lost process {to} at {addr} while joining: {why}"
+        "process {me} could not join process {to} at {addr}: {why}"
     ))
 }
 
-/// Reads and checks a greeting; returns the sender's index.
+/// How long one join may take at most (a silent connection is dropped after it).
+fn join_time(deadline: Instant) -> Duration {
+    deadline
+        .saturating_duration_since(Instant::now())
+        .clamp(Duration::from_millis(100), HANDSHAKE)
+}
+
+/// The connecting side of a join: sends the greeting with a fresh nonce, checks that the
+/// peer proves the key over it, proves the key over the peer's nonce, and waits for the
+/// peer's word that it is in.
+fn introduce(
+    mut s: TcpStream,
+    me: usize,
+    n: usize,
+    to: usize,
+    deadline: Instant,
+    key: &ClusterKey,
+) -> std::result::Result<TcpStream, String> {
+    s.set_read_timeout(Some(join_time(deadline)))
+        .map_err(|e| e.to_string())?;
+    let mut hello = [0u8; GREETING];
+    hello[..8].copy_from_slice(MAGIC);
+    hello[8..12].copy_from_slice(&PROTOCOL.to_le_bytes());
+    hello[12..20].copy_from_slice(&(n as u64).to_le_bytes());
+    hello[20..28].copy_from_slice(&(me as u64).to_le_bytes());
+    random(&mut hello[28..]).map_err(|e| e.to_string())?;
+    s.write_all(&hello).map_err(|e| e.to_string())?;
+    let mut reply = [0u8; NONCE + TAG];
+    s.read_exact(&mut reply).map_err(|e| {
+        format!("no answer to the greeting ({e}): is it a rosenblatt process of this version?")
+    })?;
+    let (nonce, tag) = reply.split_at(NONCE);
+    if !key.verify(&[ACCEPTOR, &hello, nonce, &(to as u64).to_le_bytes()], tag) {
+        return Err("it did not prove the cluster key: do both processes hold the same \
+                    --cluster-key?"
+            .into());
+    }
+    s.write_all(&key.mac(&[CONNECTOR, &hello, nonce]))
+        .map_err(|e| e.to_string())?;
+    let mut ok = [0u8; 1];
+    s.read_exact(&mut ok)
+        .map_err(|e| format!("it did not take this process in ({e})"))?;
+    s.set_read_timeout(None).map_err(|e| e.to_string())?;
+    Ok(s)
+}
+
+/// The accepting side of a join: reads and checks a greeting, proves the key over its
+/// nonce with a fresh one of its own, and checks the peer's proof over that. Returns the
+/// sender's index and the stream.
 fn greeted(
-    s: Option<TcpStream>,
+    mut s: TcpStream,
     me: usize,
     n: usize,
     deadline: Instant,
-) -> std::result::Result<usize, String> {
-    let mut s = s.ok_or("the connection cannot be read")?;
-    let left = deadline
-        .saturating_duration_since(Instant::now())
-        .max(Duration::from_millis(100));
+    key: &ClusterKey,
+) -> std::result::Result<(usize, TcpStream), String> {
     s.set_nonblocking(false)
-        .and_then(|()| s.set_read_timeout(Some(left)))
+        .and_then(|()| s.set_read_timeout(Some(join_time(deadline))))
         .map_err(|e| e.to_string())?;
     let mut g = [0u8; GREETING];
     s.read_exact(&mut g)
@@ -180,21 +271,34 @@ fn greeted(
             "a rosenblatt process of another version (cluster protocol {protocol}, this one {PROTOCOL})"
         ));
     }
-    let (size, from) = (word(12) as usize, word(20) as usize);
-    if size != n {
+    let (size, from) = (word(12), word(20));
+    if size != n as u64 {
         return Err(format!(
             "the peer was started with --processes {size}, this process with {n}"
         ));
     }
-    if from <= me || from >= n {
+    if from <= me as u64 || from >= n as u64 {
         return Err(format!(
             "the peer says it is process {from}; process {me} expects processes {}..{}",
             me + 1,
             n - 1
         ));
     }
+    let mut nonce = [0u8; NONCE];
+    random(&mut nonce).map_err(|e| e.to_string())?;
+    let tag = key.mac(&[ACCEPTOR, &g, &nonce, &(me as u64).to_le_bytes()]);
+    s.write_all(&nonce)
+        .and_then(|()| s.write_all(&tag))
+        .map_err(|e| e.to_string())?;
+    let mut proof = [0u8; TAG];
+    s.read_exact(&mut proof)
+        .map_err(|e| format!("no proof of the cluster key ({e})"))?;
+    if !key.verify(&[CONNECTOR, &g, &nonce], &proof) {
+        return Err("it does not hold the cluster key".into());
+    }
+    s.write_all(&[1]).map_err(|e| e.to_string())?;
     s.set_read_timeout(None).map_err(|e| e.to_string())?;
-    Ok(from)
+    Ok((from as usize, s))
 }
 
 #[cfg(test)]
@@ -226,15 +330,30 @@ mod tests {
         assert!(e.contains("hosts:2:") && e.contains("host:port"), "{e}");
     }
 
+    fn addresses(n: usize) -> Vec<String> {
+        (0..n)
+            .map(|_| format!("127.0.0.1:{}", free_port()))
+            .collect()
+    }
+
+    /// A connection to `addr`, once something listens there.
+    fn reach(addr: &str) -> TcpStream {
+        loop {
+            if let Ok(s) = TcpStream::connect(addr) {
+                return s;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     #[test]
     fn three_processes_join_and_see_each_other() {
-        let addrs: Vec<String> = (0..3)
-            .map(|_| format!("127.0.0.1:{}", free_port()))
-            .collect();
+        let addrs = addresses(3);
+        let key = ClusterKey::generate().unwrap();
         let handles: Vec<_> = (0..3)
             .map(|me| {
-                let a = addrs.clone();
-                std::thread::spawn(move || connect(&a, me, Duration::from_secs(20)))
+                let (a, k) = (addrs.clone(), key.clone());
+                std::thread::spawn(move || connect(&a, me, Duration::from_secs(20), &k))
             })
             .collect();
         for (me, h) in handles.into_iter().enumerate() {
@@ -247,37 +366,72 @@ mod tests {
 
     #[test]
     fn a_missing_peer_ends_the_wait_with_a_sentence() {
-        let addrs: Vec<String> = (0..2)
-            .map(|_| format!("127.0.0.1:{}", free_port()))
-            .collect();
+        let addrs = addresses(2);
+        let key = ClusterKey::generate().unwrap();
         let t = Instant::now();
-        let e = connect(&addrs, 0, Duration::from_secs(1))
+        let e = connect(&addrs, 0, Duration::from_secs(1), &key)
             .unwrap_err()
             .to_string();
         assert!(e.contains("no word from process 1"), "{e}");
-        let e = connect(&addrs, 1, Duration::from_secs(1))
+        let e = connect(&addrs, 1, Duration::from_secs(1), &key)
             .unwrap_err()
             .to_string();
         assert!(e.contains("could not reach process 0"), "{e}");
+        let e = connect(&addrs, 0, Duration::MAX, &key).unwrap_err().to_string();
+        assert!(e.contains("too long"), "{e}");
         assert!(t.elapsed() < Duration::from_secs(10));
     }
 
+    /// The review's reproducers: a forged greeting (the right magic, version, size and
+    /// index, without the key), garbage, and a connection that says nothing, all while
+    /// process 0 waits for process 1. Each is dropped, the forger gets no data beyond the
+    /// acceptor's nonce and tag, and the real process 1 then joins.
     #[test]
-    fn a_foreign_program_is_refused() {
-        let addrs: Vec<String> = (0..2)
-            .map(|_| format!("127.0.0.1:{}", free_port()))
-            .collect();
-        let a = addrs.clone();
-        let h = std::thread::spawn(move || connect(&a, 0, Duration::from_secs(20)));
-        let mut s = loop {
-            if let Ok(s) = TcpStream::connect(&addrs[0]) {
-                break s;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        s.write_all(b"GET / HTTP/1.0\r\n\r\n--------------")
+    fn strangers_are_dropped_and_the_real_peer_still_joins() {
+        let addrs = addresses(2);
+        let key = ClusterKey::generate().unwrap();
+        let (a, k) = (addrs.clone(), key.clone());
+        let p0 = std::thread::spawn(move || connect(&a, 0, Duration::from_secs(30), &k));
+        let mut forger = reach(&addrs[0]);
+        let mut hello = Vec::new();
+        hello.extend_from_slice(MAGIC);
+        hello.extend_from_slice(&PROTOCOL.to_le_bytes());
+        hello.extend_from_slice(&2u64.to_le_bytes());
+        hello.extend_from_slice(&1u64.to_le_bytes());
+        hello.extend_from_slice(&[7; NONCE]);
+        forger.write_all(&hello).unwrap();
+        let mut reply = [0u8; NONCE + TAG];
+        forger.read_exact(&mut reply).unwrap();
+        forger.write_all(&[0; TAG]).unwrap();
+        let mut rest = Vec::new();
+        forger
+            .set_read_timeout(Some(Duration::from_secs(5)))
             .unwrap();
-        let e = h.join().unwrap().unwrap_err().to_string();
-        assert!(e.contains("not a rosenblatt process"), "{e}");
+        let _ = forger.read_to_end(&mut rest);
+        assert!(rest.is_empty(), "the forger was sent {} bytes", rest.len());
+        let mut garbage = reach(&addrs[0]);
+        garbage
+            .write_all(b"GET / HTTP/1.0\r\n\r\n----------------------------------------------------")
+            .unwrap();
+        let _silent = reach(&addrs[0]);
+        let (a, k) = (addrs.clone(), key.clone());
+        let p1 = std::thread::spawn(move || connect(&a, 1, Duration::from_secs(30), &k));
+        let s0 = p0.join().unwrap().unwrap();
+        let s1 = p1.join().unwrap().unwrap();
+        assert!(s0[1].is_some() && s1[0].is_some());
+    }
+
+    #[test]
+    fn a_peer_with_another_key_is_not_joined() {
+        let addrs = addresses(2);
+        let (a, k) = (addrs.clone(), ClusterKey::generate().unwrap());
+        let p0 = std::thread::spawn(move || connect(&a, 0, Duration::from_secs(3), &k));
+        let other = ClusterKey::generate().unwrap();
+        let e = connect(&addrs, 1, Duration::from_secs(3), &other)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("did not prove the cluster key"), "{e}");
+        let e = p0.join().unwrap().unwrap_err().to_string();
+        assert!(e.contains("no word from process 1"), "{e}");
     }
 }

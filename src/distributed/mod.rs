@@ -6,12 +6,14 @@
 mod cluster;
 pub mod connect;
 mod documents;
+mod key;
 pub(crate) mod reduce;
 mod score;
 pub mod train;
 mod watch;
 
 pub use cluster::{Cluster, Processes};
+pub use key::ClusterKey;
 pub(crate) use documents::train_documents;
 pub use score::{Gathered, gather_scores};
 pub use train::{Round, Shard, shards, train_mixed};

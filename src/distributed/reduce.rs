@@ -18,7 +18,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use timely::dataflow::channels::pact::Exchange;
 use timely::dataflow::operators::vec::Broadcast;
 use timely::dataflow::operators::{Capability, Inspect, Operator, Probe};
@@ -150,8 +150,9 @@ impl<K: Key> AllReduce<K> {
         }
         self.round += 1;
         self.input.advance_to(self.round);
+        let since = Instant::now();
         while self.probe.less_than(self.input.time()) {
-            if let Some(why) = watch::lost() {
+            if let Some(why) = watch::lost().or_else(|| watch::waited_too_long(since)) {
                 return Err(Error::Unsupported(format!(
                     "worker {}: {why}; the run is abandoned",
                     worker.index()

@@ -22,8 +22,19 @@ fn rosenblatt() -> Command {
     Command::new(assert_cmd::cargo::cargo_bin("rosenblatt"))
 }
 
-/// A hostfile of `n` free ports on 127.0.0.1.
+/// The cluster key of the processes started in `dir` (created once; `rosenblatt
+/// cluster-key`'s file).
+pub(crate) fn key(dir: &Path) -> PathBuf {
+    let p = dir.join("cluster.key");
+    if !p.exists() {
+        rosenblatt::distributed::ClusterKey::create(&p).unwrap();
+    }
+    p
+}
+
+/// A hostfile of `n` free ports on 127.0.0.1 (and the cluster key beside it).
 pub(crate) fn hostfile(dir: &Path, n: usize) -> PathBuf {
+    key(dir);
     let lines: Vec<String> = (0..n)
         .map(|_| {
             let l = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -44,6 +55,8 @@ fn start(args: &[&str], hosts: &Path, n: usize, i: usize) -> Child {
         .args(["--connect-timeout", "10"])
         .arg("--hostfile")
         .arg(hosts)
+        .arg("--cluster-key")
+        .arg(key(hosts.parent().unwrap()))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -245,9 +258,14 @@ fn class_folders_over_three_processes_equal_the_simulation() {
     );
 }
 
-#[test]
-fn killing_one_process_ends_the_other_with_a_sentence() {
-    let dir = tempfile::tempdir().unwrap();
+/// Two processes training for ever (labels no hyperplane separates, a million epochs),
+/// started in `dir` with `extra` flags; returns once process 0 has begun its rounds, with
+/// the rest of process 0's standard error.
+fn endless_run(
+    dir: &tempfile::TempDir,
+    name: &str,
+    extra: &[&str],
+) -> (Child, Child, std::io::Lines<BufReader<std::process::ChildStderr>>, PathBuf) {
     // Labels that no hyperplane separates keep the rounds going.
     let tsv = dir.path().join("noise.tsv");
     let lines: Vec<String> = (0..400)
@@ -262,7 +280,7 @@ fn killing_one_process_ends_the_other_with_a_sentence() {
         })
         .collect();
     std::fs::write(&tsv, lines.join("\n")).unwrap();
-    let out = dir.path().join("never.model");
+    let out = dir.path().join(name);
     let args = [
         tsv.to_str().unwrap(),
         "-o",
@@ -272,8 +290,9 @@ fn killing_one_process_ends_the_other_with_a_sentence() {
         "--epochs",
         "1000000",
     ];
+    let args: Vec<&str> = args.iter().copied().chain(extra.iter().copied()).collect();
     // Wait until the rounds are under way (on fresh ports if one was taken).
-    let (mut p0, mut p1, lines) = 'started: {
+    'started: {
         for _ in 0..3 {
             let hosts = hostfile(dir.path(), 2);
             let mut p0 = start(&args, &hosts, 2, 0);
@@ -283,7 +302,7 @@ fn killing_one_process_ends_the_other_with_a_sentence() {
             for line in lines.by_ref() {
                 let line = line.unwrap();
                 if line.starts_with("round 1/") {
-                    break 'started (p0, p1, lines);
+                    break 'started (p0, p1, lines, out);
                 }
                 seen.push(line);
             }
@@ -298,7 +317,42 @@ fn killing_one_process_ends_the_other_with_a_sentence() {
             );
         }
         panic!("three hostfiles in a row had a port taken by another program");
-    };
+    }
+}
+
+#[test]
+fn a_stopped_process_ends_the_other_within_the_peer_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut p0, mut p1, lines, out) =
+        endless_run(&dir, "stopped.model", &["--peer-timeout", "2"]);
+    let stop = Command::new("kill")
+        .args(["-STOP", &p1.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(stop.success());
+    let stopped = Instant::now();
+    let rest: Vec<String> = lines.map(Result::unwrap).collect();
+    let status = p0.wait().unwrap();
+    let waited = stopped.elapsed();
+    p1.kill().unwrap();
+    p1.wait().unwrap();
+    assert!(
+        waited >= Duration::from_secs(2) && waited < Duration::from_secs(15),
+        "{waited:?}"
+    );
+    assert!(!status.success());
+    let said = rest.join("\n");
+    assert!(
+        said.contains("no word from the other processes for 2 s (--peer-timeout)"),
+        "{said}"
+    );
+    assert!(!out.exists(), "no model file is left");
+}
+
+#[test]
+fn killing_one_process_ends_the_other_with_a_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut p0, mut p1, lines, out) = endless_run(&dir, "never.model", &[]);
     std::thread::sleep(Duration::from_millis(300));
     p1.kill().unwrap();
     p1.wait().unwrap();
@@ -338,6 +392,8 @@ fn a_process_that_never_comes_ends_the_wait() {
                 .args(["--processes", "2", "--process", "0"])
                 .args(["--connect-timeout", "1", "--hostfile"])
                 .arg(&hosts)
+                .arg("--cluster-key")
+                .arg(key(dir.path()))
                 .output()
                 .unwrap();
             (o, t.elapsed())
@@ -383,7 +439,9 @@ fn cluster_flags_are_checked_before_any_work() {
                 .arg(&out)
                 .args(flags)
                 .arg("--hostfile")
-                .arg(&hosts),
+                .arg(&hosts)
+                .arg("--cluster-key")
+                .arg(key(dir.path())),
         );
         assert!(e.contains(wanted), "{flags:?}: {e}");
     }
@@ -394,7 +452,49 @@ fn cluster_flags_are_checked_before_any_work() {
             .arg("-o")
             .arg(&out)
             .args(["--processes", "3", "--process", "0", "--hostfile"])
-            .arg(&hosts),
+            .arg(&hosts)
+            .arg("--cluster-key")
+            .arg(key(dir.path())),
     );
     assert!(e.contains("2 addresses for 3 processes"), "{e}");
+    let no_key = crate::common::stderr_of_failure(
+        bin()
+            .arg("train")
+            .arg(data("tiny.tsv"))
+            .arg("-o")
+            .arg(&out)
+            .args(["--processes", "2", "--process", "0", "--hostfile"])
+            .arg(&hosts),
+    );
+    assert!(no_key.contains("--processes needs --cluster-key FILE"), "{no_key}");
+    let e = crate::common::stderr_of_failure(
+        bin()
+            .arg("train")
+            .arg(data("tiny.tsv"))
+            .arg("-o")
+            .arg(&out)
+            .args(["--processes", "2", "--process", "0", "--hostfile"])
+            .arg(&hosts)
+            .arg("--cluster-key")
+            .arg(key(dir.path()))
+            .args(["--connect-timeout", "18446744073709551615"]),
+    );
+    assert!(e.contains("--connect-timeout must be 1 to 604800 seconds"), "{e}");
+}
+
+/// `cluster-key FILE` writes a key only its owner may read, and will not overwrite one.
+#[test]
+fn cluster_key_creates_a_private_key_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("k");
+    bin().arg("cluster-key").arg(&k).assert().success();
+    rosenblatt::distributed::ClusterKey::load(&k).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&k).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let e = crate::common::stderr_of_failure(bin().arg("cluster-key").arg(&k));
+    assert!(e.contains("exists"), "{e}");
 }

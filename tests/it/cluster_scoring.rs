@@ -3,7 +3,7 @@
 //! process scoring everything prints — every classify line in input order, byte for
 //! byte; eval's metrics, ROC AUC included — while the others print nothing on stdout.
 
-use crate::cluster::hostfile;
+use crate::cluster::{hostfile, key};
 use crate::common::{bin, data, stdout_of};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -32,6 +32,8 @@ fn run_cluster(dir: &Path, args: &[String], n: usize) -> Vec<Output> {
                     .args(["--processes", &n.to_string(), "--process", &i.to_string()])
                     .arg("--hostfile")
                     .arg(&hosts)
+                    .arg("--cluster-key")
+                    .arg(key(dir))
                     .args(["--connect-timeout", "10"])
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped())
@@ -235,7 +237,9 @@ fn what_cannot_be_shared_is_refused_before_connecting() {
             bin()
                 .args(args)
                 .args(["--processes", "2", "--process", "0", "--hostfile"])
-                .arg(&hosts),
+                .arg(&hosts)
+                .arg("--cluster-key")
+                .arg(key(dir.path())),
         )
     };
     let e = refused(&["classify", "-m", "x.model", "-"]);

@@ -60,10 +60,12 @@ fn documents(inputs: &[PathBuf], mail_rules: Option<&MailRules>) -> Result<Corpu
 /// Takes the exclusive lock on `lock_file`, trying again until `timeout` has passed;
 /// `None` when another process still holds it then.
 fn lock(lock_file: &Path, timeout: Duration) -> Result<Option<File>> {
-    let f = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
+    let mut open = std::fs::OpenOptions::new();
+    open.create(true).truncate(false).write(true);
+    // A link planted where the lock file goes is not followed.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut open, libc::O_NOFOLLOW);
+    let f = open
         .open(lock_file)
         .with_context(|| format!("opening the lock file {}", lock_file.display()))?;
     let deadline = Instant::now().checked_add(timeout);

@@ -5,6 +5,7 @@ mod bench;
 mod classify;
 mod classify_cluster;
 mod classify_mail;
+mod cluster_key;
 mod completions;
 mod eval;
 mod eval_cluster;
@@ -36,6 +37,7 @@ pub fn run(plan: Plan) -> Result<ExitCode> {
         Plan::Learn(p) => learn::run(p),
         Plan::Bench(p) => bench::run(p),
         Plan::Vectorize(p) => vectorize::run(p),
+        Plan::ClusterKey(file) => cluster_key::run(file),
         Plan::Completions(p) => completions::run(p),
         Plan::Man(p) => man::run(p),
     }

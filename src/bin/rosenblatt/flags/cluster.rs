@@ -1,10 +1,11 @@
-//! `--processes N --process I --hostfile FILE --connect-timeout SECS`: running one of
+//! `--processes N --process I --hostfile FILE --cluster-key FILE --connect-timeout SECS
+//! --peer-timeout SECS`: running one of
 //! several processes that train, classify or evaluate together, each on its share of the
 //! input.
 
 use anyhow::{Result, bail};
 use clap::Args;
-use rosenblatt::distributed::{Processes, connect};
+use rosenblatt::distributed::{ClusterKey, Processes, connect};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -35,7 +36,25 @@ pub struct ClusterArgs {
         requires = "processes"
     )]
     pub connect_timeout: u64,
+    /// The cluster key every process holds (created by `rosenblatt cluster-key FILE`,
+    /// readable by its owner only): processes prove it to each other before any data
+    /// moves, and a connection that cannot is dropped.
+    #[arg(long, value_name = "FILE", requires = "processes")]
+    pub cluster_key: Option<PathBuf>,
+    /// Seconds one exchange between the processes may wait before the run ends: a
+    /// process stopped or hung (its connection still open) is given up on after it. Raise
+    /// it when one round of training on a share takes longer.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 300,
+        requires = "processes"
+    )]
+    pub peer_timeout: u64,
 }
+
+/// The longest --connect-timeout and --peer-timeout: a week.
+const MAX_WAIT: u64 = 7 * 24 * 3600;
 
 impl ClusterArgs {
     /// The cluster this process joins, checked; `None` without `--processes`.
@@ -61,13 +80,26 @@ impl ClusterArgs {
         let Some(hostfile) = &self.hostfile else {
             bail!("--processes needs --hostfile FILE: one host:port line per process");
         };
-        if self.connect_timeout == 0 {
-            bail!("--connect-timeout must be at least 1 second");
+        for (flag, secs) in [
+            ("--connect-timeout", self.connect_timeout),
+            ("--peer-timeout", self.peer_timeout),
+        ] {
+            if !(1..=MAX_WAIT).contains(&secs) {
+                bail!("{flag} must be 1 to {MAX_WAIT} seconds (a week), got {secs}");
+            }
         }
+        let Some(key) = &self.cluster_key else {
+            bail!(
+                "--processes needs --cluster-key FILE: the secret every process proves it \
+                 holds (create one with `rosenblatt cluster-key FILE` and copy it to every host)"
+            );
+        };
         Ok(Some(Processes {
             addresses: connect::read_hostfile(hostfile, n)?,
             index,
             connect_timeout: Duration::from_secs(self.connect_timeout),
+            key: ClusterKey::load(key)?,
+            peer_timeout: Duration::from_secs(self.peer_timeout),
         }))
     }
 }

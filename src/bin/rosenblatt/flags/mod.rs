@@ -6,6 +6,7 @@
 mod bench;
 mod classify;
 mod cluster;
+mod cluster_key;
 mod completions;
 mod eval;
 mod features;
@@ -74,6 +75,9 @@ pub enum Command {
     /// Write a corpus as SVMlight vectors (OUT) with its vocabulary (OUT.vocab) and class
     /// labels (OUT.classes), streaming the input, for LIBLINEAR, Vowpal Wabbit, scikit-learn.
     Vectorize(vectorize::VectorizeArgs),
+    /// Create a cluster key: the secret the processes of `--processes` prove to each other
+    /// that they hold before any data moves (`--cluster-key FILE`).
+    ClusterKey(cluster_key::ClusterKeyArgs),
     /// Print the completion script of a shell (bash, zsh, fish, elvish, powershell) on
     /// stdout.
     Completions(completions::CompletionsArgs),
@@ -111,6 +115,8 @@ pub enum Plan {
     Bench(BenchPlan),
     /// `vectorize`.
     Vectorize(VectorizePlan),
+    /// `cluster-key`: the file to create.
+    ClusterKey(std::path::PathBuf),
     /// `completions`.
     Completions(CompletionsPlan),
     /// `man`.
@@ -128,6 +134,7 @@ pub fn plan(command: Command) -> Result<Plan> {
         Command::Learn(a) => Plan::Learn(learn::plan(a)?),
         Command::Bench(a) => Plan::Bench(bench::plan(a)?),
         Command::Vectorize(a) => Plan::Vectorize(vectorize::plan(a)?),
+        Command::ClusterKey(a) => Plan::ClusterKey(a.file),
         Command::Completions(a) => Plan::Completions(completions::plan(a)),
         Command::Man(a) => Plan::Man(man::plan(a)),
     })
