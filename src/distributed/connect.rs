@@ -41,27 +41,69 @@ const HANDSHAKE: Duration = Duration::from_secs(10);
 /// Joins under way at once; more connections are dropped until one ends.
 const MAX_HANDSHAKES: usize = 16;
 
+/// The largest hostfile read (a million bytes: tens of thousands of lines).
+const MAX_HOSTFILE: u64 = 1 << 20;
+
 /// Reads the `processes` addresses (`host:port`, one per line; blank lines and `#`
-/// comments skipped) from a hostfile; line i is process i.
+/// comments skipped) from a hostfile; line i is process i. Refused with the line: a line
+/// that is not UTF-8 or not `host:port`, port 0, an address listed twice; and a file over
+/// a million bytes (`/dev/zero`).
 pub fn read_hostfile(path: &Path, processes: usize) -> Result<Vec<String>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_HOSTFILE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    if bytes.len() as u64 > MAX_HOSTFILE {
+        return Err(Error::parse(
+            path,
+            None,
+            format!("longer than {MAX_HOSTFILE} bytes: not a hostfile"),
+        ));
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut lines_of: Vec<usize> = Vec::new();
+    for (n, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = std::str::from_utf8(raw).map_err(|_| {
+            Error::parse(path, Some(n + 1), "not UTF-8 text: write host:port, one process per line")
+        })?;
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
-        if line
-            .rsplit_once(':')
-            .is_none_or(|(h, p)| h.is_empty() || p.parse::<u16>().is_err())
-        {
+        let port = line.rsplit_once(':').and_then(|(h, p)| {
+            (!h.is_empty()).then_some(())?;
+            p.parse::<u16>().ok()
+        });
+        match port {
+            None => {
+                return Err(Error::parse(
+                    path,
+                    Some(n + 1),
+                    format!("{line:?} is not an address: write host:port, one process per line"),
+                ));
+            }
+            Some(0) => {
+                return Err(Error::parse(
+                    path,
+                    Some(n + 1),
+                    format!("{line:?}: port 0 is not a port the other processes can reach"),
+                ));
+            }
+            Some(_) => {}
+        }
+        if let Some(first) = out.iter().position(|a| a == line) {
             return Err(Error::parse(
                 path,
                 Some(n + 1),
-                format!("{line:?} is not an address: write host:port, one process per line"),
+                format!(
+                    "{line:?} is listed twice (line {} too): each process needs its own address",
+                    lines_of[first]
+                ),
             ));
         }
         out.push(line.to_string());
+        lines_of.push(n + 1);
     }
     if out.len() < processes {
         return Err(Error::parse(
@@ -328,6 +370,20 @@ mod tests {
         std::fs::write(&p, "h0:2101\nh1\n").unwrap();
         let e = read_hostfile(&p, 2).unwrap_err().to_string();
         assert!(e.contains("hosts:2:") && e.contains("host:port"), "{e}");
+        std::fs::write(&p, "h0:2101\n# two\nh0:2101\n").unwrap();
+        let e = read_hostfile(&p, 2).unwrap_err().to_string();
+        assert!(e.contains("hosts:3:") && e.contains("listed twice (line 1 too)"), "{e}");
+        std::fs::write(&p, "h0:2101\nh1:0\n").unwrap();
+        let e = read_hostfile(&p, 2).unwrap_err().to_string();
+        assert!(e.contains("hosts:2:") && e.contains("port 0"), "{e}");
+        std::fs::write(&p, b"h0:2101\nh\xff:2102\n").unwrap();
+        let e = read_hostfile(&p, 2).unwrap_err().to_string();
+        assert!(e.contains("hosts:2:") && e.contains("not UTF-8"), "{e}");
+        #[cfg(unix)]
+        {
+            let e = read_hostfile(Path::new("/dev/zero"), 2).unwrap_err().to_string();
+            assert!(e.contains("longer than 1048576 bytes"), "{e}");
+        }
     }
 
     fn addresses(n: usize) -> Vec<String> {
