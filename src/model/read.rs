@@ -1,6 +1,7 @@
-//! Reading a model file: at most [`MAX_MODEL_BYTES`] from a regular file, the header
-//! checked, the payload decoded with every length bounded by the bytes the file holds,
-//! then the decoded parts checked against each other ([`super::check`]).
+//! Reading a model file: the header read and checked first, then — only from a regular
+//! file whose size is the one the header states, of at most [`MAX_MODEL_BYTES`] — the
+//! payload, decoded with every length bounded by the bytes the file holds, then the
+//! decoded parts checked against each other ([`super::check`]).
 
 use super::{FORMAT_VERSION, HEADER, MAGIC, Model};
 use crate::fnv::fnv1a;
@@ -61,82 +62,105 @@ fn decode_message(e: &DecodeError, len: usize) -> String {
 /// format 6, so filters saved before keep their weights and learned state.
 const THRESHOLDLESS: u32 = 5;
 
+/// What a model file's header says: its format version, payload length and checksum.
+struct Header {
+    version: u32,
+    len: u64,
+    sum: u64,
+}
+
+/// Checks the first bytes of a model file (at least 8, at most the header) and reads the
+/// header they hold.
+fn header(bytes: &[u8], path: &Path) -> Result<Header> {
+    if bytes.len() < 8 || &bytes[..8] != MAGIC {
+        return Err(Error::model(
+            path,
+            "not a rosenblatt model (wrong magic number)",
+        ));
+    }
+    if bytes.len() < HEADER {
+        return Err(Error::model(
+            path,
+            "truncated model file (incomplete header)",
+        ));
+    }
+    let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
+    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    if version > FORMAT_VERSION {
+        return Err(Error::model(
+            path,
+            format!(
+                "model format version {version} is newer than this build supports \
+                 ({FORMAT_VERSION}); upgrade rosenblatt"
+            ),
+        ));
+    }
+    if version < FORMAT_VERSION && version != THRESHOLDLESS {
+        return Err(Error::model(
+            path,
+            format!(
+                "written by an older rosenblatt (model format {version}); this build \
+                 reads format {FORMAT_VERSION}: train the model again"
+            ),
+        ));
+    }
+    Ok(Header {
+        version,
+        len: u64_at(12),
+        sum: u64_at(20),
+    })
+}
+
+/// The sentence for a payload of `have` bytes where the header says `len`.
+fn wrong_length(path: &Path, have: u64, len: u64) -> Error {
+    if have < len {
+        Error::model(
+            path,
+            format!("truncated model file ({have} of {len} payload bytes)"),
+        )
+    } else {
+        Error::model(path, "corrupted model file (checksum mismatch)")
+    }
+}
+
+/// Decodes and checks the payload that `h` describes.
+fn payload(h: &Header, payload: &[u8], path: &Path) -> Result<Model> {
+    if payload.len() as u64 != h.len || fnv1a(payload) != h.sum {
+        return Err(wrong_length(path, payload.len() as u64, h.len));
+    }
+    let upgraded;
+    let payload = if h.version == THRESHOLDLESS {
+        upgraded = [payload, &0f32.to_le_bytes()].concat();
+        &upgraded[..]
+    } else {
+        payload
+    };
+    let (m, read) = decode_bounded(payload)
+        .map_err(|e| Error::model(path, decode_message(&e, payload.len())))?;
+    if read != payload.len() {
+        return Err(Error::model(
+            path,
+            format!(
+                "{DAMAGED}: the model ends after {read} of its {} payload bytes",
+                payload.len()
+            ),
+        ));
+    }
+    m.check()
+        .map_err(|what| Error::model(path, format!("{DAMAGED}: {what}")))?;
+    Ok(m)
+}
+
 impl Model {
     /// Decodes a model read from `path` (used in error messages only).
     pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Model> {
-        if bytes.len() < 8 || &bytes[..8] != MAGIC {
-            return Err(Error::model(
-                path,
-                "not a rosenblatt model (wrong magic number)",
-            ));
-        }
-        if bytes.len() < HEADER {
-            return Err(Error::model(
-                path,
-                "truncated model file (incomplete header)",
-            ));
-        }
-        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
-        let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
-        if version > FORMAT_VERSION {
-            return Err(Error::model(
-                path,
-                format!(
-                    "model format version {version} is newer than this build supports \
-                     ({FORMAT_VERSION}); upgrade rosenblatt"
-                ),
-            ));
-        }
-        if version < FORMAT_VERSION && version != THRESHOLDLESS {
-            return Err(Error::model(
-                path,
-                format!(
-                    "written by an older rosenblatt (model format {version}); this build \
-                     reads format {FORMAT_VERSION}: train the model again"
-                ),
-            ));
-        }
-        let (len, sum) = (u64_at(12), u64_at(20));
-        let payload = &bytes[HEADER..];
-        if (payload.len() as u64) < len {
-            return Err(Error::model(
-                path,
-                format!(
-                    "truncated model file ({} of {len} payload bytes)",
-                    payload.len()
-                ),
-            ));
-        }
-        if payload.len() as u64 != len || fnv1a(payload) != sum {
-            return Err(Error::model(
-                path,
-                "corrupted model file (checksum mismatch)",
-            ));
-        }
-        let upgraded;
-        let payload = if version == THRESHOLDLESS {
-            upgraded = [payload, &0f32.to_le_bytes()].concat();
-            &upgraded[..]
-        } else {
-            payload
-        };
-        let (m, read) = decode_bounded(payload)
-            .map_err(|e| Error::model(path, decode_message(&e, payload.len())))?;
-        if read != payload.len() {
-            return Err(Error::model(
-                path,
-                format!(
-                    "{DAMAGED}: the model ends after {read} of its {} payload bytes",
-                    payload.len()
-                ),
-            ));
-        }
-        m.check()
-            .map_err(|what| Error::model(path, format!("{DAMAGED}: {what}")))?;
-        Ok(m)
+        let h = header(bytes, path)?;
+        payload(&h, &bytes[HEADER..], path)
     }
 
-    /// Reads and checks a model file: a regular file of at most [`MAX_MODEL_BYTES`].
+    /// Reads and checks a model file: a regular file of at most [`MAX_MODEL_BYTES`]. The
+    /// header is read and checked first; the payload is read only when the file's size
+    /// is the one the header states, into memory reserved without aborting.
     pub fn load(path: impl AsRef<Path>) -> Result<Model> {
         let path = path.as_ref();
         let not_regular = || {
@@ -152,30 +176,41 @@ impl Model {
         {
             return Err(not_regular());
         }
-        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
         let meta = file.metadata().map_err(|e| Error::io(path, e))?;
         if !meta.is_file() {
             return Err(not_regular());
         }
-        let too_large = |size: u64| {
-            Error::model(
+        let mut head = Vec::with_capacity(HEADER);
+        (&mut file)
+            .take(HEADER as u64)
+            .read_to_end(&mut head)
+            .map_err(|e| Error::io(path, e))?;
+        let h = header(&head, path)?;
+        if h.len > MAX_MODEL_BYTES {
+            return Err(Error::model(
                 path,
                 format!(
-                    "{size} bytes or more: above the {MAX_MODEL_BYTES} bytes (4 GiB) a model \
-                     file may hold"
+                    "its header claims {} payload bytes: above the {MAX_MODEL_BYTES} bytes \
+                     (4 GiB) a model file may hold",
+                    h.len
                 ),
-            )
-        };
-        if meta.len() > MAX_MODEL_BYTES {
-            return Err(too_large(meta.len()));
+            ));
         }
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
-        file.take(MAX_MODEL_BYTES + 1)
+        let size = meta.len().saturating_sub(HEADER as u64);
+        if size != h.len {
+            return Err(wrong_length(path, size, h.len));
+        }
+        let mut bytes = Vec::new();
+        bytes.try_reserve_exact(h.len as usize).map_err(|_| {
+            Error::model(
+                path,
+                format!("{} bytes do not fit in this machine's free memory", h.len),
+            )
+        })?;
+        file.take(h.len + 1)
             .read_to_end(&mut bytes)
             .map_err(|e| Error::io(path, e))?;
-        if bytes.len() as u64 > MAX_MODEL_BYTES {
-            return Err(too_large(bytes.len() as u64));
-        }
-        Self::from_bytes(&bytes, path)
+        payload(&h, &bytes, path)
     }
 }

@@ -337,16 +337,47 @@ fn a_model_path_that_is_not_a_bounded_file_is_refused_before_reading() {
     let (code, err) = limited(&["inspect", "-m", "/dev/zero"]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("/dev/zero: not a regular file"), "{err}");
-    // A (sparse) file above the cap is refused from its size.
+    // The review's reproducer: a sparse 4 GiB file is refused from its first 8 bytes, in
+    // a fraction of a second and little memory; so is one above the cap.
     let dir = tempfile::tempdir().unwrap();
-    let big = dir.path().join("big.model");
-    std::fs::File::create(&big)
-        .unwrap()
-        .set_len(MAX_MODEL_BYTES + 1)
-        .unwrap();
-    let (code, err) = limited(&["inspect", "-m", path(&big)]);
-    assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("above the 4294967296 bytes (4 GiB)"), "{err}");
+    for (name, len) in [("z.model", 4u64 << 30), ("big.model", MAX_MODEL_BYTES + 1)] {
+        let big = dir.path().join(name);
+        std::fs::File::create(&big).unwrap().set_len(len).unwrap();
+        let t = std::time::Instant::now();
+        let (code, err) = limited(&["inspect", "-m", path(&big)]);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains("not a rosenblatt model (wrong magic number)"), "{err}");
+        assert!(t.elapsed() < std::time::Duration::from_secs(5), "{:?}", t.elapsed());
+        if let Some(kib) = crate::common::peak_rss_kib(&["inspect", "-m", path(&big)]) {
+            assert!(kib < 200 * 1024, "{kib} KiB");
+        }
+    }
+    // A right header on a 4 GiB file: its stated length is checked against the file's
+    // size before the payload is read, and a length above the cap is refused from it.
+    let header = |len: u64| {
+        let mut h = MAGIC.to_vec();
+        h.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        h.extend_from_slice(&len.to_le_bytes());
+        h.extend_from_slice(&0u64.to_le_bytes());
+        h
+    };
+    let big = dir.path().join("z.model");
+    for (len, says) in [
+        (100, "corrupted model file"),
+        ((4u64 << 30) - 20, "truncated model file"),
+        (1 << 40, "its header claims 1099511627776 payload bytes: above the 4294967296"),
+    ] {
+        std::fs::write(&big, header(len)).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&big)
+            .unwrap()
+            .set_len(4 << 30)
+            .unwrap();
+        let (code, err) = limited(&["inspect", "-m", path(&big)]);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains(says), "{len}: {err}");
+    }
 }
 
 #[test]

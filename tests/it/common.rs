@@ -117,6 +117,25 @@ pub fn limited(args: &[&str]) -> (Option<i32>, String) {
     )
 }
 
+/// The peak resident memory of `rosenblatt ARGS…` in KiB, measured by `/usr/bin/time`
+/// (`None`, with a note, where it is not installed).
+pub fn peak_rss_kib(args: &[&str]) -> Option<u64> {
+    let time = Path::new("/usr/bin/time");
+    if !time.exists() {
+        eprintln!("note: /usr/bin/time is not installed: peak memory not measured");
+        return None;
+    }
+    let out = std::process::Command::new(time)
+        .args(["-f", "peak-rss-kib %M"])
+        .arg(assert_cmd::cargo::cargo_bin("rosenblatt"))
+        .args(args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err.lines().rev().find_map(|l| l.strip_prefix("peak-rss-kib "));
+    Some(line.expect("time's line").trim().parse().unwrap())
+}
+
 /// Stderr of a run that must fail, as text.
 pub fn stderr_of_failure(cmd: &mut Command) -> String {
     String::from_utf8(cmd.assert().failure().get_output().stderr.clone()).unwrap()
