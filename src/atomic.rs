@@ -299,7 +299,10 @@ mod tests {
         std::os::unix::fs::symlink(&victim, &planted).unwrap();
         std::os::unix::fs::lchown(&planted, Some(65534), Some(65534)).unwrap();
         let e = AtomicFile::create(&planted).unwrap_err().to_string();
-        assert!(e.contains("belongs to user 65534") && e.contains("not followed"), "{e}");
+        assert!(
+            e.contains("belongs to user 65534") && e.contains("not followed"),
+            "{e}"
+        );
         assert!(check_output(&planted).is_err());
         assert!(real_target(&planted).is_err());
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");

@@ -78,8 +78,7 @@ impl Cluster {
             }
             Cluster::Processes(p) => {
                 watch::start(Some(p.peer_timeout));
-                let sockets =
-                    connect::connect(&p.addresses, p.index, p.connect_timeout, &p.key)?;
+                let sockets = connect::connect(&p.addresses, p.index, p.connect_timeout, &p.key)?;
                 let hooks = timely::communication::Hooks::default();
                 let local = ProcessBuilder::new_typed_vector(1, hooks.refill.clone(), None);
                 let (builders, comms) =

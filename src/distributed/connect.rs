@@ -65,7 +65,11 @@ pub fn read_hostfile(path: &Path, processes: usize) -> Result<Vec<String>> {
     let mut lines_of: Vec<usize> = Vec::new();
     for (n, raw) in bytes.split(|&b| b == b'\n').enumerate() {
         let line = std::str::from_utf8(raw).map_err(|_| {
-            Error::parse(path, Some(n + 1), "not UTF-8 text: write host:port, one process per line")
+            Error::parse(
+                path,
+                Some(n + 1),
+                "not UTF-8 text: write host:port, one process per line",
+            )
         })?;
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
@@ -131,7 +135,10 @@ pub fn connect(
     key: &ClusterKey,
 ) -> Result<Vec<Option<TcpStream>>> {
     let deadline = Instant::now().checked_add(timeout).ok_or_else(|| {
-        Error::Unsupported(format!("a connect timeout of {} s is too long", timeout.as_secs()))
+        Error::Unsupported(format!(
+            "a connect timeout of {} s is too long",
+            timeout.as_secs()
+        ))
     })?;
     let n = addresses.len();
     let listener = TcpListener::bind(&addresses[me]).map_err(|e| {
@@ -143,8 +150,7 @@ pub fn connect(
     let mut streams: Vec<Option<TcpStream>> = (0..n).map(|_| None).collect();
     for (i, addr) in addresses.iter().enumerate().take(me) {
         let s = dial(addr, me, i, deadline, timeout)?;
-        let s = introduce(s, me, n, i, deadline, key)
-            .map_err(|why| lost_at(me, i, addr, &why))?;
+        let s = introduce(s, me, n, i, deadline, key).map_err(|why| lost_at(me, i, addr, &why))?;
         streams[i] = Some(s);
     }
     listener
@@ -164,7 +170,9 @@ pub fn connect(
                          started twice?"
                     )));
                 }
-                Err(why) => note(&format!("process {me}: refused a connection from {from}: {why}")),
+                Err(why) => note(&format!(
+                    "process {me}: refused a connection from {from}: {why}"
+                )),
             }
         }
         if !streams.iter().skip(me + 1).any(Option::is_none) {
@@ -274,9 +282,11 @@ fn introduce(
     })?;
     let (nonce, tag) = reply.split_at(NONCE);
     if !key.verify(&[ACCEPTOR, &hello, nonce, &(to as u64).to_le_bytes()], tag) {
-        return Err("it did not prove the cluster key: do both processes hold the same \
+        return Err(
+            "it did not prove the cluster key: do both processes hold the same \
                     --cluster-key?"
-            .into());
+                .into(),
+        );
     }
     s.write_all(&key.mac(&[CONNECTOR, &hello, nonce]))
         .map_err(|e| e.to_string())?;
@@ -372,7 +382,10 @@ mod tests {
         assert!(e.contains("hosts:2:") && e.contains("host:port"), "{e}");
         std::fs::write(&p, "h0:2101\n# two\nh0:2101\n").unwrap();
         let e = read_hostfile(&p, 2).unwrap_err().to_string();
-        assert!(e.contains("hosts:3:") && e.contains("listed twice (line 1 too)"), "{e}");
+        assert!(
+            e.contains("hosts:3:") && e.contains("listed twice (line 1 too)"),
+            "{e}"
+        );
         std::fs::write(&p, "h0:2101\nh1:0\n").unwrap();
         let e = read_hostfile(&p, 2).unwrap_err().to_string();
         assert!(e.contains("hosts:2:") && e.contains("port 0"), "{e}");
@@ -381,7 +394,9 @@ mod tests {
         assert!(e.contains("hosts:2:") && e.contains("not UTF-8"), "{e}");
         #[cfg(unix)]
         {
-            let e = read_hostfile(Path::new("/dev/zero"), 2).unwrap_err().to_string();
+            let e = read_hostfile(Path::new("/dev/zero"), 2)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("longer than 1048576 bytes"), "{e}");
         }
     }
@@ -433,7 +448,9 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("could not reach process 0"), "{e}");
-        let e = connect(&addrs, 0, Duration::MAX, &key).unwrap_err().to_string();
+        let e = connect(&addrs, 0, Duration::MAX, &key)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("too long"), "{e}");
         assert!(t.elapsed() < Duration::from_secs(10));
     }
@@ -467,7 +484,9 @@ mod tests {
         assert!(rest.is_empty(), "the forger was sent {} bytes", rest.len());
         let mut garbage = reach(&addrs[0]);
         garbage
-            .write_all(b"GET / HTTP/1.0\r\n\r\n----------------------------------------------------")
+            .write_all(
+                b"GET / HTTP/1.0\r\n\r\n----------------------------------------------------",
+            )
             .unwrap();
         let _silent = reach(&addrs[0]);
         let (a, k) = (addrs.clone(), key.clone());

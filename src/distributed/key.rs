@@ -164,7 +164,10 @@ mod tests {
         ClusterKey::create(&p).unwrap();
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o644)).unwrap();
         let e = ClusterKey::load(&p).unwrap_err().to_string();
-        assert!(e.contains("read by others (mode 644)") && e.contains("chmod 600"), "{e}");
+        assert!(
+            e.contains("read by others (mode 644)") && e.contains("chmod 600"),
+            "{e}"
+        );
         std::fs::write(&p, "zz\n").unwrap();
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
         let e = ClusterKey::load(&p).unwrap_err().to_string();

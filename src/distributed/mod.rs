@@ -13,8 +13,8 @@ pub mod train;
 mod watch;
 
 pub use cluster::{Cluster, Processes};
-pub use key::ClusterKey;
 pub(crate) use documents::train_documents;
+pub use key::ClusterKey;
 pub use score::{Gathered, gather_scores};
 pub use train::{Round, Shard, shards, train_mixed};
 

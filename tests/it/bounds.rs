@@ -346,8 +346,15 @@ fn a_model_path_that_is_not_a_bounded_file_is_refused_before_reading() {
         let t = std::time::Instant::now();
         let (code, err) = limited(&["inspect", "-m", path(&big)]);
         assert_eq!(code, Some(1), "{err}");
-        assert!(err.contains("not a rosenblatt model (wrong magic number)"), "{err}");
-        assert!(t.elapsed() < std::time::Duration::from_secs(5), "{:?}", t.elapsed());
+        assert!(
+            err.contains("not a rosenblatt model (wrong magic number)"),
+            "{err}"
+        );
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            t.elapsed()
+        );
         if let Some(kib) = crate::common::peak_rss_kib(&["inspect", "-m", path(&big)]) {
             assert!(kib < 200 * 1024, "{kib} KiB");
         }
@@ -365,7 +372,10 @@ fn a_model_path_that_is_not_a_bounded_file_is_refused_before_reading() {
     for (len, says) in [
         (100, "corrupted model file"),
         ((4u64 << 30) - 20, "truncated model file"),
-        (1 << 40, "its header claims 1099511627776 payload bytes: above the 4294967296"),
+        (
+            1 << 40,
+            "its header claims 1099511627776 payload bytes: above the 4294967296",
+        ),
     ] {
         std::fs::write(&big, header(len)).unwrap();
         std::fs::OpenOptions::new()

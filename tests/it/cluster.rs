@@ -265,7 +265,12 @@ fn endless_run(
     dir: &tempfile::TempDir,
     name: &str,
     extra: &[&str],
-) -> (Child, Child, std::io::Lines<BufReader<std::process::ChildStderr>>, PathBuf) {
+) -> (
+    Child,
+    Child,
+    std::io::Lines<BufReader<std::process::ChildStderr>>,
+    PathBuf,
+) {
     // Labels that no hyperplane separates keep the rounds going.
     let tsv = dir.path().join("noise.tsv");
     let lines: Vec<String> = (0..400)
@@ -323,8 +328,7 @@ fn endless_run(
 #[test]
 fn a_stopped_process_ends_the_other_within_the_peer_timeout() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut p0, mut p1, lines, out) =
-        endless_run(&dir, "stopped.model", &["--peer-timeout", "2"]);
+    let (mut p0, mut p1, lines, out) = endless_run(&dir, "stopped.model", &["--peer-timeout", "2"]);
     let stop = Command::new("kill")
         .args(["-STOP", &p1.id().to_string()])
         .status()
@@ -466,7 +470,10 @@ fn cluster_flags_are_checked_before_any_work() {
             .args(["--processes", "2", "--process", "0", "--hostfile"])
             .arg(&hosts),
     );
-    assert!(no_key.contains("--processes needs --cluster-key FILE"), "{no_key}");
+    assert!(
+        no_key.contains("--processes needs --cluster-key FILE"),
+        "{no_key}"
+    );
     let e = crate::common::stderr_of_failure(
         bin()
             .arg("train")
@@ -479,7 +486,10 @@ fn cluster_flags_are_checked_before_any_work() {
             .arg(key(dir.path()))
             .args(["--connect-timeout", "18446744073709551615"]),
     );
-    assert!(e.contains("--connect-timeout must be 1 to 604800 seconds"), "{e}");
+    assert!(
+        e.contains("--connect-timeout must be 1 to 604800 seconds"),
+        "{e}"
+    );
 }
 
 /// `cluster-key FILE` writes a key only its owner may read, and will not overwrite one.

@@ -132,7 +132,10 @@ pub fn peak_rss_kib(args: &[&str]) -> Option<u64> {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    let line = err.lines().rev().find_map(|l| l.strip_prefix("peak-rss-kib "));
+    let line = err
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("peak-rss-kib "));
     Some(line.expect("time's line").trim().parse().unwrap())
 }
 

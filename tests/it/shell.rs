@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// Every subcommand, as the completions and the manual must name them.
-const SUBCOMMANDS: [&str; 9] = [
+const SUBCOMMANDS: [&str; 10] = [
     "train",
     "classify",
     "eval",
@@ -15,6 +15,7 @@ const SUBCOMMANDS: [&str; 9] = [
     "learn",
     "bench",
     "vectorize",
+    "cluster-key",
     "completions",
     "man",
 ];
@@ -80,7 +81,7 @@ fn bash_completion_script_parses_and_completes_subcommands_and_flags() {
     run_ok(Command::new("bash").arg("-n").arg(&path), "bash -n");
     assert_eq!(bash_completes(&path, &["rosenblatt", "tr"]), ["train"]);
     assert_eq!(
-        bash_completes(&path, &["rosenblatt", "cl"]),
+        bash_completes(&path, &["rosenblatt", "cla"]),
         ["classify"],
         "the subcommand"
     );

@@ -6,7 +6,7 @@ use clap::{Args, CommandFactory};
 
 /// The subcommands, as `man SUBCOMMAND` accepts them (a test checks them against
 /// [`Command`](super::Command)).
-pub const SUBCOMMANDS: [&str; 9] = [
+pub const SUBCOMMANDS: [&str; 10] = [
     "train",
     "classify",
     "eval",
@@ -14,6 +14,7 @@ pub const SUBCOMMANDS: [&str; 9] = [
     "learn",
     "bench",
     "vectorize",
+    "cluster-key",
     "completions",
     "man",
 ];
