@@ -170,13 +170,13 @@ pub(super) fn list_dirs(dir: &Path) -> Result<(Jobs, Vec<(String, String)>)> {
 /// (id, reason) for a file that cannot be read.
 pub(crate) fn read_each(jobs: Jobs) -> Vec<std::result::Result<Document, (String, String)>> {
     jobs.into_par_iter()
-        .map(|(class, f)| match std::fs::read(&f) {
+        .map(|(class, f)| match super::limit::read_document(&f) {
             Ok(bytes) => Ok(Document::new(
                 f.display().to_string(),
                 decode_text(bytes),
                 class.as_deref(),
             )),
-            Err(e) => Err((f.display().to_string(), e.to_string())),
+            Err(e) => Err(super::skip_reason(&f, &e)),
         })
         .collect()
 }

@@ -7,6 +7,7 @@
 mod decode;
 mod dirs;
 mod jsonl;
+pub mod limit;
 pub mod mail;
 mod reuters;
 mod share;
@@ -169,7 +170,19 @@ pub fn read_text(path: &Path) -> Result<Corpus> {
     Ok(corpus)
 }
 
-/// Reads a whole file as bytes, naming it on failure.
+/// A skipped file and why, the reason without the file's name at its start.
+pub(crate) fn skip_reason(path: &Path, e: &Error) -> (String, String) {
+    let id = path.display().to_string();
+    let why = e.to_string();
+    let why = why
+        .strip_prefix(&format!("{id}: "))
+        .unwrap_or(&why)
+        .to_string();
+    (id, why)
+}
+
+/// Reads a whole corpus file as bytes (bounded where it is not a regular file), naming
+/// it on failure.
 pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| Error::io(path, e))
+    limit::read_corpus_file(path)
 }

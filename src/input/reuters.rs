@@ -73,7 +73,7 @@ pub fn read_reuters(path: &Path, split: Option<Split>) -> Result<Corpus> {
     let parts: Vec<FilePart> = sgml_files(path)?
         .par_iter()
         .map(|f| {
-            let bytes = std::fs::read(f).map_err(|e| Error::io(f, e))?;
+            let bytes = super::limit::read_corpus_file(f)?;
             Ok(parse_bytes(bytes, f))
         })
         .collect::<Result<_>>()?;

@@ -33,7 +33,9 @@ pub struct IndexEntry {
 
 /// Reads a TREC index file (`spam|ham PATH` lines; blank lines skipped).
 pub fn read_index(index: &Path) -> Result<Vec<IndexEntry>> {
-    let text = std::fs::read_to_string(index).map_err(|e| Error::io(index, e))?;
+    let bytes = crate::input::limit::read_corpus_file(index)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Error::parse(index, None, "not UTF-8 text: not a TREC index"))?;
     let base = index.parent().unwrap_or(Path::new("."));
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -116,7 +118,8 @@ pub fn run_online(model: &mut Model, entries: &[IndexEntry]) -> Result<OnlineRun
         let parsed: Vec<std::result::Result<ParsedMessage, String>> = chunk
             .par_iter()
             .map(|e| {
-                let bytes = std::fs::read(&e.path).map_err(|err| err.to_string())?;
+                let bytes =
+                    crate::input::limit::read_document(&e.path).map_err(|err| err.to_string())?;
                 let label = if e.spam { "spam" } else { "ham" };
                 Ok(parse_message(
                     &bytes,

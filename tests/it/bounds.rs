@@ -411,3 +411,106 @@ fn rows_wider_than_a_vector_model_are_scored_by_every_learner() {
         assert_eq!(code, Some(0), "{learner}: {err}");
     }
 }
+
+/// The review's endless inputs: `/dev/zero` as a line file, as mail, as a message to
+/// classify or learn, as an index and as a hostfile; each ends with a sentence naming the
+/// input (and the flag that raises the bound), in bounded memory.
+#[cfg(unix)]
+#[test]
+fn endless_inputs_stop_at_the_bound_with_a_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("m");
+    bin()
+        .args(["train", "-o"])
+        .arg(&m)
+        .arg(data("tiny.tsv"))
+        .assert()
+        .success();
+    let filter = dir.path().join("f");
+    bin()
+        .args(["train", "-o"])
+        .arg(&filter)
+        .args(["--spam"])
+        .arg(data("mail/base64_html.eml"))
+        .args(["--ham"])
+        .arg(data("mail/bad_charset.eml"))
+        .assert()
+        .success();
+    let bound = "more than 67108864 bytes";
+    let x = dir.path().join("x");
+    let x = path(&x);
+    let cases: [(&[&str], i32, &str); 5] = [
+        (
+            &["train", "-o", x, "--format", "tsv", "/dev/zero"],
+            1,
+            bound,
+        ),
+        (
+            &[
+                "train",
+                "-o",
+                x,
+                "--spam",
+                "/dev/zero",
+                "--ham",
+                "/dev/zero",
+            ],
+            1,
+            bound,
+        ),
+        (
+            &["learn", "-m", path(&filter), "--spam", "/dev/zero"],
+            3,
+            bound,
+        ),
+        (
+            &["eval", "-m", path(&filter), "--online", "/dev/zero"],
+            1,
+            bound,
+        ),
+        // classify counts and skips an input it cannot read, and goes on.
+        (
+            &["classify", "-m", path(&m), "--format", "tsv", "/dev/zero"],
+            0,
+            bound,
+        ),
+    ];
+    for (args, code, says) in cases {
+        let (got, err) = limited(args);
+        assert_eq!(got, Some(code), "{args:?}: {err}");
+        assert!(
+            err.contains(says) && err.contains("/dev/zero"),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("--max-document-bytes"), "{args:?}: {err}");
+        if let Some(kib) = crate::common::peak_rss_kib(args) {
+            assert!(kib < 200 * 1024, "{args:?}: {kib} KiB");
+        }
+    }
+    // 100 MB on standard input.
+    let exe = assert_cmd::cargo::cargo_bin("rosenblatt");
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg("head -c 100000000 /dev/zero | \"$0\" classify -m \"$1\" -")
+        .arg(exe)
+        .arg(&m)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("the document on stdin: more than 67108864 bytes"),
+        "{err}"
+    );
+    // The flag moves the bound.
+    let (got, err) = limited(&[
+        "train",
+        "-o",
+        x,
+        "--max-document-bytes",
+        "5",
+        path(&data("tiny")),
+    ]);
+    assert_eq!(got, Some(1), "{err}");
+    assert!(err.contains("more than 5 bytes"), "{err}");
+}

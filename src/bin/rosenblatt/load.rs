@@ -142,15 +142,13 @@ pub fn vectors_hint(model_path: &Path) -> String {
 /// The raw bytes of one input: a file, or stdin for `-` (`what` names it in the error,
 /// e.g. "the message").
 pub fn read_raw(p: &Path, what: &str) -> Result<Vec<u8>> {
-    use anyhow::Context;
-    use std::io::Read;
+    use rosenblatt::input::limit::{read_bounded, read_document};
     if p.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .with_context(|| format!("reading {what} from stdin"))?;
-        Ok(bytes)
+        Ok(read_bounded(
+            std::io::stdin().lock(),
+            &format!("{what} on stdin"),
+        )?)
     } else {
-        std::fs::read(p).with_context(|| format!("reading {}", p.display()))
+        Ok(read_document(p)?)
     }
 }

@@ -36,6 +36,9 @@ fn main() -> ExitCode {
         Err(e) => return usage_error(e),
     };
     let error_code = cli.command.error_code();
+    if let Some(bytes) = cli.max_document_bytes {
+        rosenblatt::input::limit::set_max_document_bytes(bytes);
+    }
     match flags::plan(cli.command).and_then(commands::run) {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,

@@ -242,7 +242,7 @@ pub fn read_svmlight(path: &Path) -> Result<SvmData> {
 
 /// Reads an SVMlight file whose feature ids are at most `max_id`.
 pub fn read_svmlight_limited(path: &Path, max_id: u32) -> Result<SvmData> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = crate::input::limit::read_corpus_file(path)?;
     parse_svmlight_limited(&bytes, path, max_id)
 }
 

@@ -151,7 +151,8 @@ fn read_files(files: Vec<(usize, PathBuf)>, label: Option<&str>, rules: &MailRul
     let results: Vec<Read> = files
         .par_iter()
         .map(|(k, f)| {
-            let bytes = std::fs::read(f).map_err(|e| (f.display().to_string(), e.to_string()))?;
+            let bytes = crate::input::limit::read_corpus_file(f)
+                .map_err(|e| crate::input::skip_reason(f, &e))?;
             Ok((*k, split_file(&bytes, f, label, rules)))
         })
         .collect();

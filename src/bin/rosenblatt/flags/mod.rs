@@ -50,6 +50,17 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// The most read as one document or message (a file of a class folder, a message,
+    /// standard input) and from any input that is not a regular file (a FIFO, a device):
+    /// beyond it the input is refused with a sentence (e.g. 256M, 2G) [default: 64M].
+    #[arg(
+        long,
+        global = true,
+        value_name = "SIZE",
+        value_parser = names::parse_memory,
+        help_heading = "Input"
+    )]
+    pub max_document_bytes: Option<u64>,
 }
 
 /// The subcommands.
