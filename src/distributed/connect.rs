@@ -269,6 +269,19 @@ fn introduce(
 ) -> std::result::Result<TcpStream, String> {
     s.set_read_timeout(Some(join_time(deadline)))
         .map_err(|e| e.to_string())?;
+    connect_join(&mut s, me, n, to, key)?;
+    s.set_read_timeout(None).map_err(|e| e.to_string())?;
+    Ok(s)
+}
+
+/// The connecting side's exchange over any stream (see [`introduce`]).
+fn connect_join(
+    s: &mut (impl Read + Write),
+    me: usize,
+    n: usize,
+    to: usize,
+    key: &ClusterKey,
+) -> std::result::Result<(), String> {
     let mut hello = [0u8; GREETING];
     hello[..8].copy_from_slice(MAGIC);
     hello[8..12].copy_from_slice(&PROTOCOL.to_le_bytes());
@@ -293,13 +306,12 @@ fn introduce(
     let mut ok = [0u8; 1];
     s.read_exact(&mut ok)
         .map_err(|e| format!("it did not take this process in ({e})"))?;
-    s.set_read_timeout(None).map_err(|e| e.to_string())?;
-    Ok(s)
+    Ok(())
 }
 
-/// The accepting side of a join: reads and checks a greeting, proves the key over its
-/// nonce with a fresh one of its own, and checks the peer's proof over that. Returns the
-/// sender's index and the stream.
+/// The accepting side of a join over `s`: reads and checks a greeting, proves the key
+/// over its nonce with a fresh one of its own, and checks the peer's proof over that.
+/// Returns the sender's index and the stream.
 fn greeted(
     mut s: TcpStream,
     me: usize,
@@ -310,9 +322,41 @@ fn greeted(
     s.set_nonblocking(false)
         .and_then(|()| s.set_read_timeout(Some(join_time(deadline))))
         .map_err(|e| e.to_string())?;
+    let from = accept_join(&mut s, me, n, key)?;
+    s.set_read_timeout(None).map_err(|e| e.to_string())?;
+    Ok((from, s))
+}
+
+/// The accepting side's exchange over any stream: what [`greeted`] does once the socket
+/// is set up (and what the fuzz target feeds arbitrary bytes).
+fn accept_join(
+    s: &mut (impl Read + Write),
+    me: usize,
+    n: usize,
+    key: &ClusterKey,
+) -> std::result::Result<usize, String> {
     let mut g = [0u8; GREETING];
     s.read_exact(&mut g)
         .map_err(|e| format!("no greeting from the connecting program ({e}): is it rosenblatt?"))?;
+    let from = check_greeting(&g, me, n)?;
+    let mut nonce = [0u8; NONCE];
+    random(&mut nonce).map_err(|e| e.to_string())?;
+    let tag = key.mac(&[ACCEPTOR, &g, &nonce, &(me as u64).to_le_bytes()]);
+    s.write_all(&nonce)
+        .and_then(|()| s.write_all(&tag))
+        .map_err(|e| e.to_string())?;
+    let mut proof = [0u8; TAG];
+    s.read_exact(&mut proof)
+        .map_err(|e| format!("no proof of the cluster key ({e})"))?;
+    if !key.verify(&[CONNECTOR, &g, &nonce], &proof) {
+        return Err("it does not hold the cluster key".into());
+    }
+    s.write_all(&[1]).map_err(|e| e.to_string())?;
+    Ok(from)
+}
+
+/// Checks a greeting received by process `me` of `n`; returns the sender's index.
+fn check_greeting(g: &[u8; GREETING], me: usize, n: usize) -> std::result::Result<usize, String> {
     let word = |at: usize| u64::from_le_bytes(g[at..at + 8].try_into().expect("8 bytes"));
     if &g[..8] != MAGIC {
         return Err("the connecting program is not a rosenblatt process".into());
@@ -336,21 +380,44 @@ fn greeted(
             n - 1
         ));
     }
-    let mut nonce = [0u8; NONCE];
-    random(&mut nonce).map_err(|e| e.to_string())?;
-    let tag = key.mac(&[ACCEPTOR, &g, &nonce, &(me as u64).to_le_bytes()]);
-    s.write_all(&nonce)
-        .and_then(|()| s.write_all(&tag))
-        .map_err(|e| e.to_string())?;
-    let mut proof = [0u8; TAG];
-    s.read_exact(&mut proof)
-        .map_err(|e| format!("no proof of the cluster key ({e})"))?;
-    if !key.verify(&[CONNECTOR, &g, &nonce], &proof) {
-        return Err("it does not hold the cluster key".into());
+    Ok(from as usize)
+}
+
+/// Both sides of a join fed `input` as everything the peer sends (the rest of what they
+/// write is dropped), for fuzzing: process 0 of 2 accepting, then process 1 of 2
+/// connecting, under a fixed key. Returns what each side concluded; neither may panic,
+/// and a join without the key must fail.
+#[doc(hidden)]
+pub fn join_with_bytes(
+    input: &[u8],
+) -> (
+    std::result::Result<usize, String>,
+    std::result::Result<(), String>,
+) {
+    let key = ClusterKey::from_bytes([9; super::key::KEY_BYTES]);
+    let mut acceptor = Scripted(std::io::Cursor::new(input));
+    let accepted = accept_join(&mut acceptor, 0, 2, &key);
+    let mut connector = Scripted(std::io::Cursor::new(input));
+    let connected = connect_join(&mut connector, 1, 2, 0, &key);
+    (accepted, connected)
+}
+
+/// A stream whose reads come from a script and whose writes go nowhere.
+struct Scripted<'a>(std::io::Cursor<&'a [u8]>);
+
+impl Read for Scripted<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.0.read(buf)
     }
-    s.write_all(&[1]).map_err(|e| e.to_string())?;
-    s.set_read_timeout(None).map_err(|e| e.to_string())?;
-    Ok((from as usize, s))
+}
+
+impl Write for Scripted<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]

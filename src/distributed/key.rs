@@ -32,6 +32,11 @@ impl ClusterKey {
         Ok(ClusterKey(k))
     }
 
+    /// A key from its bytes (tests and fuzzing; real keys come from [`ClusterKey::generate`]).
+    pub fn from_bytes(bytes: [u8; KEY_BYTES]) -> ClusterKey {
+        ClusterKey(bytes)
+    }
+
     /// Writes a fresh key to `path`, which must not exist yet, readable by its owner only.
     pub fn create(path: &Path) -> Result<ClusterKey> {
         let key = ClusterKey::generate()?;

@@ -2,6 +2,7 @@
 //! then the analysis that follows it, so a panic anywhere on that path is found. Shared
 //! by the fuzz targets and by the stable test that replays the committed seeds.
 
+use rosenblatt::distributed::connect::join_with_bytes;
 use rosenblatt::features::svmlight::parse_svmlight;
 use rosenblatt::input::mail::{MailRules, MboxReader, read_message_bytes};
 use rosenblatt::input::{Corpus, Document, parse_jsonl, parse_reuters, parse_tsv};
@@ -108,4 +109,13 @@ fn score_model(data: &[u8]) {
     let x = vectorize_for(&m, &[doc]).matrix;
     let _ = decide(&m, &x);
     let _ = m.to_bytes();
+}
+
+/// Everything a peer sends during a cluster's join, to both sides (process 0 accepting,
+/// process 1 connecting): refused with an error, never a panic, and never taken in —
+/// bytes that do not hold the key cannot prove it.
+pub fn cluster(data: &[u8]) {
+    let (accepted, connected) = join_with_bytes(data);
+    assert!(accepted.is_err(), "a join without the key was accepted");
+    assert!(connected.is_err(), "a join without the key was completed");
 }

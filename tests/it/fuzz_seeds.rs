@@ -28,7 +28,7 @@ fn replay(name: &str, target: Target) -> usize {
 
 #[test]
 fn every_committed_fuzz_input_passes_its_target() {
-    let targets: [(&str, Target); 7] = [
+    let targets: [(&str, Target); 8] = [
         ("mail", targets::mail),
         ("mbox", targets::mbox),
         ("svmlight", targets::svmlight),
@@ -36,6 +36,7 @@ fn every_committed_fuzz_input_passes_its_target() {
         ("tsv", targets::tsv),
         ("reuters", targets::reuters),
         ("model", targets::model),
+        ("cluster", targets::cluster),
     ];
     for (name, target) in targets {
         assert!(
