@@ -3,6 +3,7 @@
 mod analyzer;
 mod bounds;
 mod char_grams;
+mod closed_stderr;
 mod cluster;
 mod cluster_scoring;
 mod common;
