@@ -27,6 +27,8 @@ mod vectorize;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod whole_tests;
 
 pub use bench::{BenchData, BenchPlan};
 pub use classify::{ClassifyPlan, OutputFormat};

@@ -22,7 +22,7 @@ pub struct VectorizeArgs {
     #[arg(long, help_heading = "Input")]
     pub positive: Option<String>,
     /// Documents read and tokenized per batch.
-    #[arg(long, default_value_t = rosenblatt::input::stream::DEFAULT_BATCH, help_heading = "Input")]
+    #[arg(long, default_value_t = rosenblatt::input::stream::DEFAULT_BATCH, help_heading = "Input", value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
     pub batch: usize,
     #[command(flatten)]
     pub vocab: inputs::VocabArgs,
