@@ -36,6 +36,9 @@ pub fn train_multilabel(
     if classes.is_empty() {
         return Err(Error::Data("no document has a label".into()));
     }
+    if let Some(why) = classes.iter().find_map(|c| crate::input::label_problem(c)) {
+        return Err(Error::Data(why));
+    }
     let sets = label_sets(docs, &classes)?;
     let vocab = fit_vocab(&cfg.analyzer, &cfg.vocab, docs);
     check_vocabulary(&vocab, &cfg.vocab, docs.len())?;

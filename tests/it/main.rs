@@ -14,6 +14,7 @@ mod faults;
 mod fuzz_seeds;
 mod hostile;
 mod kernel;
+mod label_rules;
 mod learners;
 mod mail;
 mod mail_fields;
