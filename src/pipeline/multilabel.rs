@@ -10,7 +10,7 @@ use crate::input::Document;
 use crate::learn::multilabel::{MultiLabelOptions, fit_scorer, label_counts};
 use crate::learn::{Fitted, MultiLabelModel};
 use crate::model::{FeatureSpace, Metadata, Model, ModelParts, Predictor};
-use crate::training::{TrainConfig, check_vocabulary, fit_vocab, label_sets};
+use crate::training::{TrainConfig, check_rows, check_vocabulary, fit_vocab, label_sets};
 use crate::{Error, Result};
 use std::time::Instant;
 
@@ -43,6 +43,7 @@ pub fn train_multilabel(
     let vocab = fit_vocab(&cfg.analyzer, &cfg.vocab, docs);
     check_vocabulary(&vocab, &cfg.vocab, docs.len())?;
     let stored = vectorize(&cfg.analyzer, &vocab, docs).matrix;
+    check_rows(stored.nnz(), docs.len(), "documents", &inputs)?;
     let geometry = Geometry::fit(cfg.geometry, &stored);
     let x = geometry.apply(&stored);
     // The scorer's fit is timed alone; threshold tuning refits it on folds.

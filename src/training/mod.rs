@@ -32,6 +32,25 @@ pub fn vectorize_training(
     s.finish(config)
 }
 
+/// Refuses training rows without a single feature (`nnz` nonzeros over `n` rows, from
+/// `inputs`; `what` names the rows, e.g. "documents"): every row empty, a model would
+/// give every input the same score. A vocabulary pruned to nothing is refused earlier
+/// ([`check_vocabulary`]); this catches hashed ids that no token reached and SVMlight
+/// lines that are a label alone.
+pub fn check_rows(nnz: usize, n: usize, what: &str, inputs: &[String]) -> Result<()> {
+    if nnz > 0 {
+        return Ok(());
+    }
+    let from = match inputs {
+        [] => String::new(),
+        _ => format!("{}: ", inputs.join(" ")),
+    };
+    Err(Error::Data(format!(
+        "{from}none of the {n} training {what} has a feature: there is nothing to learn \
+         from (every input would get the same score)"
+    )))
+}
+
 /// Refuses a training vocabulary that pruning left empty: a model over no words would
 /// give every document the same score.
 pub fn check_vocabulary(vocab: &Vocabulary, config: &VocabConfig, docs: usize) -> Result<()> {

@@ -21,6 +21,7 @@ mod mail_fields;
 mod mail_header_block;
 mod model_format;
 mod ngrams;
+mod nothing_to_learn;
 mod online_rules;
 mod order;
 mod plots;
