@@ -85,3 +85,49 @@ fn eval_refuses_a_control_character_in_a_label_too() {
         "{e}"
     );
 }
+
+#[test]
+fn eval_names_the_file_and_line_of_a_label_the_model_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m");
+    bin()
+        .args(["train", "-o"])
+        .arg(&model)
+        .arg(crate::common::data("tiny.tsv"))
+        .assert()
+        .success();
+    let cases = [
+        ("t.tsv", "spam\twin cash\neggs\tlunch\n"),
+        (
+            "t.jsonl",
+            "{\"label\":\"spam\",\"text\":\"a\"}\n{\"label\":\"eggs\",\"text\":\"b\"}\n",
+        ),
+    ];
+    for (name, text) in cases {
+        let input = dir.path().join(name);
+        std::fs::write(&input, text).unwrap();
+        let e = stderr_of_failure(bin().args(["eval", "-m"]).arg(&model).arg(&input));
+        let at = format!(
+            "{}:2: label \"eggs\" is not one of the model's classes",
+            input.display()
+        );
+        assert!(e.contains(&at), "{e}");
+    }
+    // Vectors: a model trained on SVMlight rows, a test file with a third label.
+    let svm = dir.path().join("train.svm");
+    std::fs::write(&svm, "+1 1:1\n-1 2:1\n").unwrap();
+    let vm = dir.path().join("vm");
+    bin()
+        .args(["train", "-o"])
+        .arg(&vm)
+        .arg(&svm)
+        .assert()
+        .success();
+    let test = dir.path().join("test.svm");
+    std::fs::write(&test, "1 1:1\n7 2:1\n").unwrap();
+    let e = stderr_of_failure(bin().args(["eval", "-m"]).arg(&vm).arg(&test));
+    assert!(
+        e.contains(&format!("{}:2: label \"7\"", test.display())),
+        "{e}"
+    );
+}
