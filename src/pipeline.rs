@@ -22,8 +22,8 @@ mod multilabel;
 pub mod trec;
 mod tune;
 use crate::training::{
-    TrainConfig, binary_labels, check_rows, check_vocabulary, class_indices, classes_of,
-    training_metadata, vectorize_training,
+    TrainConfig, binary_labels, check_rows, check_vocabulary, check_width, class_indices,
+    classes_of, training_metadata, vectorize_training,
 };
 pub use job::{Holdout, Outcome, Stage, TrainingJob, Tuning};
 pub use multilabel::{
@@ -70,6 +70,7 @@ pub fn fit_rows<X: SparseRows>(
 ) -> Result<Model> {
     let start = Instant::now();
     check_rows(stored.nnz(), stored.n_rows(), "rows", &inputs)?;
+    check_width(stored.n_cols(), classes.len(), cfg)?;
     let geometry = Geometry::fit(cfg.geometry, stored);
     let x = &geometry.apply(stored);
     let fitted = match cfg.workers {

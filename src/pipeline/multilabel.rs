@@ -10,7 +10,9 @@ use crate::input::Document;
 use crate::learn::multilabel::{MultiLabelOptions, fit_scorer, label_counts};
 use crate::learn::{Fitted, MultiLabelModel};
 use crate::model::{FeatureSpace, Metadata, Model, ModelParts, Predictor};
-use crate::training::{TrainConfig, check_rows, check_vocabulary, fit_vocab, label_sets};
+use crate::training::{
+    TrainConfig, check_rows, check_vocabulary, check_width, fit_vocab, label_sets,
+};
 use crate::{Error, Result};
 use std::time::Instant;
 
@@ -44,6 +46,7 @@ pub fn train_multilabel(
     check_vocabulary(&vocab, &cfg.vocab, docs.len())?;
     let stored = vectorize(&cfg.analyzer, &vocab, docs).matrix;
     check_rows(stored.nnz(), docs.len(), "documents", &inputs)?;
+    check_width(stored.n_cols(), classes.len(), cfg)?;
     let geometry = Geometry::fit(cfg.geometry, &stored);
     let x = geometry.apply(&stored);
     // The scorer's fit is timed alone; threshold tuning refits it on folds.
