@@ -24,6 +24,7 @@ mod ngrams;
 mod nothing_to_learn;
 mod online_rules;
 mod order;
+mod outside_rows;
 mod plots;
 mod properties;
 mod seed_examples;
