@@ -22,8 +22,8 @@ mod multilabel;
 pub mod trec;
 mod tune;
 use crate::training::{
-    TrainConfig, binary_labels, check_vocabulary, class_indices, classes_of, training_metadata,
-    vectorize_training,
+    TrainConfig, binary_labels, check_rows, check_vocabulary, check_width, class_indices,
+    classes_of, training_metadata, vectorize_training,
 };
 pub use job::{Holdout, Outcome, Stage, TrainingJob, Tuning};
 pub use multilabel::{
@@ -49,6 +49,7 @@ pub fn train(docs: &[Document], cfg: &TrainConfig, inputs: Vec<String>) -> Resul
     let idx = class_indices(docs, &classes)?;
     let (vocab, x) = vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
     check_vocabulary(&vocab, &cfg.vocab, docs.len())?;
+    check_rows(x.nnz(), docs.len(), "documents", &inputs)?;
     let mut model = fit_rows(&x, &idx, classes, cfg, inputs)?;
     model.vocab = vocab;
     model.features = FeatureSpace::Text;
@@ -68,6 +69,8 @@ pub fn fit_rows<X: SparseRows>(
     inputs: Vec<String>,
 ) -> Result<Model> {
     let start = Instant::now();
+    check_rows(stored.nnz(), stored.n_rows(), "rows", &inputs)?;
+    check_width(stored.n_cols(), classes.len(), cfg)?;
     let geometry = Geometry::fit(cfg.geometry, stored);
     let x = &geometry.apply(stored);
     let fitted = match cfg.workers {

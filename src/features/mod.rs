@@ -104,6 +104,11 @@ impl<'a> RowRef<'a> {
 }
 
 /// Row access shared by binary and real matrices; what every learner is generic over.
+///
+/// Code outside the crate may implement it: a safe implementation cannot make the crate
+/// read out of bounds, however its answers vary from call to call — a [`CsrView`] is
+/// checked when it is made, and a [`RowSubset`] applies the row spans it found only to
+/// the view it found them in.
 pub trait SparseRows: Sync {
     /// Number of rows (examples).
     fn n_rows(&self) -> usize;

@@ -16,7 +16,11 @@ use super::{CsrView, RowRef, SparseRows};
 pub struct RowSubset<'a, X> {
     x: &'a X,
     idx: &'a [usize],
-    /// Where each chosen row lies in `x`'s CSR arrays, when `x` has them.
+    /// The view of `x` the spans were read from, kept: the spans are applied to it and no
+    /// other, so a `SparseRows` whose `csr()` changes between calls cannot make them
+    /// point outside the arrays they index.
+    view: Option<CsrView<'a>>,
+    /// Where each chosen row lies in `view`'s CSR arrays, when `x` has them.
     spans: Option<Box<[(usize, usize)]>>,
     /// The scale of each chosen row, when `x`'s view reads its rows scaled.
     scales: Option<Box<[f32]>>,
@@ -42,6 +46,7 @@ impl<'a, X: SparseRows> RowSubset<'a, X> {
         RowSubset {
             x,
             idx,
+            view,
             spans,
             scales,
             nnz,
@@ -69,8 +74,8 @@ impl<X: SparseRows> SparseRows for RowSubset<'_, X> {
         self.nnz
     }
     fn csr(&self) -> Option<CsrView<'_>> {
-        let (base, spans) = (self.x.csr()?, self.spans.as_deref()?);
-        // SAFETY: the spans were read from this same view of `x`'s arrays in `new`.
+        let (base, spans) = (self.view?, self.spans.as_deref()?);
+        // SAFETY: the spans were read from this very view in `new`.
         Some(unsafe { base.with_spans(spans, self.scales.as_deref()) })
     }
     fn check_rows(&self) -> crate::Result<()> {

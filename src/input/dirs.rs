@@ -139,6 +139,13 @@ pub(super) fn list_dirs(dir: &Path) -> Result<(Jobs, Vec<(String, String)>)> {
         let entry = entry.map_err(|e| Error::io(dir, e))?;
         let name = entry.file_name().to_string_lossy().into_owned();
         if entry.path().is_dir() && !name.starts_with('.') {
+            if let Some(why) = super::label_problem(&name) {
+                return Err(Error::parse(
+                    entry.path(),
+                    None,
+                    format!("a class folder: {why}"),
+                ));
+            }
             classes.push((name, entry.path()));
         }
     }

@@ -1,8 +1,11 @@
 //! JSON Lines: `{"label": "spam", "text": "…"}` per line (`"labels": [...]` for several,
-//! an optional `"id"`); the line number is the id otherwise.
+//! an optional `"id"`); the line number is the id otherwise. A line that is not such an
+//! object is counted and skipped; a label that breaks [the label rule](super::label_problem)
+//! refuses the file, naming the line.
 
+use super::label::first_problem;
 use super::{Corpus, Document, decode_text, read_bytes};
-use crate::Result;
+use crate::{Error, Result};
 use serde::Deserialize;
 use std::path::Path;
 
@@ -22,14 +25,34 @@ fn label_string(v: serde_json::Value) -> String {
     }
 }
 
-/// Reads a JSONL file; a malformed line is counted and skipped with its reason.
-pub fn read_jsonl(path: &Path) -> Result<Corpus> {
-    Ok(parse_jsonl(read_bytes(path)?, path))
+/// Why a line gives no document.
+#[derive(Debug, PartialEq)]
+pub(super) enum LineError {
+    /// Not a JSON object with a `"text"`: the line is counted and skipped.
+    Malformed(String),
+    /// A label no class may have: the file is refused.
+    Label(String),
 }
 
-/// The documents of JSONL text held in memory, as [`read_jsonl`] reads a file; `name`
-/// names the source in the skipped lines' ids (`PATH:LINE`).
-pub fn parse_jsonl(bytes: Vec<u8>, path: &Path) -> Corpus {
+impl LineError {
+    /// The error that refuses `path` for line `line_no`, or the reason the line is skipped.
+    pub(super) fn refusal(self, path: &Path, line_no: usize) -> std::result::Result<String, Error> {
+        match self {
+            LineError::Malformed(why) => Ok(why),
+            LineError::Label(why) => Err(Error::parse(path, Some(line_no), why)),
+        }
+    }
+}
+
+/// Reads a JSONL file; a malformed line is counted and skipped with its reason, a label
+/// that breaks the label rule is an error naming the file and line.
+pub fn read_jsonl(path: &Path) -> Result<Corpus> {
+    parse_jsonl(read_bytes(path)?, path)
+}
+
+/// The documents of JSONL text held in memory, as [`read_jsonl`] reads a file; `path`
+/// names the source in errors and in the skipped lines' ids (`PATH:LINE`).
+pub fn parse_jsonl(bytes: Vec<u8>, path: &Path) -> Result<Corpus> {
     let text = decode_text(bytes);
     let mut corpus = Corpus::default();
     for (i, line) in text.lines().enumerate() {
@@ -38,19 +61,25 @@ pub fn parse_jsonl(bytes: Vec<u8>, path: &Path) -> Corpus {
         }
         match parse_line(line, i + 1) {
             Ok(d) => corpus.docs.push(d),
-            Err(e) => corpus
-                .skipped
-                .push((format!("{}:{}", path.display(), i + 1), e)),
+            Err(e) => {
+                let why = e.refusal(path, i + 1)?;
+                corpus
+                    .skipped
+                    .push((format!("{}:{}", path.display(), i + 1), why));
+            }
         }
     }
-    corpus
+    Ok(corpus)
 }
 
 /// One non-blank line as a document (id: its `"id"`, else `line_no`), or why it is not one.
-pub(super) fn parse_line(line: &str, line_no: usize) -> std::result::Result<Document, String> {
-    let l = serde_json::from_str::<Line>(line).map_err(|e| e.to_string())?;
+pub(super) fn parse_line(line: &str, line_no: usize) -> std::result::Result<Document, LineError> {
+    let l = serde_json::from_str::<Line>(line).map_err(|e| LineError::Malformed(e.to_string()))?;
     let mut labels: Vec<String> = l.labels.into_iter().map(label_string).collect();
     labels.extend(l.label.map(label_string));
+    if let Some(why) = first_problem(&labels) {
+        return Err(LineError::Label(why));
+    }
     let id =
         l.id.map(label_string)
             .unwrap_or_else(|| line_no.to_string());

@@ -7,6 +7,7 @@
 mod decode;
 mod dirs;
 mod jsonl;
+mod label;
 pub mod limit;
 pub mod mail;
 mod reuters;
@@ -18,6 +19,7 @@ pub(crate) use decode::decode_latin1;
 pub use decode::decode_text;
 pub use dirs::read_dirs;
 pub use jsonl::{parse_jsonl, read_jsonl};
+pub use label::label_problem;
 pub use reuters::{Split, parse_reuters, read_reuters};
 pub use share::Share;
 pub use stream::DocStream;

@@ -126,6 +126,10 @@ fn modapte(parts: Vec<FilePart>, split: Option<Split>) -> Corpus {
         if labels.is_empty() {
             continue;
         }
+        if let Some(why) = super::label::first_problem(&labels) {
+            corpus.skipped.push((a.newid.clone(), why));
+            continue;
+        }
         corpus.docs.push(Document {
             id: a.newid.clone(),
             text: a.text.clone(),

@@ -231,7 +231,7 @@ impl DocStream {
                     let parsed = if *jsonl {
                         jsonl::parse_line(&line, *line_no)
                     } else {
-                        Ok(tsv::parse_line(&line, *line_no))
+                        tsv::parse_line(&line, *line_no).map_err(jsonl::LineError::Label)
                     };
                     match parsed {
                         Ok(mut d) => {
@@ -241,9 +241,11 @@ impl DocStream {
                             numbers.push(*units - 1);
                             out.push(d)
                         }
-                        Err(e) => self
-                            .skipped
-                            .push((format!("{}:{}", path.display(), line_no), e)),
+                        Err(e) => {
+                            let why = e.refusal(path, *line_no)?;
+                            self.skipped
+                                .push((format!("{}:{}", path.display(), line_no), why));
+                        }
                     }
                 }
                 Ok(out)

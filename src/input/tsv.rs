@@ -1,18 +1,20 @@
 //! `label<TAB>text` lines (the SMS Spam Collection's format); the line number is the id.
 //! A line without a TAB is an unlabelled document (fine for `classify`, an error for
-//! training, where every document needs a label). An empty label is no label.
+//! training, where every document needs a label). An empty label is no label; a label
+//! that breaks [the label rule](super::label_problem) refuses the file, naming the line.
 
-use super::{Corpus, Document, decode_text, read_bytes};
-use crate::Result;
+use super::{Corpus, Document, decode_text, label_problem, read_bytes};
+use crate::{Error, Result};
 use std::path::Path;
 
 /// Reads a TSV file; blank lines are skipped.
 pub fn read_tsv(path: &Path) -> Result<Corpus> {
-    Ok(parse_tsv(read_bytes(path)?))
+    parse_tsv(read_bytes(path)?, path)
 }
 
-/// The documents of TSV text held in memory, as [`read_tsv`] reads a file.
-pub fn parse_tsv(bytes: Vec<u8>) -> Corpus {
+/// The documents of TSV text held in memory, as [`read_tsv`] reads a file; `path` names
+/// the source in errors.
+pub fn parse_tsv(bytes: Vec<u8>, path: &Path) -> Result<Corpus> {
     let text = decode_text(bytes);
     let mut corpus = Corpus::default();
     for (i, line) in text.lines().enumerate() {
@@ -20,19 +22,25 @@ pub fn parse_tsv(bytes: Vec<u8>) -> Corpus {
         if line.trim().is_empty() {
             continue;
         }
-        corpus.docs.push(parse_line(line, i + 1));
+        let d = parse_line(line, i + 1).map_err(|why| Error::parse(path, Some(i + 1), why))?;
+        corpus.docs.push(d);
     }
-    corpus
+    Ok(corpus)
 }
 
-/// One non-blank line (without its line end) as a document whose id is `line_no`.
-pub(super) fn parse_line(line: &str, line_no: usize) -> Document {
+/// One non-blank line (without its line end) as a document whose id is `line_no`, or
+/// why its label cannot be a class name.
+pub(super) fn parse_line(line: &str, line_no: usize) -> std::result::Result<Document, String> {
     let id = line_no.to_string();
-    match line.split_once('\t') {
+    Ok(match line.split_once('\t') {
         Some((label, body)) if !label.trim().is_empty() => {
-            Document::new(id, body, Some(label.trim()))
+            let label = label.trim();
+            if let Some(why) = label_problem(label) {
+                return Err(why);
+            }
+            Document::new(id, body, Some(label))
         }
         Some((_, body)) => Document::new(id, body, None),
         None => Document::new(id, line, None),
-    }
+    })
 }

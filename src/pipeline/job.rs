@@ -15,7 +15,7 @@ use crate::input::Document;
 use crate::learn::multilabel::MultiLabelOptions;
 use crate::learn::{AnyLearner, Check, Checked, Schedule};
 use crate::model::Model;
-use crate::training::{TrainConfig, class_indices, label_indices};
+use crate::training::{TrainConfig, check_width, class_indices, label_indices};
 use crate::{Error, Result};
 use std::collections::HashSet;
 use std::time::Instant;
@@ -229,6 +229,8 @@ impl TrainingJob {
         stage: &(dyn Fn(Stage<'_>) + Sync),
     ) -> Result<Outcome> {
         let start = Instant::now();
+        // Before tuning or folds size anything by the width.
+        check_width(x.n_cols(), classes.len(), &self.config)?;
         let idx = label_indices(labels, &classes)?;
         let n = idx.len();
         let cfg = self.config_for(&self.config, n)?;

@@ -10,7 +10,9 @@ use crate::input::Document;
 use crate::learn::multilabel::{MultiLabelOptions, fit_scorer, label_counts};
 use crate::learn::{Fitted, MultiLabelModel};
 use crate::model::{FeatureSpace, Metadata, Model, ModelParts, Predictor};
-use crate::training::{TrainConfig, check_vocabulary, fit_vocab, label_sets};
+use crate::training::{
+    TrainConfig, check_rows, check_vocabulary, check_width, fit_vocab, label_sets,
+};
 use crate::{Error, Result};
 use std::time::Instant;
 
@@ -36,10 +38,15 @@ pub fn train_multilabel(
     if classes.is_empty() {
         return Err(Error::Data("no document has a label".into()));
     }
+    if let Some(why) = classes.iter().find_map(|c| crate::input::label_problem(c)) {
+        return Err(Error::Data(why));
+    }
     let sets = label_sets(docs, &classes)?;
     let vocab = fit_vocab(&cfg.analyzer, &cfg.vocab, docs);
     check_vocabulary(&vocab, &cfg.vocab, docs.len())?;
     let stored = vectorize(&cfg.analyzer, &vocab, docs).matrix;
+    check_rows(stored.nnz(), docs.len(), "documents", &inputs)?;
+    check_width(stored.n_cols(), classes.len(), cfg)?;
     let geometry = Geometry::fit(cfg.geometry, &stored);
     let x = geometry.apply(&stored);
     // The scorer's fit is timed alone; threshold tuning refits it on folds.

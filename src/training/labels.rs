@@ -19,6 +19,11 @@ pub fn classes_of(docs: &[Document], positive: Option<&str>) -> Result<Vec<Strin
 pub fn classes_from(mut classes: Vec<String>, positive: Option<&str>) -> Result<Vec<String>> {
     classes.sort();
     classes.dedup();
+    // The readers refuse such labels naming their line; documents made in code meet the
+    // same rule here.
+    if let Some(why) = classes.iter().find_map(|c| crate::input::label_problem(c)) {
+        return Err(Error::Data(why));
+    }
     if classes.len() < 2 {
         return Err(Error::Data(format!(
             "training needs at least two classes, found {}: {:?}",
@@ -101,4 +106,19 @@ pub fn label_sets(docs: &[Document], classes: &[String]) -> Result<Vec<Vec<usize
                 .collect()
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_made_in_code_meet_the_label_rule() {
+        let docs = |l: &str| vec![Document::labelled(l, "a"), Document::labelled("x", "b")];
+        for bad in ["", "  ", "a\tb", "a\nb"] {
+            let e = classes_of(&docs(bad), None).unwrap_err().to_string();
+            assert!(e.contains("label"), "{bad:?}: {e}");
+        }
+        assert_eq!(classes_of(&docs("y"), None).unwrap(), ["x", "y"]);
+    }
 }

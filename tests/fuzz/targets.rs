@@ -52,15 +52,16 @@ pub fn svmlight(data: &[u8]) {
 
 /// JSON Lines, then the plain-text analyzer.
 pub fn jsonl(data: &[u8]) {
-    analyze(
-        &parse_jsonl(data.to_vec(), Path::new("fuzz.jsonl")),
-        &Analyzer::default(),
-    );
+    if let Ok(corpus) = parse_jsonl(data.to_vec(), Path::new("fuzz.jsonl")) {
+        analyze(&corpus, &Analyzer::default());
+    }
 }
 
 /// `label<TAB>text` lines, then the plain-text analyzer.
 pub fn tsv(data: &[u8]) {
-    analyze(&parse_tsv(data.to_vec()), &Analyzer::default());
+    if let Ok(corpus) = parse_tsv(data.to_vec(), Path::new("fuzz.tsv")) {
+        analyze(&corpus, &Analyzer::default());
+    }
 }
 
 /// One Reuters-21578 SGML file (Latin-1), then the plain-text analyzer.

@@ -51,6 +51,33 @@ fn an_id_above_the_limit_is_refused_in_bounded_memory() {
 }
 
 #[test]
+fn a_raised_limit_still_refuses_weights_no_model_file_holds_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let svm = file(dir.path(), "a.svm", HUGE_ID);
+    let m = dir.path().join("m");
+    let limit = "--max-feature-id=4294967295";
+    for learner in ["pa", "perceptron", "logistic", "centroid"] {
+        let (code, err) = limited(&[
+            "train",
+            limit,
+            "--learner",
+            learner,
+            "-o",
+            path(&m),
+            path(&svm),
+        ]);
+        assert_eq!(code, Some(1), "{learner}: {err}");
+        assert!(
+            err.contains(
+                "a.svm:3: feature id 4294967295 (let through by --max-feature-id 4294967295)"
+            ) && err.contains("17.2 GB: more than a model file can hold"),
+            "{learner}: {err}"
+        );
+        assert!(!m.exists());
+    }
+}
+
+#[test]
 fn the_limit_is_a_flag_and_ids_beyond_32_bits_say_so() {
     let dir = tempfile::tempdir().unwrap();
     let svm = file(dir.path(), "a.svm", "+1 1:1\n-1 3:1\n+1 40:1\n");

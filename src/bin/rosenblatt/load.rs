@@ -57,12 +57,38 @@ pub fn require_labels(corpus: &Corpus, paths: &[PathBuf]) -> Result<()> {
     }
 }
 
-/// The error for the unlabelled document `id` of a labelled corpus read from `paths`.
-pub fn no_label(id: &str, paths: &[PathBuf]) -> anyhow::Error {
-    let at = match paths {
+/// Where the document or row `id` read from `paths` is, as errors name it: `FILE:LINE`
+/// for a line number of the only input (several inputs prefix their ids already), the
+/// id itself otherwise (a file path).
+pub fn at(id: &str, paths: &[PathBuf]) -> String {
+    match paths {
         [p] if id.parse::<usize>().is_ok() => format!("{}:{id}", p.display()),
         _ => id.to_string(),
-    };
+    }
+}
+
+/// Refuses a label that is not one of a model's `classes`, naming where it is; `labelled`
+/// gives each document's or row's id and labels, read from `paths`.
+pub fn require_known_labels<'a>(
+    labelled: impl IntoIterator<Item = (&'a str, &'a [String])>,
+    classes: &[String],
+    paths: &[PathBuf],
+) -> Result<()> {
+    for (id, labels) in labelled {
+        if let Some(l) = labels.iter().find(|l| !classes.contains(l)) {
+            bail!(
+                "{}: label {l:?} is not one of the model's classes ({})",
+                at(id, paths),
+                classes.join(", ")
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The error for the unlabelled document `id` of a labelled corpus read from `paths`.
+pub fn no_label(id: &str, paths: &[PathBuf]) -> anyhow::Error {
+    let at = at(id, paths);
     anyhow::anyhow!(
         "{at}: the document has no label (a labelled line is `label<TAB>text`, or JSON with \
          \"label\" or a non-empty \"labels\")"

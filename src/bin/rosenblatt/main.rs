@@ -1,6 +1,10 @@
 //! The `rosenblatt` command: a thin `main` that parses the flags, turns them into a
 //! validated plan, runs it and turns the outcome into an exit code. A closed pipe
-//! (`… | head`) ends quietly with 0.
+//! (`… | head`) ends quietly with 0; a closed stderr loses the messages, never the exit
+//! code.
+
+// `eprintln!` panics when stderr is closed: every message goes through `errln!`.
+#![deny(clippy::print_stderr)]
 
 /// `println!` that returns a write error (a closed pipe above all) to the caller with `?`
 /// instead of panicking.
@@ -16,6 +20,15 @@ macro_rules! out {
     ($($t:tt)*) => {{
         use std::io::Write as _;
         write!(std::io::stdout().lock(), $($t)*)?
+    }};
+}
+
+/// `eprintln!` that never panics: a note, warning or error for a stderr that is closed or
+/// broken is dropped, and the program goes on to the exit code it would give anyway.
+macro_rules! errln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($t)*);
     }};
 }
 
@@ -43,7 +56,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("rosenblatt: error: {}", flags::names::message(&e));
+            errln!("rosenblatt: error: {}", flags::names::message(&e));
             ExitCode::from(error_code)
         }
     }

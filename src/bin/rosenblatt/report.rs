@@ -49,12 +49,12 @@ fn note(items: &[(String, String)], headline: &str) {
     if items.is_empty() {
         return;
     }
-    eprintln!("rosenblatt: {headline}:");
+    errln!("rosenblatt: {headline}:");
     for (id, why) in items.iter().take(5) {
-        eprintln!("  {id}: {why}");
+        errln!("  {id}: {why}");
     }
     if items.len() > 5 {
-        eprintln!("  … and {} more", items.len() - 5);
+        errln!("  … and {} more", items.len() - 5);
     }
 }
 

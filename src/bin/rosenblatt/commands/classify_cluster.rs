@@ -87,7 +87,7 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
         bail!("no message to classify");
     }
     let Some(lines) = gathered.results else {
-        eprintln!(
+        errln!(
             "process {me}: done; process 0 prints the {} line(s)",
             gathered.total
         );

@@ -61,8 +61,14 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
         None => crate::plot::names(&d.paths),
     };
     if load::check_kind(&model, path, d.reads_svmlight(indexed)?)? {
-        let (rows, _) =
+        let (rows, ids) =
             load::svm_rows(&d.paths, d.max_feature_id).with_context(|| load::vectors_hint(path))?;
+        let labelled = ids.iter().zip(&rows.labels);
+        load::require_known_labels(
+            labelled.map(|(id, l)| (id.as_str(), std::slice::from_ref(l))),
+            model.classes(),
+            &d.paths,
+        )?;
         let truth = rosenblatt::training::label_indices(&rows.labels, model.classes())
             .context("the test rows' labels must be the model's classes")?;
         let (m, decisions) = with_rows!(&rows.rows, x => {
@@ -92,6 +98,8 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
         bail!("no documents to evaluate");
     }
     phase.set("evaluating");
+    let labelled = corpus.docs.iter().map(|d| (d.id.as_str(), &d.labels[..]));
+    load::require_known_labels(labelled, model.classes(), &d.paths)?;
     if matches!(model.predictor(), Predictor::MultiLabel(_)) {
         // Micro/macro-F1 over the labels (keys micro_f1, macro_f1, micro_f1_top10).
         let (m, truth, given) = pipeline::evaluate_label_sets(&model, &corpus.docs)?;

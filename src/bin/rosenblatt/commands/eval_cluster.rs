@@ -231,7 +231,7 @@ fn results_named<T>(g: Gathered<T>, me: usize, empty: &str) -> Result<Option<Vec
         bail!("{empty}");
     }
     if g.results.is_none() {
-        eprintln!(
+        errln!(
             "process {me}: done; process 0 prints the metrics of the {} document(s)",
             g.total
         );

@@ -100,7 +100,7 @@ pub fn run(a: LearnPlan) -> Result<ExitCode> {
     }
     let lock_file = lock_path(&real_target(&a.model)?);
     let Some(lock) = lock(&lock_file, a.lock_timeout)? else {
-        eprintln!(
+        errln!(
             "rosenblatt: error: {} is locked by another learn (waited {} s); try again or \
              raise --lock-timeout",
             a.model.display(),

@@ -47,7 +47,7 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
     // A held-out part keeps the input's order, so sorted documents stay sorted.
     if plan.no_shuffle && sorted_by_class(&docs) {
         phase.suspend(|| {
-            eprintln!(
+            errln!(
                 "warning: the training documents arrive sorted by class and --no-shuffle \
                  visits them in that order: the model will lean towards the last class; \
                  drop --no-shuffle to visit them in a seeded random order"

@@ -60,9 +60,14 @@ pub fn run(plan: TrainPlan, p: Processes) -> Result<ExitCode> {
         let mut last = shown.lock().unwrap_or_else(|p| p.into_inner());
         if r.seconds - *last >= 0.5 || r.round == 1 || r.round == r.rounds || r.updates == 0 {
             *last = r.seconds;
-            eprintln!(
+            errln!(
                 "round {}/{}: {} updates, {:.2} s; sent {} records, received {}",
-                r.round, r.rounds, r.updates, r.seconds, r.sent, r.received
+                r.round,
+                r.rounds,
+                r.updates,
+                r.seconds,
+                r.sent,
+                r.received
             );
         }
     };
@@ -70,7 +75,7 @@ pub fn run(plan: TrainPlan, p: Processes) -> Result<ExitCode> {
     let job = plan.job(usize::MAX, plan.source.names());
     let model = job.run_cluster(&Cluster::Processes(p), read, progress)?;
     let Some(model) = model else {
-        eprintln!("process {me}: done; process 0 writes the model");
+        errln!("process {me}: done; process 0 writes the model");
         return Ok(ExitCode::SUCCESS);
     };
     model.save(&plan.output)?;

@@ -29,16 +29,16 @@ pub struct BenchArgs {
     #[command(flatten)]
     pub svm: super::inputs::SvmArgs,
     /// Synthetic data: number of rows.
-    #[arg(long, default_value_t = 200_000, help_heading = "Input")]
+    #[arg(long, default_value_t = 200_000, help_heading = "Input", value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
     pub rows: usize,
     /// Synthetic data: number of features (columns).
-    #[arg(long, default_value_t = 50_000, help_heading = "Input")]
+    #[arg(long, default_value_t = 50_000, help_heading = "Input", value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
     pub features: usize,
     /// Synthetic data: average nonzeros per row (before duplicates are removed).
-    #[arg(long, default_value_t = 120, help_heading = "Input")]
+    #[arg(long, default_value_t = 120, help_heading = "Input", value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
     pub nnz: usize,
     /// Synthetic data: generator seed.
-    #[arg(long, default_value_t = 42, help_heading = "Input")]
+    #[arg(long, default_value_t = 42, help_heading = "Input", value_parser = super::names::whole(0u64), allow_negative_numbers = true)]
     pub seed: u64,
     /// Learners to time (comma-separated): perceptron, averaged-perceptron,
     /// margin-perceptron, pa, winnow, logistic, centroid.
@@ -55,11 +55,13 @@ pub struct BenchArgs {
         long,
         value_delimiter = ',',
         default_value = "1,2",
-        help_heading = "Learner"
+        help_heading = "Learner",
+        value_parser = super::names::whole(1usize),
+        allow_negative_numbers = true
     )]
     pub threads: Vec<usize>,
     /// Epochs per learner.
-    #[arg(long, default_value_t = 5, help_heading = "Learner")]
+    #[arg(long, default_value_t = 5, help_heading = "Learner", value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
     pub epochs: usize,
     /// Print one JSON object per line instead of a table.
     #[arg(long, help_heading = "Output")]

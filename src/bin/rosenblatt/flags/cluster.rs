@@ -19,10 +19,10 @@ pub struct ClusterArgs {
     /// --hostfile. train: process 0 prints the progress and writes the model (for the
     /// learners --workers mixes, on documents or mail with one label each); classify and
     /// eval: process 0 prints every line in input order, or the metrics.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
     pub processes: Option<usize>,
     /// This process's index, 0 to N-1 (its line in the hostfile, counted from 0).
-    #[arg(long, value_name = "I", requires = "processes")]
+    #[arg(long, value_name = "I", requires = "processes", value_parser = super::names::whole(0usize), allow_negative_numbers = true)]
     pub process: Option<usize>,
     /// Every process's host:port, one line each in process order (`#` starts a comment);
     /// process I listens on line I's port.
@@ -33,7 +33,9 @@ pub struct ClusterArgs {
         long,
         value_name = "SECS",
         default_value_t = 30,
-        requires = "processes"
+        requires = "processes",
+        value_parser = super::names::whole(1u64),
+        allow_negative_numbers = true
     )]
     pub connect_timeout: u64,
     /// The cluster key every process holds (created by `rosenblatt cluster-key FILE`,
@@ -48,7 +50,9 @@ pub struct ClusterArgs {
         long,
         value_name = "SECS",
         default_value_t = 300,
-        requires = "processes"
+        requires = "processes",
+        value_parser = super::names::whole(1u64),
+        allow_negative_numbers = true
     )]
     pub peer_timeout: u64,
 }

@@ -67,7 +67,7 @@ pub struct EvalArgs {
     pub plot_compare: Option<PathBuf>,
     /// With --plot on a multiclass or multi-label model: how many of the classes with
     /// most documents the heat map shows [default: 20].
-    #[arg(long, value_name = "N", requires = "plot", help_heading = "Output")]
+    #[arg(long, value_name = "N", requires = "plot", help_heading = "Output", value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
     pub plot_classes: Option<usize>,
 }
 
@@ -97,7 +97,9 @@ pub struct EvalMailArgs {
         long,
         value_name = "N",
         requires = "online",
-        help_heading = "Evaluation"
+        help_heading = "Evaluation",
+        value_parser = super::names::whole(1usize),
+        allow_negative_numbers = true
     )]
     pub block: Option<usize>,
     /// An empty filter's rule and features (with --online and no --model).

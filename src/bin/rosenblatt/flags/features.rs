@@ -75,7 +75,7 @@ pub struct FeatureArgs {
     /// "new york"), made after lowercasing and within the body or one header field
     /// ("subject:cheap meds"); pruned by --min-df and --max-features as words are
     /// [default: 1; 2 for the filter eval --online starts from].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::names::whole(1u32), allow_negative_numbers = true)]
     pub ngrams: Option<u32>,
     /// The tokens: `words`, `charN` (every run of N characters of the body and of each
     /// header field, whitespace runs as one space; N from 2 to 8) or `words+charN`
@@ -88,7 +88,7 @@ pub struct FeatureArgs {
     /// weighs words that training never saw. Not with --min-df or --max-features. 0 keeps
     /// a vocabulary of words [default: a vocabulary; 22 for the filter eval --online
     /// starts from].
-    #[arg(long, value_name = "B")]
+    #[arg(long, value_name = "B", value_parser = super::names::whole(0u32), allow_negative_numbers = true)]
     pub hash_bits: Option<u32>,
 }
 

@@ -29,7 +29,7 @@ pub struct InputArgs {
 pub struct SvmArgs {
     /// SVMlight input: the largest feature id accepted (memory grows with the largest id)
     /// [default: 16777216].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::names::whole(1u32), allow_negative_numbers = true)]
     pub max_feature_id: Option<u32>,
 }
 
@@ -197,10 +197,10 @@ fn looks_like_documents(p: &Path) -> bool {
 #[command(next_help_heading = "Features")]
 pub struct VocabArgs {
     /// Keep words seen in at least this many (training) documents.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::names::whole(1u32), allow_negative_numbers = true)]
     pub min_df: u32,
     /// Keep at most this many words (the most frequent).
-    #[arg(long)]
+    #[arg(long, value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
     pub max_features: Option<usize>,
     #[command(flatten)]
     pub features: FeatureArgs,

@@ -16,7 +16,7 @@ pub struct InspectArgs {
     #[arg(short, long, help_heading = "Input")]
     pub model: PathBuf,
     /// How many of the most positive and most negative words to list.
-    #[arg(long, default_value_t = 20, help_heading = "Output")]
+    #[arg(long, default_value_t = 20, help_heading = "Output", value_parser = super::names::whole(0usize), allow_negative_numbers = true)]
     pub top: usize,
     /// Print one JSON object.
     #[arg(long, help_heading = "Output")]

@@ -25,7 +25,7 @@ pub struct KernelArgs {
     #[arg(long, value_enum)]
     pub kernel: Option<KernelName>,
     /// Degree d of the polynomial kernel.
-    #[arg(long)]
+    #[arg(long, value_parser = super::names::whole(1u32), allow_negative_numbers = true)]
     pub degree: Option<u32>,
     /// Constant c of the polynomial kernel (x·z + c)^d.
     #[arg(long, allow_negative_numbers = true)]
@@ -40,7 +40,7 @@ pub struct KernelArgs {
     pub averaging: Option<AveragingName>,
     /// Memory for the kernel perceptron's Gram matrix (e.g. 512M, 2G); above it, rows are
     /// computed on demand [default: 1G].
-    #[arg(long, value_parser = parse_memory)]
+    #[arg(long, value_parser = parse_memory, allow_negative_numbers = true)]
     pub memory: Option<u64>,
     /// Train the kernel perceptron even when its time or memory estimate is above the limits.
     #[arg(long)]

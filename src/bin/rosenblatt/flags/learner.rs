@@ -71,7 +71,7 @@ pub struct LearnerArgs {
     #[arg(long, value_enum)]
     pub solver: Option<SolverName>,
     /// Documents per step for --solver minibatch [default: 32].
-    #[arg(long)]
+    #[arg(long, value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
     pub batch_size: Option<usize>,
     /// Learning-rate decay of logistic and softmax regression [default: inverse-sqrt].
     #[arg(long, value_enum)]
@@ -81,14 +81,14 @@ pub struct LearnerArgs {
     #[arg(long, allow_negative_numbers = true, value_name = "FRACTION")]
     pub early_stop: Option<f64>,
     /// Epochs without held-out improvement before --early-stop stops [default: 3].
-    #[arg(long)]
+    #[arg(long, value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
     pub early_stop_patience: Option<usize>,
     /// Multi-label: how per-label thresholds are chosen.
     #[arg(long, value_enum, default_value_t = ThresholdMode::Cv)]
     pub thresholds: ThresholdMode,
     /// Multi-label: folds of the threshold cross-validation [default: 5, or the number
     /// of training documents when there are fewer].
-    #[arg(long)]
+    #[arg(long, value_parser = super::names::whole(2usize), allow_negative_numbers = true)]
     pub threshold_folds: Option<usize>,
     /// Multi-label: labels whose best cross-validated F1 is below this keep the default
     /// threshold.

@@ -30,7 +30,7 @@ pub struct MailFieldArgs {
     /// Mail: read only the first BYTES of each message's body text (header fields are
     /// cut at 4096 bytes each) [default: all of it for train; the online filter's own for
     /// eval --online]. Recorded in the model.
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", value_parser = super::names::whole(0u32), allow_negative_numbers = true)]
     pub truncate: Option<u32>,
 }
 

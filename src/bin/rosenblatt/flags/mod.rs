@@ -28,6 +28,8 @@ mod vectorize;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod whole_tests;
 
 pub use bench::{BenchData, BenchPlan};
 pub use classify::{ClassifyPlan, OutputFormat};

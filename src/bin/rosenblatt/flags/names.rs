@@ -1,13 +1,16 @@
 //! The command line's names for library values: the spelling and `--help` text of every
 //! value enum the flags take (mirrors of the library's enums, which know nothing of the
 //! command line), memory sizes such as `512M`, and the flag that sets each library
-//! parameter, so that a library error about `eta` reads as one about `--eta`.
+//! parameter, so that a library error about `eta` reads as one about `--eta`; and the
+//! parser of every whole-number flag.
 
 use clap::ValueEnum;
 use clap::builder::{EnumValueParser, TypedValueParser};
+use clap::error::ErrorKind;
 use rosenblatt::error::{ConfigError, Param};
 use rosenblatt::input::{Format, Split};
 use rosenblatt::learn::{Averaging, Bias, RateSchedule};
+use std::ffi::OsStr;
 
 /// Declares a command-line mirror of a library enum (same variants, in the same order)
 /// with conversions both ways.
@@ -109,6 +112,75 @@ pub fn split() -> impl TypedValueParser<Value = Split> {
     EnumValueParser::<SplitName>::new().map(Split::from)
 }
 
+/// The whole-number types a flag can hold.
+pub trait WholeNumber: Copy + Send + Sync + std::fmt::Display + TryFrom<u128> + 'static {
+    /// The largest value of the type.
+    const MAX: Self;
+}
+
+macro_rules! whole_number {
+    ($($t:ty),+) => {$(
+        impl WholeNumber for $t {
+            const MAX: Self = <$t>::MAX;
+        }
+    )+};
+}
+whole_number!(u8, u16, u32, u64, usize);
+
+/// The parser of a whole-number flag: `-1`, `2.5` or `ten` become a sentence naming the
+/// flag ("--epochs must be a whole number of at least 1, got -1") instead of clap's
+/// "unexpected argument". The flag takes `allow_negative_numbers = true`, so that `-1`
+/// reaches the parser rather than being read as a flag. `min` is the least value the
+/// flag accepts, as the sentence states it; values from 0 to `min` pass and meet the
+/// flag's own rule, which says why they are refused.
+#[derive(Debug, Clone, Copy)]
+pub struct Whole<T> {
+    min: T,
+}
+
+/// A [`Whole`] parser for a flag whose least useful value is `min`.
+pub fn whole<T: WholeNumber>(min: T) -> Whole<T> {
+    Whole { min }
+}
+
+impl<T: WholeNumber> Whole<T> {
+    /// The value of `text`, or what is wrong with it as the end of a sentence.
+    fn value(&self, text: &str) -> Result<T, String> {
+        let range = format!("a whole number of at least {}", self.min);
+        let text = if text.is_empty() { "nothing" } else { text };
+        let digits = text.strip_prefix('+').unwrap_or(text);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("must be {range}, got {text}"));
+        }
+        digits
+            .parse::<u128>()
+            .ok()
+            .and_then(|v| T::try_from(v).ok())
+            .ok_or_else(|| format!("must be {range} and at most {}, got {text}", T::MAX))
+    }
+}
+
+impl<T: WholeNumber> TypedValueParser for Whole<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<T, clap::Error> {
+        let name = arg.map_or("the value".to_string(), |a| match a.get_long() {
+            Some(long) => format!("--{long}"),
+            None => a.get_id().to_string(),
+        });
+        let text = value.to_string_lossy();
+        self.value(&text).map_err(|why| {
+            cmd.clone()
+                .error(ErrorKind::ValueValidation, format!("{name} {why}"))
+        })
+    }
+}
+
 /// Parses a memory size such as `512M`, `2G`, `1.5GiB` or `1000000` (bytes), for
 /// `--memory`.
 pub fn parse_memory(s: &str) -> Result<u64, String> {
@@ -205,6 +277,34 @@ pub fn message(e: &anyhow::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_numbers_parse_and_others_are_sentences() {
+        let epochs = whole(1usize);
+        assert_eq!(epochs.value("7"), Ok(7));
+        assert_eq!(epochs.value("+7"), Ok(7));
+        assert_eq!(epochs.value("0"), Ok(0));
+        assert_eq!(
+            epochs.value("-1"),
+            Err("must be a whole number of at least 1, got -1".into())
+        );
+        assert_eq!(
+            epochs.value("2.5"),
+            Err("must be a whole number of at least 1, got 2.5".into())
+        );
+        assert_eq!(
+            epochs.value(""),
+            Err("must be a whole number of at least 1, got nothing".into())
+        );
+        assert_eq!(
+            whole(1u32).value("4294967296"),
+            Err(
+                "must be a whole number of at least 1 and at most 4294967295, got 4294967296"
+                    .into()
+            )
+        );
+        assert_eq!(whole(0u8).value("255"), Ok(255));
+    }
 
     #[test]
     fn memory_sizes_parse() {

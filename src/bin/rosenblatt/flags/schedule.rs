@@ -50,7 +50,7 @@ pub struct ScheduleArgs {
     pub mode: Option<Mode>,
     /// Epochs (batch), or the epoch cap (converge) [default: 7 for pa, 10 for the others].
     /// With --tune, fixes the epochs of every point.
-    #[arg(long)]
+    #[arg(long, value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
     pub epochs: Option<usize>,
     /// Learning rate η [default: 1].
     #[arg(long, allow_negative_numbers = true)]
@@ -60,13 +60,13 @@ pub struct ScheduleArgs {
     #[arg(long, value_enum)]
     pub bias: Option<BiasName>,
     /// Random draws for --mode random (default: 10 × the number of documents).
-    #[arg(long)]
+    #[arg(long, value_parser = super::names::whole(1u64), allow_negative_numbers = true)]
     pub rounds: Option<u64>,
     /// For --mode random: stop after this many consecutive draws without an update.
-    #[arg(long)]
+    #[arg(long, value_parser = super::names::whole(1u64), allow_negative_numbers = true)]
     pub patience: Option<u64>,
     /// Seed of the per-epoch shuffle, of random draws and of the --holdout / --cv splits.
-    #[arg(long, default_value_t = 42)]
+    #[arg(long, default_value_t = 42, value_parser = super::names::whole(0u64), allow_negative_numbers = true)]
     pub seed: u64,
 }
 

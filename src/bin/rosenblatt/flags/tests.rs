@@ -325,6 +325,11 @@ fn every_flag_rule_is_refused_with_its_sentence() {
         ),
         ("vectorize -o v in.tsv --min-df 0".into(), "(--min-df)"),
         (
+            "vectorize -o - in.tsv".into(),
+            "-o -: vectorize writes three files (OUT, OUT.vocab and OUT.classes), so -o takes \
+             a file name, not standard output",
+        ),
+        (
             "vectorize -o v a --format svmlight".into(),
             "SVMlight input is already vectors",
         ),

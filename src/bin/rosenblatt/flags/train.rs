@@ -63,7 +63,7 @@ pub struct TrainArgs {
     )]
     pub holdout: Option<f64>,
     /// Also run K-fold cross-validation (seeded) and print each fold's accuracy.
-    #[arg(long, value_name = "K", help_heading = "Evaluation")]
+    #[arg(long, value_name = "K", help_heading = "Evaluation", value_parser = super::names::whole(2usize), allow_negative_numbers = true)]
     pub cv: Option<usize>,
     #[command(flatten)]
     pub tune: TuneArgs,
@@ -80,7 +80,7 @@ pub struct TrainArgs {
     /// stopping): two classes, one-vs-rest, and the label models of multi-label input
     /// (whose thresholds are still tuned on folds fitted in one process); not with --tune
     /// or --cv. W = 1 trains the model training without it does.
-    #[arg(long, value_name = "W", help_heading = "Cluster")]
+    #[arg(long, value_name = "W", help_heading = "Cluster", value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
     pub workers: Option<usize>,
     #[command(flatten)]
     pub cluster: super::cluster::ClusterArgs,

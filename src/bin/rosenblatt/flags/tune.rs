@@ -30,7 +30,7 @@ pub struct TuneArgs {
     #[arg(long)]
     pub tune: bool,
     /// Folds of --tune's cross-validation [default: 5].
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = super::names::whole(2usize), allow_negative_numbers = true)]
     pub tune_folds: Option<usize>,
     /// --tune starts no grid point after this many seconds: the points left are marked
     /// skipped and the best of those done wins (the first batch always runs). Points

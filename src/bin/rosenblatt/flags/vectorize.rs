@@ -22,7 +22,7 @@ pub struct VectorizeArgs {
     #[arg(long, help_heading = "Input")]
     pub positive: Option<String>,
     /// Documents read and tokenized per batch.
-    #[arg(long, default_value_t = rosenblatt::input::stream::DEFAULT_BATCH, help_heading = "Input")]
+    #[arg(long, default_value_t = rosenblatt::input::stream::DEFAULT_BATCH, help_heading = "Input", value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
     pub batch: usize,
     #[command(flatten)]
     pub vocab: inputs::VocabArgs,
@@ -35,7 +35,10 @@ pub struct VectorizeArgs {
     pub mail: inputs::MailInputs,
     /// The SVMlight file to write; the vocabulary goes to OUT.vocab (line i: feature id i,
     /// `word<TAB>document frequency`; with --hash-bits, `#ID<TAB>document frequency` for
-    /// each of the 2^B ids) and the class labels to OUT.classes.
+    /// each of the 2^B ids) and the class labels to OUT.classes. A file name, not `-`:
+    /// the vectors are written once the whole corpus is read and their ids mean nothing
+    /// without the two files beside them (write to a file, then `cat` it; `./-` names a
+    /// file called `-`).
     #[arg(short, long, help_heading = "Output")]
     pub output: PathBuf,
     /// Print the summary as one JSON object.
@@ -69,6 +72,12 @@ pub fn plan(a: VectorizeArgs) -> Result<VectorizePlan> {
     let vocab = a.vocab.config()?;
     if a.batch == 0 {
         bail!("--batch must be at least 1");
+    }
+    if a.output.as_os_str() == "-" {
+        bail!(
+            "-o -: vectorize writes three files (OUT, OUT.vocab and OUT.classes), so -o takes \
+             a file name, not standard output (./- names a file called -)"
+        );
     }
     if a.corpus.input.format == Some(Format::Svmlight) {
         bail!("vectorize reads documents; SVMlight input is already vectors");
