@@ -378,9 +378,9 @@ mod tests {
         let s = g.scale(x.row(0));
         let want = 1.0 / (1.0 + (1.0 + 2f32.ln()).powi(2)).sqrt();
         assert!((s - want).abs() < 1e-6);
-        assert_eq!(
-            g.weight(99),
-            4f32.ln() + 1.0,
+        // Within rounding: ln may differ in its last bit between two calls (Miri varies it).
+        assert!(
+            (g.weight(99) - (4f32.ln() + 1.0)).abs() < 1e-6,
             "unseen features weigh as df = 0"
         );
     }
