@@ -49,12 +49,29 @@ impl AnyLearner {
         each!(self, l => accepts(l))
     }
 
+    /// Whether this learner takes `param`.
+    pub fn takes(&self, param: Param) -> bool {
+        self.accepts().contains(&param)
+    }
+
+    /// Applies `setting` where this learner takes its parameter (`Ok(false)`: it does
+    /// not, and is left as it is); a value it cannot take is refused as by
+    /// [`AnyLearner::set`]. For settings meant for whichever learners have them (a grid's
+    /// constant, a benchmark's epochs).
+    pub fn set_where_taken(&mut self, setting: Setting) -> Result<bool> {
+        if !self.takes(setting.param()) {
+            return Ok(false);
+        }
+        self.set(setting)?;
+        Ok(true)
+    }
+
     /// The names of the learners that take `param`, in registry order.
     pub fn taking(param: Param) -> Vec<&'static str> {
         AnyLearner::NAMES
             .iter()
             .filter_map(|n| AnyLearner::from_name(n))
-            .filter(|l| l.accepts().contains(&param))
+            .filter(|l| l.takes(param))
             .map(|l| l.name())
             .collect()
     }
@@ -63,7 +80,7 @@ impl AnyLearner {
     /// is refused (a setting it would ignore is an error, not a silent no-op).
     pub fn set(&mut self, setting: Setting) -> Result<()> {
         let param = setting.param();
-        if !self.accepts().contains(&param) {
+        if !self.takes(param) {
             let takers = AnyLearner::taking(param);
             return Err(Error::Unsupported(format!(
                 "{} does not take {} ({}); {} {}",

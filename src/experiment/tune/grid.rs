@@ -4,7 +4,6 @@
 //! Kept apart from running them: what a grid is does not depend on how it is scored.
 
 use crate::Result;
-use crate::error::Param;
 use crate::features::{GeometrySpec, Normalize, Weighting};
 use crate::learn::{AnyLearner, Check, Checked, Setting};
 use serde::{Deserialize, Serialize};
@@ -51,11 +50,8 @@ impl Constant {
 
     /// Sets the constant in `learner` (learners that do not have it are left as they are).
     pub fn apply(&self, learner: &mut AnyLearner) {
-        let setting = self.setting();
-        if learner.accepts().contains(&setting.param()) {
-            // A grid constant is a value every learner that takes it accepts.
-            let _ = learner.set(setting);
-        }
+        // A grid constant is a value every learner that takes it accepts.
+        let _ = learner.set_where_taken(self.setting());
     }
 }
 
@@ -95,9 +91,7 @@ impl LearnerChoice {
     /// The learner with the library's defaults and this choice applied.
     pub(crate) fn default_learner(&self) -> Option<AnyLearner> {
         let mut l = AnyLearner::from_name(self.name)?;
-        if l.accepts().contains(&Param::Average) {
-            l.set(Setting::Average(self.average)).ok()?;
-        }
+        l.set_where_taken(Setting::Average(self.average)).ok()?;
         if let Some(c) = self.constant {
             c.apply(&mut l);
         }

@@ -114,9 +114,7 @@ fn learner(name: &str, epochs: usize) -> Result<Checked<AnyLearner>> {
     let mut l = AnyLearner::from_name(name).context("no such learner")?;
     for setting in [Setting::Epochs(epochs), Setting::Shuffle(None)] {
         // The centroid takes neither: one pass, in no order.
-        if l.accepts().contains(&setting.param()) {
-            l.set(setting)?;
-        }
+        l.set_where_taken(setting)?;
     }
     Ok(l.check()?)
 }

@@ -213,13 +213,13 @@ pub fn learner(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<AnyL
     let name = a.learner();
     let mut l = AnyLearner::from_name(name).context("no such learner")?;
     if let Some(flag) = k.first_given()
-        && !l.accepts().contains(&Param::Kernel)
+        && !l.takes(Param::Kernel)
     {
         return Err(not_used(flag, Param::Kernel, name));
     }
     l.set_seed(a.seed);
     for (flag, setting) in settings(a, k, f)? {
-        if !l.accepts().contains(&setting.param()) {
+        if !l.takes(setting.param()) {
             return Err(not_used(flag, setting.param(), name));
         }
         l.set(setting)?;
