@@ -112,6 +112,7 @@ fn may_follow(_: &Path, _: &Path) -> Result<()> {
 
 /// Creates `path`, which must not exist (a link there, even dangling, is not followed),
 /// readable and writable by its owner only, holding `bytes` (secrets such as a key).
+#[cfg_attr(not(feature = "cluster"), allow(dead_code))]
 pub(crate) fn write_new_private(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut o = OpenOptions::new();
     o.write(true).create_new(true);

@@ -65,8 +65,9 @@ pub struct SoftmaxModel {
 }
 
 impl SoftmaxModel {
-    /// The logits z_c = w_c·x + b_c into `out` (length k).
-    pub(crate) fn logits(&self, row: RowRef<'_>, out: &mut [f32]) {
+    /// The logits z_c = w_c·x + b_c into `out` (length k): the per-class scores a
+    /// front end reports beside the probabilities.
+    pub fn logits(&self, row: RowRef<'_>, out: &mut [f32]) {
         out.copy_from_slice(&self.bias);
         accumulate_logits(&self.w, self.k, 1.0, row, out);
     }

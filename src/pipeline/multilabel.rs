@@ -10,6 +10,7 @@ use crate::input::Document;
 use crate::learn::multilabel::{MultiLabelOptions, fit_scorer, label_counts};
 use crate::learn::{Fitted, MultiLabelModel};
 use crate::model::{FeatureSpace, Metadata, Model, ModelParts, Predictor};
+use crate::vocab::Vocabulary;
 use crate::training::{
     TrainConfig, check_rows, check_vocabulary, check_width, fit_vocab, label_sets,
 };
@@ -46,48 +47,78 @@ pub fn train_multilabel(
     check_vocabulary(&vocab, &cfg.vocab, docs.len())?;
     let stored = vectorize(&cfg.analyzer, &vocab, docs).matrix;
     check_rows(stored.nnz(), docs.len(), "documents", &inputs)?;
+    let mut model = fit_label_sets(&stored, &sets, classes, cfg, opt, inputs)?;
+    model.vocab = vocab;
+    model.features = FeatureSpace::Text;
+    model.meta.seconds = start.elapsed().as_secs_f64();
+    Ok(Trained {
+        model,
+        matrix: stored,
+    })
+}
+
+/// Fits a multi-label model on rows whose label sets are indices into `classes`: one
+/// binary classifier per label (softmax: one model over all), read in the geometry `cfg`
+/// asks for, thresholds as `opt` says. The result has an empty vocabulary and an indexed
+/// feature space; [`train_multilabel`] fills in the text side.
+pub fn fit_label_sets<X: SparseRows>(
+    stored: &X,
+    sets: &[Vec<usize>],
+    classes: Vec<String>,
+    cfg: &TrainConfig,
+    opt: &MultiLabelOptions,
+    inputs: Vec<String>,
+) -> Result<Model> {
+    let start = Instant::now();
+    check_rows(stored.nnz(), stored.n_rows(), "rows", &inputs)?;
     check_width(stored.n_cols(), classes.len(), cfg)?;
-    let geometry = Geometry::fit(cfg.geometry, &stored);
-    let x = geometry.apply(&stored);
+    if sets.len() != stored.n_rows() {
+        return Err(Error::Data(format!(
+            "{} rows but {} label sets",
+            stored.n_rows(),
+            sets.len()
+        )));
+    }
+    let geometry = Geometry::fit(cfg.geometry, stored);
+    let x = geometry.apply(stored);
     // The scorer's fit is timed alone; threshold tuning refits it on folds.
     let fit_start = Instant::now();
     let scorer = match cfg.workers {
-        Some(w) => super::mixed::fit_label_sets(&cfg.learner, &x, &sets, classes.len(), w)?,
-        None => fit_scorer(&cfg.learner, &x, &sets, classes.len())?,
+        Some(w) => super::mixed::fit_label_sets(&cfg.learner, &x, sets, classes.len(), w)?,
+        None => fit_scorer(&cfg.learner, &x, sets, classes.len())?,
     };
     let fit_seconds = fit_start.elapsed().as_secs_f64();
-    let thresholds = tune_thresholds(&cfg.learner, &x, &sets, &scorer.model, opt)?;
+    let thresholds = tune_thresholds(&cfg.learner, &x, sets, &scorer.model, opt)?;
     let fitted = Fitted {
         model: MultiLabelModel {
             scorer: scorer.model,
             thresholds,
-            train_counts: label_counts(&sets, classes.len()),
+            train_counts: label_counts(sets, classes.len()),
             at_least_one: opt.at_least_one,
         },
         report: scorer.report,
     };
     let mut model = Model::new(ModelParts {
         analyzer: cfg.analyzer.clone(),
-        vocab,
-        features: FeatureSpace::Text,
+        vocab: Vocabulary::default(),
+        features: FeatureSpace::Indexed {
+            n_features: x.n_cols(),
+        },
         geometry: geometry.clone(),
         classes,
         predictor: Predictor::MultiLabel(fitted.model),
         meta: Metadata {
             fit_seconds,
-            ..super::training_metadata(cfg, inputs, docs.len(), x.nnz(), fitted.report)
+            ..super::training_metadata(cfg, inputs, sets.len(), x.nnz(), fitted.report)
         },
         online: None,
         threshold: 0.0,
     })?;
     // Scored on the rows already read in the geometry, not read through it again.
-    let exact = exact_label_sets(model.predictor(), &x, &sets);
-    model.meta.training_accuracy = exact as f64 / docs.len().max(1) as f64;
+    let exact = exact_label_sets(model.predictor(), &x, sets);
+    model.meta.training_accuracy = exact as f64 / sets.len().max(1) as f64;
     model.meta.seconds = start.elapsed().as_secs_f64();
-    Ok(Trained {
-        model,
-        matrix: stored,
-    })
+    Ok(model)
 }
 
 /// The labels of every stored row (read in the model's geometry) with their scores

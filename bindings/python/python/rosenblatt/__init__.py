@@ -1,0 +1,39 @@
+"""rosenblatt: sparse bag-of-words text classification from Python.
+
+scikit-learn estimators over the Rust library (``Perceptron``, ``AveragedPerceptron``,
+``PassiveAggressive``, ``LogisticRegression``, ``KernelPerceptron``), the command
+line's analyzer as a transformer (``Vectorizer``), and models saved by the command
+line (``load``).
+
+    >>> from sklearn.pipeline import make_pipeline
+    >>> import rosenblatt
+    >>> clf = make_pipeline(rosenblatt.Vectorizer(), rosenblatt.PassiveAggressive())
+    >>> clf = clf.fit(["cheap meds buy now", "lunch at noon"], ["spam", "ham"])
+    >>> clf.predict(["buy cheap meds"])[0]
+    'spam'
+"""
+
+from ._estimators import (
+    AveragedPerceptron,
+    KernelPerceptron,
+    LogisticRegression,
+    PassiveAggressive,
+    Perceptron,
+)
+from ._load import Decision, Model, load
+from ._rosenblatt import __version__, learner_names
+from ._vectorizer import Vectorizer
+
+__all__ = [
+    "AveragedPerceptron",
+    "Decision",
+    "KernelPerceptron",
+    "LogisticRegression",
+    "Model",
+    "PassiveAggressive",
+    "Perceptron",
+    "Vectorizer",
+    "__version__",
+    "learner_names",
+    "load",
+]

@@ -1,0 +1,241 @@
+"""What every rosenblatt classifier shares: scikit-learn's fit / predict contract over
+the native model, multi-label targets, partial_fit and pickling through the model file
+format."""
+
+import numbers
+import warnings
+
+import numpy as np
+from scipy.special import expit, softmax
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._data import csr_parts, seed_of
+from ._rosenblatt import NativeModel
+
+_DTYPES = (np.float32, np.float64)
+
+
+def _positive(name, value, integer=False):
+    kind = numbers.Integral if integer else numbers.Real
+    if isinstance(value, bool) or not isinstance(value, kind) or not value > 0:
+        what = "a positive integer" if integer else "a positive number"
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+
+
+def _one_of(name, value, allowed):
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+
+
+class RosenblattClassifier(ClassifierMixin, BaseEstimator):
+    """Base class: subclasses say which learner they fit (``_learner``) and with which
+    library settings (``_settings``); the fitting, scoring and checks are here."""
+
+    #: The online rule ``partial_fit`` learns by; None: the estimator has no partial_fit.
+    _online_rule = None
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.multi_label = True
+        return tags
+
+    def _learner(self, n_classes):
+        raise NotImplementedError
+
+    def _settings(self):
+        raise NotImplementedError
+
+    def _check_params(self):
+        """Refuses parameter values the learner cannot take, before any work."""
+
+    # -- fitting ---------------------------------------------------------------------
+
+    def _targets(self, y):
+        """Class indices (1-D int64) or a label indicator (2-D int8), and the classes."""
+        y = np.asarray(y) if not hasattr(y, "toarray") else y.toarray()
+        if y.ndim == 2 and y.shape[1] == 1:
+            warnings.warn(
+                "A column-vector y was passed when a 1d array was expected; it is raveled.",
+                DataConversionWarning,
+                stacklevel=3,
+            )
+            y = y.ravel()
+        if y.ndim == 2:
+            if type_of_target(y) != "multilabel-indicator":
+                raise ValueError(
+                    "a 2-D y must be a label indicator matrix of 0 and 1 (multi-label); "
+                    f"got {type_of_target(y)}"
+                )
+            self._multilabel = True
+            return np.ascontiguousarray(y, dtype=np.int8), np.arange(y.shape[1])
+        check_classification_targets(y)
+        self._multilabel = False
+        classes, idx = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes in the data, "
+                f"but the data contains only one class: {classes[0]!r}"
+            )
+        return np.ascontiguousarray(idx, dtype=np.int64), classes
+
+    def fit(self, X, y):
+        """Fits the learner on ``X`` (scipy sparse or dense, binary or real values) and
+        ``y`` (class labels, or a 2-D 0/1 indicator for several labels per row: one
+        model per label, with per-label thresholds chosen by cross-validation)."""
+        self._check_params()
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", dtype=_DTYPES, multi_output=True
+        )
+        targets, classes = self._targets(y)
+        indptr, indices, data, width = csr_parts(X)
+        if len(indices) == 0:
+            raise ValueError(
+                "X has no nonzero value: every row would get the same score"
+            )
+        self._native = NativeModel.fit(
+            indptr,
+            indices,
+            data,
+            width,
+            targets,
+            len(classes),
+            self._learner(len(classes)),
+            self._settings(),
+            seed_of(getattr(self, "random_state", None)),
+        )
+        self.classes_ = classes
+        return self
+
+    def partial_fit(self, X, y, classes=None):
+        """Learns the rows of ``X`` one at a time, in order, by the learner's online rule,
+        from the weights fitted so far (``classes``, every class ``y`` may hold, is
+        needed on the first call). The rule is the one ``rosenblatt learn`` applies to a
+        saved filter; models fitted with averaging go on from their averaged weights."""
+        if self._online_rule is None:
+            raise AttributeError(f"{type(self).__name__} has no partial_fit")
+        self._check_params()
+        first = not hasattr(self, "_native")
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, reset=first)
+        if first:
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit")
+            self.classes_ = np.unique(np.asarray(classes))
+            if len(self.classes_) < 2:
+                raise ValueError("classes must name at least 2 classes")
+            self._multilabel = False
+            self._native = NativeModel.empty(
+                X.shape[1], len(self.classes_), self._online_rule == "logistic"
+            )
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(
+                f"classes {np.unique(classes)!r} differ from those of the first call "
+                f"{self.classes_!r}"
+            )
+        if self._multilabel:
+            raise ValueError("partial_fit learns single-label models only")
+        check_classification_targets(y)
+        idx = np.searchsorted(self.classes_, y)
+        idx = np.minimum(idx, len(self.classes_) - 1)
+        if not np.array_equal(self.classes_[idx], y):
+            unknown = sorted(set(np.asarray(y).tolist()) - set(self.classes_.tolist()))
+            raise ValueError(f"y holds classes not given on the first call: {unknown!r}")
+        indptr, indices, data, width = csr_parts(X)
+        s = self._settings()
+        self._native.partial_fit(
+            indptr,
+            indices,
+            data,
+            width,
+            idx.astype(np.int64),
+            self._online_rule,
+            float(s.get("C", 1.0)),
+            float(s.get("eta", 1.0)),
+        )
+        return self
+
+    # -- scoring ---------------------------------------------------------------------
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "_native")
+
+    def _rows(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=_DTYPES, reset=False)
+        return csr_parts(X)
+
+    def decision_function(self, X):
+        """The scores: w·x + b of the positive class for two classes (shape
+        ``(n_samples,)``), one per class otherwise (each class's model, or softmax's
+        logits), one per label for multi-label models."""
+        s = self._native.scores(*self._rows(X)).astype(np.float64)
+        return s.ravel() if s.shape[1] == 1 else s
+
+    def predict(self, X):
+        """The classes (for multi-label models: the 0/1 indicator of the labels given)."""
+        p = self._native.predict(*self._rows(X))
+        if self._multilabel:
+            return p.astype(np.int64)
+        return self.classes_[p]
+
+    def _probabilities(self, X):
+        if not self._native.probabilistic():
+            raise AttributeError("this model's scores are not probabilities")
+        s = self._native.scores(*self._rows(X)).astype(np.float64)
+        kind = self._native.kind()
+        if kind == "binary":
+            p = expit(s[:, 0])
+            return np.column_stack([1.0 - p, p])
+        if kind in ("softmax", "multilabel-softmax"):
+            p = softmax(s, axis=1)
+            return p
+        p = expit(s)
+        if kind == "ovr":
+            p /= p.sum(axis=1, keepdims=True)
+        return p
+
+    # -- attributes ------------------------------------------------------------------
+
+    @property
+    def coef_(self):
+        """The weights, ``(1, n_features)`` for two classes, ``(n_classes, n_features)``
+        otherwise (kernel models have none)."""
+        check_is_fitted(self)
+        c = self._native.coef()
+        if c is None:
+            raise AttributeError("a kernel model has no weights over the features")
+        return c.astype(np.float64)
+
+    @property
+    def intercept_(self):
+        """The bias of each row of ``coef_``."""
+        check_is_fitted(self)
+        b = self._native.intercept()
+        if b is None:
+            raise AttributeError("a kernel model has no intercept")
+        return b.astype(np.float64)
+
+    def save(self, path):
+        """Writes the fitted model as a rosenblatt model file (atomically), readable by
+        ``rosenblatt inspect`` and ``rosenblatt.load``."""
+        check_is_fitted(self)
+        self._native.save(str(path))
+
+    # -- pickling --------------------------------------------------------------------
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        native = state.pop("_native", None)
+        if native is not None:
+            state["_model_file"] = native.to_bytes()
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        model_file = state.pop("_model_file", None)
+        self.__dict__.update(state)
+        if model_file is not None:
+            self._native = NativeModel.from_bytes(model_file, "the pickled model")

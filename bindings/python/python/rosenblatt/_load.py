@@ -1,0 +1,78 @@
+"""Models saved by the command line (``rosenblatt train``, ``learn``, ``eval --online
+--save``), opened from Python to classify strings and raw mail as ``rosenblatt
+classify`` does."""
+
+from collections import namedtuple
+
+from ._rosenblatt import NativeModel
+
+Decision = namedtuple("Decision", ["label", "score"])
+Decision.__doc__ = """A model's answer for one text: the label and the score behind it
+(w·x + b for linear models, compared with the model's threshold for two classes)."""
+
+
+def _as_text(t):
+    if isinstance(t, bytes):
+        try:
+            return t.decode("utf-8")
+        except UnicodeDecodeError:
+            return t.decode("latin-1")
+    if not isinstance(t, str):
+        raise TypeError(f"expected str or bytes, got {type(t).__name__}")
+    return t
+
+
+class Model:
+    """A saved model: its classes and learner, and ``classify`` / ``classify_mail``."""
+
+    def __init__(self, native, path):
+        self._native = native
+        self.path = path
+
+    @property
+    def classes(self):
+        """The class names; for two classes the second is the positive one."""
+        return self._native.classes()
+
+    @property
+    def learner(self):
+        """The learner that trained it, as ``--learner`` names it."""
+        return self._native.learner()
+
+    @property
+    def threshold(self):
+        """The score above which a two-class model gives its second class."""
+        return self._native.threshold()
+
+    @property
+    def reads_mail(self):
+        """Whether it is a mail filter (its texts are read as RFC 822 messages)."""
+        return self._native.reads_mail()
+
+    def classify(self, texts):
+        """The decision for one text (str or bytes), or a list of decisions for an
+        iterable of texts. A mail filter reads each text as a message."""
+        if self.reads_mail:
+            return self.classify_mail(texts)
+        one = isinstance(texts, (str, bytes))
+        batch = [_as_text(t) for t in ([texts] if one else texts)]
+        out = [Decision(*d) for d in self._native.classify(batch)]
+        return out[0] if one else out
+
+    def classify_mail(self, messages):
+        """The decision for one raw message (bytes or str, RFC 822), or a list of
+        decisions for an iterable of them."""
+        one = isinstance(messages, (str, bytes))
+        batch = [m.encode("utf-8") if isinstance(m, str) else bytes(m)
+                 for m in ([messages] if one else messages)]
+        out = [Decision(*d) for d in self._native.classify_mail(batch)]
+        return out[0] if one else out
+
+    def __repr__(self):
+        return f"rosenblatt.Model({str(self.path)!r}, learner={self.learner!r}, classes={self.classes!r})"
+
+
+def load(path):
+    """Opens a model file saved by ``rosenblatt train`` (or a spam filter). A truncated,
+    damaged or foreign file is refused with a ValueError that names it."""
+    return Model(NativeModel.load(str(path)), path)

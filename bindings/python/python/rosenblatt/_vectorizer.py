@@ -1,0 +1,152 @@
+"""``Vectorizer``: texts to rows as ``rosenblatt train`` makes them, as a scikit-learn
+transformer (for pipelines, grid search and cross-validation)."""
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ._rosenblatt import NativeVectorizer
+
+
+def _texts(raw_documents):
+    """The documents as a list of str: bytes are read as UTF-8, or latin-1 where they
+    are not UTF-8 (as the command line reads files)."""
+    if isinstance(raw_documents, (str, bytes)):
+        raise ValueError(
+            "Iterable over raw text documents expected, string object received."
+        )
+    out = []
+    for i, d in enumerate(raw_documents):
+        if isinstance(d, bytes):
+            try:
+                d = d.decode("utf-8")
+            except UnicodeDecodeError:
+                d = d.decode("latin-1")
+        elif not isinstance(d, str):
+            raise ValueError(
+                f"document {i} is a {type(d).__name__}, not text (str or bytes)"
+            )
+        out.append(d)
+    return out
+
+
+class Vectorizer(TransformerMixin, BaseEstimator):
+    """Texts to sparse rows with the command line's analyzer.
+
+    UAX #29 words (``words``), and/or every run of ``chars`` characters; lowercased
+    unless ``lowercase`` is False; word n-grams of 2 to ``ngrams`` added; tokens hashed
+    to 2^``hash_bits`` ids when ``hash_bits`` > 0 (no vocabulary kept). Words in fewer
+    than ``min_df`` documents are dropped, at most ``max_features`` kept (the most
+    frequent). Values: ``weighting`` "idf" (ln((n+1)/(df+1)) + 1) or "binary", rows
+    scaled to unit length when ``normalize`` is "l2". The defaults are ``rosenblatt
+    train``'s for text. Returns float32 CSR rows (read by the rosenblatt estimators
+    without a copy)."""
+
+    def __init__(
+        self,
+        ngrams=1,
+        hash_bits=0,
+        lowercase=True,
+        words=True,
+        chars=0,
+        weighting="idf",
+        normalize="l2",
+        min_df=1,
+        max_features=None,
+    ):
+        self.ngrams = ngrams
+        self.hash_bits = hash_bits
+        self.lowercase = lowercase
+        self.words = words
+        self.chars = chars
+        self.weighting = weighting
+        self.normalize = normalize
+        self.min_df = min_df
+        self.max_features = max_features
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.input_tags.string = True
+        tags.requires_fit = True
+        return tags
+
+    def _native_new(self):
+        for name in ("ngrams", "hash_bits", "chars", "min_df"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
+        if self.max_features is not None and (
+            not isinstance(self.max_features, (int, np.integer)) or self.max_features < 1
+        ):
+            raise ValueError(
+                f"max_features must be a positive integer or None, got {self.max_features!r}"
+            )
+        return NativeVectorizer(
+            words=bool(self.words),
+            chars=int(self.chars),
+            lowercase=bool(self.lowercase),
+            ngrams=int(max(self.ngrams, 1)),
+            hash_bits=int(self.hash_bits),
+            weighting=self.weighting,
+            normalize=self.normalize,
+            min_df=int(self.min_df),
+            max_features=None if self.max_features is None else int(self.max_features),
+        )
+
+    @staticmethod
+    def _csr(parts, n):
+        indptr, indices, data, width = parts
+        return sp.csr_matrix((data, indices, indptr), shape=(n, width))
+
+    def fit(self, raw_documents, y=None):
+        """Learns the vocabulary (and idf weights) of the documents."""
+        self.fit_transform(raw_documents)
+        return self
+
+    def fit_transform(self, raw_documents, y=None):
+        """Learns the vocabulary and returns the documents' rows, in one pass."""
+        texts = _texts(raw_documents)
+        native = self._native_new()
+        rows = self._csr(native.fit_transform(texts), len(texts))
+        self._native = native
+        self.n_features_out_ = native.n_features()
+        return rows
+
+    def transform(self, raw_documents):
+        """The rows of the documents under the fitted vocabulary (unknown words are
+        left out)."""
+        check_is_fitted(self)
+        texts = _texts(raw_documents)
+        return self._csr(self._native.transform(texts), len(texts))
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "_native")
+
+    def get_feature_names_out(self, input_features=None):
+        """The word of every column (hashing keeps no words: refused)."""
+        check_is_fitted(self)
+        names = self._native.feature_names()
+        if names is None:
+            raise AttributeError("a hashing vectorizer keeps no words (hash_bits > 0)")
+        return np.asarray(names, dtype=object)
+
+    @property
+    def vocabulary_(self):
+        """Word → column, as scikit-learn's vectorizers offer it."""
+        return {w: j for j, w in enumerate(self.get_feature_names_out())}
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        native = state.pop("_native", None)
+        if native is not None:
+            state["_fitted"] = native.to_bytes()
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        fitted = state.pop("_fitted", None)
+        self.__dict__.update(state)
+        if fitted is not None:
+            self._native = NativeVectorizer.from_bytes(fitted)

@@ -1,0 +1,452 @@
+//! `NativeModel`: a `rosenblatt::Model` as the estimators hold it. Fitting, scoring,
+//! one-row-at-a-time learning and the model file's bytes, with the interpreter's lock
+//! released while the library works.
+
+use crate::errors::to_py;
+use crate::rows::{Arrays, Rows};
+use crate::settings::learner;
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use rayon::prelude::*;
+use rosenblatt::features::GeometrySpec;
+use rosenblatt::learn::multilabel::{MultiLabelOptions, Thresholds};
+use rosenblatt::learn::{AnyModel, Classifier, LabelScorer, LinearModel, OnlineState};
+use rosenblatt::learn::{Rate, UpdateRule};
+use rosenblatt::model::{FeatureSpace, Metadata, ModelParts, Predictor};
+use rosenblatt::pipeline::{decide_labels, fit_label_sets, fit_rows};
+use rosenblatt::{Model, SparseRows, TrainConfig};
+use std::path::Path;
+
+/// A fitted model: the classes are the estimator's class indices as strings ("0", "1",
+/// …) or, for a model made by the command line, its class names.
+#[pyclass(module = "rosenblatt._rosenblatt")]
+pub struct NativeModel {
+    model: Model,
+    /// The online rule's state per linear model, for `partial_fit`.
+    states: Vec<OnlineState>,
+}
+
+/// The class names of an estimator's model: its class indices.
+fn index_names(k: usize) -> Vec<String> {
+    (0..k).map(|c| c.to_string()).collect()
+}
+
+/// The binary models inside a one-vs-rest or multi-label predictor (none for softmax).
+fn binary_models(p: &Predictor) -> Option<&[AnyModel]> {
+    match p {
+        Predictor::Binary(m) => Some(std::slice::from_ref(m)),
+        Predictor::OneVsRest(ms) => Some(ms),
+        Predictor::MultiLabel(m) => match &m.scorer {
+            LabelScorer::OneVsRest(ms) => Some(ms),
+            LabelScorer::Softmax(_) => None,
+        },
+        Predictor::Softmax(_) => None,
+    }
+}
+
+/// Rows as a `(n, k)` float32 array.
+fn matrix<'py>(py: Python<'py>, n: usize, k: usize, v: Vec<f32>) -> Bound<'py, PyArray2<f32>> {
+    Array2::from_shape_vec((n, k), v)
+        .expect("n·k values")
+        .into_pyarray(py)
+}
+
+impl NativeModel {
+    fn wrap(model: Model) -> NativeModel {
+        NativeModel {
+            model,
+            states: Vec::new(),
+        }
+    }
+
+    /// Every row's scores, `k` per row (`k` = 1 for two classes), in the model's geometry.
+    fn scores_of(&self, x: &Rows<'_>) -> (usize, Vec<f32>) {
+        let x = &self.model.geometry().apply(x);
+        let p = self.model.predictor();
+        let k = match p {
+            Predictor::Binary(_) => 1,
+            _ => self.model.classes().len(),
+        };
+        let rows: Vec<Vec<f32>> = (0..x.n_rows())
+            .into_par_iter()
+            .map(|i| {
+                let row = x.row(i);
+                match p {
+                    Predictor::Binary(m) => vec![m.score(row)],
+                    Predictor::OneVsRest(ms) => ms.iter().map(|m| m.score(row)).collect(),
+                    Predictor::Softmax(m) => {
+                        let mut z = vec![0.0; k];
+                        m.logits(row, &mut z);
+                        z
+                    }
+                    Predictor::MultiLabel(m) => m.scorer.scores(row),
+                }
+            })
+            .collect();
+        (k, rows.concat())
+    }
+}
+
+#[pymethods]
+impl NativeModel {
+    /// Fits learner `name` with `params` on CSR rows; `y` is each row's class index
+    /// (1-D int64, below `n_classes`) or a 2-D indicator of label sets (int8), which
+    /// fits one model per label with thresholds chosen on `threshold_folds` folds.
+    #[staticmethod]
+    #[pyo3(signature = (indptr, indices, data, n_features, y, n_classes, name, params, seed, threshold_folds=5))]
+    #[allow(clippy::too_many_arguments)]
+    fn fit(
+        py: Python<'_>,
+        indptr: &Bound<'_, PyAny>,
+        indices: &Bound<'_, PyAny>,
+        data: &Bound<'_, PyAny>,
+        n_features: usize,
+        y: &Bound<'_, PyAny>,
+        n_classes: usize,
+        name: &str,
+        params: &Bound<'_, PyDict>,
+        seed: u64,
+        threshold_folds: usize,
+    ) -> PyResult<NativeModel> {
+        let arrays = Arrays::extract(indptr, indices, data, n_features)?;
+        let x = arrays.rows()?;
+        let cfg = TrainConfig {
+            learner: learner(name, params, x.n_rows(), seed)?,
+            geometry: GeometrySpec::default(),
+            ..TrainConfig::default()
+        };
+        let classes = index_names(n_classes);
+        if let Ok(y) = y.extract::<PyReadonlyArray1<'_, i64>>() {
+            let idx = y
+                .as_slice()?
+                .iter()
+                .map(|&c| usize::try_from(c).ok().filter(|&c| c < n_classes))
+                .collect::<Option<Vec<usize>>>()
+                .ok_or_else(|| PyValueError::new_err("a class index is outside the classes"))?;
+            let model = py.detach(|| fit_rows(&x, &idx, classes, &cfg, Vec::new()));
+            return model.map(NativeModel::wrap).map_err(to_py);
+        }
+        let y: PyReadonlyArray2<'_, i8> = y.extract()?;
+        let y = y.as_array();
+        if y.ncols() != n_classes {
+            return Err(PyValueError::new_err("y has a column per label"));
+        }
+        let sets: Vec<Vec<usize>> = y
+            .rows()
+            .into_iter()
+            .map(|r| (0..r.len()).filter(|&c| r[c] != 0).collect())
+            .collect();
+        let opt = MultiLabelOptions {
+            thresholds: Thresholds::CrossValidated {
+                folds: threshold_folds.min(sets.len()).max(2),
+                seed,
+                min_f1: 0.3,
+            },
+            at_least_one: false,
+        };
+        let model = py.detach(|| fit_label_sets(&x, &sets, classes, &cfg, &opt, Vec::new()));
+        model.map(NativeModel::wrap).map_err(to_py)
+    }
+
+    /// A model of zero weights over `n_features` for `n_classes` classes, for learning
+    /// one batch at a time (`partial_fit`); `logistic` makes its scores logits.
+    #[staticmethod]
+    fn empty(n_features: usize, n_classes: usize, logistic: bool) -> PyResult<NativeModel> {
+        let zero = || {
+            let m = LinearModel::zeros(n_features);
+            if logistic {
+                AnyModel::Logistic(m)
+            } else {
+                AnyModel::Linear(m)
+            }
+        };
+        let predictor = match n_classes {
+            0 | 1 => return Err(PyValueError::new_err("a classifier needs two classes")),
+            2 => Predictor::Binary(zero()),
+            k => Predictor::OneVsRest((0..k).map(|_| zero()).collect()),
+        };
+        Model::new(ModelParts {
+            analyzer: Default::default(),
+            vocab: Default::default(),
+            features: FeatureSpace::Indexed { n_features },
+            geometry: Default::default(),
+            classes: index_names(n_classes),
+            predictor,
+            meta: Metadata::default(),
+            online: None,
+            threshold: 0.0,
+        })
+        .map(NativeModel::wrap)
+        .map_err(to_py)
+    }
+
+    /// Learns CSR rows in order, one at a time, by `rule` ("perceptron", "pa" with
+    /// aggressiveness `c`, or "logistic" with initial rate `eta`), continuing from the
+    /// model's weights; `y` holds each row's class index.
+    #[allow(clippy::too_many_arguments)]
+    fn partial_fit(
+        &mut self,
+        py: Python<'_>,
+        indptr: &Bound<'_, PyAny>,
+        indices: &Bound<'_, PyAny>,
+        data: &Bound<'_, PyAny>,
+        n_features: usize,
+        y: PyReadonlyArray1<'_, i64>,
+        rule: &str,
+        c: f32,
+        eta: f32,
+    ) -> PyResult<()> {
+        let rule = match rule {
+            "perceptron" => UpdateRule::Perceptron,
+            "pa" => UpdateRule::PassiveAggressive { c },
+            "logistic" => UpdateRule::Logistic {
+                eta,
+                rate: Rate::Decaying,
+            },
+            r => return Err(PyValueError::new_err(format!("no online rule {r:?}"))),
+        };
+        rule.validate().map_err(|e| to_py(e.into()))?;
+        let arrays = Arrays::extract(indptr, indices, data, n_features)?;
+        let x = arrays.rows()?;
+        let y = y.as_slice()?;
+        if y.len() != x.n_rows() {
+            return Err(PyValueError::new_err(format!(
+                "{} rows but {} labels",
+                x.n_rows(),
+                y.len()
+            )));
+        }
+        let mut parts = self.model.clone().into_parts();
+        let (models, binary) = match &mut parts.predictor {
+            Predictor::Binary(m) => (std::slice::from_mut(m), true),
+            Predictor::OneVsRest(ms) => (&mut ms[..], false),
+            _ => {
+                return Err(PyValueError::new_err(
+                    "only one-vs-rest linear models learn one row at a time",
+                ));
+            }
+        };
+        if self.states.len() != models.len() || self.states.iter().any(|s| s.rule != rule) {
+            self.states = vec![OnlineState::new(rule); models.len()];
+        }
+        let states = &mut self.states;
+        py.detach(|| {
+            models
+                .par_iter_mut()
+                .zip(states.par_iter_mut())
+                .enumerate()
+                .for_each(|(c, (m, state))| {
+                    let m = match m {
+                        AnyModel::Linear(m) | AnyModel::Logistic(m) => m,
+                        AnyModel::Kernel(_) => return,
+                    };
+                    for (i, &yi) in y.iter().enumerate() {
+                        let row = x.row(i);
+                        let positive = if binary { yi == 1 } else { yi == c as i64 };
+                        let score = m.score(row);
+                        state.step(m, row, if positive { 1.0 } else { -1.0 }, score);
+                    }
+                })
+        });
+        self.model = Model::new(parts).map_err(to_py)?;
+        Ok(())
+    }
+
+    /// Every row's scores as a float32 `(n, k)` array: w·x + b of each class's model
+    /// (`k` = 1 for two classes: the positive class's score), softmax's logits, or each
+    /// label's score.
+    fn scores<'py>(
+        &self,
+        py: Python<'py>,
+        indptr: &Bound<'py, PyAny>,
+        indices: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+        n_features: usize,
+    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let arrays = Arrays::extract(indptr, indices, data, n_features)?;
+        let x = arrays.rows()?;
+        let n = x.n_rows();
+        let (k, v) = py.detach(|| self.scores_of(&x));
+        Ok(matrix(py, n, k, v))
+    }
+
+    /// Whether the scores are logits (logistic and softmax models), so that they give
+    /// probabilities.
+    fn probabilistic(&self) -> bool {
+        match binary_models(self.model.predictor()) {
+            Some(ms) => ms.iter().all(|m| matches!(m, AnyModel::Logistic(_))),
+            None => true,
+        }
+    }
+
+    /// How the scores are laid out: "binary", "ovr", "softmax", "multilabel-ovr" or
+    /// "multilabel-softmax".
+    fn kind(&self) -> &'static str {
+        match self.model.predictor() {
+            Predictor::Binary(_) => "binary",
+            Predictor::OneVsRest(_) => "ovr",
+            Predictor::Softmax(_) => "softmax",
+            Predictor::MultiLabel(m) => match m.scorer {
+                LabelScorer::OneVsRest(_) => "multilabel-ovr",
+                LabelScorer::Softmax(_) => "multilabel-softmax",
+            },
+        }
+    }
+
+    /// Every row's class index (the model's own decision, its threshold included), or
+    /// for a multi-label model an int8 `(n, k)` indicator of the labels it gives.
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        indptr: &Bound<'py, PyAny>,
+        indices: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+        n_features: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let arrays = Arrays::extract(indptr, indices, data, n_features)?;
+        let x = arrays.rows()?;
+        if let Predictor::MultiLabel(_) = self.model.predictor() {
+            let k = self.model.classes().len();
+            let labels = py.detach(|| decide_labels(&self.model, &x));
+            let mut ind = vec![0i8; labels.len() * k];
+            for (i, ls) in labels.iter().enumerate() {
+                for &(c, _) in ls {
+                    ind[i * k + c] = 1;
+                }
+            }
+            let a = Array2::from_shape_vec((labels.len(), k), ind).expect("n·k values");
+            return Ok(a.into_pyarray(py).into_any());
+        }
+        let d = py.detach(|| self.model.decide_rows(&x));
+        let classes: Vec<i64> = d.iter().map(|d| d.class as i64).collect();
+        Ok(PyArray1::from_vec(py, classes).into_any())
+    }
+
+    /// The weights, one row per class's model (one row for two classes; softmax: one
+    /// per class), as float32 `(k, n_features)`; `None` for kernel models.
+    fn coef<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray2<f32>>> {
+        let (w, _) = self.linear()?;
+        let k = w.len();
+        let n = w.first().map_or(0, Vec::len);
+        Some(matrix(py, k, n, w.concat()))
+    }
+
+    /// The biases, one per row of `coef`.
+    fn intercept<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f32>>> {
+        let (_, b) = self.linear()?;
+        Some(PyArray1::from_vec(py, b))
+    }
+
+    /// The class names the model was trained with.
+    fn classes(&self) -> Vec<String> {
+        self.model.classes().to_vec()
+    }
+
+    /// Features the model reads: its vocabulary's words, or the width of its rows.
+    fn n_features(&self) -> usize {
+        match self.model.features() {
+            FeatureSpace::Indexed { n_features } => n_features,
+            FeatureSpace::Text => self.model.vocab().len(),
+        }
+    }
+
+    /// Whether the model reads text (trained by the command line on documents).
+    fn reads_text(&self) -> bool {
+        matches!(self.model.features(), FeatureSpace::Text)
+    }
+
+    /// Whether the model reads its text as mail (a spam filter).
+    fn reads_mail(&self) -> bool {
+        self.model.analyzer().source().mail_rules().is_some()
+    }
+
+    /// The learner's name as the model file records it.
+    fn learner(&self) -> String {
+        self.model.meta().learner.clone()
+    }
+
+    /// The score above which a two-class model says its second class.
+    fn threshold(&self) -> f32 {
+        self.model.threshold()
+    }
+
+    /// Classifies texts as the command line's `classify` does: `(label, score)` each.
+    fn classify(&self, py: Python<'_>, texts: Vec<String>) -> PyResult<Vec<(String, f32)>> {
+        let d = py.detach(|| self.model.classify_batch(&texts)).map_err(to_py)?;
+        Ok(d.into_iter().map(|d| (d.label, d.score)).collect())
+    }
+
+    /// Classifies raw messages (RFC 822 bytes) under the model's mail rules.
+    fn classify_mail(
+        &self,
+        py: Python<'_>,
+        messages: Vec<Vec<u8>>,
+    ) -> PyResult<Vec<(String, f32)>> {
+        let d: rosenblatt::Result<Vec<_>> = py.detach(|| {
+            messages
+                .par_iter()
+                .map(|m| self.model.classify_mail(m))
+                .collect()
+        });
+        Ok(d.map_err(to_py)?
+            .into_iter()
+            .map(|d| (d.label, d.score))
+            .collect())
+    }
+
+    /// The model file's bytes (header, checksum, payload), as `rosenblatt train` saves.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let b = self.model.to_bytes().map_err(to_py)?;
+        Ok(PyBytes::new(py, &b))
+    }
+
+    /// A model from a model file's bytes, checked as a file is (`what` names them in
+    /// errors).
+    #[staticmethod]
+    fn from_bytes(bytes: &[u8], what: &str) -> PyResult<NativeModel> {
+        Model::from_bytes(bytes, Path::new(what))
+            .map(NativeModel::wrap)
+            .map_err(to_py)
+    }
+
+    /// A model file saved by `rosenblatt train`, `learn` or `eval --online --save`.
+    #[staticmethod]
+    fn load(path: &str) -> PyResult<NativeModel> {
+        Model::load(path).map(NativeModel::wrap).map_err(to_py)
+    }
+
+    /// Writes the model file atomically.
+    fn save(&self, path: &str) -> PyResult<()> {
+        self.model.save(path).map_err(to_py)
+    }
+}
+
+impl NativeModel {
+    /// Each linear model's weights and bias, or `None` when a kernel model is inside.
+    fn linear(&self) -> Option<(Vec<Vec<f32>>, Vec<f32>)> {
+        let p = self.model.predictor();
+        if let Some(ms) = binary_models(p) {
+            let ls: Option<Vec<&LinearModel>> = ms.iter().map(AnyModel::as_linear).collect();
+            let ls = ls?;
+            return Some((
+                ls.iter().map(|m| m.w.clone()).collect(),
+                ls.iter().map(|m| m.bias).collect(),
+            ));
+        }
+        let sm = match p {
+            Predictor::Softmax(m) => m,
+            Predictor::MultiLabel(m) => match &m.scorer {
+                LabelScorer::Softmax(m) => m,
+                LabelScorer::OneVsRest(_) => unreachable!("handled above"),
+            },
+            _ => unreachable!("handled above"),
+        };
+        let w = (0..sm.k)
+            .map(|c| sm.w.iter().skip(c).step_by(sm.k).copied().collect())
+            .collect();
+        Some((w, sm.bias.clone()))
+    }
+}

@@ -1,0 +1,206 @@
+//! `NativeVectorizer`: the command line's analyzer, vocabulary and geometry as one
+//! object that turns texts into CSR arrays (the `rosenblatt.Vectorizer` estimator's
+//! engine). Fitting builds the vocabulary and the idf weights in one tokenizing pass;
+//! transforming tokenizes in parallel; both run without the interpreter's lock.
+
+use crate::errors::to_py;
+use numpy::{IntoPyArray, PyArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use rayon::prelude::*;
+use rosenblatt::features::{
+    BinaryMatrix, Geometry, GeometrySpec, Normalize, Weighting, vectorize,
+};
+use rosenblatt::text::{Analyzer, Source, Step};
+use rosenblatt::training::{check_vocabulary, vectorize_training};
+use rosenblatt::vocab::{VocabConfig, Vocabulary};
+use rosenblatt::{Document, SparseRows};
+use serde::{Deserialize, Serialize};
+
+/// The CSR arrays of transformed texts: indptr (int64), indices (int32), data (float32)
+/// and the width.
+type Csr<'py> = (
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i32>>,
+    Bound<'py, PyArray1<f32>>,
+    usize,
+);
+
+/// What a fitted vectorizer is: how to tokenize, the words kept, and how rows are read.
+#[pyclass(module = "rosenblatt._rosenblatt")]
+#[derive(Clone, Serialize, Deserialize)]
+pub struct NativeVectorizer {
+    analyzer: Analyzer,
+    config: VocabConfig,
+    spec: GeometrySpec,
+    vocab: Vocabulary,
+    geometry: Geometry,
+}
+
+fn documents(texts: Vec<String>) -> Vec<Document> {
+    texts
+        .into_par_iter()
+        .map(|t| Document::new("", t, None))
+        .collect()
+}
+
+impl NativeVectorizer {
+    /// The stored rows read in the fitted geometry, as Python arrays.
+    fn arrays<'py>(&self, py: Python<'py>, m: &BinaryMatrix) -> Csr<'py> {
+        let (indptr, indices, data) = py.detach(|| {
+            let x = self.geometry.apply(m);
+            let indptr: Vec<i64> = m.indptr().raw_storage().iter().map(|&p| p as i64).collect();
+            let indices: Vec<i32> = m.indices().iter().map(|&j| j as i32).collect();
+            let data: Vec<f32> = (0..x.n_rows())
+                .into_par_iter()
+                .flat_map_iter(|i| {
+                    let r = x.row(i);
+                    (0..r.nnz()).map(move |k| r.value(k))
+                })
+                .collect();
+            (indptr, indices, data)
+        });
+        (
+            indptr.into_pyarray(py),
+            indices.into_pyarray(py),
+            data.into_pyarray(py),
+            m.cols(),
+        )
+    }
+}
+
+#[pymethods]
+impl NativeVectorizer {
+    /// An unfitted vectorizer: UAX #29 words (and/or runs of `chars` characters),
+    /// lowercased unless `lowercase` is false, word n-grams up to `ngrams`, hashed to
+    /// 2^`hash_bits` ids when `hash_bits` > 0; binary or idf weights, rows scaled to
+    /// unit length or not; words in fewer than `min_df` documents dropped, at most
+    /// `max_features` kept.
+    #[new]
+    #[pyo3(signature = (words=true, chars=0, lowercase=true, ngrams=1, hash_bits=0, weighting="idf", normalize="l2", min_df=1, max_features=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        words: bool,
+        chars: u8,
+        lowercase: bool,
+        ngrams: u8,
+        hash_bits: u8,
+        weighting: &str,
+        normalize: &str,
+        min_df: u32,
+        max_features: Option<usize>,
+    ) -> PyResult<Self> {
+        let mut b = Analyzer::builder(Source::Text);
+        if words {
+            b = b.step(Step::Words);
+        }
+        if chars > 0 {
+            b = b.step(Step::Chars(chars));
+        }
+        if lowercase {
+            b = b.step(Step::Lowercase);
+        }
+        if ngrams > 1 {
+            b = b.step(Step::Ngrams(ngrams));
+        }
+        if hash_bits > 0 {
+            b = b.step(Step::Hash(hash_bits));
+        }
+        let analyzer = b.build().map_err(to_py)?;
+        let spec = GeometrySpec {
+            weighting: match weighting {
+                "binary" => Weighting::Binary,
+                "idf" => Weighting::Idf,
+                w => {
+                    return Err(PyValueError::new_err(format!(
+                        "weighting={w:?} is not one of 'binary', 'idf'"
+                    )));
+                }
+            },
+            normalize: match normalize {
+                "l2" => Normalize::L2,
+                "none" => Normalize::None,
+                n => {
+                    return Err(PyValueError::new_err(format!(
+                        "normalize={n:?} is not one of 'l2', 'none'"
+                    )));
+                }
+            },
+        };
+        let config = VocabConfig {
+            min_df,
+            max_features,
+        };
+        config.validate().map_err(|e| to_py(e.into()))?;
+        Ok(NativeVectorizer {
+            analyzer,
+            config,
+            spec,
+            vocab: Vocabulary::default(),
+            geometry: Geometry::default(),
+        })
+    }
+
+    /// Learns the vocabulary and the idf weights of `texts` and returns their rows.
+    fn fit_transform<'py>(&mut self, py: Python<'py>, texts: Vec<String>) -> PyResult<Csr<'py>> {
+        let (vocab, m) = py.detach(|| {
+            let docs = documents(texts);
+            vectorize_training(&self.analyzer, &self.config, &docs)
+        });
+        check_vocabulary(&vocab, &self.config, m.rows()).map_err(|_| {
+            PyValueError::new_err(
+                "empty vocabulary; perhaps the documents only contain punctuation, or \
+                 min_df / max_features removed every word",
+            )
+        })?;
+        self.vocab = vocab;
+        self.geometry = Geometry::fit(self.spec, &m);
+        Ok(self.arrays(py, &m))
+    }
+
+    /// The rows of `texts` under the fitted vocabulary and weights (unknown words are
+    /// left out).
+    fn transform<'py>(&self, py: Python<'py>, texts: Vec<String>) -> PyResult<Csr<'py>> {
+        let m = py.detach(|| vectorize(&self.analyzer, &self.vocab, &documents(texts)).matrix);
+        Ok(self.arrays(py, &m))
+    }
+
+    /// The word of every column, in column order (`None` when hashing: no words kept).
+    fn feature_names(&self) -> Option<Vec<String>> {
+        if self.vocab.hashing().is_some() {
+            return None;
+        }
+        Some((0..self.vocab.len() as u32).map(|j| self.vocab.word(j).to_string()).collect())
+    }
+
+    /// Columns of the rows `transform` returns.
+    fn n_features(&self) -> usize {
+        match self.vocab.hashing() {
+            Some(h) => 1usize << h.bits,
+            None => self.vocab.len(),
+        }
+    }
+
+    /// The analyzer's steps by name, as `rosenblatt inspect` shows them.
+    fn steps(&self) -> Vec<String> {
+        self.analyzer.steps().iter().map(|s| s.name().to_string()).collect()
+    }
+
+    /// The fitted state as bytes, for pickling.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let b = bincode::serde::encode_to_vec(self, bincode::config::standard())
+            .map_err(|e| PyValueError::new_err(format!("cannot encode the vectorizer: {e}")))?;
+        Ok(PyBytes::new(py, &b))
+    }
+
+    /// A vectorizer from `to_bytes`'s bytes.
+    #[staticmethod]
+    fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
+        let (v, _): (NativeVectorizer, usize) =
+            bincode::serde::decode_from_slice(bytes, bincode::config::standard()).map_err(
+                |e| PyValueError::new_err(format!("not a pickled rosenblatt vectorizer: {e}")),
+            )?;
+        Ok(v)
+    }
+}
