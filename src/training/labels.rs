@@ -88,12 +88,13 @@ pub fn label_indices(labels: &[String], classes: &[String]) -> Result<Vec<usize>
         .collect()
 }
 
-/// Each document's labels as indices into `classes`; a label the model does not know is
-/// an error naming the document.
+/// Each document's labels as indices into `classes`, sorted, each once; a label the
+/// model does not know is an error naming the document.
 pub fn label_sets(docs: &[Document], classes: &[String]) -> Result<Vec<Vec<usize>>> {
     docs.iter()
         .map(|d| {
-            d.labels
+            let mut set = d
+                .labels
                 .iter()
                 .map(|l| {
                     classes.iter().position(|c| c == l).ok_or_else(|| {
@@ -103,7 +104,12 @@ pub fn label_sets(docs: &[Document], classes: &[String]) -> Result<Vec<Vec<usize
                         ))
                     })
                 })
-                .collect()
+                .collect::<Result<Vec<usize>>>()?;
+            // A label given twice (two Reuters documents list a topic twice) is one
+            // label: softmax shares a row's target among its labels.
+            set.sort_unstable();
+            set.dedup();
+            Ok(set)
         })
         .collect()
 }
@@ -120,5 +126,13 @@ mod tests {
             assert!(e.contains("label"), "{bad:?}: {e}");
         }
         assert_eq!(classes_of(&docs("y"), None).unwrap(), ["x", "y"]);
+    }
+
+    #[test]
+    fn a_label_given_twice_counts_once() {
+        let mut d = Document::labelled("corn", "a");
+        d.labels = vec!["corn".into(), "wheat".into(), "corn".into()];
+        let classes = vec!["corn".to_string(), "wheat".to_string()];
+        assert_eq!(label_sets(&[d], &classes).unwrap(), [vec![0, 1]]);
     }
 }

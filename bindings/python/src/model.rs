@@ -13,7 +13,7 @@ use pyo3::types::{PyBytes, PyDict};
 use rayon::prelude::*;
 use rosenblatt::features::GeometrySpec;
 use rosenblatt::learn::multilabel::{MultiLabelOptions, Thresholds};
-use rosenblatt::learn::{AnyModel, Classifier, LabelScorer, LinearModel, OnlineState};
+use rosenblatt::learn::{AnyModel, Classifier, LabelScorer, LinearModel, OnlineState, SoftmaxModel};
 use rosenblatt::learn::{Rate, UpdateRule};
 use rosenblatt::model::{FeatureSpace, Metadata, ModelParts, Predictor};
 use rosenblatt::pipeline::{decide_labels, fit_label_sets, fit_rows};
@@ -145,7 +145,7 @@ impl NativeModel {
                 seed,
                 min_f1: 0.3,
             },
-            at_least_one: false,
+            at_least_one: true,
         };
         let model = py.detach(|| fit_label_sets(&x, &sets, classes, &cfg, &opt, Vec::new()));
         model.map(NativeModel::wrap).map_err(to_py)
@@ -223,9 +223,16 @@ impl NativeModel {
         let (models, binary) = match &mut parts.predictor {
             Predictor::Binary(m) => (std::slice::from_mut(m), true),
             Predictor::OneVsRest(ms) => (&mut ms[..], false),
-            _ => {
+            Predictor::Softmax(sm) => {
+                let seen = self.states.first().map_or(0, |s| s.seen);
+                let seen = py.detach(|| softmax_steps(sm, &x, y, eta, seen));
+                self.states = vec![OnlineState { seen, ..OnlineState::new(rule) }];
+                self.model = Model::new(parts).map_err(to_py)?;
+                return Ok(());
+            }
+            Predictor::MultiLabel(_) => {
                 return Err(PyValueError::new_err(
-                    "only one-vs-rest linear models learn one row at a time",
+                    "a multi-label model does not learn one row at a time",
                 ));
             }
         };
@@ -353,6 +360,15 @@ impl NativeModel {
         }
     }
 
+    /// The word of every feature id of a text model (`None`: hashed or feature vectors).
+    fn feature_names(&self) -> Option<Vec<String>> {
+        let v = self.model.vocab();
+        if !self.reads_text() || v.hashing().is_some() {
+            return None;
+        }
+        Some((0..v.len() as u32).map(|j| v.word(j).to_string()).collect())
+    }
+
     /// Whether the model reads text (trained by the command line on documents).
     fn reads_text(&self) -> bool {
         matches!(self.model.features(), FeatureSpace::Text)
@@ -449,4 +465,35 @@ impl NativeModel {
             .collect();
         Some((w, sm.bias.clone()))
     }
+}
+
+/// Softmax regression's stochastic gradient step on each row in order, at rate
+/// η/√(1 + t) after t rows (t counts from `seen`): for the row's logits z and
+/// probabilities p, class c's weights move by −η·(p_c − [c = y])·x. Returns the rows
+/// seen after these.
+fn softmax_steps(sm: &mut SoftmaxModel, x: &Rows<'_>, y: &[i64], eta: f32, mut seen: u64) -> u64 {
+    let k = sm.k;
+    let mut z = vec![0.0f32; k];
+    for (i, &yi) in y.iter().enumerate() {
+        let row = x.row(i);
+        sm.logits(row, &mut z);
+        let max = z.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let total: f32 = z.iter().map(|v| (v - max).exp()).sum();
+        let rate = eta / (1.0 + seen as f32).sqrt();
+        for (c, zc) in z.iter_mut().enumerate() {
+            let p = (*zc - max).exp() / total;
+            *zc = rate * (p - if c as i64 == yi { 1.0 } else { 0.0 });
+        }
+        for (j, v) in row.iter() {
+            let w = &mut sm.w[j as usize * k..(j as usize + 1) * k];
+            for c in 0..k {
+                w[c] -= z[c] * v;
+            }
+        }
+        for c in 0..k {
+            sm.bias[c] -= z[c];
+        }
+        seen += 1;
+    }
+    seen
 }

@@ -34,9 +34,6 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
     """Base class: subclasses say which learner they fit (``_learner``) and with which
     library settings (``_settings``); the fitting, scoring and checks are here."""
 
-    #: The online rule ``partial_fit`` learns by; None: the estimator has no partial_fit.
-    _online_rule = None
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -110,53 +107,6 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         return self
 
-    def partial_fit(self, X, y, classes=None):
-        """Learns the rows of ``X`` one at a time, in order, by the learner's online rule,
-        from the weights fitted so far (``classes``, every class ``y`` may hold, is
-        needed on the first call). The rule is the one ``rosenblatt learn`` applies to a
-        saved filter; models fitted with averaging go on from their averaged weights."""
-        if self._online_rule is None:
-            raise AttributeError(f"{type(self).__name__} has no partial_fit")
-        self._check_params()
-        first = not hasattr(self, "_native")
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, reset=first)
-        if first:
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit")
-            self.classes_ = np.unique(np.asarray(classes))
-            if len(self.classes_) < 2:
-                raise ValueError("classes must name at least 2 classes")
-            self._multilabel = False
-            self._native = NativeModel.empty(
-                X.shape[1], len(self.classes_), self._online_rule == "logistic"
-            )
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise ValueError(
-                f"classes {np.unique(classes)!r} differ from those of the first call "
-                f"{self.classes_!r}"
-            )
-        if self._multilabel:
-            raise ValueError("partial_fit learns single-label models only")
-        check_classification_targets(y)
-        idx = np.searchsorted(self.classes_, y)
-        idx = np.minimum(idx, len(self.classes_) - 1)
-        if not np.array_equal(self.classes_[idx], y):
-            unknown = sorted(set(np.asarray(y).tolist()) - set(self.classes_.tolist()))
-            raise ValueError(f"y holds classes not given on the first call: {unknown!r}")
-        indptr, indices, data, width = csr_parts(X)
-        s = self._settings()
-        self._native.partial_fit(
-            indptr,
-            indices,
-            data,
-            width,
-            idx.astype(np.int64),
-            self._online_rule,
-            float(s.get("C", 1.0)),
-            float(s.get("eta", 1.0)),
-        )
-        return self
-
     # -- scoring ---------------------------------------------------------------------
 
     def __sklearn_is_fitted__(self):
@@ -171,20 +121,23 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
         """The scores: w·x + b of the positive class for two classes (shape
         ``(n_samples,)``), one per class otherwise (each class's model, or softmax's
         logits), one per label for multi-label models."""
-        s = self._native.scores(*self._rows(X)).astype(np.float64)
+        rows = self._rows(X)
+        s = self._native.scores(*rows).astype(np.float64)
         return s.ravel() if s.shape[1] == 1 else s
 
     def predict(self, X):
         """The classes (for multi-label models: the 0/1 indicator of the labels given)."""
-        p = self._native.predict(*self._rows(X))
+        rows = self._rows(X)
+        p = self._native.predict(*rows)
         if self._multilabel:
             return p.astype(np.int64)
         return self.classes_[p]
 
     def _probabilities(self, X):
+        rows = self._rows(X)
         if not self._native.probabilistic():
             raise AttributeError("this model's scores are not probabilities")
-        s = self._native.scores(*self._rows(X)).astype(np.float64)
+        s = self._native.scores(*rows).astype(np.float64)
         kind = self._native.kind()
         if kind == "binary":
             p = expit(s[:, 0])
@@ -239,3 +192,53 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
         self.__dict__.update(state)
         if model_file is not None:
             self._native = NativeModel.from_bytes(model_file, "the pickled model")
+
+
+class OnlineMixin:
+    """``partial_fit`` for the learners that learn one row at a time: the class says the
+    rule (``_online_rule``: "perceptron", "pa" or "logistic")."""
+
+    def partial_fit(self, X, y, classes=None):
+        """Learns the rows of ``X`` one at a time, in order, by the learner's online rule,
+        from the weights fitted so far (``classes``, every class ``y`` may hold, is
+        needed on the first call). The rule is the one ``rosenblatt learn`` applies to a
+        saved filter; models fitted with averaging go on from their averaged weights."""
+        self._check_params()
+        first = not hasattr(self, "_native")
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, reset=first)
+        if first:
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit")
+            self.classes_ = np.unique(np.asarray(classes))
+            if len(self.classes_) < 2:
+                raise ValueError("classes must name at least 2 classes")
+            self._multilabel = False
+            self._native = NativeModel.empty(
+                X.shape[1], len(self.classes_), self._online_rule == "logistic"
+            )
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(
+                f"classes {np.unique(classes)!r} differ from those of the first call "
+                f"{self.classes_!r}"
+            )
+        if self._multilabel:
+            raise ValueError("partial_fit learns single-label models only")
+        check_classification_targets(y)
+        idx = np.searchsorted(self.classes_, y)
+        idx = np.minimum(idx, len(self.classes_) - 1)
+        if not np.array_equal(self.classes_[idx], y):
+            unknown = sorted(set(np.asarray(y).tolist()) - set(self.classes_.tolist()))
+            raise ValueError(f"y holds classes not given on the first call: {unknown!r}")
+        indptr, indices, data, width = csr_parts(X)
+        s = self._settings()
+        self._native.partial_fit(
+            indptr,
+            indices,
+            data,
+            width,
+            idx.astype(np.int64),
+            self._online_rule,
+            float(s.get("C", 1.0)),
+            float(s.get("eta", 1.0)),
+        )
+        return self

@@ -2,7 +2,7 @@
 settings, exactly as ``rosenblatt train``'s flags do (same names where they can be:
 ``mode``, ``epochs``, ``eta``, ``bias``, ``C``, ``l2``, ``solver``, ``kernel``)."""
 
-from ._base import RosenblattClassifier, _one_of, _positive
+from ._base import OnlineMixin, RosenblattClassifier, _one_of, _positive
 
 _MODES = ("online", "batch", "converge", "random")
 _BIASES = ("none", "augmented", "r2")
@@ -12,7 +12,7 @@ def _on_off(fit_intercept):
     return "augmented" if fit_intercept else "none"
 
 
-class Perceptron(RosenblattClassifier):
+class Perceptron(OnlineMixin, RosenblattClassifier):
     """Rosenblatt's perceptron: w ← w + η·y·x on each mistake (y·(w·x + b) ≤ 0).
 
     mode: "online" (one predict-then-learn pass), "batch" (``epochs`` passes),
@@ -98,7 +98,7 @@ class AveragedPerceptron(RosenblattClassifier):
         }
 
 
-class PassiveAggressive(RosenblattClassifier):
+class PassiveAggressive(OnlineMixin, RosenblattClassifier):
     """Passive-Aggressive PA-I (Crammer et al.): after each row with margin below 1, the
     smallest step that fixes it, capped at ``C``; averaged by default. This is
     ``rosenblatt train``'s default learner.
@@ -136,7 +136,7 @@ class PassiveAggressive(RosenblattClassifier):
         }
 
 
-class LogisticRegression(RosenblattClassifier):
+class LogisticRegression(OnlineMixin, RosenblattClassifier):
     """Logistic regression by gradient descent on the L2-regularized log-loss: binary,
     or for several classes softmax (multinomial; ``multi_class="softmax"``) or one model
     per class (``"ovr"``). Its scores are logits: ``predict_proba`` gives P(class | x).

@@ -45,6 +45,12 @@ class Model:
         return self._native.threshold()
 
     @property
+    def feature_names(self):
+        """The word of every feature, in the model's order (None for hashed models and
+        models trained on feature vectors)."""
+        return self._native.feature_names()
+
+    @property
     def reads_mail(self):
         """Whether it is a mail filter (its texts are read as RFC 822 messages)."""
         return self._native.reads_mail()
