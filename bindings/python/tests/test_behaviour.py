@@ -1,0 +1,195 @@
+"""What scikit-learn users rely on beyond the estimator checks: pipelines in grid search,
+pickles and joblib, partial_fit, saved models from the command line, and bad input
+answered with scikit-learn's exceptions and a sentence."""
+
+import pickle
+import threading
+
+import joblib
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+
+import rosenblatt
+
+SPAM = ["cheap meds buy now", "buy cheap watches now", "win money now cheap", "cheap pills online"]
+HAM = ["lunch at noon tomorrow", "the meeting moved to noon", "see you at lunch", "notes from the meeting"]
+TEXTS = SPAM * 5 + HAM * 5
+LABELS = ["spam"] * 20 + ["ham"] * 20
+
+ESTIMATORS = [
+    rosenblatt.Perceptron,
+    rosenblatt.AveragedPerceptron,
+    rosenblatt.PassiveAggressive,
+    rosenblatt.LogisticRegression,
+    rosenblatt.KernelPerceptron,
+]
+
+
+def test_readme_pipeline_in_grid_search_and_cross_validation():
+    pipe = make_pipeline(rosenblatt.Vectorizer(), rosenblatt.PassiveAggressive())
+    grid = GridSearchCV(pipe, {"passiveaggressive__C": [0.1, 1.0], "vectorizer__ngrams": [1, 2]}, cv=3)
+    grid.fit(TEXTS, LABELS)
+    assert grid.best_score_ == 1.0
+    assert list(grid.predict(["buy cheap pills", "lunch meeting"])) == ["spam", "ham"]
+    assert cross_val_score(pipe, TEXTS, LABELS, cv=4).min() == 1.0
+
+
+@pytest.mark.parametrize("make", ESTIMATORS)
+def test_pickle_and_joblib_round_trip(make, tmp_path):
+    v = rosenblatt.Vectorizer()
+    X = v.fit_transform(TEXTS)
+    clf = make().fit(X, LABELS)
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(again.decision_function(X), clf.decision_function(X))
+    joblib.dump((v, clf), tmp_path / "m.joblib")
+    v2, clf2 = joblib.load(tmp_path / "m.joblib")
+    assert list(clf2.predict(v2.transform(["buy cheap pills"]))) == ["spam"]
+    assert list(pickle.loads(pickle.dumps(v)).get_feature_names_out()) == list(v.get_feature_names_out())
+
+
+def test_saved_estimator_loads_as_a_model_file(tmp_path):
+    X = rosenblatt.Vectorizer().fit_transform(TEXTS)
+    clf = rosenblatt.PassiveAggressive().fit(X, LABELS)
+    clf.save(tmp_path / "m.model")
+    m = rosenblatt.load(tmp_path / "m.model")
+    assert m.learner == "pa" and m.classes == ["0", "1"]
+
+
+def test_partial_fit_learns_online_and_refuses_unknown_classes():
+    X = rosenblatt.Vectorizer().fit_transform(TEXTS)
+    y = np.array(LABELS)
+    order = np.random.default_rng(0).permutation(40)
+    clf = rosenblatt.Perceptron()
+    for _ in range(3):
+        for i in range(0, 40, 8):
+            rows = order[i:i + 8]
+            clf.partial_fit(X[rows], y[rows], classes=["ham", "spam"])
+    assert (clf.predict(X) == y).mean() == 1.0
+    # Several classes: one model per class, softmax for logistic regression.
+    y3 = np.array([f"{lab}{i % 2}" if lab == "ham" else lab for i, lab in enumerate(LABELS)])
+    for make in (rosenblatt.PassiveAggressive, rosenblatt.LogisticRegression):
+        fitted = make().fit(X, y3)
+        before = fitted.decision_function(X)
+        fitted.partial_fit(X[order], y3[order])
+        assert fitted.decision_function(X).shape == before.shape == (40, 3)
+        assert not np.array_equal(fitted.decision_function(X), before)
+    with pytest.raises(ValueError, match="not given on the first call"):
+        clf.partial_fit(X[:2], ["eggs", "spam"])
+    with pytest.raises(ValueError, match="classes must be passed"):
+        rosenblatt.PassiveAggressive().partial_fit(X, y)
+
+
+def test_multilabel_indicator_gives_label_sets():
+    X = rosenblatt.Vectorizer().fit_transform(TEXTS)
+    Y = np.zeros((40, 3), dtype=int)
+    Y[:20, 0] = 1
+    Y[20:, 1] = 1
+    Y[::4, 2] = 1
+    clf = rosenblatt.PassiveAggressive().fit(X, Y)
+    P = clf.predict(X)
+    assert P.shape == (40, 3)
+    assert (P[:, :2] == Y[:, :2]).all()
+    assert rosenblatt.LogisticRegression().fit(X, Y).predict_proba(X).shape == (40, 3)
+
+
+def test_cli_spam_filter_classifies_strings_and_mail(tmp_path):
+    X = rosenblatt.Vectorizer()
+    clf = rosenblatt.PassiveAggressive().fit(X.fit_transform(TEXTS), LABELS)
+    path = tmp_path / "est.model"
+    clf.save(path)
+    with pytest.raises(ValueError, match="feature vectors"):
+        rosenblatt.load(path).classify("cheap meds")
+
+
+def test_bad_input_gets_sentences():
+    X = rosenblatt.Vectorizer().fit_transform(TEXTS)
+    clf = rosenblatt.PassiveAggressive()
+    with pytest.raises(NotFittedError):
+        clf.predict(X)
+    with pytest.raises(ValueError, match="only one class"):
+        clf.fit(X, ["spam"] * 40)
+    with pytest.raises(ValueError, match="Found input variables with inconsistent numbers"):
+        clf.fit(X, LABELS[:-1])
+    with pytest.raises(ValueError, match="NaN"):
+        clf.fit(np.full((4, 2), np.nan), [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="infinity"):
+        clf.fit(np.array([[np.inf, 1], [0, 1]]), [0, 1])
+    with pytest.raises(ValueError, match="C must be a positive number"):
+        rosenblatt.PassiveAggressive(C=-1).fit(X, LABELS)
+    with pytest.raises(ValueError, match="epochs must be a positive integer"):
+        rosenblatt.Perceptron(epochs=0).fit(X, LABELS)
+    with pytest.raises(ValueError, match="mode must be one of"):
+        rosenblatt.Perceptron(mode="sometimes").fit(X, LABELS)
+    with pytest.raises(ValueError, match="no nonzero value"):
+        clf.fit(sp.csr_matrix((4, 3)), [0, 1, 0, 1])
+    clf.fit(X, LABELS)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X[:, :3])
+    with pytest.raises(ValueError, match="empty vocabulary"):
+        rosenblatt.Vectorizer().fit(["...", "!!"])
+    with pytest.raises(ValueError, match="string object received"):
+        rosenblatt.Vectorizer().fit("one string")
+    with pytest.raises(ValueError, match="non-negative"):
+        rosenblatt.Vectorizer(ngrams=-1).fit(TEXTS)
+    with pytest.raises(ValueError, match="hash"):
+        rosenblatt.Vectorizer(hash_bits=60).fit(TEXTS)
+
+
+def test_damaged_model_files_are_refused_by_name(tmp_path):
+    p = tmp_path / "bad.model"
+    p.write_bytes(b"RSNBLATT" + b"\0" * 10)
+    with pytest.raises(ValueError, match="bad.model"):
+        rosenblatt.load(p)
+    with pytest.raises(OSError, match="missing.model"):
+        rosenblatt.load(tmp_path / "missing.model")
+    clf = rosenblatt.Perceptron().fit(rosenblatt.Vectorizer().fit_transform(TEXTS), LABELS)
+    state = clf.__getstate__()
+    state["_model_file"] = state["_model_file"][:-5]
+    with pytest.raises(ValueError, match="pickled model"):
+        rosenblatt.Perceptron().__setstate__(state)
+
+
+def test_a_malformed_csr_is_refused_not_read():
+    from rosenblatt._rosenblatt import NativeModel
+
+    ok = dict(indptr=np.array([0, 1, 2], np.int32), indices=np.array([0, 1], np.int32),
+              data=np.ones(2, np.float32))
+    y = np.array([0, 1], np.int64)
+    for bad, match in [
+        (dict(indices=np.array([0, 9], np.int32)), "outside"),
+        (dict(indices=np.array([0, -1], np.int32)), "outside"),
+        (dict(indptr=np.array([0, 2, 1], np.int32)), "indptr"),
+        (dict(indptr=np.array([0, 1, 5], np.int64)), "indptr"),
+        (dict(indptr=np.array([0, 2, 2], np.int32), indices=np.array([1, 0], np.int32)), "sorted"),
+        (dict(data=np.array([1.0, np.nan], np.float64)), "NaN"),
+        (dict(indices=np.array([0.0, 1.0])), "int32 or int64"),
+    ]:
+        a = {**ok, **bad}
+        with pytest.raises(ValueError, match=match):
+            NativeModel.fit(a["indptr"], a["indices"], a["data"], 2, y, 2, "perceptron", {}, 1)
+
+
+def test_fitting_releases_the_interpreter():
+    """While one thread fits, another runs Python code: the lock is released."""
+    rng = np.random.default_rng(0)
+    X = sp.random(20000, 2000, density=0.01, format="csr", random_state=0, dtype=np.float32)
+    y = rng.integers(0, 2, 20000)
+    ticks = []
+    done = threading.Event()
+
+    def tick():
+        while not done.is_set():
+            ticks.append(1)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    try:
+        rosenblatt.LogisticRegression(epochs=30).fit(X, y)
+    finally:
+        done.set()
+        t.join()
+    assert len(ticks) > 1000
