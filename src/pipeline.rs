@@ -27,8 +27,8 @@ use crate::training::{
 };
 pub use job::{Holdout, Outcome, Stage, TrainingJob, Tuning};
 pub use multilabel::{
-    LabelSets, decide_labels, evaluate_label_sets, evaluate_multilabel, fit_label_sets, is_multilabel,
-    label_set_metrics, train_multilabel,
+    LabelSets, decide_labels, evaluate_label_sets, evaluate_multilabel, fit_label_sets,
+    is_multilabel, label_set_metrics, train_multilabel,
 };
 pub use tune::{config_of, tune, tune_rows};
 

@@ -10,10 +10,10 @@ use crate::input::Document;
 use crate::learn::multilabel::{MultiLabelOptions, fit_scorer, label_counts};
 use crate::learn::{Fitted, MultiLabelModel};
 use crate::model::{FeatureSpace, Metadata, Model, ModelParts, Predictor};
-use crate::vocab::Vocabulary;
 use crate::training::{
     TrainConfig, check_rows, check_vocabulary, check_width, fit_vocab, label_sets,
 };
+use crate::vocab::Vocabulary;
 use crate::{Error, Result};
 use std::time::Instant;
 

@@ -13,7 +13,9 @@ use pyo3::types::{PyBytes, PyDict};
 use rayon::prelude::*;
 use rosenblatt::features::GeometrySpec;
 use rosenblatt::learn::multilabel::{MultiLabelOptions, Thresholds};
-use rosenblatt::learn::{AnyModel, Classifier, LabelScorer, LinearModel, OnlineState, SoftmaxModel};
+use rosenblatt::learn::{
+    AnyModel, Classifier, LabelScorer, LinearModel, OnlineState, SoftmaxModel,
+};
 use rosenblatt::learn::{Rate, UpdateRule};
 use rosenblatt::model::{FeatureSpace, Metadata, ModelParts, Predictor};
 use rosenblatt::pipeline::{decide_labels, fit_label_sets, fit_rows};
@@ -226,7 +228,10 @@ impl NativeModel {
             Predictor::Softmax(sm) => {
                 let seen = self.states.first().map_or(0, |s| s.seen);
                 let seen = py.detach(|| softmax_steps(sm, &x, y, eta, seen));
-                self.states = vec![OnlineState { seen, ..OnlineState::new(rule) }];
+                self.states = vec![OnlineState {
+                    seen,
+                    ..OnlineState::new(rule)
+                }];
                 self.model = Model::new(parts).map_err(to_py)?;
                 return Ok(());
             }
@@ -391,7 +396,9 @@ impl NativeModel {
 
     /// Classifies texts as the command line's `classify` does: `(label, score)` each.
     fn classify(&self, py: Python<'_>, texts: Vec<String>) -> PyResult<Vec<(String, f32)>> {
-        let d = py.detach(|| self.model.classify_batch(&texts)).map_err(to_py)?;
+        let d = py
+            .detach(|| self.model.classify_batch(&texts))
+            .map_err(to_py)?;
         Ok(d.into_iter().map(|d| (d.label, d.score)).collect())
     }
 

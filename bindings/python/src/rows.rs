@@ -113,7 +113,8 @@ impl<'py> Ints<'py> {
                 {
                     // SAFETY: on 64-bit targets usize and i64 have the same size and
                     // alignment, and every value is non-negative.
-                    let s = unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<usize>(), s.len()) };
+                    let s =
+                        unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<usize>(), s.len()) };
                     Ok(Cow::Borrowed(s))
                 }
                 #[cfg(not(target_pointer_width = "64"))]

@@ -11,7 +11,10 @@ use rosenblatt::learn::{
 };
 
 /// Reads `key` from the parameters, if given and not None.
-fn get<'py, T: for<'a> FromPyObject<'a, 'py>>(p: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {
+fn get<'py, T: for<'a> FromPyObject<'a, 'py>>(
+    p: &Bound<'py, PyDict>,
+    key: &str,
+) -> PyResult<Option<T>> {
     match p.get_item(key)? {
         Some(v) if !v.is_none() => v.extract().map(Some).map_err(|_| {
             PyValueError::new_err(format!("{key} has a value of the wrong type: {v}"))
@@ -40,7 +43,13 @@ fn settings(p: &Bound<'_, PyDict>, n_rows: usize, seed: u64) -> PyResult<Vec<Set
                 seed,
                 patience: get(p, "patience")?,
             },
-            m => return Err(unknown("mode", m, "'online', 'batch', 'converge', 'random'")),
+            m => {
+                return Err(unknown(
+                    "mode",
+                    m,
+                    "'online', 'batch', 'converge', 'random'",
+                ));
+            }
         }));
     }
     if let (Some(e), None) = (epochs, get::<String>(p, "mode")?) {
@@ -85,7 +94,13 @@ fn settings(p: &Bound<'_, PyDict>, n_rows: usize, seed: u64) -> PyResult<Vec<Set
             "constant" => RateSchedule::Constant,
             "inverse-sqrt" => RateSchedule::InverseSqrt,
             "inverse" => RateSchedule::Inverse,
-            r => return Err(unknown("lr_schedule", r, "'constant', 'inverse-sqrt', 'inverse'")),
+            r => {
+                return Err(unknown(
+                    "lr_schedule",
+                    r,
+                    "'constant', 'inverse-sqrt', 'inverse'",
+                ));
+            }
         }));
     }
     if let Some(k) = get::<String>(p, "kernel")? {

@@ -9,9 +9,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use rayon::prelude::*;
-use rosenblatt::features::{
-    BinaryMatrix, Geometry, GeometrySpec, Normalize, Weighting, vectorize,
-};
+use rosenblatt::features::{BinaryMatrix, Geometry, GeometrySpec, Normalize, Weighting, vectorize};
 use rosenblatt::text::{Analyzer, Source, Step};
 use rosenblatt::training::{check_vocabulary, vectorize_training};
 use rosenblatt::vocab::{VocabConfig, Vocabulary};
@@ -171,7 +169,11 @@ impl NativeVectorizer {
         if self.vocab.hashing().is_some() {
             return None;
         }
-        Some((0..self.vocab.len() as u32).map(|j| self.vocab.word(j).to_string()).collect())
+        Some(
+            (0..self.vocab.len() as u32)
+                .map(|j| self.vocab.word(j).to_string())
+                .collect(),
+        )
     }
 
     /// Columns of the rows `transform` returns.
@@ -184,7 +186,11 @@ impl NativeVectorizer {
 
     /// The analyzer's steps by name, as `rosenblatt inspect` shows them.
     fn steps(&self) -> Vec<String> {
-        self.analyzer.steps().iter().map(|s| s.name().to_string()).collect()
+        self.analyzer
+            .steps()
+            .iter()
+            .map(|s| s.name().to_string())
+            .collect()
     }
 
     /// The fitted state as bytes, for pickling.
@@ -198,9 +204,9 @@ impl NativeVectorizer {
     #[staticmethod]
     fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
         let (v, _): (NativeVectorizer, usize) =
-            bincode::serde::decode_from_slice(bytes, bincode::config::standard()).map_err(
-                |e| PyValueError::new_err(format!("not a pickled rosenblatt vectorizer: {e}")),
-            )?;
+            bincode::serde::decode_from_slice(bytes, bincode::config::standard()).map_err(|e| {
+                PyValueError::new_err(format!("not a pickled rosenblatt vectorizer: {e}"))
+            })?;
         Ok(v)
     }
 }
