@@ -3,11 +3,11 @@
 Measures end-to-end wall-clock time (vectorize + fit + predict; reading and parsing
 the files is not timed), best of ``--repeat`` runs, and accuracy, side by side:
 
-* Reuters-21578 ModApte (multi-label). Train = LEWISSPLIT="TRAIN" & TOPICS="YES" with
-  at least one topic; test = LEWISSPLIT="TEST" & TOPICS="YES" (all of them). Text =
-  TITLE + BODY, labels = the <D> entries of <TOPICS>. Scored with micro- and macro-F1
-  over the labels seen in training (zero_division=0; labels never in test count as 0 in
-  the macro average), plus macro-F1 over the labels seen in both train and test.
+* Reuters-21578 ModApte, the 90 categories with a training and a test document (the
+  corpus's PROVENANCE.txt and the command line's reader): the 7,770 training and 3,019
+  test documents with at least one of them (LEWISSPLIT, TOPICS="YES"). Text = TITLE +
+  BODY, labels = the <D> entries of <TOPICS> among the 90. Scored with micro- and
+  macro-F1 over the 90 (zero_division=0).
   rosenblatt: Vectorizer() + PassiveAggressive() fitted on the 0/1 indicator matrix;
   scikit-learn: TfidfVectorizer() + OneVsRestClassifier(LinearSVC()).
 * SpamAssassin public corpus (20030228, core + extra sets: 4150 ham, 1897 spam). Each
@@ -76,8 +76,11 @@ def load_reuters(folder):
             labels = D.findall(topics.group(1)) if topics else []
             parts = [m.group(1) for m in (TITLE.search(inner), BODY.search(inner)) if m]
             split.append((html.unescape("\n".join(parts)), labels))
-    return [d for d in train if d[1]], test
-
+    # The 90 categories with at least one training and one test document.
+    cats = {l for _, ls in train for l in ls} & {l for _, ls in test for l in ls}
+    keep = lambda docs: [(t, [l for l in ls if l in cats]) for t, ls in docs
+                         if any(l in cats for l in ls)]
+    return keep(train), keep(test)
 
 def load_spamassassin(folder):
     """Raw messages and labels ("ham"/"spam") from every ham/ and spam/ folder."""
@@ -126,11 +129,9 @@ def bench_reuters(folder, repeat):
     mlb = MultiLabelBinarizer().fit([labels for _, labels in train])
     train_x, test_x = [t for t, _ in train], [t for t, _ in test]
     y_train = mlb.transform([labels for _, labels in train])
-    known = set(mlb.classes_)
-    y_test = mlb.transform([[l for l in labels if l in known] for _, labels in test])
-    in_test = np.flatnonzero(y_test.sum(axis=0) > 0)
+    y_test = mlb.transform([labels for _, labels in test])
     print(f"reuters: {len(train)} train / {len(test)} test docs, {len(mlb.classes_)} "
-          f"train labels ({len(in_test)} also in test)", file=sys.stderr)
+          f"categories", file=sys.stderr)
     rows = {}
     for name, fn, kw in (("rosenblatt", run_rosenblatt, {}),
                          ("scikit-learn", run_sklearn, {"multilabel": True})):
@@ -139,9 +140,7 @@ def bench_reuters(folder, repeat):
         rows[name] = {
             "time (s)": secs,
             "micro-F1": f1_score(y_test, pred, average="micro", zero_division=0),
-            "macro-F1 (train labels)": f1_score(y_test, pred, average="macro", zero_division=0),
-            f"macro-F1 ({len(in_test)} labels in test)": f1_score(
-                y_test[:, in_test], pred[:, in_test], average="macro", zero_division=0),
+            "macro-F1": f1_score(y_test, pred, average="macro", zero_division=0),
         }
         print(f"  {name}: {rows[name]}", file=sys.stderr)
     return rows

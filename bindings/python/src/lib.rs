@@ -1,7 +1,7 @@
 //! The extension module `rosenblatt._rosenblatt`: a thin layer between the Python
 //! package (python/rosenblatt, where the scikit-learn estimators live) and the library.
-//! It reads scipy's CSR arrays in place where it can ([`rows`]), turns estimator
-//! parameters into the library's settings ([`settings`]), and releases the interpreter's
+//! It reads scipy's CSR arrays in place where it can (`rows`), turns estimator
+//! parameters into the library's settings (`settings`), and releases the interpreter's
 //! lock while the library fits, vectorizes or classifies, so rayon's threads do the work.
 
 mod errors;

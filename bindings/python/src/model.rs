@@ -493,13 +493,9 @@ fn softmax_steps(sm: &mut SoftmaxModel, x: &Rows<'_>, y: &[i64], eta: f32, mut s
         }
         for (j, v) in row.iter() {
             let w = &mut sm.w[j as usize * k..(j as usize + 1) * k];
-            for c in 0..k {
-                w[c] -= z[c] * v;
-            }
+            w.iter_mut().zip(&z).for_each(|(wc, g)| *wc -= g * v);
         }
-        for c in 0..k {
-            sm.bias[c] -= z[c];
-        }
+        sm.bias.iter_mut().zip(&z).for_each(|(b, g)| *b -= g);
         seen += 1;
     }
     seen
