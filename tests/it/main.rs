@@ -19,6 +19,7 @@ mod learners;
 mod mail;
 mod mail_fields;
 mod mail_header_block;
+mod mail_inputs;
 mod model_format;
 mod ngrams;
 mod nothing_to_learn;

@@ -1,15 +1,13 @@
-//! scipy CSR arrays as rows the learners read, in place where their dtypes allow.
+//! scipy CSR arrays as rows the learners read.
 //!
-//! The learners read feature ids as `u32`, row offsets as `usize` and values as `f32`.
-//! `indices` of dtype int32 (scipy's usual choice) are read where they lie, as `u32`,
-//! after one pass that checks every id is within `0..n_features`; int64 ids are copied
-//! into `u32`. `indptr` of dtype int64 is read where it lies (on 64-bit machines) and
-//! int32 is widened (one word per row). Values of dtype float32 are read where they lie
-//! and float64 narrowed to `f32`; values that are all 1 are not read at all, and the
-//! rows take the learners' binary path.
-//!
-//! The arrays are read while the interpreter's lock is released: like NumPy's own
-//! functions that release it, they must not be changed by another thread meanwhile.
+//! The learners read feature ids as `u32`, row offsets as `usize` and values as `f32`,
+//! and their inner loops read ids and offsets without bounds checks, so those two arrays
+//! are copied (one pass each, checked as they are copied): the interpreter's lock is
+//! released while the library works, and another Python thread changing an array it
+//! reads in place must not make it read out of bounds. Values of dtype float32 are read
+//! where they lie (a change by another thread meanwhile can only change the result);
+//! float64 values are narrowed to `f32`; values that are all 1 are not read at all, and
+//! the rows take the learners' binary path.
 
 use numpy::{PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -17,6 +15,9 @@ use pyo3::prelude::*;
 use rosenblatt::SparseRows;
 use rosenblatt::features::{CsrView, RowRef};
 use std::borrow::Cow;
+
+/// The largest value a row may hold.
+const MAX_VALUE: f32 = 1e18;
 
 /// An integer array of either dtype scipy uses for CSR structure.
 pub enum Ints<'py> {
@@ -63,66 +64,44 @@ impl<'py> Ints<'py> {
         }
     }
 
-    /// The values as feature ids, each checked to lie in `0..n_cols`.
-    fn ids(&self, n_cols: usize) -> PyResult<Cow<'_, [u32]>> {
-        let bad = |v: i64| {
-            PyValueError::new_err(format!(
-                "feature index {v} is outside 0..{n_cols} (the matrix has {n_cols} columns)"
-            ))
+    /// The values as feature ids (a copy), each checked to lie in `0..n_cols`.
+    fn ids(&self, n_cols: usize) -> PyResult<Vec<u32>> {
+        let id = |v: i64| {
+            u32::try_from(v)
+                .ok()
+                .filter(|&j| (j as usize) < n_cols)
+                .ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "feature index {v} is outside 0..{n_cols} (the matrix has {n_cols} \
+                         columns)"
+                    ))
+                })
         };
-        match self {
-            Ints::I32(a) => {
-                let s = contiguous(a, "indices")?;
-                if let Some(&v) = s.iter().find(|&&v| v < 0 || v as usize >= n_cols) {
-                    return Err(bad(i64::from(v)));
-                }
-                // SAFETY: i32 and u32 have the same size and alignment, and every value
-                // was just checked to be non-negative, so each reads as the same number.
-                let ids = unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u32>(), s.len()) };
-                Ok(Cow::Borrowed(ids))
-            }
+        let ids = match self {
+            Ints::I32(a) => contiguous(a, "indices")?
+                .iter()
+                .map(|&v| id(i64::from(v)))
+                .collect::<PyResult<Vec<u32>>>()?,
             Ints::I64(a) => contiguous(a, "indices")?
                 .iter()
-                .map(|&v| {
-                    if v < 0 || v as u64 >= n_cols as u64 || v > i64::from(u32::MAX) {
-                        Err(bad(v))
-                    } else {
-                        Ok(v as u32)
-                    }
-                })
-                .collect::<PyResult<Vec<u32>>>()
-                .map(Cow::Owned),
-        }
+                .map(|&v| id(v))
+                .collect::<PyResult<Vec<u32>>>()?,
+        };
+        Ok(ids)
     }
 
     /// The values as row offsets (negative ones refused).
-    fn offsets(&self) -> PyResult<Cow<'_, [usize]>> {
+    fn offsets(&self) -> PyResult<Vec<usize>> {
         let bad = |v: i64| PyValueError::new_err(format!("indptr holds a negative offset {v}"));
         match self {
             Ints::I32(a) => contiguous(a, "indptr")?
                 .iter()
                 .map(|&v| usize::try_from(v).map_err(|_| bad(i64::from(v))))
-                .collect::<PyResult<Vec<usize>>>()
-                .map(Cow::Owned),
-            Ints::I64(a) => {
-                let s = contiguous(a, "indptr")?;
-                if let Some(&v) = s.iter().find(|&&v| v < 0) {
-                    return Err(bad(v));
-                }
-                #[cfg(target_pointer_width = "64")]
-                {
-                    // SAFETY: on 64-bit targets usize and i64 have the same size and
-                    // alignment, and every value is non-negative.
-                    let s =
-                        unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<usize>(), s.len()) };
-                    Ok(Cow::Borrowed(s))
-                }
-                #[cfg(not(target_pointer_width = "64"))]
-                s.iter()
-                    .map(|&v| usize::try_from(v).map_err(|_| bad(v)))
-                    .collect::<PyResult<Vec<usize>>>()
-                    .map(Cow::Owned)
-            }
+                .collect(),
+            Ints::I64(a) => contiguous(a, "indptr")?
+                .iter()
+                .map(|&v| usize::try_from(v).map_err(|_| bad(v)))
+                .collect(),
         }
     }
 }
@@ -143,19 +122,22 @@ impl<'py> Floats<'py> {
 
     /// The values as `f32`; `None` when every one is 1 (binary rows).
     fn values(&self) -> PyResult<Option<Cow<'_, [f32]>>> {
+        // Beyond 1e18 a product of a value and a weight leaves float32's range.
         let finite = |ok: bool| {
             if ok {
                 Ok(())
             } else {
                 Err(PyValueError::new_err(
-                    "Input X contains NaN or infinity (or a value too large for float32)",
+                    "Input X contains NaN, infinity or a value beyond ±1e18, which the \
+                     learners' float32 arithmetic cannot hold: scale X",
                 ))
             }
         };
+        let fits = |v: f32| v.is_finite() && v.abs() <= MAX_VALUE;
         match self {
             Floats::F32(a) => {
                 let s = contiguous(a, "data")?;
-                finite(s.iter().all(|v| v.is_finite()))?;
+                finite(s.iter().all(|&v| fits(v)))?;
                 Ok((!s.iter().all(|&v| v == 1.0)).then_some(Cow::Borrowed(s)))
             }
             Floats::F64(a) => {
@@ -164,7 +146,7 @@ impl<'py> Floats<'py> {
                     return Ok(None);
                 }
                 let v: Vec<f32> = s.iter().map(|&v| v as f32).collect();
-                finite(v.iter().all(|v| v.is_finite()))?;
+                finite(v.iter().all(|&v| fits(v)))?;
                 Ok(Some(Cow::Owned(v)))
             }
         }
@@ -247,10 +229,10 @@ impl Floats<'_> {
     }
 }
 
-/// Checked CSR rows, borrowed from NumPy arrays or converted from them.
+/// Checked CSR rows: offsets and ids copied, values borrowed from NumPy or converted.
 pub struct Rows<'a> {
-    indptr: Cow<'a, [usize]>,
-    indices: Cow<'a, [u32]>,
+    indptr: Vec<usize>,
+    indices: Vec<u32>,
     vals: Option<Cow<'a, [f32]>>,
     n_cols: usize,
 }

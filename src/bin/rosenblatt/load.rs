@@ -2,6 +2,7 @@
 //! skipped documents and unparsed messages reported on stderr, and the refusal of inputs
 //! of the wrong kind for a model (documents for a vector model, vectors for a text one).
 
+use crate::flags::Mail;
 use crate::report;
 use anyhow::{Result, bail};
 use rand::SeedableRng;
@@ -87,12 +88,93 @@ pub fn require_known_labels<'a>(
 }
 
 /// The error for the unlabelled document `id` of a labelled corpus read from `paths`.
+/// When the one input is a file whose name does not say TSV or JSON lines, the sentence
+/// says how it was read and how to read it as JSON lines instead.
 pub fn no_label(id: &str, paths: &[PathBuf]) -> anyhow::Error {
     let at = at(id, paths);
+    let hint = match paths {
+        [p] if p.is_file() && input::Format::detect(p) == input::Format::Tsv => {
+            match p.extension().and_then(|e| e.to_str()) {
+                Some("tsv") => String::new(),
+                _ => format!(
+                    "; {} was read as TSV lines (the format comes from the extension: \
+                     .jsonl, .json or .ndjson for JSON lines); if it holds JSON lines, give \
+                     --format jsonl",
+                    p.display()
+                ),
+            }
+        }
+        _ => String::new(),
+    };
     anyhow::anyhow!(
         "{at}: the document has no label (a labelled line is `label<TAB>text`, or JSON with \
-         \"label\" or a non-empty \"labels\")"
+         \"label\" or a non-empty \"labels\"){hint}"
     )
+}
+
+/// The labelled mail a mail filter (the model at `model`) is evaluated on when it is
+/// given documents instead of `--spam`/`--ham`: each path must be a folder holding the
+/// class folders `spam/` and `ham/`, read as mail. A line file, another format or a
+/// folder without them is refused with a sentence naming the flags to use.
+pub fn mail_folders(model: &Path, paths: &[PathBuf], format: Option<Format>) -> Result<Mail> {
+    let mut mail = Mail {
+        spam: Vec::new(),
+        ham: Vec::new(),
+    };
+    for p in paths {
+        let (spam, ham) = (p.join("spam"), p.join("ham"));
+        let what = match format {
+            Some(f) if f != Format::Dir => format!("given as {}", format_name(f)),
+            _ if p.is_dir() && spam.is_dir() && ham.is_dir() => {
+                mail.spam.push(spam);
+                mail.ham.push(ham);
+                continue;
+            }
+            _ if p.is_dir() => "a folder without spam/ and ham/ folders".to_string(),
+            _ => format!("a {} file", format_name(input::Format::detect(p))),
+        };
+        bail!(
+            "{} is a mail filter: it reads messages, and {} is {what}; give labelled mail \
+             with --spam PATH --ham PATH, or a folder holding spam/ and ham/ folders of \
+             messages",
+            model.display(),
+            p.display()
+        );
+    }
+    Ok(mail)
+}
+
+/// Refuses inputs a mail filter (the model at `model`) would misread: line files (TSV,
+/// JSONL, by `--input-format` or by their extension) hold documents, not messages.
+pub fn refuse_line_files(model: &Path, paths: &[PathBuf], format: Option<Format>) -> Result<()> {
+    for p in paths.iter().filter(|p| p.as_os_str() != "-") {
+        let f = format.unwrap_or_else(|| input::Format::detect_unlabelled(p));
+        if matches!(f, Format::Tsv | Format::Jsonl | Format::Reuters) {
+            bail!(
+                "{} is a mail filter: it reads messages (files, Maildirs, mbox files, \
+                 folders of them), and {} is {}; a line file would be read as one message",
+                model.display(),
+                p.display(),
+                match format {
+                    Some(f) => format!("given as {}", format_name(f)),
+                    None => format!("a {} file", format_name(f)),
+                }
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A format as the flags spell it.
+fn format_name(f: Format) -> &'static str {
+    match f {
+        Format::Dir => "class folders",
+        Format::Text => "text",
+        Format::Jsonl => "JSONL",
+        Format::Tsv => "TSV",
+        Format::Reuters => "Reuters SGML",
+        Format::Svmlight => "SVMlight",
+    }
 }
 
 /// Reports what did not read or parse in `m` and returns its corpus.
@@ -170,10 +252,11 @@ pub fn vectors_hint(model_path: &Path) -> String {
 pub fn read_raw(p: &Path, what: &str) -> Result<Vec<u8>> {
     use rosenblatt::input::limit::{read_bounded, read_document};
     if p.as_os_str() == "-" {
-        Ok(read_bounded(
-            std::io::stdin().lock(),
-            &format!("{what} on stdin"),
-        )?)
+        let bytes = read_bounded(std::io::stdin().lock(), &format!("{what} on stdin"))?;
+        if bytes.is_empty() {
+            bail!("{what} on stdin is empty (0 bytes): nothing to read");
+        }
+        Ok(bytes)
     } else {
         Ok(read_document(p)?)
     }

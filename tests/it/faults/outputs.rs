@@ -3,6 +3,7 @@
 
 use super::{DEADLINE, finish, json_field, mkfifo, ok, raw, run, tiny_model};
 use crate::common::{bin, data, stdout_of};
+use std::io::Write;
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 use std::process::{Child, Stdio};
@@ -112,7 +113,9 @@ fn learn_gives_up_on_a_held_lock_after_lock_timeout() {
     held.lock().unwrap();
     let start = Instant::now();
     let mut child = spawn_learn(&link, "--spam", &["--lock-timeout", "1"]);
-    drop(child.stdin.take());
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"Subject: cheap\n\nbuy now\n").unwrap();
+    drop(stdin);
     let o = finish(child, "learn on a held lock");
     let took = start.elapsed();
     let err = String::from_utf8_lossy(&o.stderr);

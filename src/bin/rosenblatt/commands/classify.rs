@@ -29,6 +29,7 @@ pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
     }
     // The model's analyzer says how its inputs are read: a mail source parses messages.
     if model.analyzer().source().mail_rules().is_some() || plan.filter() {
+        load::refuse_line_files(&plan.model, &plan.documents.paths, plan.documents.format)?;
         return super::classify_mail::run(&plan, &model);
     }
     let d = &plan.documents;

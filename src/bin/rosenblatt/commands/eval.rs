@@ -92,6 +92,12 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
     if d.max_feature_id.is_some() {
         bail!("{}", crate::flags::NOT_SVM);
     }
+    // A mail filter reads its inputs as mail: class folders spam/ and ham/, else a
+    // sentence naming --spam/--ham (never messages read as plain text).
+    if model.analyzer().source().mail_rules().is_some() {
+        let mail = load::mail_folders(path, &d.paths, d.format)?;
+        return super::eval_mail::mail(path, &mail, json, chart);
+    }
     let phase = Phase::start("reading documents");
     let corpus = load::documents(&d.paths, d.format, d.split, d.detect)?;
     if corpus.docs.is_empty() {

@@ -94,6 +94,9 @@ pub fn run(a: LearnPlan) -> Result<ExitCode> {
         .source()
         .mail_rules()
         .cloned();
+    if rules.is_some() {
+        load::refuse_line_files(&a.model, &a.inputs, None)?;
+    }
     let corpus = documents(&a.inputs, rules.as_ref())?;
     if corpus.docs.is_empty() {
         bail!("no message to learn");

@@ -25,7 +25,7 @@ pub struct ClassifyArgs {
     /// The model file.
     #[arg(short, long, help_heading = "Input")]
     pub model: PathBuf,
-    /// Documents: files, folders (every file under them) or line files with --format;
+    /// Documents: files, folders (every file under them) or line files with --input-format;
     /// `-` (or nothing) reads one document from stdin. For a mail filter: messages, Maildir
     /// folders or mbox files.
     #[arg(help_heading = "Input", display_order = 0)]

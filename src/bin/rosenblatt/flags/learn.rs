@@ -7,12 +7,13 @@ use std::path::PathBuf;
 
 /// `rosenblatt learn`.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("class").required(true).args(["spam", "ham"])))]
 pub struct LearnArgs {
     /// The model file, updated in place.
     #[arg(short, long)]
     pub model: PathBuf,
     /// Learn the message(s) as spam.
-    #[arg(long, required_unless_present = "ham", conflicts_with = "ham")]
+    #[arg(long, conflicts_with = "ham")]
     pub spam: bool,
     /// Learn the message(s) as ham.
     #[arg(long)]
