@@ -19,21 +19,17 @@ use rosenblatt::learn::{
 use rosenblatt::learn::{Rate, UpdateRule};
 use rosenblatt::model::{FeatureSpace, Metadata, ModelParts, Predictor};
 use rosenblatt::pipeline::{decide_labels, fit_label_sets, fit_rows};
+use rosenblatt::training::check_width;
 use rosenblatt::{Model, SparseRows, TrainConfig};
 use std::path::Path;
 
-/// A fitted model: the classes are the estimator's class indices as strings ("0", "1",
-/// …) or, for a model made by the command line, its class names.
+/// A fitted model, with the class names its file records (an estimator's classes as
+/// text, or the command line's class names).
 #[pyclass(module = "rosenblatt._rosenblatt")]
 pub struct NativeModel {
     model: Model,
     /// The online rule's state per linear model, for `partial_fit`.
     states: Vec<OnlineState>,
-}
-
-/// The class names of an estimator's model: its class indices.
-fn index_names(k: usize) -> Vec<String> {
-    (0..k).map(|c| c.to_string()).collect()
 }
 
 /// The binary models inside a one-vs-rest or multi-label predictor (none for softmax).
@@ -95,10 +91,11 @@ impl NativeModel {
 #[pymethods]
 impl NativeModel {
     /// Fits learner `name` with `params` on CSR rows; `y` is each row's class index
-    /// (1-D int64, below `n_classes`) or a 2-D indicator of label sets (int8), which
+    /// (1-D int64, an index into `classes`, the names the model file records) or a 2-D
+    /// 0/1 indicator of label sets (int8, a column per class), which
     /// fits one model per label with thresholds chosen on `threshold_folds` folds.
     #[staticmethod]
-    #[pyo3(signature = (indptr, indices, data, n_features, y, n_classes, name, params, seed, threshold_folds=5))]
+    #[pyo3(signature = (indptr, indices, data, n_features, y, classes, name, params, seed, threshold_folds=5))]
     #[allow(clippy::too_many_arguments)]
     fn fit(
         py: Python<'_>,
@@ -107,7 +104,7 @@ impl NativeModel {
         data: &Bound<'_, PyAny>,
         n_features: usize,
         y: &Bound<'_, PyAny>,
-        n_classes: usize,
+        classes: Vec<String>,
         name: &str,
         params: &Bound<'_, PyDict>,
         seed: u64,
@@ -120,7 +117,7 @@ impl NativeModel {
             geometry: GeometrySpec::default(),
             ..TrainConfig::default()
         };
-        let classes = index_names(n_classes);
+        let n_classes = classes.len();
         if let Ok(y) = y.extract::<PyReadonlyArray1<'_, i64>>() {
             let idx = y
                 .as_slice()?
@@ -153,10 +150,21 @@ impl NativeModel {
         model.map(NativeModel::wrap).map_err(to_py)
     }
 
-    /// A model of zero weights over `n_features` for `n_classes` classes, for learning
-    /// one batch at a time (`partial_fit`); `logistic` makes its scores logits.
+    /// A model of zero weights over `n_features` for `classes`, for learning one batch at
+    /// a time (`partial_fit`): one linear model (two classes) or one per class, whose
+    /// scores are logits when `logistic`; one softmax model when `softmax`.
     #[staticmethod]
-    fn empty(n_features: usize, n_classes: usize, logistic: bool) -> PyResult<NativeModel> {
+    fn empty(
+        n_features: usize,
+        classes: Vec<String>,
+        logistic: bool,
+        softmax: bool,
+    ) -> PyResult<NativeModel> {
+        let k = classes.len();
+        if k < 2 {
+            return Err(PyValueError::new_err("a classifier needs two classes"));
+        }
+        check_width(n_features, k, &TrainConfig::default()).map_err(to_py)?;
         let zero = || {
             let m = LinearModel::zeros(n_features);
             if logistic {
@@ -165,8 +173,12 @@ impl NativeModel {
                 AnyModel::Linear(m)
             }
         };
-        let predictor = match n_classes {
-            0 | 1 => return Err(PyValueError::new_err("a classifier needs two classes")),
+        let predictor = match k {
+            _ if softmax && k > 2 => Predictor::Softmax(SoftmaxModel {
+                k,
+                w: vec![0.0; n_features * k],
+                bias: vec![0.0; k],
+            }),
             2 => Predictor::Binary(zero()),
             k => Predictor::OneVsRest((0..k).map(|_| zero()).collect()),
         };
@@ -175,7 +187,7 @@ impl NativeModel {
             vocab: Default::default(),
             features: FeatureSpace::Indexed { n_features },
             geometry: Default::default(),
-            classes: index_names(n_classes),
+            classes,
             predictor,
             meta: Metadata::default(),
             online: None,
@@ -185,9 +197,29 @@ impl NativeModel {
         .map_err(to_py)
     }
 
-    /// Learns CSR rows in order, one at a time, by `rule` ("perceptron", "pa" with
-    /// aggressiveness `c`, or "logistic" with initial rate `eta`), continuing from the
-    /// model's weights; `y` holds each row's class index.
+    /// Rows learned so far by each online model (the t of a decaying rate), to carry
+    /// over a pickle.
+    fn seen(&self) -> Vec<u64> {
+        self.states.iter().map(|s| s.seen).collect()
+    }
+
+    /// Restores the counts `seen` gave, for `rule` (as `partial_fit` names it).
+    fn restore_seen(&mut self, seen: Vec<u64>, rule: &str, c: f32, eta: f32) -> PyResult<()> {
+        let rule = online_rule(rule, c, eta)?;
+        self.states = seen
+            .into_iter()
+            .map(|seen| OnlineState {
+                seen,
+                ..OnlineState::new(rule)
+            })
+            .collect();
+        Ok(())
+    }
+
+    /// Learns CSR rows in order, one at a time, by `rule` ("perceptron" with step `eta`,
+    /// "pa" with aggressiveness `c`, or "logistic" with initial rate `eta`), continuing
+    /// from the model's weights; `y` holds each row's class index. Without `bias` the
+    /// bias stays 0.
     #[allow(clippy::too_many_arguments)]
     fn partial_fit(
         &mut self,
@@ -200,17 +232,15 @@ impl NativeModel {
         rule: &str,
         c: f32,
         eta: f32,
+        bias: bool,
     ) -> PyResult<()> {
-        let rule = match rule {
-            "perceptron" => UpdateRule::Perceptron,
-            "pa" => UpdateRule::PassiveAggressive { c },
-            "logistic" => UpdateRule::Logistic {
-                eta,
-                rate: Rate::Decaying,
-            },
-            r => return Err(PyValueError::new_err(format!("no online rule {r:?}"))),
-        };
-        rule.validate().map_err(|e| to_py(e.into()))?;
+        let rule = online_rule(rule, c, eta)?;
+        let width = self.n_features();
+        if n_features != width {
+            return Err(PyValueError::new_err(format!(
+                "X has {n_features} features, but the model has {width}"
+            )));
+        }
         let arrays = Arrays::extract(indptr, indices, data, n_features)?;
         let x = arrays.rows()?;
         let y = y.as_slice()?;
@@ -258,8 +288,23 @@ impl NativeModel {
                     for (i, &yi) in y.iter().enumerate() {
                         let row = x.row(i);
                         let positive = if binary { yi == 1 } else { yi == c as i64 };
+                        let y = if positive { 1.0 } else { -1.0 };
                         let score = m.score(row);
-                        state.step(m, row, if positive { 1.0 } else { -1.0 }, score);
+                        if state.rule == UpdateRule::Perceptron {
+                            // The perceptron's own step η (the rule's is 1).
+                            state.skip();
+                            if y * score <= 0.0 {
+                                for (j, v) in row.iter() {
+                                    m.w[j as usize] += eta * y * v;
+                                }
+                                m.bias += eta * y;
+                            }
+                        } else {
+                            state.step(m, row, y, score);
+                        }
+                        if !bias {
+                            m.bias = 0.0;
+                        }
                     }
                 })
         });
@@ -499,4 +544,20 @@ fn softmax_steps(sm: &mut SoftmaxModel, x: &Rows<'_>, y: &[i64], eta: f32, mut s
         seen += 1;
     }
     seen
+}
+
+/// The online rule `partial_fit` names: "perceptron", "pa" (aggressiveness `c`) or
+/// "logistic" (initial rate `eta`, decaying as η/√(1 + t)).
+fn online_rule(rule: &str, c: f32, eta: f32) -> PyResult<UpdateRule> {
+    let rule = match rule {
+        "perceptron" => UpdateRule::Perceptron,
+        "pa" => UpdateRule::PassiveAggressive { c },
+        "logistic" => UpdateRule::Logistic {
+            eta,
+            rate: Rate::Decaying,
+        },
+        r => return Err(PyValueError::new_err(format!("no online rule {r:?}"))),
+    };
+    rule.validate().map_err(|e| to_py(e.into()))?;
+    Ok(rule)
 }

@@ -56,7 +56,7 @@ def test_saved_estimator_loads_as_a_model_file(tmp_path):
     clf = rosenblatt.PassiveAggressive().fit(X, LABELS)
     clf.save(tmp_path / "m.model")
     m = rosenblatt.load(tmp_path / "m.model")
-    assert m.learner == "pa" and m.classes == ["0", "1"]
+    assert m.learner == "pa" and m.classes == ["ham", "spam"]
 
 
 def test_partial_fit_learns_online_and_refuses_unknown_classes():
@@ -133,8 +133,24 @@ def test_bad_input_gets_sentences():
         rosenblatt.Vectorizer().fit(["...", "!!"])
     with pytest.raises(ValueError, match="string object received"):
         rosenblatt.Vectorizer().fit("one string")
-    with pytest.raises(ValueError, match="non-negative"):
+    with pytest.raises(ValueError, match="ngrams must be an integer of at least 1"):
         rosenblatt.Vectorizer(ngrams=-1).fit(TEXTS)
+    with pytest.raises(ValueError, match="max_features"):
+        rosenblatt.Vectorizer(max_features=True).fit(TEXTS)
+    with pytest.raises(ValueError, match="shuffle must be True or False"):
+        rosenblatt.PassiveAggressive(shuffle="x").fit(X, LABELS)
+    with pytest.raises(ValueError, match="rounds applies to mode='random' only"):
+        rosenblatt.Perceptron(rounds=5).fit(X, LABELS)
+    with pytest.raises(ValueError, match="l2 must be a number"):
+        rosenblatt.LogisticRegression(l2="x").fit(X, LABELS)
+    with pytest.raises(ValueError, match="a 2-D y must be a label indicator matrix of 0 and 1"):
+        clf.fit(X, np.where(np.eye(40, 3) > 0, 1, -1))
+    with pytest.raises(ValueError, match="1e18"):
+        clf.fit(np.array([[3e38, 1.0], [1.0, 0.0]]), [0, 1])
+    with pytest.raises(ValueError, match="fit_intercept=False needs multi_class='ovr'"):
+        rosenblatt.LogisticRegression(fit_intercept=False).fit(X, np.arange(40) % 3)
+    with pytest.raises(TypeError, match="expected a message"):
+        rosenblatt.Model(None, "x").classify_mail([5])
     with pytest.raises(ValueError, match="hash"):
         rosenblatt.Vectorizer(hash_bits=60).fit(TEXTS)
 
@@ -170,7 +186,7 @@ def test_a_malformed_csr_is_refused_not_read():
     ]:
         a = {**ok, **bad}
         with pytest.raises(ValueError, match=match):
-            NativeModel.fit(a["indptr"], a["indices"], a["data"], 2, y, 2, "perceptron", {}, 1)
+            NativeModel.fit(a["indptr"], a["indices"], a["data"], 2, y, ["a", "b"], "perceptron", {}, 1)
 
 
 def test_fitting_releases_the_interpreter():
@@ -193,3 +209,37 @@ def test_fitting_releases_the_interpreter():
         done.set()
         t.join()
     assert len(ticks) > 1000
+
+
+def test_partial_fit_keeps_the_settings_and_its_state_across_pickles():
+    X = rosenblatt.Vectorizer().fit_transform(TEXTS)
+    y = np.array(LABELS)
+    # No bias without fit_intercept; the perceptron's step is its eta.
+    pa = rosenblatt.PassiveAggressive(fit_intercept=False).partial_fit(X, y, classes=["ham", "spam"])
+    assert pa.intercept_ == [0.0]
+    p = rosenblatt.Perceptron(eta=0.25).partial_fit(X[:1], y[:1], classes=["ham", "spam"])
+    np.testing.assert_allclose(p.coef_[0], 0.25 * (1 if y[0] == "spam" else -1) * X[0].toarray()[0], rtol=1e-6)
+    # The decaying rate's count travels with the pickle.
+    lr = rosenblatt.LogisticRegression().partial_fit(X[:20], y[:20], classes=["ham", "spam"])
+    copy = pickle.loads(pickle.dumps(lr))
+    lr.partial_fit(X[20:], y[20:])
+    copy.partial_fit(X[20:], y[20:])
+    np.testing.assert_array_equal(lr.decision_function(X), copy.decision_function(X))
+    # Several classes under the default multi_class learn one softmax model.
+    y3 = np.arange(40) % 3
+    sm = rosenblatt.LogisticRegression().partial_fit(X, y3, classes=[0, 1, 2])
+    assert sm._native.kind() == "softmax"
+
+
+def test_a_failed_refit_leaves_the_fitted_model_whole():
+    X = rosenblatt.Vectorizer().fit_transform(TEXTS)
+    clf = rosenblatt.PassiveAggressive().fit(X, LABELS)
+    with pytest.raises(ValueError):
+        clf.fit(X[:1], np.array([[1, 0, 1]]))
+    assert list(clf.predict(X[:1])) == ["spam"]
+
+
+def test_a_model_too_wide_for_a_file_is_refused_before_allocating():
+    X = sp.csr_matrix((np.ones(2), [0, 1], [0, 1, 2]), shape=(2, 2**40))
+    with pytest.raises(ValueError, match="more than a model file can hold"):
+        rosenblatt.Perceptron().partial_fit(X, [0, 1], classes=[0, 1])

@@ -18,15 +18,36 @@ from ._rosenblatt import NativeModel
 _DTYPES = (np.float32, np.float64)
 
 
-def _positive(name, value, integer=False):
+#: Upper bounds that keep a parameter within what the learners' float32 and counters hold.
+_MAX = {"epochs": 1_000_000, "rounds": 10**12, "patience": 10**12, "batch_size": 10**9,
+        "degree": 16}
+
+
+def _positive(name, value, integer=False, most=1e6):
+    """Refuses anything but a positive number (an integer when asked) up to a bound."""
     kind = numbers.Integral if integer else numbers.Real
-    if isinstance(value, bool) or not isinstance(value, kind) or not value > 0:
+    most = _MAX.get(name, most)
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, kind)
+            or not 0 < value <= most):
         what = "a positive integer" if integer else "a positive number"
-        raise ValueError(f"{name} must be {what}, got {value!r}")
+        raise ValueError(f"{name} must be {what} (at most {most:g}), got {value!r}")
+
+
+def _non_negative(name, value, most=1e6):
+    """Refuses anything but a number in [0, most]."""
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)
+            or not 0 <= value <= most):
+        raise ValueError(f"{name} must be a number from 0 to {most:g}, got {value!r}")
+
+
+def _boolean(name, value):
+    """Refuses anything but True or False."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
 
 
 def _one_of(name, value, allowed):
-    if value not in allowed:
+    if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
 
 
@@ -52,7 +73,8 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
     # -- fitting ---------------------------------------------------------------------
 
     def _targets(self, y):
-        """Class indices (1-D int64) or a label indicator (2-D int8), and the classes."""
+        """Class indices (1-D int64) or a label indicator (2-D int8), the classes, and
+        whether the target is multi-label."""
         y = np.asarray(y) if not hasattr(y, "toarray") else y.toarray()
         if y.ndim == 2 and y.shape[1] == 1:
             warnings.warn(
@@ -62,22 +84,20 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
             )
             y = y.ravel()
         if y.ndim == 2:
-            if type_of_target(y) != "multilabel-indicator":
+            if type_of_target(y) != "multilabel-indicator" or not np.isin(y, (0, 1)).all():
                 raise ValueError(
-                    "a 2-D y must be a label indicator matrix of 0 and 1 (multi-label); "
-                    f"got {type_of_target(y)}"
+                    "a 2-D y must be a label indicator matrix of 0 and 1 (multi-label), "
+                    f"got {type_of_target(y)} with values {np.unique(y)[:5]!r}"
                 )
-            self._multilabel = True
-            return np.ascontiguousarray(y, dtype=np.int8), np.arange(y.shape[1])
+            return np.ascontiguousarray(y, dtype=np.int8), np.arange(y.shape[1]), True
         check_classification_targets(y)
-        self._multilabel = False
         classes, idx = np.unique(y, return_inverse=True)
         if len(classes) < 2:
             raise ValueError(
                 f"{type(self).__name__} needs samples of at least 2 classes in the data, "
                 f"but the data contains only one class: {classes[0]!r}"
             )
-        return np.ascontiguousarray(idx, dtype=np.int64), classes
+        return np.ascontiguousarray(idx, dtype=np.int64), classes, False
 
     def fit(self, X, y):
         """Fits the learner on ``X`` (scipy sparse or dense, binary or real values) and
@@ -87,9 +107,9 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=_DTYPES, multi_output=True
         )
-        targets, classes = self._targets(y)
+        targets, classes, multilabel = self._targets(y)
         indptr, indices, data, width = csr_parts(X)
-        if len(indices) == 0:
+        if np.count_nonzero(data) == 0:
             raise ValueError(
                 "X has no nonzero value: every row would get the same score"
             )
@@ -99,12 +119,13 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
             data,
             width,
             targets,
-            len(classes),
+            [str(c) for c in classes],
             self._learner(len(classes)),
             self._settings(),
             seed_of(getattr(self, "random_state", None)),
         )
         self.classes_ = classes
+        self._multilabel = multilabel
         return self
 
     # -- scoring ---------------------------------------------------------------------
@@ -184,14 +205,19 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
         native = state.pop("_native", None)
         if native is not None:
             state["_model_file"] = native.to_bytes()
+            state["_online_seen"] = native.seen()
         return state
 
     def __setstate__(self, state):
         state = dict(state)
         model_file = state.pop("_model_file", None)
+        seen = state.pop("_online_seen", [])
         self.__dict__.update(state)
         if model_file is not None:
             self._native = NativeModel.from_bytes(model_file, "the pickled model")
+            if seen and hasattr(self, "_online_args"):
+                rule, c, eta, _ = self._online_args()
+                self._native.restore_seen(seen, rule, c, eta)
 
 
 class OnlineMixin:
@@ -199,23 +225,29 @@ class OnlineMixin:
     rule (``_online_rule``: "perceptron", "pa" or "logistic")."""
 
     def partial_fit(self, X, y, classes=None):
-        """Learns the rows of ``X`` one at a time, in order, by the learner's online rule,
-        from the weights fitted so far (``classes``, every class ``y`` may hold, is
-        needed on the first call). The rule is the one ``rosenblatt learn`` applies to a
-        saved filter; models fitted with averaging go on from their averaged weights."""
+        """Learns the rows of ``X`` one at a time, in order, from the weights fitted so far
+        (``classes``, every class ``y`` may hold, is needed on the first call). The steps
+        are those ``rosenblatt learn`` takes on a saved filter: the perceptron's η·y·x on
+        a mistake, PA-I's capped step (``C``), logistic regression's gradient step at
+        η/√(1 + t) after t rows (softmax: its own gradient step); the bias stays 0 without
+        ``fit_intercept`` (``bias="none"``). Averaging, ``l2``, ``solver`` and
+        ``lr_schedule`` belong to ``fit``'s passes and do not apply here; a model fitted
+        with averaging goes on from its averaged weights."""
         self._check_params()
         first = not hasattr(self, "_native")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, reset=first)
         if first:
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit")
-            self.classes_ = np.unique(np.asarray(classes))
-            if len(self.classes_) < 2:
+            all_classes = np.unique(np.asarray(classes))
+            if len(all_classes) < 2:
                 raise ValueError("classes must name at least 2 classes")
-            self._multilabel = False
-            self._native = NativeModel.empty(
-                X.shape[1], len(self.classes_), self._online_rule == "logistic"
+            softmax = self._learner(len(all_classes)) == "softmax"
+            native = NativeModel.empty(
+                X.shape[1], [str(c) for c in all_classes],
+                self._online_rule == "logistic", softmax,
             )
+            self._native, self.classes_, self._multilabel = native, all_classes, False
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(
                 f"classes {np.unique(classes)!r} differ from those of the first call "
@@ -230,15 +262,18 @@ class OnlineMixin:
             unknown = sorted(set(np.asarray(y).tolist()) - set(self.classes_.tolist()))
             raise ValueError(f"y holds classes not given on the first call: {unknown!r}")
         indptr, indices, data, width = csr_parts(X)
-        s = self._settings()
         self._native.partial_fit(
-            indptr,
-            indices,
-            data,
-            width,
-            idx.astype(np.int64),
+            indptr, indices, data, width, idx.astype(np.int64), *self._online_args()
+        )
+        return self
+
+    def _online_args(self):
+        """The online rule's name and constants (C, η) and whether it learns a bias."""
+        self._learner(len(self.classes_))
+        s = self._settings()
+        return (
             self._online_rule,
             float(s.get("C", 1.0)),
             float(s.get("eta", 1.0)),
+            s.get("bias", "augmented") != "none",
         )
-        return self

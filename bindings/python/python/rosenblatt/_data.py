@@ -10,8 +10,7 @@ def csr_parts(X):
 
     Dense arrays become CSR (zeros dropped). A CSR matrix whose rows hold unsorted or
     repeated column indices is copied and summed into canonical form; otherwise its
-    arrays are passed as they are (int32 indices and float32 values are then read
-    without a copy)."""
+    arrays are passed as they are (float32 values are then read without a copy)."""
     if not sp.issparse(X):
         X = sp.csr_matrix(X)
     elif X.format != "csr":
@@ -22,9 +21,10 @@ def csr_parts(X):
     data = X.data
     if data.dtype not in (np.float32, np.float64):
         data = data.astype(np.float64)
+    ints = lambda a: a if a.dtype in (np.int32, np.int64) else a.astype(np.int64)
     return (
-        np.ascontiguousarray(X.indptr),
-        np.ascontiguousarray(X.indices),
+        np.ascontiguousarray(ints(X.indptr)),
+        np.ascontiguousarray(ints(X.indices)),
         np.ascontiguousarray(data),
         X.shape[1],
     )
@@ -40,8 +40,8 @@ def seed_of(random_state):
 
     if random_state is None:
         return 42
-    if isinstance(random_state, numbers.Integral):
-        if random_state < 0:
-            raise ValueError(f"random_state must be non-negative, got {random_state}")
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if not 0 <= random_state < 2**64:
+            raise ValueError(f"random_state must be from 0 to 2**64 - 1, got {random_state}")
         return int(random_state)
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))

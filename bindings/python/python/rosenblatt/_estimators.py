@@ -2,7 +2,7 @@
 settings, exactly as ``rosenblatt train``'s flags do (same names where they can be:
 ``mode``, ``epochs``, ``eta``, ``bias``, ``C``, ``l2``, ``solver``, ``kernel``)."""
 
-from ._base import OnlineMixin, RosenblattClassifier, _one_of, _positive
+from ._base import OnlineMixin, RosenblattClassifier, _boolean, _non_negative, _one_of, _positive
 
 _MODES = ("online", "batch", "converge", "random")
 _BIASES = ("none", "augmented", "r2")
@@ -50,9 +50,14 @@ class Perceptron(OnlineMixin, RosenblattClassifier):
         _one_of("bias", self.bias, _BIASES)
         _positive("epochs", self.epochs, integer=True)
         _positive("eta", self.eta)
+        _boolean("shuffle", self.shuffle)
         for name in ("rounds", "patience"):
             if getattr(self, name) is not None:
+                if self.mode != "random":
+                    raise ValueError(f"{name} applies to mode='random' only")
                 _positive(name, getattr(self, name), integer=True)
+        if self.mode == "random" and not self.shuffle:
+            raise ValueError("shuffle=False does not apply to mode='random' (it draws rows at random)")
 
     def _learner(self, n_classes):
         return "perceptron"
@@ -86,6 +91,8 @@ class AveragedPerceptron(RosenblattClassifier):
 
     def _check_params(self):
         _positive("epochs", self.epochs, integer=True)
+        _boolean("fit_intercept", self.fit_intercept)
+        _boolean("shuffle", self.shuffle)
 
     def _learner(self, n_classes):
         return "averaged-perceptron"
@@ -122,6 +129,8 @@ class PassiveAggressive(OnlineMixin, RosenblattClassifier):
     def _check_params(self):
         _positive("C", self.C)
         _positive("epochs", self.epochs, integer=True)
+        for name in ("average", "fit_intercept", "shuffle"):
+            _boolean(name, getattr(self, name))
 
     def _learner(self, n_classes):
         return "pa"
@@ -175,14 +184,19 @@ class LogisticRegression(OnlineMixin, RosenblattClassifier):
         _positive("eta", self.eta)
         _positive("epochs", self.epochs, integer=True)
         _positive("batch_size", self.batch_size, integer=True)
-        if not self.l2 >= 0:
-            raise ValueError(f"l2 must be a non-negative number, got {self.l2!r}")
+        _non_negative("l2", self.l2)
+        _boolean("fit_intercept", self.fit_intercept)
         _one_of("solver", self.solver, ("sgd", "minibatch", "batch"))
         _one_of("lr_schedule", self.lr_schedule, ("inverse-sqrt", "inverse", "constant"))
         _one_of("multi_class", self.multi_class, ("softmax", "ovr"))
 
     def _learner(self, n_classes):
         self._softmax = n_classes > 2 and self.multi_class == "softmax"
+        if self._softmax and not self.fit_intercept:
+            raise ValueError(
+                "softmax regression always learns a bias per class: fit_intercept=False "
+                "needs multi_class='ovr' (or two classes)"
+            )
         return "softmax" if self._softmax else "logistic"
 
     def _settings(self):
@@ -199,8 +213,10 @@ class LogisticRegression(OnlineMixin, RosenblattClassifier):
         return s
 
     def predict_proba(self, X):
-        """P(class | x) for each class, shape ``(n_samples, n_classes)``; for
-        multi-label models each label's own probability."""
+        """P(class | x) for each class, shape ``(n_samples, n_classes)``. For multi-label
+        models, one column per label: each label's own probability (one-vs-rest), or its
+        share of the softmax over the labels (rows sum to 1); ``predict`` gives the labels
+        above their tuned thresholds, not those above ½."""
         return self._probabilities(X)
 
     def predict_log_proba(self, X):
@@ -251,8 +267,8 @@ class KernelPerceptron(RosenblattClassifier):
         _positive("epochs", self.epochs, integer=True)
         _positive("degree", self.degree, integer=True)
         _positive("gamma", self.gamma)
-        if not self.coef0 >= 0:
-            raise ValueError(f"coef0 must be a non-negative number, got {self.coef0!r}")
+        _non_negative("coef0", self.coef0)
+        _boolean("shuffle", self.shuffle)
 
     def _learner(self, n_classes):
         return "kernel-perceptron"

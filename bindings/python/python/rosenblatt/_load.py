@@ -11,15 +11,29 @@ Decision.__doc__ = """A model's answer for one text: the label and the score beh
 (w·x + b for linear models, compared with the model's threshold for two classes)."""
 
 
+_BYTES = (bytes, bytearray, memoryview)
+
+
 def _as_text(t):
-    if isinstance(t, bytes):
+    """A text as str: bytes read as UTF-8 or else latin-1, lone surrogates replaced."""
+    if isinstance(t, _BYTES):
+        t = bytes(t)
         try:
             return t.decode("utf-8")
         except UnicodeDecodeError:
             return t.decode("latin-1")
     if not isinstance(t, str):
         raise TypeError(f"expected str or bytes, got {type(t).__name__}")
-    return t
+    return t.encode("utf-8", "replace").decode("utf-8")
+
+
+def _as_message(m):
+    """A raw message as bytes (a str is encoded as UTF-8)."""
+    if isinstance(m, _BYTES):
+        return bytes(m)
+    if isinstance(m, str):
+        return m.encode("utf-8", "replace")
+    raise TypeError(f"expected a message as bytes or str, got {type(m).__name__}")
 
 
 class Model:
@@ -60,7 +74,7 @@ class Model:
         iterable of texts. A mail filter reads each text as a message."""
         if self.reads_mail:
             return self.classify_mail(texts)
-        one = isinstance(texts, (str, bytes))
+        one = isinstance(texts, (str, *_BYTES))
         batch = [_as_text(t) for t in ([texts] if one else texts)]
         out = [Decision(*d) for d in self._native.classify(batch)]
         return out[0] if one else out
@@ -68,9 +82,8 @@ class Model:
     def classify_mail(self, messages):
         """The decision for one raw message (bytes or str, RFC 822), or a list of
         decisions for an iterable of them."""
-        one = isinstance(messages, (str, bytes))
-        batch = [m.encode("utf-8") if isinstance(m, str) else bytes(m)
-                 for m in ([messages] if one else messages)]
+        one = isinstance(messages, (str, *_BYTES))
+        batch = [_as_message(m) for m in ([messages] if one else messages)]
         out = [Decision(*d) for d in self._native.classify_mail(batch)]
         return out[0] if one else out
 
@@ -81,4 +94,6 @@ class Model:
 def load(path):
     """Opens a model file saved by ``rosenblatt train`` (or a spam filter). A truncated,
     damaged or foreign file is refused with a ValueError that names it."""
-    return Model(NativeModel.load(str(path)), path)
+    import os
+
+    return Model(NativeModel.load(os.fsdecode(os.fspath(path))), path)

@@ -12,13 +12,14 @@ from ._rosenblatt import NativeVectorizer
 def _texts(raw_documents):
     """The documents as a list of str: bytes are read as UTF-8, or latin-1 where they
     are not UTF-8 (as the command line reads files)."""
-    if isinstance(raw_documents, (str, bytes)):
+    if isinstance(raw_documents, (str, bytes, bytearray)):
         raise ValueError(
             "Iterable over raw text documents expected, string object received."
         )
     out = []
     for i, d in enumerate(raw_documents):
-        if isinstance(d, bytes):
+        if isinstance(d, (bytes, bytearray, memoryview)):
+            d = bytes(d)
             try:
                 d = d.decode("utf-8")
             except UnicodeDecodeError:
@@ -27,8 +28,17 @@ def _texts(raw_documents):
             raise ValueError(
                 f"document {i} is a {type(d).__name__}, not text (str or bytes)"
             )
-        out.append(d)
+        out.append(_encodable(d))
     return out
+
+
+def _encodable(text):
+    """The text with lone surrogates (which no UTF-8 string holds) replaced by U+FFFD."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
 
 
 class Vectorizer(TransformerMixin, BaseEstimator):
@@ -73,21 +83,30 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         return tags
 
     def _native_new(self):
-        for name in ("ngrams", "hash_bits", "chars", "min_df"):
+        for name, least in (("ngrams", 1), ("hash_bits", 0), ("chars", 0), ("min_df", 1)):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-                raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
+            if (isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer))
+                    or not least <= v <= 2**31):
+                raise ValueError(f"{name} must be an integer of at least {least}, got {v!r}")
+        for name in ("ngrams", "hash_bits", "chars"):
+            if getattr(self, name) > 255:
+                raise ValueError(f"{name} must be at most 255 (and the analyzer takes less), "
+                                 f"got {getattr(self, name)}")
         if self.max_features is not None and (
-            not isinstance(self.max_features, (int, np.integer)) or self.max_features < 1
+            isinstance(self.max_features, (bool, np.bool_))
+            or not isinstance(self.max_features, (int, np.integer)) or self.max_features < 1
         ):
             raise ValueError(
                 f"max_features must be a positive integer or None, got {self.max_features!r}"
             )
+        for name in ("lowercase", "words"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
         return NativeVectorizer(
             words=bool(self.words),
             chars=int(self.chars),
             lowercase=bool(self.lowercase),
-            ngrams=int(max(self.ngrams, 1)),
+            ngrams=int(self.ngrams),
             hash_bits=int(self.hash_bits),
             weighting=self.weighting,
             normalize=self.normalize,
