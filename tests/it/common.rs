@@ -143,3 +143,35 @@ pub fn peak_rss_kib(args: &[&str]) -> Option<u64> {
 pub fn stderr_of_failure(cmd: &mut Command) -> String {
     String::from_utf8(cmd.assert().failure().get_output().stderr.clone()).unwrap()
 }
+
+/// Class folders `spam/` and `ham/` of 30 messages each from the shipped corpus, under
+/// `dir/corpus`, with a filter trained on them at `dir/spam.model`.
+pub fn corpus_and_filter(dir: &Path) -> (PathBuf, PathBuf) {
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpora/spamassassin");
+    let corpus = dir.join("corpus");
+    for class in ["spam", "ham"] {
+        let mut files: Vec<PathBuf> = walk(&shipped.join(class));
+        files.sort();
+        std::fs::create_dir_all(corpus.join(class)).unwrap();
+        for (i, f) in files.iter().take(30).enumerate() {
+            std::fs::copy(f, corpus.join(class).join(format!("{i}.eml"))).unwrap();
+        }
+    }
+    let model = dir.join("spam.model");
+    train_filter(&corpus.join("spam"), &corpus.join("ham"), &model, &[]);
+    (corpus, model)
+}
+
+/// Every file under `dir`, recursively.
+pub fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

@@ -3,40 +3,8 @@
 //! refused with a sentence, empty stdin is refused by `classify` and `learn` (exit 3, the
 //! model untouched), and the messages that named the wrong flag name the right one.
 
-use crate::common::{bin, stderr_of_failure, stdout_of, train_filter};
+use crate::common::{bin, corpus_and_filter, stderr_of_failure, stdout_of};
 use std::fs;
-use std::path::{Path, PathBuf};
-
-/// Class folders `spam/` and `ham/` of 30 messages each from the shipped corpus, under
-/// `dir/corpus`, with a filter trained on them at `dir/spam.model`.
-fn corpus_and_filter(dir: &Path) -> (PathBuf, PathBuf) {
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpora/spamassassin");
-    let corpus = dir.join("corpus");
-    for class in ["spam", "ham"] {
-        let mut files: Vec<PathBuf> = walk(&shipped.join(class));
-        files.sort();
-        fs::create_dir_all(corpus.join(class)).unwrap();
-        for (i, f) in files.iter().take(30).enumerate() {
-            fs::copy(f, corpus.join(class).join(format!("{i}.eml"))).unwrap();
-        }
-    }
-    let model = dir.join("spam.model");
-    train_filter(&corpus.join("spam"), &corpus.join("ham"), &model, &[]);
-    (corpus, model)
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
 
 #[test]
 fn eval_reads_class_folders_as_mail_under_a_mail_model() {

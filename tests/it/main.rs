@@ -8,6 +8,7 @@ mod cluster;
 mod cluster_scoring;
 mod common;
 mod core_cli;
+mod delivery;
 mod distributed;
 mod experiment;
 mod faults;

@@ -1,0 +1,261 @@
+//! Real delivery agents end to end: Debian's procmail and maildrop deliver messages
+//! through the recipes docs/MAIL.md prints (read from the file, with the program's path
+//! put in) into real Maildirs. Spam lands in the spam folder with the `X-Rosenblatt`
+//! header and ham in the inbox; a filter that fails loses nothing; the retraining script
+//! learns a message moved into the spam folder, once. Skipped with a note where an agent
+//! is not installed (`.ci/run` installs both).
+
+use crate::common::{bin, corpus_and_filter, stdout_of};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The agent on PATH, or `None` with a note.
+fn agent(name: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        eprintln!("note: {name} is not installed; its delivery test is skipped");
+    }
+    found
+}
+
+/// The fenced block that follows `heading` in docs/MAIL.md.
+fn block(heading: &str) -> String {
+    let doc =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/MAIL.md")).unwrap();
+    let after = &doc[doc.find(heading).expect(heading)..];
+    let block = after.split("```").nth(1).unwrap();
+    block.split_once('\n').unwrap().1.to_string()
+}
+
+/// A recipe of docs/MAIL.md for `home`: the agents take `$HOME` from the password
+/// database, not from the environment, so the test's home is written in.
+fn recipe(heading: &str, home: &Path) -> String {
+    block(heading).replace("$HOME", &home.display().to_string())
+}
+
+/// A home with the filter at `.spam.model`, an inbox and a spam folder, and the training
+/// messages (which the filter classifies as their class).
+struct Home {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    spam: Vec<PathBuf>,
+    ham: Vec<PathBuf>,
+}
+
+impl Home {
+    fn new() -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let (corpus, model) = corpus_and_filter(dir.path());
+        for d in ["Maildir", "Maildir/.Spam"] {
+            for sub in ["cur", "new", "tmp"] {
+                fs::create_dir_all(home.join(d).join(sub)).unwrap();
+            }
+        }
+        fs::rename(&model, home.join(".spam.model")).unwrap();
+        let pick = |class: &str| {
+            (0..4)
+                .map(|i| corpus.join(class).join(format!("{i}.eml")))
+                .collect()
+        };
+        Home {
+            spam: pick("spam"),
+            ham: pick("ham"),
+            home,
+            _dir: dir,
+        }
+    }
+
+    /// The messages delivered to `folder` ("Maildir" or "Maildir/.Spam").
+    fn delivered(&self, folder: &str) -> Vec<String> {
+        let mut out: Vec<String> = fs::read_dir(self.home.join(folder).join("new"))
+            .unwrap()
+            .map(|e| String::from_utf8_lossy(&fs::read(e.unwrap().path()).unwrap()).into_owned())
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Runs `program args` as a delivery agent would, with `message` on stdin.
+    fn deliver(&self, program: &Path, args: &[&Path], message: &Path) {
+        let status = Command::new(program)
+            .args(args)
+            .env("HOME", &self.home)
+            .stdin(fs::File::open(message).unwrap())
+            .output()
+            .unwrap();
+        assert!(
+            status.status.success(),
+            "{} exited {}: {}",
+            program.display(),
+            status.status,
+            String::from_utf8_lossy(&status.stderr)
+        );
+    }
+}
+
+fn program() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("rosenblatt")
+}
+
+fn procmailrc(h: &Home) -> PathBuf {
+    let bin_dir = program().parent().unwrap().to_path_buf();
+    let rc = recipe("procmail (`~/.procmailrc`", &h.home).replace(
+        &format!("PATH={}/.cargo/bin:", h.home.display()),
+        &format!("PATH={}:", bin_dir.display()),
+    );
+    let path = h.home.join(".procmailrc");
+    fs::write(&path, rc).unwrap();
+    path
+}
+
+fn mailfilter(h: &Home) -> PathBuf {
+    let rc = recipe("maildrop (`~/.mailfilter`)", &h.home).replace(
+        "xfilter \"rosenblatt ",
+        &format!("xfilter \"{} ", program().display()),
+    );
+    let path = h.home.join(".mailfilter");
+    fs::write(&path, rc).unwrap();
+    // maildrop refuses a filter file others may write.
+    fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    path
+}
+
+/// Each message lands in its folder with the verdict in the header and its body intact.
+fn check_sorted(h: &Home) {
+    let spam = h.delivered("Maildir/.Spam");
+    let inbox = h.delivered("Maildir");
+    assert_eq!((spam.len(), inbox.len()), (4, 4));
+    assert!(
+        spam.iter()
+            .all(|m| m.contains("\nX-Rosenblatt: spam; score=")),
+        "{spam:?}"
+    );
+    assert!(
+        inbox
+            .iter()
+            .all(|m| m.contains("\nX-Rosenblatt: ham; score="))
+    );
+    for (folder, sent) in [(&spam, &h.spam), (&inbox, &h.ham)] {
+        for m in sent {
+            let original = String::from_utf8_lossy(&fs::read(m).unwrap()).into_owned();
+            let body = original.split_once("\n\n").map_or("", |(_, b)| b);
+            assert!(
+                folder.iter().any(|d| d.ends_with(body)),
+                "{} lost its body",
+                m.display()
+            );
+        }
+    }
+}
+
+/// With the model gone the filter fails; the agent delivers the message as it came.
+fn check_failure_keeps(h: &Home, deliver: impl Fn(&Path)) {
+    fs::rename(h.home.join(".spam.model"), h.home.join("gone.model")).unwrap();
+    let before = h.delivered("Maildir").len();
+    deliver(&h.spam[0]);
+    let inbox = h.delivered("Maildir");
+    assert_eq!(inbox.len(), before + 1);
+    let original = String::from_utf8_lossy(&fs::read(&h.spam[0]).unwrap()).into_owned();
+    // The agents take the mbox `From ` line as the envelope and may trim trailing blank
+    // lines; the rest arrives as sent.
+    let sent = match original.strip_prefix("From ") {
+        Some(rest) => rest.split_once('\n').map_or("", |(_, m)| m),
+        None => &original,
+    };
+    assert!(
+        inbox
+            .iter()
+            .any(|m| m.trim_end().ends_with(sent.trim_end()) && !m.contains("X-Rosenblatt")),
+        "the message was not kept whole"
+    );
+    fs::rename(h.home.join("gone.model"), h.home.join(".spam.model")).unwrap();
+}
+
+#[test]
+fn procmail_sorts_mail_through_the_documented_recipe() {
+    let Some(procmail) = agent("procmail") else {
+        return;
+    };
+    let h = Home::new();
+    let rc = procmailrc(&h);
+    for m in h.spam.iter().chain(&h.ham) {
+        h.deliver(&procmail, &[Path::new("-m"), &rc], m);
+    }
+    check_sorted(&h);
+    check_failure_keeps(&h, |m| h.deliver(&procmail, &[Path::new("-m"), &rc], m));
+}
+
+#[test]
+fn maildrop_sorts_mail_through_the_documented_recipe() {
+    let Some(maildrop) = agent("maildrop") else {
+        return;
+    };
+    let h = Home::new();
+    let rc = mailfilter(&h);
+    for m in h.spam.iter().chain(&h.ham) {
+        h.deliver(&maildrop, &[&rc], m);
+    }
+    check_sorted(&h);
+    check_failure_keeps(&h, |m| h.deliver(&maildrop, &[&rc], m));
+}
+
+#[test]
+fn a_message_moved_to_the_spam_folder_is_learned_once() {
+    let Some(procmail) = agent("procmail") else {
+        return;
+    };
+    let h = Home::new();
+    let rc = procmailrc(&h);
+    h.deliver(&procmail, &[Path::new("-m"), &rc], &h.ham[0]);
+    // The reader moves the message the filter let through into the spam folder.
+    let inbox = h.home.join("Maildir/new");
+    let name = fs::read_dir(&inbox)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name();
+    fs::rename(
+        inbox.join(&name),
+        h.home.join("Maildir/.Spam/cur").join(&name),
+    )
+    .unwrap();
+    let script = h.home.join("retrain");
+    fs::write(&script, block("Retraining:")).unwrap();
+    let learned = || {
+        let out = stdout_of(
+            bin()
+                .args(["inspect", "--json", "-m"])
+                .arg(h.home.join(".spam.model")),
+        );
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["learned"]
+            .as_u64()
+            .unwrap()
+    };
+    let path = format!(
+        "{}:{}",
+        program().parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let retrain = || {
+        let status = Command::new("sh")
+            .arg(&script)
+            .env("HOME", &h.home)
+            .env("PATH", &path)
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    assert_eq!(learned(), 0);
+    retrain();
+    assert_eq!(learned(), 1, "the moved message was not learned");
+    retrain();
+    assert_eq!(learned(), 1, "the moved message was learned twice");
+}
