@@ -259,3 +259,85 @@ fn a_message_moved_to_the_spam_folder_is_learned_once() {
     retrain();
     assert_eq!(learned(), 1, "the moved message was learned twice");
 }
+
+#[test]
+fn a_sieve_script_files_spam_through_dovecots_filter_extension() {
+    let Some(sieve_test) = agent("sieve-test") else {
+        return;
+    };
+    let h = Home::new();
+    // Dovecot drops root's privileges to `nobody`, which must reach the model and messages.
+    let open = |p: &Path, mode| {
+        fs::set_permissions(p, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
+    };
+    let mut up = h.home.clone();
+    while up.pop() && up.starts_with(std::env::temp_dir()) && up != std::env::temp_dir() {
+        open(&up, 0o755);
+    }
+    open(&h.home, 0o777);
+    open(&h.home.join(".spam.model"), 0o644);
+    let bin_dir = h.home.join("sieve-filter");
+    fs::create_dir(&bin_dir).unwrap();
+    open(&bin_dir, 0o755);
+    std::os::unix::fs::symlink(program(), bin_dir.join("rosenblatt")).unwrap();
+    let plugin = block("`sieve_filter_bin_dir` names, then").replace(
+        "/usr/local/lib/dovecot/sieve-filter",
+        &bin_dir.display().to_string(),
+    );
+    let root = is_root();
+    let conf = h.home.join("dovecot.conf");
+    fs::write(
+        &conf,
+        format!(
+            "mail_location = maildir:{}/Maildir\n{}{plugin}",
+            h.home.display(),
+            if root {
+                "mail_uid = nobody\nmail_gid = nogroup\nfirst_valid_uid = 0\nfirst_valid_gid = 0\n"
+            } else {
+                ""
+            }
+        ),
+    )
+    .unwrap();
+    let script = h.home.join("spam.sieve");
+    let model = h.home.join(".spam.model");
+    let rule =
+        block("in the user's script").replace("/home/me/.spam.model", &model.display().to_string());
+    fs::write(&script, rule).unwrap();
+    let folder = |message: &Path| {
+        let out = Command::new(&sieve_test)
+            .arg("-c")
+            .arg(&conf)
+            .arg(&script)
+            .arg(message)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix("* store message in folder: "))
+            .unwrap_or_else(|| panic!("no folder in: {text}"))
+            .to_string()
+    };
+    for m in &h.spam {
+        assert_eq!(folder(m), "Spam", "{}", m.display());
+    }
+    for m in &h.ham {
+        assert_eq!(folder(m), "INBOX", "{}", m.display());
+    }
+    // A filter that fails: the message is kept in the inbox.
+    fs::rename(&model, h.home.join("gone.model")).unwrap();
+    assert_eq!(folder(&h.spam[0]), "INBOX");
+}
+
+/// Whether the tests run as root (Dovecot will not read mail as root).
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0")
+}
