@@ -131,7 +131,10 @@ pub fn mail_folders(model: &Path, paths: &[PathBuf], format: Option<Format>) -> 
                 continue;
             }
             _ if p.is_dir() => "a folder without spam/ and ham/ folders".to_string(),
-            _ => format!("a {} file", format_name(input::Format::detect(p))),
+            _ => match input::Format::detect_unlabelled(p) {
+                f @ (Format::Tsv | Format::Jsonl) => format!("a {} file", format_name(f)),
+                _ => "one file, not a folder of class folders".to_string(),
+            },
         };
         bail!(
             "{} is a mail filter: it reads messages, and {} is {what}; give labelled mail \
