@@ -177,32 +177,32 @@ fn check_failure_keeps(h: &Home, deliver: impl Fn(&Path)) {
     fs::rename(h.home.join("gone.model"), h.home.join(".spam.model")).unwrap();
 }
 
-#[test]
-fn procmail_sorts_mail_through_the_documented_recipe() {
-    let Some(procmail) = agent("procmail") else {
+/// Delivers every message through the agent `name`, run with `args` of the rc file that
+/// `recipe` writes, then checks the folders and a failing filter.
+fn sorts_through(name: &str, recipe: fn(&Home) -> PathBuf, args: fn(&Path) -> Vec<PathBuf>) {
+    let Some(program) = agent(name) else {
         return;
     };
     let h = Home::new();
-    let rc = procmailrc(&h);
+    let args = args(&recipe(&h));
+    let refs: Vec<&Path> = args.iter().map(PathBuf::as_path).collect();
     for m in h.spam.iter().chain(&h.ham) {
-        h.deliver(&procmail, &[Path::new("-m"), &rc], m);
+        h.deliver(&program, &refs, m);
     }
     check_sorted(&h);
-    check_failure_keeps(&h, |m| h.deliver(&procmail, &[Path::new("-m"), &rc], m));
+    check_failure_keeps(&h, |m| h.deliver(&program, &refs, m));
+}
+
+#[test]
+fn procmail_sorts_mail_through_the_documented_recipe() {
+    sorts_through("procmail", procmailrc, |rc| {
+        vec!["-m".into(), rc.to_path_buf()]
+    });
 }
 
 #[test]
 fn maildrop_sorts_mail_through_the_documented_recipe() {
-    let Some(maildrop) = agent("maildrop") else {
-        return;
-    };
-    let h = Home::new();
-    let rc = mailfilter(&h);
-    for m in h.spam.iter().chain(&h.ham) {
-        h.deliver(&maildrop, &[&rc], m);
-    }
-    check_sorted(&h);
-    check_failure_keeps(&h, |m| h.deliver(&maildrop, &[&rc], m));
+    sorts_through("maildrop", mailfilter, |rc| vec![rc.to_path_buf()]);
 }
 
 #[test]

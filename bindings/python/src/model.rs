@@ -412,11 +412,9 @@ impl NativeModel {
 
     /// The word of every feature id of a text model (`None`: hashed or feature vectors).
     fn feature_names(&self) -> Option<Vec<String>> {
-        let v = self.model.vocab();
-        if !self.reads_text() || v.hashing().is_some() {
-            return None;
-        }
-        Some((0..v.len() as u32).map(|j| v.word(j).to_string()).collect())
+        self.reads_text()
+            .then(|| crate::vectorizer::words(self.model.vocab()))
+            .flatten()
     }
 
     /// Whether the model reads text (trained by the command line on documents).

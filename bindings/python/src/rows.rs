@@ -107,6 +107,13 @@ impl<'py> Ints<'py> {
 }
 
 impl<'py> Floats<'py> {
+    fn len(&self) -> usize {
+        match self {
+            Floats::F32(a) => a.len(),
+            Floats::F64(a) => a.len(),
+        }
+    }
+
     /// The array `ob`, which must be a 1-D float32 or float64 NumPy array.
     pub fn extract(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
         if let Ok(a) = ob.extract::<PyReadonlyArray1<'py, f32>>() {
@@ -217,15 +224,6 @@ impl<'py> Arrays<'py> {
             vals,
             n_cols: self.n_cols,
         })
-    }
-}
-
-impl Floats<'_> {
-    fn len(&self) -> usize {
-        match self {
-            Floats::F32(a) => a.len(),
-            Floats::F64(a) => a.len(),
-        }
     }
 }
 

@@ -32,7 +32,8 @@ fn unknown(key: &str, value: &str, known: &str) -> PyErr {
 fn settings(p: &Bound<'_, PyDict>, n_rows: usize, seed: u64) -> PyResult<Vec<Setting>> {
     let mut out = Vec::new();
     let epochs: Option<usize> = get(p, "epochs")?;
-    if let Some(mode) = get::<String>(p, "mode")? {
+    let mode: Option<String> = get(p, "mode")?;
+    if let Some(mode) = &mode {
         let e = epochs.unwrap_or(10);
         out.push(Setting::Schedule(match mode.as_str() {
             "online" => Schedule::Online,
@@ -52,7 +53,7 @@ fn settings(p: &Bound<'_, PyDict>, n_rows: usize, seed: u64) -> PyResult<Vec<Set
             }
         }));
     }
-    if let (Some(e), None) = (epochs, get::<String>(p, "mode")?) {
+    if let (Some(e), None) = (epochs, &mode) {
         out.push(Setting::Epochs(e));
     }
     if let Some(eta) = get(p, "eta")? {

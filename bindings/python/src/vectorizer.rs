@@ -36,6 +36,19 @@ pub struct NativeVectorizer {
     geometry: Geometry,
 }
 
+/// The word of every feature id of `vocab`, in id order; `None` for a hashed space, which
+/// keeps no words.
+pub fn words(vocab: &Vocabulary) -> Option<Vec<String>> {
+    if vocab.hashing().is_some() {
+        return None;
+    }
+    Some(
+        (0..vocab.len() as u32)
+            .map(|j| vocab.word(j).to_string())
+            .collect(),
+    )
+}
+
 fn documents(texts: Vec<String>) -> Vec<Document> {
     texts
         .into_par_iter()
@@ -166,22 +179,12 @@ impl NativeVectorizer {
 
     /// The word of every column, in column order (`None` when hashing: no words kept).
     fn feature_names(&self) -> Option<Vec<String>> {
-        if self.vocab.hashing().is_some() {
-            return None;
-        }
-        Some(
-            (0..self.vocab.len() as u32)
-                .map(|j| self.vocab.word(j).to_string())
-                .collect(),
-        )
+        words(&self.vocab)
     }
 
-    /// Columns of the rows `transform` returns.
+    /// Columns of the rows `transform` returns (2^B when hashing).
     fn n_features(&self) -> usize {
-        match self.vocab.hashing() {
-            Some(h) => 1usize << h.bits,
-            None => self.vocab.len(),
-        }
+        self.vocab.len()
     }
 
     /// The analyzer's steps by name, as `rosenblatt inspect` shows them.
