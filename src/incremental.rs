@@ -156,13 +156,49 @@ fn linear_mut(predictor: &mut Predictor) -> Result<&mut LinearModel> {
 
 /// The ±1 label of class `class` in a two-class model.
 pub(crate) fn binary_label(model: &Model, class: &str) -> Result<f32> {
-    match model.classes().iter().position(|c| c == class) {
-        Some(1) if model.classes().len() == 2 => Ok(1.0),
-        Some(0) if model.classes().len() == 2 => Ok(-1.0),
+    label_of(model.classes(), class)
+}
+
+/// The ±1 label of class `class` among two `classes` (`classes[1]` is +1).
+pub(crate) fn label_of(classes: &[String], class: &str) -> Result<f32> {
+    match classes.iter().position(|c| c == class) {
+        Some(1) if classes.len() == 2 => Ok(1.0),
+        Some(0) if classes.len() == 2 => Ok(-1.0),
         _ => Err(Error::Unsupported(format!(
-            "class {class:?} is not one of the model's two classes {:?}",
-            model.classes()
+            "class {class:?} is not one of the model's two classes {classes:?}"
         ))),
+    }
+}
+
+/// A document under an analyzer: in a hashed space the ids of all its tokens (two
+/// tokens may share an id), else its unique tokens in sorted order — the order in which
+/// a step gives new words their ids.
+pub(crate) enum DocTokens {
+    /// Hashed ids, sorted and unique.
+    Hashed(Vec<u32>),
+    /// Unique words, sorted.
+    Words(Vec<String>),
+}
+
+impl DocTokens {
+    /// The tokens of `doc` under `analyzer`.
+    pub(crate) fn of(analyzer: &Analyzer, doc: &Document) -> DocTokens {
+        if let Some(h) = analyzer.hashing() {
+            let mut ids = Vec::new();
+            analyzer.tokens(doc, &mut |t| ids.push(h.id(t)));
+            ids.sort_unstable();
+            ids.dedup();
+            return DocTokens::Hashed(ids);
+        }
+        let mut seen: HashSet<String> = HashSet::new();
+        analyzer.tokens(doc, &mut |t| {
+            if !seen.contains(t) {
+                seen.insert(t.to_string());
+            }
+        });
+        let mut words: Vec<String> = seen.into_iter().collect();
+        words.sort_unstable(); // new words get ids in a deterministic order
+        DocTokens::Words(words)
     }
 }
 
@@ -176,24 +212,17 @@ struct Tokens {
 
 impl Tokens {
     fn of(model: &Model, doc: &Document) -> Tokens {
-        let mut ids = Vec::new();
-        let mut words = Vec::new();
-        if let Some(h) = model.analyzer().hashing() {
-            model.analyzer().tokens(doc, &mut |t| ids.push(h.id(t)));
-        } else {
-            let mut seen: HashSet<String> = HashSet::new();
-            model.analyzer().tokens(doc, &mut |t| {
-                if !seen.contains(t) {
-                    seen.insert(t.to_string());
-                }
-            });
-            words = seen.into_iter().collect();
-            words.sort_unstable(); // new words get ids in a deterministic order
-            ids = words.iter().filter_map(|t| model.vocab().get(t)).collect();
+        match DocTokens::of(model.analyzer(), doc) {
+            DocTokens::Hashed(ids) => Tokens {
+                ids,
+                words: Vec::new(),
+            },
+            DocTokens::Words(words) => {
+                let mut ids: Vec<u32> = words.iter().filter_map(|t| model.vocab().get(t)).collect();
+                ids.sort_unstable();
+                Tokens { ids, words }
+            }
         }
-        ids.sort_unstable();
-        ids.dedup();
-        Tokens { ids, words }
     }
 }
 

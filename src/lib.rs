@@ -59,6 +59,8 @@ pub mod input;
 pub mod learn;
 pub mod model;
 pub mod pipeline;
+#[cfg(feature = "store")]
+pub mod store;
 pub mod text;
 pub mod theory;
 pub mod training;

@@ -130,6 +130,22 @@ impl Geometry {
         }
     }
 
+    /// A geometry from its parts: `weights` one per feature (empty under binary weighting)
+    /// and the weight of an unseen feature; a filter's store keeps them per feature and
+    /// builds the geometry of one row's features from them.
+    pub(crate) fn from_parts(spec: GeometrySpec, weights: Vec<f32>, unseen: f32) -> Geometry {
+        Geometry {
+            spec,
+            weights,
+            unseen,
+        }
+    }
+
+    /// The weight of a feature that no training row had.
+    pub(crate) fn unseen(&self) -> f32 {
+        self.unseen
+    }
+
     /// Whether rows are read exactly as stored.
     pub fn is_identity(&self) -> bool {
         self.spec == GeometrySpec::default()

@@ -100,7 +100,7 @@ impl UpdateRule {
     }
 
     /// Whether the rule keeps per-feature sums.
-    fn adaptive(&self) -> bool {
+    pub(crate) fn adaptive(&self) -> bool {
         matches!(
             self,
             UpdateRule::Logistic {

@@ -282,6 +282,21 @@ impl Vocabulary {
         }
     }
 
+    /// A vocabulary from its words (id = position) and document frequencies read from a
+    /// file: refused with a sentence, not asserted on, when a word repeats or the counts
+    /// are not one per word.
+    pub(crate) fn from_stored(
+        words: Vec<Box<str>>,
+        df: Vec<u32>,
+        documents: u64,
+    ) -> Result<Vocabulary, String> {
+        Vocabulary::try_from(VocabRepr {
+            words,
+            df,
+            documents,
+        })
+    }
+
     /// A vocabulary from a word table (id = insertion order) and document frequencies.
     pub(crate) fn from_table(table: WordTable, df: Vec<u32>, documents: u64) -> Vocabulary {
         assert_eq!(table.len(), df.len(), "one document frequency per word");

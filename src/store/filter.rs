@@ -1,0 +1,269 @@
+//! Classifying and learning on a store, one message's features at a time: the entries of
+//! its tokens are read, laid out in id order as a model of those features alone, and
+//! scored or stepped by the same code as a whole model (so the sums run in the same order
+//! and the results are the same bit for bit); only those entries are written back.
+
+use super::header::Header;
+use super::record::{Record, id_key, word_key};
+use super::{Store, lmdb_error};
+use crate::features::Geometry;
+use crate::incremental::{DocTokens, label_of};
+use crate::input::Document;
+use crate::learn::{AnyModel, ClassDecision, Classifier, LinearModel};
+use crate::text::Analyzer;
+use crate::{Result, RowRef};
+
+/// A read transaction on a store: every message it classifies sees the same committed
+/// state, whatever `learn` commits meanwhile (and no `learn` waits for it).
+pub struct Snapshot<'s> {
+    store: &'s Store,
+    txn: heed::RoTxn<'s, heed::WithTls>,
+    header: Header,
+}
+
+impl std::fmt::Debug for Snapshot<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot")
+            .field("store", &self.store.path)
+            .field("learned", &self.header.meta.learned)
+            .finish()
+    }
+}
+
+/// What one `learn` did to a store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreLearned {
+    /// Messages learned.
+    pub messages: usize,
+    /// Messages the rule took a step on.
+    pub updates: u64,
+    /// Words added to the vocabulary.
+    pub new_words: u64,
+    /// Messages the filter has learned since training, these included.
+    pub learned: u64,
+}
+
+/// One message's features in id order: their records and keys, known ones first, then
+/// the words a step would add (with the next ids).
+struct Features {
+    records: Vec<Record>,
+    keys: Vec<Vec<u8>>,
+    /// The word of each record (`None` in a hashed space).
+    words: Vec<Option<String>>,
+    /// Words of a vocabulary of words with no entry yet, sorted.
+    new_words: Vec<String>,
+}
+
+impl Features {
+    /// The message's entries as of `txn`.
+    fn read(store: &Store, txn: &heed::RoTxn, h: &Header, tokens: DocTokens) -> Result<Features> {
+        let mut pairs = Vec::new();
+        let mut new_words = Vec::new();
+        let get = |key: &[u8]| -> Result<Option<Record>> {
+            let Some(v) = store
+                .features
+                .get(txn, key)
+                .map_err(|e| lmdb_error(&store.path, e))?
+            else {
+                return Ok(None);
+            };
+            let (r, _) = Record::decode(v).ok_or_else(|| store.damaged(key, "is not a record"))?;
+            Ok(Some(r))
+        };
+        match tokens {
+            DocTokens::Hashed(ids) => {
+                for id in ids {
+                    let key = id_key(id);
+                    let r = get(&key)?.unwrap_or_else(|| Record::absent(id, h.absent_weight()));
+                    pairs.push((r, key.to_vec(), None));
+                }
+            }
+            DocTokens::Words(words) => {
+                for word in words {
+                    let key = word_key(&word);
+                    match get(&key)? {
+                        Some(r) => pairs.push((r, key, Some(word))),
+                        None => new_words.push(word),
+                    }
+                }
+                pairs.sort_unstable_by_key(|(r, _, _)| r.id);
+            }
+        }
+        let mut f = Features {
+            records: Vec::with_capacity(pairs.len()),
+            keys: Vec::with_capacity(pairs.len()),
+            words: Vec::with_capacity(pairs.len()),
+            new_words,
+        };
+        for (r, key, word) in pairs {
+            f.records.push(r);
+            f.keys.push(key);
+            f.words.push(word);
+        }
+        Ok(f)
+    }
+
+    /// The linear model of these features alone (feature k is the k-th record) and the
+    /// geometry it reads them in.
+    fn local(&self, h: &Header) -> (LinearModel, Geometry) {
+        let m = LinearModel {
+            w: self.records.iter().map(|r| r.w).collect(),
+            bias: h.bias,
+        };
+        let weights = match h.spec.weighting {
+            crate::features::Weighting::Binary => Vec::new(),
+            crate::features::Weighting::Idf => self.records.iter().map(|r| r.fw).collect(),
+        };
+        (m, Geometry::from_parts(h.spec, weights, h.unseen))
+    }
+
+    /// The row of all these features in the local model's ids.
+    fn row(&self) -> Vec<u32> {
+        (0..self.records.len() as u32).collect()
+    }
+
+    /// w·x + b, as the whole model computes it.
+    fn score(&self, h: &Header) -> f32 {
+        let (m, g) = self.local(h);
+        m.score(g.row(RowRef::binary(&self.row())))
+    }
+}
+
+impl Store {
+    /// A read transaction with the header as of now: classify any number of messages
+    /// against it.
+    pub fn snapshot(&self) -> Result<Snapshot<'_>> {
+        let txn = self.env.read_txn().map_err(|e| lmdb_error(&self.path, e))?;
+        let header = self.header(&txn)?;
+        Ok(Snapshot {
+            store: self,
+            txn,
+            header,
+        })
+    }
+
+    /// Learns `docs` as members of `class` by the filter's update rule, in one write
+    /// transaction (all or none of them; other learners wait for LMDB's writer lock,
+    /// readers never do): exactly what [`crate::incremental::learn_document`] does to the
+    /// model, document after document.
+    pub fn learn(&self, docs: &[Document], class: &str) -> Result<StoreLearned> {
+        let lmdb = |e| lmdb_error(&self.path, e);
+        // Reader slots of killed processes would keep old pages from being reused.
+        self.env.clear_stale_readers().map_err(lmdb)?;
+        let mut txn = self.env.write_txn().map_err(lmdb)?;
+        let mut h = self.header(&txn)?;
+        let y = label_of(&h.classes, class)?;
+        let (words_before, mut updates) = (h.features, 0);
+        for doc in docs {
+            updates += u64::from(self.learn_one(&mut txn, &mut h, doc, y)?);
+        }
+        self.put_header(&mut txn, &h)?;
+        txn.commit().map_err(lmdb)?;
+        Ok(StoreLearned {
+            messages: docs.len(),
+            updates,
+            new_words: if h.analyzer.hashing().is_some() {
+                0
+            } else {
+                h.features - words_before
+            },
+            learned: h.meta.learned,
+        })
+    }
+
+    /// One document learned in `txn`; whether the rule took a step.
+    fn learn_one(
+        &self,
+        txn: &mut heed::RwTxn,
+        h: &mut Header,
+        doc: &Document,
+        y: f32,
+    ) -> Result<bool> {
+        let mut f = Features::read(self, txn, h, DocTokens::of(&h.analyzer, doc))?;
+        let score = f.score(h);
+        h.meta.learned += 1;
+        let mut state = h.online.take().unwrap_or_default();
+        if !state.steps_at(y * score) {
+            state.skip();
+            h.online = Some(state);
+            return Ok(false);
+        }
+        // New words take the next ids in sorted order, after every known one.
+        for word in std::mem::take(&mut f.new_words) {
+            let id = u32::try_from(h.features)
+                .map_err(|_| self.damaged(word.as_bytes(), "would need an id past 2^32"))?;
+            h.features += 1;
+            f.records.push(Record::absent(id, h.absent_weight()));
+            f.keys.push(word_key(&word));
+            f.words.push(Some(word));
+        }
+        for r in &mut f.records {
+            r.df += 1;
+        }
+        h.documents += 1;
+        let n = h.analyzer.hashing().map_or(h.features, |b| b.ids() as u64);
+        if state.rule.adaptive() {
+            h.sums = h.sums.max(n);
+        }
+        let (mut m, g) = f.local(h);
+        state.sq_grads = f.records.iter().map(|r| r.sq).collect();
+        let updated = state.step(&mut m, g.row(RowRef::binary(&f.row())), y, score);
+        for (k, r) in f.records.iter_mut().enumerate() {
+            r.w = m.w[k];
+            if u64::from(r.id) < h.sums {
+                r.sq = state.sq_grads[k];
+            }
+        }
+        h.bias = m.bias;
+        state.sq_grads = Vec::new();
+        h.online = Some(state);
+        h.meta.report.updates += u64::from(updated);
+        for ((r, key), word) in f.records.iter().zip(&f.keys).zip(&f.words) {
+            self.features
+                .put(txn, key, &r.encode(word.as_deref()))
+                .map_err(|e| lmdb_error(&self.path, e))?;
+        }
+        Ok(updated)
+    }
+}
+
+impl Snapshot<'_> {
+    /// How messages are read and tokenized (its source reads mail for a mail filter).
+    pub fn analyzer(&self) -> &Analyzer {
+        &self.header.analyzer
+    }
+
+    /// The two classes; `classes()[1]` is the positive one.
+    pub fn classes(&self) -> &[String] {
+        &self.header.classes
+    }
+
+    /// Messages learned since training, as of this snapshot.
+    pub fn learned(&self) -> u64 {
+        self.header.meta.learned
+    }
+
+    /// The decision for `doc`, the same as the model's ([`crate::Model::decide`] on its
+    /// row): its score w·x + b and the class it is above or below the threshold.
+    pub fn decide(&self, doc: &Document) -> Result<ClassDecision> {
+        let h = &self.header;
+        let f = Features::read(self.store, &self.txn, h, DocTokens::of(&h.analyzer, doc))?;
+        let score = f.score(h);
+        Ok(ClassDecision {
+            class: usize::from(score > h.threshold),
+            score,
+        })
+    }
+
+    /// P(decided class) for a logistic filter, `None` for scores that are not log-odds.
+    pub fn probability(&self, d: &ClassDecision) -> Option<f32> {
+        let m = LinearModel::zeros(0);
+        let m = if self.header.logistic {
+            AnyModel::Logistic(m)
+        } else {
+            AnyModel::Linear(m)
+        };
+        m.probability(d.score)
+            .map(|p| if d.class == 1 { p } else { 1.0 - p })
+    }
+}
