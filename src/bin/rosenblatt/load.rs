@@ -11,7 +11,18 @@ use rosenblatt::features::svmlight::{self, SvmData};
 use rosenblatt::input::mail::{self, MailCorpus, MailRules};
 use rosenblatt::input::{self, Corpus, Format};
 use rosenblatt::model::{FeatureSpace, Model};
+use rosenblatt::store::Store;
 use std::path::{Path, PathBuf};
+
+/// A model from a model file, or from a store read whole in one read transaction (the
+/// same model, bit for bit): every subcommand but `classify` and `learn` of a mail filter
+/// reads a store so.
+pub fn model(path: &Path) -> Result<Model> {
+    if Store::is_store(path) {
+        return Ok(Store::open(path)?.to_model()?);
+    }
+    Ok(Model::load(path)?)
+}
 
 /// Runs an expression over SVMlight rows, whichever kind (binary or real) they are.
 macro_rules! with_rows {

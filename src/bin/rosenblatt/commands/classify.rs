@@ -2,6 +2,7 @@
 //! `id<TAB>label<TAB>score` or a JSON object per line — for text and SVMlight input;
 //! spam filters go to [`super::classify_mail`].
 
+use super::classify_mail::Filter;
 use crate::flags::ClassifyPlan;
 use crate::load::{self, with_rows};
 use crate::report;
@@ -9,12 +10,26 @@ use anyhow::{Context, Result, bail};
 use rosenblatt::input::{Corpus, Document, decode_text};
 use rosenblatt::model::{FeatureSpace, Model};
 use rosenblatt::pipeline;
+use rosenblatt::store::Store;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 /// Runs `classify`.
 pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
-    let model = Model::load(&plan.model)?;
+    if Store::is_store(&plan.model) && plan.cluster.is_none() {
+        // A mail filter's store is read per message, in one read transaction.
+        let store = Store::open(&plan.model)?;
+        let snapshot = store.snapshot()?;
+        if snapshot.analyzer().source().mail_rules().is_some() {
+            plan.documents.reads_svmlight(false)?;
+            if plan.documents.max_feature_id.is_some() {
+                bail!("{}", crate::flags::NOT_SVM);
+            }
+            load::refuse_line_files(&plan.model, &plan.documents.paths, plan.documents.format)?;
+            return super::classify_mail::run(&plan, &Filter::Store(&snapshot));
+        }
+    }
+    let model = load::model(&plan.model)?;
     let indexed = matches!(model.features(), FeatureSpace::Indexed { .. });
     let svm_input = plan.documents.reads_svmlight(indexed)?;
     if let Some(p) = plan.cluster.clone() {
@@ -30,7 +45,7 @@ pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
     // The model's analyzer says how its inputs are read: a mail source parses messages.
     if model.analyzer().source().mail_rules().is_some() || plan.filter() {
         load::refuse_line_files(&plan.model, &plan.documents.paths, plan.documents.format)?;
-        return super::classify_mail::run(&plan, &model);
+        return super::classify_mail::run(&plan, &Filter::Model(&model));
     }
     let d = &plan.documents;
     let mut corpus = Corpus::default();

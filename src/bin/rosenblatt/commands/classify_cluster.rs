@@ -49,10 +49,13 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
                 .into_iter()
                 .zip(corpus.docs.iter().zip(&decisions))
                 .map(|(k, (d, dec))| {
-                    let line = super::classify_mail::line(&shared, &model, &d.id, dec);
+                    let line = super::classify_mail::line(&shared, model.classes(), &d.id, dec);
                     (
                         k,
-                        (line, super::classify_mail::verdict(&shared, &model, dec).1),
+                        (
+                            line,
+                            super::classify_mail::verdict(&shared, model.classes(), dec).1,
+                        ),
                     )
                 })
                 .collect())

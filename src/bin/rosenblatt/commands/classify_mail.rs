@@ -1,21 +1,60 @@
 //! `rosenblatt classify` with a spam filter: bogofilter's exit codes (0 spam, 1 ham,
 //! 2 unsure, 3 error), an optional unsure score band, and `--passthrough`, which writes
 //! the message back with an `X-Rosenblatt:` header for procmail, maildrop or Sieve.
+//! The filter is a model file or a store, whose read transaction looks up only each
+//! message's features.
 
 use crate::flags::{ClassifyPlan, OutputFormat};
 use crate::load;
 use anyhow::{Result, bail};
+use rosenblatt::input::Document;
 use rosenblatt::input::mail::{self, MailCorpus};
 use rosenblatt::model::{ClassDecision, Model};
 use rosenblatt::pipeline;
+use rosenblatt::store::Snapshot;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
+/// A filter classify reads: a whole model, or a store's read transaction.
+pub enum Filter<'a> {
+    /// A model file, loaded.
+    Model(&'a Model),
+    /// A store, read per message.
+    Store(&'a Snapshot<'a>),
+}
+
+impl Filter<'_> {
+    /// How the filter reads its inputs.
+    fn analyzer(&self) -> &rosenblatt::text::Analyzer {
+        match self {
+            Filter::Model(m) => m.analyzer(),
+            Filter::Store(s) => s.analyzer(),
+        }
+    }
+
+    /// The filter's two classes.
+    fn classes(&self) -> &[String] {
+        match self {
+            Filter::Model(m) => m.classes(),
+            Filter::Store(s) => s.classes(),
+        }
+    }
+
+    /// The decisions for `docs`, in order.
+    fn decide(&self, docs: &[Document]) -> Result<Vec<ClassDecision>> {
+        Ok(match self {
+            Filter::Model(m) => pipeline::decide(m, &pipeline::vectorize_for(m, docs).matrix),
+            Filter::Store(s) => docs.iter().map(|d| s.decide(d)).collect::<Result<_, _>>()?,
+        })
+    }
+}
+
 /// `classify` with a spam filter; see the module docs. Messages are parsed under the mail
-/// rules the model records. With `--passthrough` the exit code is 0 whatever the verdict
+/// rules the filter records. With `--passthrough` the exit code is 0 whatever the verdict
 /// (3 on error), as with bogofilter's `-p -e`.
-pub fn run(a: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
-    let Some(rules) = model.analyzer().source().mail_rules() else {
+pub fn run(a: &ClassifyPlan, filter: &Filter) -> Result<ExitCode> {
+    let classes = filter.classes();
+    let Some(rules) = filter.analyzer().source().mail_rules() else {
         bail!(
             "{}: --passthrough and --unsure need a spam filter (a model trained with \
              --spam/--ham)",
@@ -53,41 +92,40 @@ pub fn run(a: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
     if corpus.docs.is_empty() {
         bail!("no message to classify");
     }
-    let x = pipeline::vectorize_for(model, &corpus.docs).matrix;
-    let decisions = pipeline::decide(model, &x);
+    let decisions = filter.decide(&corpus.docs)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if let Some(bytes) = raw {
         // The verdict travels in the header; a filter's exit code must say "delivered"
         // (procmail's `w` and maildrop's xfilter treat non-zero as a failure).
-        let (v, _) = verdict(a, model, &decisions[0]);
+        let (v, _) = verdict(a, classes, &decisions[0]);
         let header = format!("{v}; score={:.4}", decisions[0].score);
         out.write_all(&add_header(&bytes, "X-Rosenblatt", &header))?;
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     } else {
         for (d, dec) in corpus.docs.iter().zip(&decisions) {
-            writeln!(out, "{}", line(a, model, &d.id, dec))?;
+            writeln!(out, "{}", line(a, classes, &d.id, dec))?;
         }
     }
     out.flush()?;
     Ok(match decisions.as_slice() {
-        [one] => ExitCode::from(verdict(a, model, one).1),
+        [one] => ExitCode::from(verdict(a, classes, one).1),
         _ => ExitCode::SUCCESS,
     })
 }
 
 /// The verdict on a message (spam, ham or unsure) and its exit code.
-pub fn verdict<'m>(a: &ClassifyPlan, model: &'m Model, d: &ClassDecision) -> (&'m str, u8) {
+pub fn verdict<'m>(a: &ClassifyPlan, classes: &'m [String], d: &ClassDecision) -> (&'m str, u8) {
     match a.unsure {
         Some(b) if d.score >= b.low && d.score <= b.high => ("unsure", 2),
-        _ if model.classes()[d.class] == "spam" => ("spam", 0),
-        _ => (model.classes()[d.class].as_str(), 1),
+        _ if classes[d.class] == "spam" => ("spam", 0),
+        _ => (classes[d.class].as_str(), 1),
     }
 }
 
 /// The line `classify` prints for the message `id` (without its line end).
-pub fn line(a: &ClassifyPlan, model: &Model, id: &str, d: &ClassDecision) -> String {
-    let (v, _) = verdict(a, model, d);
+pub fn line(a: &ClassifyPlan, classes: &[String], id: &str, d: &ClassDecision) -> String {
+    let (v, _) = verdict(a, classes, d);
     match a.output {
         OutputFormat::Tsv => format!("{id}\t{v}\t{}", d.score),
         OutputFormat::Jsonl => {

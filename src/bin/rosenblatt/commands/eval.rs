@@ -53,7 +53,7 @@ macro_rules! print_metrics {
 /// `eval` of the model at `path` on labelled documents (or SVMlight rows), drawing
 /// `chart` when `--plot` is given.
 fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Result<ExitCode> {
-    let model = Model::load(path)?;
+    let model = crate::load::model(path)?;
     let indexed = matches!(model.features(), FeatureSpace::Indexed { .. });
     let data = match d.split {
         Some(Split::Train) => format!("{} (ModApte train)", crate::plot::names(&d.paths)),
@@ -208,7 +208,7 @@ pub fn single_chart(
     let positive: Vec<bool> = truth.iter().map(|&t| t == 1).collect();
     let mut curves = vec![curve(crate::plot::name(path), scores, &positive)?];
     if let Some(p2) = &c.compare {
-        let m2 = Model::load(p2)?;
+        let m2 = crate::load::model(p2)?;
         if m2.classes() != model.classes() {
             bail!(
                 "--plot-compare {}: its classes ({}) are not those of {} ({})",

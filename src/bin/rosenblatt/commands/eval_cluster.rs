@@ -62,7 +62,7 @@ fn docs(
     json: bool,
     chart: Option<&EvalChart>,
 ) -> Result<ExitCode> {
-    let model = Model::load(path)?;
+    let model = crate::load::model(path)?;
     let indexed = matches!(
         model.features(),
         rosenblatt::model::FeatureSpace::Indexed { .. }
@@ -162,7 +162,7 @@ fn spam(
     json: bool,
     chart: Option<&EvalChart>,
 ) -> Result<ExitCode> {
-    let model = Model::load(path)?;
+    let model = crate::load::model(path)?;
     let rules = super::eval_mail::check_filter(&model, path)?.clone();
     let model = Arc::new(model);
     let m = Arc::clone(&model);

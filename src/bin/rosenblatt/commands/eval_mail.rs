@@ -39,7 +39,7 @@ pub fn check_filter<'m>(model: &'m Model, path: &Path) -> Result<&'m MailRules> 
 
 /// `eval` of the filter at `path` on labelled mail, drawing its ROC curve with `--plot`.
 pub fn mail(path: &Path, mail: &Mail, json: bool, chart: Option<&EvalChart>) -> Result<ExitCode> {
-    let model = Model::load(path)?;
+    let model = crate::load::model(path)?;
     let rules = check_filter(&model, path)?;
     let phase = Phase::start("reading mail");
     let corpus = load::mail(&mail.spam, &mail.ham, rules)?;
@@ -85,7 +85,7 @@ pub fn online(
 ) -> Result<ExitCode> {
     let mut model = match start {
         Some(p) => {
-            let m = Model::load(p)?;
+            let m = crate::load::model(p)?;
             check_filter(&m, p)?;
             m
         }

@@ -19,7 +19,7 @@ fn feature_name(m: &Model, j: u32) -> String {
 
 /// Runs `inspect`.
 pub fn run(a: InspectPlan) -> Result<ExitCode> {
-    let m = Model::load(&a.model)?;
+    let m = crate::load::model(&a.model)?;
     let meta = &m.meta();
     // Under a weighted geometry a word adds w_j · f_j (before the row's scale): words
     // are ranked and shown by that.

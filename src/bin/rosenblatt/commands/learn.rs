@@ -10,6 +10,9 @@
 //! through a symbolic link is locked and replaced at the file the link points to, so all
 //! links to one model share one lock. A lock held past `--lock-timeout` ends the run with
 //! exit code 3.
+//!
+//! A store learns in one write transaction that reads and writes only the messages'
+//! features; LMDB's own writer lock orders concurrent `learn`s, and readers never wait.
 
 use crate::flags::LearnPlan;
 use crate::load;
@@ -19,6 +22,7 @@ use rosenblatt::incremental::learn_document;
 use rosenblatt::input::mail::{self, MailCorpus, MailRules};
 use rosenblatt::input::{Corpus, Document, decode_text, read_text};
 use rosenblatt::model::Model;
+use rosenblatt::store::{Store, StoreLearned};
 use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -86,6 +90,9 @@ fn lock(lock_file: &Path, timeout: Duration) -> Result<Option<File>> {
 
 /// Runs `learn`.
 pub fn run(a: LearnPlan) -> Result<ExitCode> {
+    if Store::is_store(&a.model) {
+        return learn_store(&a);
+    }
     let class = a.class;
     // How to read the messages comes from the model; it is read again under the lock, so
     // an update made meanwhile by another `learn` is kept.
@@ -126,8 +133,34 @@ pub fn run(a: LearnPlan) -> Result<ExitCode> {
     model.save(&a.model)?;
     lock.unlock()
         .with_context(|| format!("unlocking {}", lock_file.display()))?;
-    let n = corpus.docs.len();
-    let new_words = model.vocab().len() - words_before;
+    let learned = StoreLearned {
+        messages: corpus.docs.len(),
+        updates,
+        new_words: (model.vocab().len() - words_before) as u64,
+        learned: model.meta().learned,
+    };
+    report(&a, &learned)
+}
+
+/// `learn` on a store: the messages read under its mail rules, then learned in one write
+/// transaction.
+fn learn_store(a: &LearnPlan) -> Result<ExitCode> {
+    let store = Store::open(&a.model)?;
+    let rules = store.snapshot()?.analyzer().source().mail_rules().cloned();
+    if rules.is_some() {
+        load::refuse_line_files(&a.model, &a.inputs, None)?;
+    }
+    let corpus = documents(&a.inputs, rules.as_ref())?;
+    if corpus.docs.is_empty() {
+        bail!("no message to learn");
+    }
+    let learned = store.learn(&corpus.docs, a.class)?;
+    report(a, &learned)
+}
+
+/// Prints what `learn` did.
+fn report(a: &LearnPlan, l: &StoreLearned) -> Result<ExitCode> {
+    let (class, n, updates, new_words) = (a.class, l.messages, l.updates, l.new_words);
     if a.json {
         let v = serde_json::json!({
             "model": a.model.display().to_string(),
@@ -135,14 +168,14 @@ pub fn run(a: LearnPlan) -> Result<ExitCode> {
             "messages": n,
             "updates": updates,
             "new_words": new_words,
-            "learned": model.meta().learned,
+            "learned": l.learned,
         });
         outln!("{v}");
     } else {
         outln!(
             "learned {n} message(s) as {class}: {updates} update(s), {new_words} new word(s); \
              the model has learned {} message(s) since training",
-            model.meta().learned
+            l.learned
         );
     }
     Ok(ExitCode::SUCCESS)

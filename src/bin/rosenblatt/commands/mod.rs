@@ -7,6 +7,7 @@ mod classify_cluster;
 mod classify_mail;
 mod cluster_key;
 mod completions;
+mod convert;
 mod eval;
 mod eval_cluster;
 mod eval_mail;
@@ -35,6 +36,7 @@ pub fn run(plan: Plan) -> Result<ExitCode> {
         Plan::Eval(p) => eval::run(p),
         Plan::Inspect(p) => inspect::run(p),
         Plan::Learn(p) => learn::run(p),
+        Plan::Convert(p) => convert::run(p),
         Plan::Bench(p) => bench::run(p),
         Plan::Vectorize(p) => vectorize::run(p),
         Plan::ClusterKey(file) => cluster_key::run(file),

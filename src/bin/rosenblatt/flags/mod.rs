@@ -8,6 +8,7 @@ mod classify;
 mod cluster;
 mod cluster_key;
 mod completions;
+mod convert;
 mod eval;
 mod features;
 mod geometry;
@@ -34,6 +35,7 @@ mod whole_tests;
 pub use bench::{BenchData, BenchPlan};
 pub use classify::{ClassifyPlan, OutputFormat};
 pub use completions::CompletionsPlan;
+pub use convert::ConvertArgs;
 pub use eval::{EvalChart, EvalPlan, EvalTask};
 pub use inputs::{Documents, Mail, NOT_SVM, Source};
 pub use inspect::InspectPlan;
@@ -82,6 +84,9 @@ pub enum Command {
     /// records (see `inspect`), under a file lock, written atomically: for mail delivery
     /// and "this is spam" buttons.
     Learn(learn::LearnArgs),
+    /// Convert a filter between its two forms: a model file and a store (an embedded
+    /// database that classify and learn read and write per message, for mail delivery).
+    Convert(convert::ConvertArgs),
     /// Benchmark sparse update throughput: vectorizing, each learner's epochs and parallel
     /// prediction on a corpus, an SVMlight file or synthetic Zipf-shaped rows.
     Bench(bench::BenchArgs),
@@ -124,6 +129,8 @@ pub enum Plan {
     Inspect(InspectPlan),
     /// `learn`.
     Learn(LearnPlan),
+    /// `convert`.
+    Convert(ConvertArgs),
     /// `bench`.
     Bench(BenchPlan),
     /// `vectorize`.
@@ -145,6 +152,7 @@ pub fn plan(command: Command) -> Result<Plan> {
         Command::Eval(a) => Plan::Eval(eval::plan(a)?),
         Command::Inspect(a) => Plan::Inspect(inspect::plan(a)?),
         Command::Learn(a) => Plan::Learn(learn::plan(a)?),
+        Command::Convert(a) => Plan::Convert(a),
         Command::Bench(a) => Plan::Bench(bench::plan(a)?),
         Command::Vectorize(a) => Plan::Vectorize(vectorize::plan(a)?),
         Command::ClusterKey(a) => Plan::ClusterKey(a.file),

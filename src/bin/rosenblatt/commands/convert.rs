@@ -1,0 +1,38 @@
+//! `rosenblatt convert`: a model file written as a store, or a store as a model file —
+//! the two forms of one filter (see [`rosenblatt::store`]).
+
+use crate::flags::ConvertArgs;
+use anyhow::Result;
+use rosenblatt::model::Model;
+use rosenblatt::store::Store;
+use std::process::ExitCode;
+
+/// Runs `convert`.
+pub fn run(a: ConvertArgs) -> Result<ExitCode> {
+    let (model, to) = if Store::is_store(&a.from) {
+        let model = Store::open(&a.from)?.to_model()?;
+        model.save(&a.to)?;
+        (model, "model file")
+    } else {
+        let model = Model::load(&a.from)?;
+        Store::create(&a.to, &model)?;
+        (model, "store")
+    };
+    let (features, learned) = (model.vocab().len(), model.meta().learned);
+    if a.json {
+        let v = serde_json::json!({
+            "from": a.from.display().to_string(),
+            "to": a.to.display().to_string(),
+            "form": to,
+            "features": features,
+            "learned": learned,
+        });
+        outln!("{v}");
+    } else {
+        outln!(
+            "wrote {} as a {to}: {features} features, {learned} message(s) learned since training",
+            a.to.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
