@@ -181,6 +181,14 @@ pub(crate) enum DocTokens {
 }
 
 impl DocTokens {
+    /// How many tokens (ids or words).
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            DocTokens::Hashed(ids) => ids.len(),
+            DocTokens::Words(words) => words.len(),
+        }
+    }
+
     /// The tokens of `doc` under `analyzer`.
     pub(crate) fn of(analyzer: &Analyzer, doc: &Document) -> DocTokens {
         if let Some(h) = analyzer.hashing() {

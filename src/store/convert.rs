@@ -9,7 +9,6 @@ use crate::learn::{AnyModel, LinearModel, OnlineState};
 use crate::model::{FeatureSpace, Model, ModelParts, Predictor};
 use crate::vocab::Vocabulary;
 use crate::{Error, Result};
-use heed::EnvFlags;
 use heed::types::Bytes;
 use std::path::{Path, PathBuf};
 
@@ -176,7 +175,51 @@ impl Store {
 /// Writes the header and every feature of `model` into a new environment at `dir`,
 /// flushed to the disk before it returns.
 fn write(dir: &Path, model: &Model, m: &LinearModel, header: Header) -> Result<()> {
-    let env = open_env(dir, EnvFlags::NO_SYNC)?;
+    let env = open_env(dir, super::Access::Write, Some(super::FIRST_MAP_BYTES))?;
+    let lmdb = |e| lmdb_error(dir, e);
+    let vocab = model.vocab();
+    let sums = model
+        .online()
+        .as_ref()
+        .map(|o| &o.sq_grads[..])
+        .unwrap_or_default();
+    let g = model.geometry();
+    let records: Vec<Record> = (0..m.w.len())
+        .map(|j| Record {
+            id: j as u32,
+            w: m.w[j],
+            df: vocab.df(j as u32),
+            sq: sums.get(j).copied().unwrap_or(0.0),
+            fw: g.weight(j as u32),
+        })
+        // A hashed space keeps only the ids something reached.
+        .filter(|r| vocab.hashing().is_none() || !r.is_absent(header.absent_weight()))
+        .collect();
+    // An entry is 34 bytes with LMDB's node and pointer, in pages about 3/4 full; a
+    // larger map is tried when that is short (long words, the header).
+    let mut needed = records.len() * 48 + (1 << 20);
+    loop {
+        super::make_room(&env, needed).map_err(lmdb)?;
+        match fill(&env, dir, vocab, &records, &header) {
+            Err(e) if super::is_full(&e) && env.info().map_size < super::MAX_MAP_BYTES => {
+                needed = needed.saturating_mul(2);
+            }
+            r => break r?,
+        }
+    }
+    env.force_sync().map_err(lmdb)?;
+    env.prepare_for_closing().wait();
+    Ok(())
+}
+
+/// Writes the header and `records` in one transaction.
+fn fill(
+    env: &heed::Env,
+    dir: &Path,
+    vocab: &Vocabulary,
+    records: &[Record],
+    header: &Header,
+) -> Result<()> {
     let lmdb = |e| lmdb_error(dir, e);
     let mut txn = env.write_txn().map_err(lmdb)?;
     let meta = env
@@ -187,37 +230,17 @@ fn write(dir: &Path, model: &Model, m: &LinearModel, header: Header) -> Result<(
         .map_err(lmdb)?;
     meta.put(&mut txn, super::HEADER_KEY, &header.encode()?)
         .map_err(lmdb)?;
-    let vocab = model.vocab();
-    let sums = model
-        .online()
-        .as_ref()
-        .map(|o| &o.sq_grads[..])
-        .unwrap_or_default();
-    let g = model.geometry();
-    for (j, &wj) in m.w.iter().enumerate() {
-        let id = j as u32;
-        let r = Record {
-            id,
-            w: wj,
-            df: vocab.df(id),
-            sq: sums.get(j).copied().unwrap_or(0.0),
-            fw: g.weight(id),
-        };
+    for r in records {
         if vocab.hashing().is_some() {
-            if !r.is_absent(header.absent_weight()) {
-                features
-                    .put(&mut txn, &id_key(id), &r.encode(None))
-                    .map_err(lmdb)?;
-            }
+            features
+                .put(&mut txn, &id_key(r.id), &r.encode(None))
+                .map_err(lmdb)?;
         } else {
-            let word = vocab.word(id);
+            let word = vocab.word(r.id);
             features
                 .put(&mut txn, &word_key(word), &r.encode(Some(word)))
                 .map_err(lmdb)?;
         }
     }
-    txn.commit().map_err(lmdb)?;
-    env.force_sync().map_err(lmdb)?;
-    env.prepare_for_closing().wait();
-    Ok(())
+    txn.commit().map_err(lmdb)
 }

@@ -56,7 +56,7 @@ struct Features {
 
 impl Features {
     /// The message's entries as of `txn`.
-    fn read(store: &Store, txn: &heed::RoTxn, h: &Header, tokens: DocTokens) -> Result<Features> {
+    fn read(store: &Store, txn: &heed::RoTxn, h: &Header, tokens: &DocTokens) -> Result<Features> {
         let mut pairs = Vec::new();
         let mut new_words = Vec::new();
         let get = |key: &[u8]| -> Result<Option<Record>> {
@@ -72,7 +72,7 @@ impl Features {
         };
         match tokens {
             DocTokens::Hashed(ids) => {
-                for id in ids {
+                for &id in ids {
                     let key = id_key(id);
                     let r = get(&key)?.unwrap_or_else(|| Record::absent(id, h.absent_weight()));
                     pairs.push((r, key.to_vec(), None));
@@ -80,10 +80,10 @@ impl Features {
             }
             DocTokens::Words(words) => {
                 for word in words {
-                    let key = word_key(&word);
+                    let key = word_key(word);
                     match get(&key)? {
-                        Some(r) => pairs.push((r, key, Some(word))),
-                        None => new_words.push(word),
+                        Some(r) => pairs.push((r, key, Some(word.clone()))),
+                        None => new_words.push(word.clone()),
                     }
                 }
                 pairs.sort_unstable_by_key(|(r, _, _)| r.id);
@@ -150,17 +150,40 @@ impl Store {
         let lmdb = |e| lmdb_error(&self.path, e);
         // Reader slots of killed processes would keep old pages from being reused.
         self.env.clear_stale_readers().map_err(lmdb)?;
+        // Tokenized before the transaction, which then holds the writer's lock for the
+        // lookups and the step alone.
+        let tokens: Vec<DocTokens> = docs
+            .iter()
+            .map(|d| DocTokens::of(&self.analyzer, d))
+            .collect();
+        // Each token copies at most its leaf page, plus the tree's upper pages and splits.
+        let count: usize = tokens.iter().map(DocTokens::len).sum();
+        let mut needed = (count + count / 4 + 32) * 4096;
+        loop {
+            super::make_room(&self.env, needed).map_err(lmdb)?;
+            match self.learn_txn(&tokens, class) {
+                Err(e) if super::is_full(&e) && self.env.info().map_size < super::MAX_MAP_BYTES => {
+                    needed = needed.saturating_mul(2);
+                }
+                r => return r,
+            }
+        }
+    }
+
+    /// The transaction of [`Store::learn`]; dropped (so aborted) on any error.
+    fn learn_txn(&self, tokens: &[DocTokens], class: &str) -> Result<StoreLearned> {
+        let lmdb = |e| lmdb_error(&self.path, e);
         let mut txn = self.env.write_txn().map_err(lmdb)?;
         let mut h = self.header(&txn)?;
         let y = label_of(&h.classes, class)?;
         let (words_before, mut updates) = (h.features, 0);
-        for doc in docs {
-            updates += u64::from(self.learn_one(&mut txn, &mut h, doc, y)?);
+        for t in tokens {
+            updates += u64::from(self.learn_one(&mut txn, &mut h, t, y)?);
         }
         self.put_header(&mut txn, &h)?;
         txn.commit().map_err(lmdb)?;
         Ok(StoreLearned {
-            messages: docs.len(),
+            messages: tokens.len(),
             updates,
             new_words: if h.analyzer.hashing().is_some() {
                 0
@@ -171,15 +194,15 @@ impl Store {
         })
     }
 
-    /// One document learned in `txn`; whether the rule took a step.
+    /// One document's tokens learned in `txn`; whether the rule took a step.
     fn learn_one(
         &self,
         txn: &mut heed::RwTxn,
         h: &mut Header,
-        doc: &Document,
+        tokens: &DocTokens,
         y: f32,
     ) -> Result<bool> {
-        let mut f = Features::read(self, txn, h, DocTokens::of(&h.analyzer, doc))?;
+        let mut f = Features::read(self, txn, h, tokens)?;
         let score = f.score(h);
         h.meta.learned += 1;
         let mut state = h.online.take().unwrap_or_default();
@@ -247,7 +270,7 @@ impl Snapshot<'_> {
     /// row): its score w·x + b and the class it is above or below the threshold.
     pub fn decide(&self, doc: &Document) -> Result<ClassDecision> {
         let h = &self.header;
-        let f = Features::read(self.store, &self.txn, h, DocTokens::of(&h.analyzer, doc))?;
+        let f = Features::read(self.store, &self.txn, h, &DocTokens::of(&h.analyzer, doc))?;
         let score = f.score(h);
         Ok(ClassDecision {
             class: usize::from(score > h.threshold),

@@ -12,7 +12,10 @@
 //! writers take LMDB's own lock, one at a time; a killed writer leaves the state of the
 //! last commit. Commits are not flushed to the disk one by one (`NO_SYNC`): a killed
 //! process loses nothing, a crash of the operating system can lose the last commits
-//! (as with bogofilter's default database).
+//! (as with bogofilter's default database). Writers change the memory map in place
+//! (`WRITE_MAP`: no copy of each touched page on the heap, no write call per page), so
+//! LMDB keeps the data file as long as the map; the map starts small and doubles before a
+//! transaction that could fill it, so the file stays within twice the data it holds.
 //!
 //! Any two-class linear text model can be kept so: [`Store::create`] writes a model as a
 //! store and [`Store::to_model`] reads it back as the same model, bit for bit, so the two
@@ -34,8 +37,16 @@ use heed::types::Bytes;
 use heed::{Database, Env, EnvFlags, EnvOpenOptions};
 use std::path::{Path, PathBuf};
 
-/// The most a store may hold: 4 GiB, as a model file (address space reserved, not disk).
-const MAP_BYTES: usize = 4 << 30;
+/// The map a new store starts with; it doubles as the data grows.
+const FIRST_MAP_BYTES: usize = 4 << 20;
+/// The most a store may hold: 4 GiB, as a model file.
+const MAX_MAP_BYTES: usize = 4 << 30;
+/// How a process opens a store: to read (classify) or to learn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Read,
+    Write,
+}
 /// The header's key in the `meta` table.
 const HEADER_KEY: &[u8] = b"header";
 /// LMDB's data file in a store's folder.
@@ -44,6 +55,8 @@ const DATA_FILE: &str = "data.mdb";
 /// An open filter store.
 pub struct Store {
     env: Env,
+    /// How the store's filter reads messages (fixed for a store's life).
+    analyzer: crate::text::Analyzer,
     meta: Database<Bytes, Bytes>,
     features: Database<Bytes, Bytes>,
     path: PathBuf,
@@ -63,20 +76,31 @@ impl Store {
         path.is_dir() && path.join(DATA_FILE).is_file()
     }
 
-    /// Opens the store at `path` (for reading and learning). A folder that is not a
+    /// Opens the store at `path` for reading and learning. A folder that is not a
     /// store, a foreign LMDB environment or a damaged header is refused with a sentence
     /// naming it; nothing is created.
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
-        let path = path.as_ref();
+        Store::open_as(path.as_ref(), Access::Write)
+    }
+
+    /// Opens the store at `path` for reading only (classifying): what a process that
+    /// never learns needs, with the same refusals as [`Store::open`]. A process opens a
+    /// store one way.
+    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Store> {
+        Store::open_as(path.as_ref(), Access::Read)
+    }
+
+    /// Opens the store at `path`.
+    fn open_as(path: &Path, access: Access) -> Result<Store> {
         if !Store::is_store(path) {
             return Err(Error::model(
                 path,
                 "not a filter store (a folder with data.mdb, made by `rosenblatt convert`)",
             ));
         }
-        let env = open_env(path, EnvFlags::NO_SYNC)?;
+        let env = open_env(path, access, None)?;
         let lmdb = |e| lmdb_error(path, e);
-        let rtxn = env.read_txn().map_err(lmdb)?;
+        let rtxn = read_txn(&env).map_err(lmdb)?;
         let named = |name| env.open_database::<Bytes, Bytes>(&rtxn, Some(name));
         let (Some(meta), Some(features)) = (
             named("meta").map_err(lmdb)?,
@@ -88,13 +112,16 @@ impl Store {
             ));
         };
         rtxn.commit().map_err(lmdb)?;
-        let store = Store {
+        let mut store = Store {
             env,
+            analyzer: crate::text::Analyzer::default(),
             meta,
             features,
             path: path.to_path_buf(),
         };
-        store.snapshot()?; // the header is read and checked once here
+        // The header is read and checked once here.
+        let analyzer = store.snapshot()?.analyzer().clone();
+        store.analyzer = analyzer;
         Ok(store)
     }
 
@@ -132,12 +159,21 @@ impl Store {
     }
 }
 
-/// Opens (or, in an empty folder, creates) the LMDB environment at `path`.
-fn open_env(path: &Path, flags: EnvFlags) -> Result<Env> {
+/// Opens (or, in an empty folder, creates with a map of `map` bytes) the LMDB
+/// environment at `path`; an existing one keeps the map size its last writer recorded.
+fn open_env(path: &Path, access: Access, map: Option<usize>) -> Result<Env> {
     let mut options = EnvOpenOptions::new();
-    options.map_size(MAP_BYTES).max_dbs(2);
+    options.max_dbs(2);
+    if let Some(bytes) = map {
+        options.map_size(bytes);
+    }
+    let flags = match access {
+        Access::Read => EnvFlags::READ_ONLY | EnvFlags::NO_READ_AHEAD,
+        Access::Write => EnvFlags::NO_SYNC | EnvFlags::WRITE_MAP,
+    };
     // SAFETY: the store's files are changed only through LMDB, whose lock file orders
-    // every process's transactions; the flags only skip flushing to the disk.
+    // every process's transactions; the flags only skip flushing to the disk and let
+    // writers change the map in place.
     unsafe {
         options.flags(flags);
         options.open(path)
@@ -145,13 +181,55 @@ fn open_env(path: &Path, flags: EnvFlags) -> Result<Env> {
     .map_err(|e| lmdb_error(path, e))
 }
 
+/// A read transaction; when a writer of another process grew the map since this one was
+/// opened, the map is grown here too and the transaction begun again.
+fn read_txn(env: &Env) -> heed::Result<heed::RoTxn<'_, heed::WithTls>> {
+    match env.read_txn() {
+        Err(heed::Error::Mdb(heed::MdbError::MapResized)) => {
+            // SAFETY: the failed begin left no transaction of this process open (every
+            // transaction here ends before the next begins); 0 adopts the recorded size.
+            unsafe { env.resize(0)? };
+            env.read_txn()
+        }
+        r => r,
+    }
+}
+
+/// Grows the map of `env` (before a write transaction of this process) so that `needed`
+/// more bytes fit: doubled until they do, at most 4 GiB.
+fn make_room(env: &Env, needed: usize) -> heed::Result<()> {
+    let info = env.info();
+    let page = 4096;
+    let used = (info.last_page_number + 1) * page;
+    let mut map = info.map_size;
+    while map < used.saturating_add(needed) && map < MAX_MAP_BYTES {
+        map = (map * 2).min(MAX_MAP_BYTES);
+    }
+    if map > info.map_size {
+        // SAFETY: called with no transaction of this process open (see the callers).
+        unsafe { env.resize(map)? };
+    }
+    Ok(())
+}
+
+/// The sentence of a store whose map is full.
+const FULL: &str = "the store is full (it holds at most 4 GiB)";
+
+/// Whether `e` says the map was full (the transaction may be tried again in a larger one).
+fn is_full(e: &Error) -> bool {
+    matches!(e, Error::Model { message, .. } if message == FULL)
+}
+
 /// An LMDB error on the store at `path`.
 fn lmdb_error(path: &Path, e: heed::Error) -> Error {
     match e {
         heed::Error::Io(error) => Error::io(path, error),
-        heed::Error::Mdb(heed::MdbError::MapFull) => {
-            Error::model(path, "the store is full (it holds at most 4 GiB)")
-        }
+        heed::Error::Mdb(heed::MdbError::MapFull) => Error::model(path, FULL),
+        heed::Error::Mdb(heed::MdbError::Incompatible)
+        | heed::Error::Mdb(heed::MdbError::VersionMismatch) => Error::model(
+            path,
+            "not a store this build can read (an LMDB file of another layout)",
+        ),
         e => Error::model(path, format!("the store cannot be read or written: {e}")),
     }
 }

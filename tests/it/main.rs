@@ -31,5 +31,6 @@ mod plots;
 mod properties;
 mod seed_examples;
 mod shell;
+mod store;
 mod svmlight;
 mod tune;

@@ -148,14 +148,17 @@ fn in_maildir_tmp(f: &Path) -> bool {
 /// holding several envelope-separated messages yields each of them (`FILE#N`).
 fn read_files(files: Vec<(usize, PathBuf)>, label: Option<&str>, rules: &MailRules) -> MailCorpus {
     type Read = std::result::Result<(usize, Vec<ParsedMessage>), (String, String)>;
-    let results: Vec<Read> = files
-        .par_iter()
-        .map(|(k, f)| {
-            let bytes = crate::input::limit::read_corpus_file(f)
-                .map_err(|e| crate::input::skip_reason(f, &e))?;
-            Ok((*k, split_file(&bytes, f, label, rules)))
-        })
-        .collect();
+    let read = |(k, f): &(usize, PathBuf)| -> Read {
+        let bytes = crate::input::limit::read_corpus_file(f)
+            .map_err(|e| crate::input::skip_reason(f, &e))?;
+        Ok((*k, split_file(&bytes, f, label, rules)))
+    };
+    // One file (a delivery, a correction) starts no worker threads.
+    let results: Vec<Read> = if files.len() == 1 {
+        files.iter().map(read).collect()
+    } else {
+        files.par_iter().map(read).collect()
+    };
     let mut out = MailCorpus::default();
     for r in results {
         match r {
@@ -204,10 +207,15 @@ fn read_mbox(
     let mut batch: Vec<(usize, usize, Vec<u8>)> = Vec::with_capacity(BATCH);
     let mut n = 0usize;
     let flush = |batch: &mut Vec<(usize, usize, Vec<u8>)>, out: &mut MailCorpus| {
-        let parsed: Vec<(usize, ParsedMessage)> = batch
-            .par_iter()
-            .map(|(i, k, b)| (*k, parse_message(b, format!("{name}#{i}"), label, rules)))
-            .collect();
+        let parse = |(i, k, b): &(usize, usize, Vec<u8>)| {
+            (*k, parse_message(b, format!("{name}#{i}"), label, rules))
+        };
+        // A one-message mbox (a delivery with its envelope line) starts no worker threads.
+        let parsed: Vec<(usize, ParsedMessage)> = if batch.len() == 1 {
+            batch.iter().map(parse).collect()
+        } else {
+            batch.par_iter().map(parse).collect()
+        };
         parsed.into_iter().for_each(|(k, p)| out.push(p, k));
         batch.clear();
     };

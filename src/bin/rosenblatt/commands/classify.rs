@@ -18,7 +18,7 @@ use std::process::ExitCode;
 pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
     if Store::is_store(&plan.model) && plan.cluster.is_none() {
         // A mail filter's store is read per message, in one read transaction.
-        let store = Store::open(&plan.model)?;
+        let store = Store::open_read_only(&plan.model)?;
         let snapshot = store.snapshot()?;
         if snapshot.analyzer().source().mail_rules().is_some() {
             plan.documents.reads_svmlight(false)?;

@@ -1,0 +1,198 @@
+//! A filter's store from the command line: `convert` both ways with the same decisions
+//! and the same model back, `classify` and `learn` on a store as on the model file,
+//! concurrent learners and readers, and learners killed mid-transaction.
+
+use crate::common::{bin, corpus_and_filter, stdout_of, walk};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The binary under test as a plain command (for processes run side by side).
+fn exe() -> Command {
+    Command::new(assert_cmd::cargo::cargo_bin("rosenblatt"))
+}
+
+/// The `learned` count `inspect` reports for `filter`.
+fn learned(filter: &Path) -> u64 {
+    let out = stdout_of(bin().args(["inspect", "--json", "-m"]).arg(filter));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    v["learned"].as_u64().unwrap()
+}
+
+/// `classify`'s lines for `messages` under `filter`.
+fn classify(filter: &Path, messages: &[PathBuf]) -> String {
+    stdout_of(bin().arg("classify").arg("-m").arg(filter).args(messages))
+}
+
+/// A filter trained on 30 + 30 shipped messages, as a model file and as a store.
+fn both_forms(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let (corpus, model) = corpus_and_filter(dir);
+    let store = dir.join("spam.store");
+    let out = stdout_of(bin().arg("convert").arg(&model).arg(&store));
+    assert!(out.contains("as a store"), "{out}");
+    (corpus, model, store)
+}
+
+#[test]
+fn a_store_decides_and_learns_as_its_model_file_and_converts_back_to_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, model, store) = both_forms(dir.path());
+    let mut messages = walk(&corpus);
+    messages.sort();
+    let lines = classify(&model, &messages);
+    assert_eq!(lines.lines().count(), 60);
+    assert_eq!(classify(&store, &messages), lines);
+    // The same corrections taught to both: a spam as ham, then a folder as spam, then one
+    // message from stdin.
+    let spam = messages.iter().find(|p| p.to_str().unwrap().contains("/spam/")).unwrap();
+    for filter in [&model, &store] {
+        bin().args(["learn", "--ham", "-m"]).arg(filter).arg(spam).assert().success();
+        bin().args(["learn", "--spam", "-m"]).arg(filter).arg(corpus.join("ham")).assert().success();
+        let msg = std::fs::read(&messages[0]).unwrap();
+        bin().args(["learn", "--ham", "-m"]).arg(filter).write_stdin(msg).assert().success();
+    }
+    assert_eq!(learned(&store), 32);
+    let lines = classify(&model, &messages);
+    assert_eq!(classify(&store, &messages), lines);
+    let back = dir.path().join("back.model");
+    stdout_of(bin().arg("convert").arg(&store).arg(&back));
+    assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&model).unwrap());
+    // The mail rules apply to a store too: a line file is refused, naming the flag.
+    let tsv = dir.path().join("x.tsv");
+    std::fs::write(&tsv, "spam\tbuy now\n").unwrap();
+    let out = bin().args(["classify", "-m"]).arg(&store).arg(&tsv).assert().code(3);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("--spam"), "{err}");
+    // An existing store is not overwritten.
+    let out = bin().arg("convert").arg(&model).arg(&store).assert().failure();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("already exists"), "{err}");
+}
+
+/// One process that runs `learn` of `message` `n` times as `class`.
+fn learner(store: &Path, message: &Path, class: &str, n: usize) -> std::thread::JoinHandle<usize> {
+    let (store, message, class) = (store.to_path_buf(), message.to_path_buf(), class.to_string());
+    std::thread::spawn(move || {
+        (0..n)
+            .filter(|_| {
+                exe()
+                    .args(["learn", "-m"])
+                    .arg(&store)
+                    .arg(format!("--{class}"))
+                    .arg(&message)
+                    .stdout(Stdio::null())
+                    .status()
+                    .unwrap()
+                    .success()
+            })
+            .count()
+    })
+}
+
+#[test]
+fn eight_learners_and_eight_readers_lose_nothing_and_readers_never_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, _, store) = both_forms(dir.path());
+    let mut messages = walk(&corpus);
+    messages.sort();
+    let before = learned(&store);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let readers: Vec<_> = (0..8)
+        .map(|i| {
+            let (store, msg, stop) = (store.clone(), messages[i].clone(), stop.clone());
+            std::thread::spawn(move || {
+                let (mut runs, mut failures, mut longest) = (0, Vec::new(), Duration::ZERO);
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let t = Instant::now();
+                    let out = exe().args(["classify", "-m"]).arg(&store).arg(&msg).output().unwrap();
+                    longest = longest.max(t.elapsed());
+                    runs += 1;
+                    // 0 spam, 1 ham; anything else is a failed reader.
+                    if !matches!(out.status.code(), Some(0 | 1)) || out.stdout.is_empty() {
+                        failures.push(String::from_utf8_lossy(&out.stderr).to_string());
+                    }
+                }
+                (runs, failures, longest)
+            })
+        })
+        .collect();
+    let learners: Vec<_> = (0..8)
+        .map(|i| learner(&store, &messages[10 + i], if i % 2 == 0 { "spam" } else { "ham" }, 200))
+        .collect();
+    let ok: usize = learners.into_iter().map(|h| h.join().unwrap()).sum();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (mut runs, mut longest) = (0, Duration::ZERO);
+    for r in readers {
+        let (n, failures, l) = r.join().unwrap();
+        assert!(failures.is_empty(), "readers failed: {failures:?}");
+        runs += n;
+        longest = longest.max(l);
+    }
+    assert_eq!(ok, 1600, "every learn succeeds");
+    assert_eq!(learned(&store), before + 1600, "every learn is counted");
+    assert!(runs >= 8, "the readers ran ({runs})");
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
+        "note: {runs} classify runs beside 1600 learns; the longest took {} ms",
+        longest.as_millis()
+    );
+}
+
+#[test]
+fn a_learner_killed_mid_transaction_leaves_the_old_or_the_new_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, _, store) = both_forms(dir.path());
+    let mut messages = walk(&corpus);
+    messages.sort();
+    // Every message 4 times over: one learn of 240 messages, in one transaction.
+    let batch = dir.path().join("batch");
+    std::fs::create_dir(&batch).unwrap();
+    for k in 0..4 {
+        for (i, m) in messages.iter().enumerate() {
+            std::fs::copy(m, batch.join(format!("{k}-{i}.eml"))).unwrap();
+        }
+    }
+    let learn = || {
+        let mut c = exe();
+        c.args(["learn", "--spam", "-m"]).arg(&store).arg(&batch).stdout(Stdio::null());
+        c
+    };
+    let t = Instant::now();
+    assert!(learn().status().unwrap().success());
+    let whole = t.elapsed();
+    let mut count = learned(&store);
+    let (mut killed_before, mut finished) = (0, 0);
+    for k in 0..30u32 {
+        let mut child = learn().spawn().unwrap();
+        // Kills spread over the run's length, the transaction's end included.
+        std::thread::sleep(whole * k / 24);
+        unsafe { libc_kill(child.id() as i32) };
+        child.wait().unwrap();
+        let now = learned(&store);
+        assert!(now == count || now == count + 240, "learned {count} → {now}: a partial commit");
+        if now == count {
+            killed_before += 1;
+        } else {
+            finished += 1;
+        }
+        count = now;
+        let out = exe().args(["classify", "-m"]).arg(&store).arg(&messages[0]).output().unwrap();
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+    }
+    assert!(killed_before > 0, "no kill landed before the commit");
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
+        "note: 30 kills of a {} ms learn: {killed_before} before the commit, {finished} after",
+        whole.as_millis()
+    );
+}
+
+/// `kill -9`.
+unsafe fn libc_kill(pid: i32) {
+    unsafe extern "C" {
+        fn kill(pid: i32, sig: i32) -> i32;
+    }
+    unsafe { kill(pid, 9) };
+}
