@@ -18,8 +18,10 @@ messages (the store learns by `learn`, the model file is the store converted; bo
 registers the same messages). Each measured message is classified (`classify -m FILTER -`,
 `bogofilter -T`) and then learned as its class (`learn -m FILTER --spam|--ham -`,
 `bogofilter -s|-n`) by every filter in turn before the next message. Time is the wall time from
-spawn to exit; memory is the child's peak resident set (wait4's ru_maxrss). Prints a Markdown
-table: median and peak memory per filter and operation.
+spawn to exit; memory is the peak resident set of the same command run again under GNU time
+(`/usr/bin/time -f %M`: a child forked from this Python process would report Python's own),
+so each measured message is learned twice. Prints a Markdown table: median time and the
+largest peak memory per filter and operation.
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, time
 
@@ -33,19 +35,20 @@ def run(cmd, **kw):
 
 
 def measured(cmd, message, env=None):
-    """Seconds from spawn to exit and the peak resident set in MB of one process fed `message`."""
+    """Seconds from spawn to exit of one process fed `message`."""
     t = time.perf_counter()
-    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    p.stdin.write(message)
-    p.stdin.close()
-    _, status, usage = os.wait4(p.pid, 0)
+    p = subprocess.run(cmd, input=message, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     dt = time.perf_counter() - t
-    code = os.waitstatus_to_exitcode(status)
-    p.returncode = code
-    err = p.stderr.read()
-    if code not in (0, 1, 2):
-        sys.exit(f"{' '.join(cmd)} failed ({code}): {err.decode(errors='replace')}")
-    return dt, usage.ru_maxrss / 1024
+    if p.returncode not in (0, 1, 2):
+        sys.exit(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr.decode(errors='replace')}")
+    return dt
+
+
+def peak_mb(cmd, message, env=None):
+    """Peak resident set in MB of one process fed `message`, as GNU time reports it."""
+    p = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], input=message, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, env=env)
+    return int(p.stderr.decode().strip().splitlines()[-1]) / 1024
 
 
 def stream(corpus, out):
@@ -134,9 +137,8 @@ def measure(stage, forms, sample, bogo_env, table):
                 c = [BIN, "classify", "-m", f, "-"]
                 l = [BIN, "learn", "-m", f, f"--{label}", "-"]
             for op, cmd in (("classify", c), ("learn", l)):
-                dt, mb = measured(cmd, message, env)
-                times[name][op].append(dt)
-                peaks[name][op] = max(peaks[name][op], mb)
+                times[name][op].append(measured(cmd, message, env))
+                peaks[name][op] = max(peaks[name][op], peak_mb(cmd, message, env))
     for name, _ in forms:
         t, p = times[name], peaks[name]
         table.append(f"| {stage} | {name} | {1000 * statistics.median(t['classify']):.1f} ms | "

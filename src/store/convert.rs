@@ -115,8 +115,7 @@ impl Store {
         let mut sq = vec![0.0; sums];
         let mut fw = if idf { vec![h.unseen; n] } else { Vec::new() };
         let mut words: Vec<Option<Box<str>>> = vec![None; if hashing.is_some() { 0 } else { n }];
-        for entry in self.features.iter(&txn).map_err(lmdb)? {
-            let (key, value) = entry.map_err(lmdb)?;
+        self.features.each(&txn, lmdb, |key, value| {
             let (r, tail) = Record::decode(value)
                 .ok_or_else(|| self.damaged(key, "is not a feature record"))?;
             let j = r.id as usize;
@@ -140,7 +139,8 @@ impl Store {
             if idf {
                 fw[j] = r.fw;
             }
-        }
+            Ok(())
+        })?;
         let vocab = match hashing {
             Some(b) => Vocabulary::from_hashed_df(b, df, h.documents),
             None => {
@@ -225,9 +225,8 @@ fn fill(
     let meta = env
         .create_database::<Bytes, Bytes>(&mut txn, Some("meta"))
         .map_err(lmdb)?;
-    let features = env
-        .create_database::<Bytes, Bytes>(&mut txn, Some("features"))
-        .map_err(lmdb)?;
+    let features =
+        super::table::Table::create(env, &mut txn, vocab.hashing().is_some()).map_err(lmdb)?;
     meta.put(&mut txn, super::HEADER_KEY, &header.encode()?)
         .map_err(lmdb)?;
     for r in records {

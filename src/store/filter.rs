@@ -156,9 +156,11 @@ impl Store {
             .iter()
             .map(|d| DocTokens::of(&self.analyzer, d))
             .collect();
-        // Each token copies at most its leaf page, plus the tree's upper pages and splits.
+        // A transaction copies each page it changes once: at most one leaf page per token
+        // and no more than the tree holds, with the upper pages and splits on top.
         let count: usize = tokens.iter().map(DocTokens::len).sum();
-        let mut needed = (count + count / 4 + 32) * 4096;
+        let pages = self.env.info().last_page_number + 1;
+        let mut needed = (count.min(pages) * 5 / 4 + count / 32 + 64) * 4096;
         loop {
             super::make_room(&self.env, needed).map_err(lmdb)?;
             match self.learn_txn(&tokens, class) {

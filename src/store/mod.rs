@@ -5,9 +5,10 @@
 //!
 //! A store is a folder holding LMDB's `data.mdb` and `lock.mdb`, with two tables: `meta`,
 //! whose one entry is the [`header::Header`] (everything of the model that is not one
-//! value per feature), and `features`, one [`record::Record`] per feature keyed by the
-//! word itself (by its hashed id in a hashed space, where ids no message ever reached
-//! have no entry, so the file grows with the features seen, not with 2^B). Readers never
+//! value per feature), and the features table, one [`record::Record`] per feature keyed
+//! by the word itself (`words`), or by its hashed id in a hashed space (`ids`, where ids
+//! no message ever reached have no entry, so the file grows with the features seen, not
+//! with 2^B). Readers never
 //! wait for a writer (LMDB's copy-on-write pages: a reader sees the last committed state);
 //! writers take LMDB's own lock, one at a time; a killed writer leaves the state of the
 //! last commit. Commits are not flushed to the disk one by one (`NO_SYNC`): a killed
@@ -28,6 +29,7 @@ mod convert;
 mod filter;
 mod header;
 mod record;
+mod table;
 
 pub use filter::{Snapshot, StoreLearned};
 
@@ -58,7 +60,7 @@ pub struct Store {
     /// How the store's filter reads messages (fixed for a store's life).
     analyzer: crate::text::Analyzer,
     meta: Database<Bytes, Bytes>,
-    features: Database<Bytes, Bytes>,
+    features: table::Table,
     path: PathBuf,
 }
 
@@ -101,11 +103,11 @@ impl Store {
         let env = open_env(path, access, None)?;
         let lmdb = |e| lmdb_error(path, e);
         let rtxn = read_txn(&env).map_err(lmdb)?;
-        let named = |name| env.open_database::<Bytes, Bytes>(&rtxn, Some(name));
-        let (Some(meta), Some(features)) = (
-            named("meta").map_err(lmdb)?,
-            named("features").map_err(lmdb)?,
-        ) else {
+        let meta = env
+            .open_database::<Bytes, Bytes>(&rtxn, Some("meta"))
+            .map_err(lmdb)?;
+        let (Some(meta), Some(features)) = (meta, table::Table::open(&env, &rtxn).map_err(lmdb)?)
+        else {
             return Err(Error::model(
                 path,
                 "an LMDB environment without a filter's tables (not made by rosenblatt)",
@@ -163,7 +165,7 @@ impl Store {
 /// environment at `path`; an existing one keeps the map size its last writer recorded.
 fn open_env(path: &Path, access: Access, map: Option<usize>) -> Result<Env> {
     let mut options = EnvOpenOptions::new();
-    options.max_dbs(2);
+    options.max_dbs(3);
     if let Some(bytes) = map {
         options.map_size(bytes);
     }

@@ -1,6 +1,7 @@
 //! Real delivery agents end to end: Debian's procmail and maildrop deliver messages
 //! through the recipes docs/MAIL.md prints (read from the file, with the program's path
-//! put in) into real Maildirs. Spam lands in the spam folder with the `X-Rosenblatt`
+//! put in) into real Maildirs, with the filter kept in a store as docs/MAIL.md advises
+//! (`rosenblatt convert`). Spam lands in the spam folder with the `X-Rosenblatt`
 //! header and ham in the inbox; a filter that fails loses nothing; the retraining script
 //! learns a message moved into the spam folder, once. Skipped with a note where an agent
 //! is not installed (`.ci/run` installs both).
@@ -38,7 +39,7 @@ fn recipe(heading: &str, home: &Path) -> String {
     block(heading).replace("$HOME", &home.display().to_string())
 }
 
-/// A home with the filter at `.spam.model`, an inbox and a spam folder, and the training
+/// A home with the filter in the store `.spam.store`, an inbox and a spam folder, and the training
 /// messages (which the filter classifies as their class).
 struct Home {
     _dir: tempfile::TempDir,
@@ -57,7 +58,13 @@ impl Home {
                 fs::create_dir_all(home.join(d).join(sub)).unwrap();
             }
         }
-        fs::rename(&model, home.join(".spam.model")).unwrap();
+        let store = home.join(".spam.store");
+        bin()
+            .arg("convert")
+            .arg(&model)
+            .arg(&store)
+            .assert()
+            .success();
         let pick = |class: &str| {
             (0..4)
                 .map(|i| corpus.join(class).join(format!("{i}.eml")))
@@ -156,7 +163,7 @@ fn check_sorted(h: &Home) {
 
 /// With the model gone the filter fails; the agent delivers the message as it came.
 fn check_failure_keeps(h: &Home, deliver: impl Fn(&Path)) {
-    fs::rename(h.home.join(".spam.model"), h.home.join("gone.model")).unwrap();
+    fs::rename(h.home.join(".spam.store"), h.home.join("gone.store")).unwrap();
     let before = h.delivered("Maildir").len();
     deliver(&h.spam[0]);
     let inbox = h.delivered("Maildir");
@@ -174,7 +181,7 @@ fn check_failure_keeps(h: &Home, deliver: impl Fn(&Path)) {
             .any(|m| m.trim_end().ends_with(sent.trim_end()) && !m.contains("X-Rosenblatt")),
         "the message was not kept whole"
     );
-    fs::rename(h.home.join("gone.model"), h.home.join(".spam.model")).unwrap();
+    fs::rename(h.home.join("gone.store"), h.home.join(".spam.store")).unwrap();
 }
 
 /// Delivers every message through the agent `name`, run with `args` of the rc file that
@@ -232,7 +239,7 @@ fn a_message_moved_to_the_spam_folder_is_learned_once() {
         let out = stdout_of(
             bin()
                 .args(["inspect", "--json", "-m"])
-                .arg(h.home.join(".spam.model")),
+                .arg(h.home.join(".spam.store")),
         );
         serde_json::from_str::<serde_json::Value>(&out).unwrap()["learned"]
             .as_u64()
@@ -266,7 +273,8 @@ fn a_sieve_script_files_spam_through_dovecots_filter_extension() {
         return;
     };
     let h = Home::new();
-    // Dovecot drops root's privileges to `nobody`, which must reach the model and messages.
+    // Dovecot drops root's privileges to `nobody`, which must reach the store (its lock
+    // file too: readers take a slot in it) and the messages.
     let open = |p: &Path, mode| {
         fs::set_permissions(p, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
     };
@@ -275,7 +283,10 @@ fn a_sieve_script_files_spam_through_dovecots_filter_extension() {
         open(&up, 0o755);
     }
     open(&h.home, 0o777);
-    open(&h.home.join(".spam.model"), 0o644);
+    let store = h.home.join(".spam.store");
+    open(&store, 0o777);
+    open(&store.join("data.mdb"), 0o644);
+    open(&store.join("lock.mdb"), 0o666);
     let bin_dir = h.home.join("sieve-filter");
     fs::create_dir(&bin_dir).unwrap();
     open(&bin_dir, 0o755);
@@ -300,9 +311,8 @@ fn a_sieve_script_files_spam_through_dovecots_filter_extension() {
     )
     .unwrap();
     let script = h.home.join("spam.sieve");
-    let model = h.home.join(".spam.model");
     let rule =
-        block("in the user's script").replace("/home/me/.spam.model", &model.display().to_string());
+        block("in the user's script").replace("/home/me/.spam.store", &store.display().to_string());
     fs::write(&script, rule).unwrap();
     let folder = |message: &Path| {
         let out = Command::new(&sieve_test)
@@ -330,7 +340,7 @@ fn a_sieve_script_files_spam_through_dovecots_filter_extension() {
         assert_eq!(folder(m), "INBOX", "{}", m.display());
     }
     // A filter that fails: the message is kept in the inbox.
-    fs::rename(&model, h.home.join("gone.model")).unwrap();
+    fs::rename(&store, h.home.join("gone.store")).unwrap();
     assert_eq!(folder(&h.spam[0]), "INBOX");
 }
 
