@@ -5,6 +5,7 @@
 
 use super::header::Header;
 use super::record::{Record, id_key, word_key};
+use super::resident::Resident;
 use super::{Store, lmdb_error};
 use crate::features::Geometry;
 use crate::incremental::{DocTokens, label_of};
@@ -19,6 +20,8 @@ pub struct Snapshot<'s> {
     store: &'s Store,
     txn: heed::RoTxn<'s, heed::WithTls>,
     header: Header,
+    /// The store's map, unmapped every so many lookups.
+    pub(super) resident: Resident,
 }
 
 impl std::fmt::Debug for Snapshot<'_> {
@@ -56,10 +59,21 @@ struct Features {
 
 impl Features {
     /// The message's entries as of `txn`.
-    fn read(store: &Store, txn: &heed::RoTxn, h: &Header, tokens: &DocTokens) -> Result<Features> {
+    fn read(
+        store: &Store,
+        txn: &heed::RoTxn,
+        h: &Header,
+        tokens: &DocTokens,
+        resident: &Resident,
+    ) -> Result<Features> {
         let mut pairs = Vec::new();
         let mut new_words = Vec::new();
-        let get = |key: &[u8]| -> Result<Option<Record>> {
+        let mut lookups = 0;
+        let mut get = |key: &[u8]| -> Result<Option<Record>> {
+            lookups += 1;
+            if lookups % Resident::EVERY == 0 {
+                resident.release();
+            }
             let Some(v) = store
                 .features
                 .get(txn, key)
@@ -133,12 +147,13 @@ impl Store {
     /// A read transaction with the header as of now: classify any number of messages
     /// against it.
     pub fn snapshot(&self) -> Result<Snapshot<'_>> {
-        let txn = self.env.read_txn().map_err(|e| lmdb_error(&self.path, e))?;
+        let txn = super::read_txn(&self.env).map_err(|e| lmdb_error(&self.path, e))?;
         let header = self.header(&txn)?;
         Ok(Snapshot {
             store: self,
             txn,
             header,
+            resident: Resident::find(&self.path.join(super::DATA_FILE)),
         })
     }
 
@@ -204,7 +219,7 @@ impl Store {
         tokens: &DocTokens,
         y: f32,
     ) -> Result<bool> {
-        let mut f = Features::read(self, txn, h, tokens)?;
+        let mut f = Features::read(self, txn, h, tokens, &Resident::default())?;
         let score = f.score(h);
         h.meta.learned += 1;
         let mut state = h.online.take().unwrap_or_default();
@@ -272,7 +287,8 @@ impl Snapshot<'_> {
     /// row): its score w·x + b and the class it is above or below the threshold.
     pub fn decide(&self, doc: &Document) -> Result<ClassDecision> {
         let h = &self.header;
-        let f = Features::read(self.store, &self.txn, h, &DocTokens::of(&h.analyzer, doc))?;
+        let tokens = DocTokens::of(&h.analyzer, doc);
+        let f = Features::read(self.store, &self.txn, h, &tokens, &self.resident)?;
         let score = f.score(h);
         Ok(ClassDecision {
             class: usize::from(score > h.threshold),

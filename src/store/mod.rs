@@ -29,6 +29,7 @@ mod convert;
 mod filter;
 mod header;
 mod record;
+mod resident;
 mod table;
 
 pub use filter::{Snapshot, StoreLearned};

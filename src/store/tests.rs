@@ -230,3 +230,28 @@ fn a_damaged_header_or_record_is_refused_naming_the_store() {
     let err = store.snapshot().unwrap_err().to_string();
     assert!(err.contains("store format 9"), "{err}");
 }
+
+#[test]
+fn a_reader_that_unmaps_the_store_as_it_goes_decides_as_the_model() {
+    // A message of 1,000 distinct words: its lookups unmap the store's pages 7 times.
+    let text: Vec<String> = (0..1000).map(|i| format!("w{i}")).collect();
+    let mut docs = corpus();
+    docs.push(Document::labelled("spam", text.join(" ")));
+    let model = Model::fit(&docs, &TrainConfig::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    Store::create(dir.path().join("s"), &model).unwrap();
+    let store = Store::open_read_only(dir.path().join("s")).unwrap();
+    let snap = store.snapshot().unwrap();
+    #[cfg(target_os = "linux")]
+    assert!(snap.resident.found(), "the map was not found");
+    let probe = Document::new("p", text[..900].join(" ") + " lunch noon", None);
+    let whole =
+        model.decide_rows(&crate::pipeline::vectorize_for(&model, &[probe.clone()]).matrix)[0];
+    for _ in 0..2 {
+        let d = snap.decide(&probe).unwrap();
+        assert_eq!(
+            (d.class, d.score.to_bits()),
+            (whole.class, whole.score.to_bits())
+        );
+    }
+}
