@@ -114,18 +114,16 @@ impl Store {
                 "an LMDB environment without a filter's tables (not made by rosenblatt)",
             ));
         };
+        // The header is read and checked once here.
+        let analyzer = read_header(meta, &rtxn, path)?.analyzer;
         rtxn.commit().map_err(lmdb)?;
-        let mut store = Store {
+        Ok(Store {
             env,
-            analyzer: crate::text::Analyzer::default(),
+            analyzer,
             meta,
             features,
             path: path.to_path_buf(),
-        };
-        // The header is read and checked once here.
-        let analyzer = store.snapshot()?.analyzer().clone();
-        store.analyzer = analyzer;
-        Ok(store)
+        })
     }
 
     /// The store's folder.
@@ -135,12 +133,7 @@ impl Store {
 
     /// The header as of `txn`.
     fn header(&self, txn: &heed::RoTxn) -> Result<Header> {
-        let bytes = self
-            .meta
-            .get(txn, HEADER_KEY)
-            .map_err(|e| lmdb_error(&self.path, e))?
-            .ok_or_else(|| Error::model(&self.path, "the store has no header entry"))?;
-        Header::decode(bytes).map_err(|m| Error::model(&self.path, format!("damaged store: {m}")))
+        read_header(self.meta, txn, &self.path)
     }
 
     /// Writes `header` in `txn`.
@@ -160,6 +153,15 @@ impl Store {
             ),
         )
     }
+}
+
+/// The header of the store at `path` as of `txn`, from its `meta` table.
+fn read_header(meta: Database<Bytes, Bytes>, txn: &heed::RoTxn, path: &Path) -> Result<Header> {
+    let bytes = meta
+        .get(txn, HEADER_KEY)
+        .map_err(|e| lmdb_error(path, e))?
+        .ok_or_else(|| Error::model(path, "the store has no header entry"))?;
+    Header::decode(bytes).map_err(|m| Error::model(path, format!("damaged store: {m}")))
 }
 
 /// Opens (or, in an empty folder, creates with a map of `map` bytes) the LMDB

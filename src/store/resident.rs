@@ -55,12 +55,11 @@ fn find_map(data: &Path) -> Option<(usize, usize)> {
     let name = data.file_name()?.to_str()?;
     let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
     maps.lines()
+        .filter(|line| line.ends_with(name))
         .filter_map(|line| {
             let mut f = line.split_whitespace();
             let (range, _perms, _offset, _dev) = (f.next()?, f.next()?, f.next()?, f.next()?);
-            let ino: u64 = f.next()?.parse().ok()?;
-            let path = f.next()?;
-            if ino != inode || !path.ends_with(name) {
+            if f.next()?.parse::<u64>().ok()? != inode {
                 return None;
             }
             let (a, b) = range.split_once('-')?;

@@ -92,6 +92,31 @@ fn a_store_decides_and_learns_as_its_model_file_and_converts_back_to_the_same_by
         err.contains("a line file would be read as one message"),
         "{err}"
     );
+    // A folder that is no store is named as such, by classify, learn and convert.
+    let plain = dir.path().join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    for args in [
+        &["classify", "-m"][..],
+        &["learn", "--spam", "-m"],
+        &["convert"],
+    ] {
+        let out = bin()
+            .args(args)
+            .arg(&plain)
+            .arg(&messages[0])
+            .assert()
+            .failure();
+        let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(
+            err.contains("a folder that is not a filter store"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(&plain).unwrap().count(),
+        0,
+        "nothing was created in it"
+    );
     // An existing store is not overwritten.
     let out = bin()
         .arg("convert")

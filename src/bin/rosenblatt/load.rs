@@ -21,6 +21,14 @@ pub fn model(path: &Path) -> Result<Model> {
     if Store::is_store(path) {
         return Ok(Store::open(path)?.to_model()?);
     }
+    if path.is_dir() {
+        bail!(
+            "{}: a folder that is not a filter store (a store is a folder with data.mdb, made \
+             by `rosenblatt convert MODEL STORE`; a model is a file written by `rosenblatt \
+             train`)",
+            path.display()
+        );
+    }
     Ok(Model::load(path)?)
 }
 

@@ -39,17 +39,16 @@ mod plot;
 mod progress;
 mod report;
 
-use clap::Parser;
 use flags::Cli;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::parse_from_args(std::env::args_os().collect()) {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
     let error_code = cli.command.error_code();
-    if let Some(bytes) = cli.max_document_bytes {
+    if let Some(bytes) = cli.globals.max_document_bytes {
         rosenblatt::input::limit::set_max_document_bytes(bytes);
     }
     match flags::plan(cli.command).and_then(commands::run) {

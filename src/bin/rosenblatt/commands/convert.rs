@@ -3,7 +3,6 @@
 
 use crate::flags::ConvertArgs;
 use anyhow::Result;
-use rosenblatt::model::Model;
 use rosenblatt::store::Store;
 use std::process::ExitCode;
 
@@ -14,7 +13,7 @@ pub fn run(a: ConvertArgs) -> Result<ExitCode> {
         model.save(&a.to)?;
         (model, "model file")
     } else {
-        let model = Model::load(&a.from)?;
+        let model = crate::load::model(&a.from)?;
         Store::create(&a.to, &model)?;
         (model, "store")
     };

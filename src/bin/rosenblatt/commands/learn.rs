@@ -96,7 +96,7 @@ pub fn run(a: LearnPlan) -> Result<ExitCode> {
     let class = a.class;
     // How to read the messages comes from the model; it is read again under the lock, so
     // an update made meanwhile by another `learn` is kept.
-    let rules = Model::load(&a.model)?
+    let rules = load::model(&a.model)?
         .analyzer()
         .source()
         .mail_rules()

@@ -54,6 +54,14 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Flags of every subcommand.
+    #[command(flatten)]
+    pub globals: Globals,
+}
+
+/// The flags every subcommand takes.
+#[derive(Debug, clap::Args)]
+pub struct Globals {
     /// The most read as one document or message (a file of a class folder, a message,
     /// standard input) and from any input that is not a regular file (a FIFO, a device):
     /// beyond it the input is refused with a sentence (e.g. 256M, 2G) [default: 64M].
@@ -65,6 +73,34 @@ pub struct Cli {
         help_heading = "Input"
     )]
     pub max_document_bytes: Option<u64>,
+}
+
+impl Cli {
+    /// Parses `args` (the program's name first). `classify` and `learn`, which a mail
+    /// server runs once per message, are parsed by a parser of that subcommand alone:
+    /// building every subcommand's flags is a sixth of the instructions of such a run.
+    /// `--help`, `--version` and every error go through the whole parser, so they read
+    /// as ever; so does a command line whose first argument is not the subcommand.
+    pub fn parse_from_args(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
+        use clap::{Args, FromArgMatches};
+        let one = match args.get(1).and_then(|a| a.to_str()) {
+            Some("classify") => Some(classify::ClassifyArgs::augment_args(clap::Command::new(
+                "classify",
+            ))),
+            Some("learn") => Some(learn::LearnArgs::augment_args(clap::Command::new("learn"))),
+            _ => None,
+        };
+        if let Some(sub) = one {
+            let parser = Globals::augment_args(clap::Command::new("rosenblatt")).subcommand(sub);
+            if let Ok(cli) = parser
+                .try_get_matches_from(&args)
+                .and_then(|m| Cli::from_arg_matches(&m))
+            {
+                return Ok(cli);
+            }
+        }
+        Cli::try_parse_from(args)
+    }
 }
 
 /// The subcommands.

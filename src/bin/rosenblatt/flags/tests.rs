@@ -506,3 +506,52 @@ fn completions_name_their_shell() {
     assert!(plan_of("completions tcsh").is_err());
     assert!(plan_of("completions").is_err());
 }
+
+#[test]
+fn classify_and_learn_parse_alone_as_the_whole_parser_parses_them() {
+    let lines: [&[&str]; 6] = [
+        &["rosenblatt", "classify", "-m", "f.store", "--passthrough"],
+        &[
+            "rosenblatt",
+            "classify",
+            "-m",
+            "m",
+            "a",
+            "b",
+            "--format",
+            "jsonl",
+            "--unsure=-1:1",
+        ],
+        &[
+            "rosenblatt",
+            "classify",
+            "-m",
+            "m",
+            "--max-document-bytes",
+            "1M",
+            "-",
+        ],
+        &["rosenblatt", "learn", "-m", "f.store", "--spam", "x.eml"],
+        &[
+            "rosenblatt",
+            "learn",
+            "--ham",
+            "-m",
+            "m",
+            "--json",
+            "--lock-timeout",
+            "2",
+        ],
+        &["rosenblatt", "learn", "-m", "m"],
+    ];
+    for argv in lines {
+        let args: Vec<std::ffi::OsString> = argv.iter().map(Into::into).collect();
+        let alone = Cli::parse_from_args(args.clone()).map(|c| format!("{c:?}"));
+        let whole = Cli::try_parse_from(args).map(|c| format!("{c:?}"));
+        match (alone, whole) {
+            (Ok(a), Ok(w)) => assert_eq!(a, w, "{argv:?}"),
+            (Err(a), Err(w)) => assert_eq!(a.to_string(), w.to_string(), "{argv:?}"),
+            (a, w) => panic!("{argv:?}: {a:?} against {w:?}"),
+        }
+    }
+}
