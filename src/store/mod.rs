@@ -4,8 +4,8 @@
 //! transaction, so the cost of a message does not grow with the model.
 //!
 //! A store is a folder holding LMDB's `data.mdb` and `lock.mdb`, with two tables: `meta`,
-//! whose one entry is the [`header::Header`] (everything of the model that is not one
-//! value per feature), and the features table, one [`record::Record`] per feature keyed
+//! whose one entry is the header (everything of the model that is not one
+//! value per feature), and the features table, one record per feature keyed
 //! by the word itself (`words`), or by its hashed id in a hashed space (`ids`, where ids
 //! no message ever reached have no entry, so the file grows with the features seen, not
 //! with 2^B). Readers never

@@ -245,8 +245,9 @@ fn a_reader_that_unmaps_the_store_as_it_goes_decides_as_the_model() {
     #[cfg(target_os = "linux")]
     assert!(snap.resident.found(), "the map was not found");
     let probe = Document::new("p", text[..900].join(" ") + " lunch noon", None);
-    let whole =
-        model.decide_rows(&crate::pipeline::vectorize_for(&model, &[probe.clone()]).matrix)[0];
+    let whole = model
+        .decide_rows(&crate::pipeline::vectorize_for(&model, std::slice::from_ref(&probe)).matrix)
+        [0];
     for _ in 0..2 {
         let d = snap.decide(&probe).unwrap();
         assert_eq!(

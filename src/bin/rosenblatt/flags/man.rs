@@ -6,12 +6,13 @@ use clap::{Args, CommandFactory};
 
 /// The subcommands, as `man SUBCOMMAND` accepts them (a test checks them against
 /// [`Command`](super::Command)).
-pub const SUBCOMMANDS: [&str; 10] = [
+pub const SUBCOMMANDS: [&str; 11] = [
     "train",
     "classify",
     "eval",
     "inspect",
     "learn",
+    "convert",
     "bench",
     "vectorize",
     "cluster-key",
