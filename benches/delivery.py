@@ -14,8 +14,8 @@ Needs the release build (`cargo build --release`) and, for its rows, bogofilter 
 Two filters, each in both forms: the online filter (`eval --online` over the 6,047 messages in
 date order, defaults) and the batch filter (`train --spam --ham` on the same messages). Stage 1
 measures them as they are; stage 2 after the stream is replayed until each filter has learned T
-messages (the store learns by `learn`, the model file is the store converted; bogofilter
-registers the same messages). Each measured message is classified (`classify -m FILTER -`,
+messages, one `learn` process per message as deliveries would (the model file is the store
+converted; bogofilter registers the same messages, one process each). Each measured message is classified (`classify -m FILTER -`,
 `bogofilter -T`) and then learned as its class (`learn -m FILTER --spam|--ham -`,
 `bogofilter -s|-n`) by every filter in turn before the next message. Time is the wall time from
 spawn to exit; memory is the peak resident set of the same command run again under GNU time
@@ -23,7 +23,7 @@ spawn to exit; memory is the peak resident set of the same command run again und
 so each measured message is learned twice. Prints a Markdown table: median time and the
 largest peak memory per filter and operation.
 """
-import argparse, json, os, shutil, statistics, subprocess, sys, time
+import argparse, json, os, shutil, statistics, subprocess, sys, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, "target", "release", "rosenblatt")
@@ -75,18 +75,37 @@ def runs(rows):
         yield group[0][0], [p for _, p in group]
 
 
-def learn_until(store, rows, already, total, bogo_env):
-    """Replays the stream into `store` (and bogofilter's word list) until `total` are learned."""
-    need = total - already
-    replay = []
-    while len(replay) < need:
-        replay.extend(rows[: need - len(replay)])
-    for label, paths in runs(replay):
-        for i in range(0, len(paths), 500):
-            chunk = paths[i : i + 500]
-            run([BIN, "learn", "-m", store, f"--{label}", *chunk])
-            if bogo_env is not None:
-                run(["bogofilter", "-s" if label == "spam" else "-n", "-B", *chunk], env=bogo_env)
+def replay(rows, already, total):
+    """The stream again from its start, for as long as `total - already` messages need."""
+    need, out = total - already, []
+    while len(out) < need:
+        out.extend(rows[: need - len(out)])
+    return out
+
+
+def learn_each(cmd_of, messages, env=None):
+    """Learns `messages` one process each, as deliveries do (a learn of many messages in one
+    transaction would leave the store's free-page list as large as the store)."""
+    for label, path in messages:
+        run(cmd_of(label, path), env=env)
+
+
+def learn_until(stores, rows, bogo_env, total):
+    """Replays the stream into each store (from its own count) and bogofilter's word list,
+    message by message, the three side by side."""
+    jobs = []
+    for store, already in stores:
+        msgs = replay(rows, already, total)
+        jobs.append(threading.Thread(target=learn_each, args=(
+            lambda l, p, s=store: [BIN, "learn", "-m", s, f"--{l}", p], msgs)))
+    if bogo_env is not None:
+        msgs = replay(rows, stores[0][1], total)
+        jobs.append(threading.Thread(target=learn_each, args=(
+            lambda l, p: ["bogofilter", "-s" if l == "spam" else "-n", "-I", p], msgs, bogo_env)))
+    for j in jobs:
+        j.start()
+    for j in jobs:
+        j.join()
 
 
 def filters(corpus, out, rows, index, bogo):
@@ -175,8 +194,8 @@ def main():
                                      capture_output=True, text=True).stdout
                 j = json.loads(out)
                 meta[f] = j.get("learned", 0) + (0 if f == online else j.get("documents", 0))
-            learn_until(online + ".store", rows, meta[online], args.total, bogo_env)
-            learn_until(batch + ".store", rows, meta[batch], args.total, None)
+            learn_until([(online + ".store", meta[online]), (batch + ".store", meta[batch])], rows,
+                        bogo_env, args.total)
         for f in (online, batch):
             if os.path.exists(f + ".model"):
                 os.remove(f + ".model")
