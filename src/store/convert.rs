@@ -95,7 +95,7 @@ impl Store {
     /// the same messages learned; checked as a loaded model file is.
     pub fn to_model(&self) -> Result<Model> {
         let lmdb = |e| lmdb_error(&self.path, e);
-        let txn = self.env.read_txn().map_err(lmdb)?;
+        let (txn, maps) = super::read_txn(&self.env).map_err(lmdb)?;
         let h = self.header(&txn)?;
         let hashing = h.analyzer.hashing();
         let n = match hashing {
@@ -141,6 +141,9 @@ impl Store {
             }
             Ok(())
         })?;
+        // The transaction ends before its guard.
+        drop(txn);
+        drop(maps);
         let vocab = match hashing {
             Some(b) => Vocabulary::from_hashed_df(b, df, h.documents),
             None => {
@@ -199,11 +202,9 @@ fn write(dir: &Path, model: &Model, m: &LinearModel, header: Header) -> Result<(
     // larger map is tried when that is short (long words, the header).
     let mut needed = records.len() * 48 + (1 << 20);
     loop {
-        super::make_room(&env, needed).map_err(lmdb)?;
+        let room = super::make_room(&env, needed).map_err(lmdb)?;
         match fill(&env, dir, vocab, &records, &header) {
-            Err(e) if super::is_full(&e) && env.info().map_size < super::MAX_MAP_BYTES => {
-                needed = needed.saturating_mul(2);
-            }
+            Err(e) if super::is_full(&e) && room => needed = needed.saturating_mul(2),
             r => break r?,
         }
     }
@@ -221,6 +222,7 @@ fn fill(
     header: &Header,
 ) -> Result<()> {
     let lmdb = |e| lmdb_error(dir, e);
+    let _maps = super::hold_maps();
     let mut txn = env.write_txn().map_err(lmdb)?;
     let meta = env
         .create_database::<Bytes, Bytes>(&mut txn, Some("meta"))

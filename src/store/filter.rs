@@ -15,10 +15,13 @@ use crate::text::Analyzer;
 use crate::{Result, RowRef};
 
 /// A read transaction on a store: every message it classifies sees the same committed
-/// state, whatever `learn` commits meanwhile (and no `learn` waits for it).
+/// state, whatever `learn` commits meanwhile (and no `learn` waits for it). LMDB gives a
+/// thread one transaction at a time: drop it before [`Store::learn`] in the same thread.
 pub struct Snapshot<'s> {
     store: &'s Store,
     txn: heed::RoTxn<'s, heed::WithTls>,
+    /// Keeps this process's maps where the transaction reads them.
+    _maps: super::MapGuard,
     header: Header,
     /// The store's map, unmapped every so many lookups.
     pub(super) resident: Resident,
@@ -147,11 +150,12 @@ impl Store {
     /// A read transaction with the header as of now: classify any number of messages
     /// against it.
     pub fn snapshot(&self) -> Result<Snapshot<'_>> {
-        let txn = super::read_txn(&self.env).map_err(|e| lmdb_error(&self.path, e))?;
+        let (txn, maps) = super::read_txn(&self.env).map_err(|e| lmdb_error(&self.path, e))?;
         let header = self.header(&txn)?;
         Ok(Snapshot {
             store: self,
             txn,
+            _maps: maps,
             header,
             resident: Resident::find(&self.path.join(super::DATA_FILE)),
         })
@@ -177,11 +181,9 @@ impl Store {
         let pages = self.env.info().last_page_number + 1;
         let mut needed = (count.min(pages) * 5 / 4 + count / 32 + 64) * 4096;
         loop {
-            super::make_room(&self.env, needed).map_err(lmdb)?;
+            let room = super::make_room(&self.env, needed).map_err(lmdb)?;
             match self.learn_txn(&tokens, class) {
-                Err(e) if super::is_full(&e) && self.env.info().map_size < super::MAX_MAP_BYTES => {
-                    needed = needed.saturating_mul(2);
-                }
+                Err(e) if super::is_full(&e) && room => needed = needed.saturating_mul(2),
                 r => return r,
             }
         }
@@ -190,6 +192,7 @@ impl Store {
     /// The transaction of [`Store::learn`]; dropped (so aborted) on any error.
     fn learn_txn(&self, tokens: &[DocTokens], class: &str) -> Result<StoreLearned> {
         let lmdb = |e| lmdb_error(&self.path, e);
+        let _maps = super::hold_maps();
         let mut txn = self.env.write_txn().map_err(lmdb)?;
         let mut h = self.header(&txn)?;
         let y = label_of(&h.classes, class)?;

@@ -103,7 +103,7 @@ impl Store {
         }
         let env = open_env(path, access, None)?;
         let lmdb = |e| lmdb_error(path, e);
-        let rtxn = read_txn(&env).map_err(lmdb)?;
+        let (rtxn, _maps) = read_txn(&env).map_err(lmdb)?;
         let meta = env
             .open_database::<Bytes, Bytes>(&rtxn, Some("meta"))
             .map_err(lmdb)?;
@@ -186,23 +186,47 @@ fn open_env(path: &Path, access: Access, map: Option<usize>) -> Result<Env> {
     .map_err(|e| lmdb_error(path, e))
 }
 
-/// A read transaction; when a writer of another process grew the map since this one was
-/// opened, the map is grown here too and the transaction begun again.
-fn read_txn(env: &Env) -> heed::Result<heed::RoTxn<'_, heed::WithTls>> {
+/// Guards this process's maps of stores: every transaction holds it shared, and growing a
+/// map (which moves it) takes it alone, so no transaction of another thread reads a map
+/// that moves under it. Growth never waits: with a transaction of this process open, the
+/// map stays as it is (see [`make_room`]).
+static REMAP: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// Held by a transaction while it lasts: no map of this process moves meanwhile.
+type MapGuard = std::sync::RwLockReadGuard<'static, ()>;
+
+/// The guard a transaction holds (a panic elsewhere poisons nothing that matters here).
+fn hold_maps() -> MapGuard {
+    REMAP
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A read transaction with its guard; when a writer of another process grew the map since
+/// this one was opened, the map is grown here too (where no other transaction of this
+/// process is open) and the transaction begun again.
+fn read_txn(env: &Env) -> heed::Result<(heed::RoTxn<'_, heed::WithTls>, MapGuard)> {
+    let guard = hold_maps();
     match env.read_txn() {
         Err(heed::Error::Mdb(heed::MdbError::MapResized)) => {
-            // SAFETY: the failed begin left no transaction of this process open (every
-            // transaction here ends before the next begins); 0 adopts the recorded size.
-            unsafe { env.resize(0)? };
-            env.read_txn()
+            drop(guard);
+            if let Ok(_alone) = REMAP.try_write() {
+                // SAFETY: no transaction of this process is open (the guard is held alone);
+                // 0 adopts the size the growing writer recorded.
+                unsafe { env.resize(0)? };
+            }
+            let guard = hold_maps();
+            Ok((env.read_txn()?, guard))
         }
-        r => r,
+        r => Ok((r?, guard)),
     }
 }
 
 /// Grows the map of `env` (before a write transaction of this process) so that `needed`
-/// more bytes fit: doubled until they do, at most 4 GiB.
-fn make_room(env: &Env, needed: usize) -> heed::Result<()> {
+/// more bytes fit: doubled until they do, at most 4 GiB. Whether the map now holds them:
+/// not when it is at its largest, nor while another transaction of this process is open
+/// (the map cannot move then).
+fn make_room(env: &Env, needed: usize) -> heed::Result<bool> {
     let info = env.info();
     let page = 4096;
     let used = (info.last_page_number + 1) * page;
@@ -211,14 +235,18 @@ fn make_room(env: &Env, needed: usize) -> heed::Result<()> {
         map = (map * 2).min(MAX_MAP_BYTES);
     }
     if map > info.map_size {
-        // SAFETY: called with no transaction of this process open (see the callers).
+        let Ok(_alone) = REMAP.try_write() else {
+            return Ok(false);
+        };
+        // SAFETY: no transaction of this process is open: the guard is held alone.
         unsafe { env.resize(map)? };
     }
-    Ok(())
+    Ok(used.saturating_add(needed) <= map)
 }
 
 /// The sentence of a store whose map is full.
-const FULL: &str = "the store is full (it holds at most 4 GiB)";
+const FULL: &str = "the store is full (its map holds at most 4 GiB, and grows only while no \
+                    other transaction of this process is open)";
 
 /// Whether `e` says the map was full (the transaction may be tried again in a larger one).
 fn is_full(e: &Error) -> bool {

@@ -256,3 +256,41 @@ fn a_reader_that_unmaps_the_store_as_it_goes_decides_as_the_model() {
         );
     }
 }
+
+#[test]
+fn a_store_grows_its_map_as_it_learns_and_keeps_the_same_model() {
+    // An empty filter of 2^20 ids (a store of a few pages), then 2,000 messages of 60
+    // distinct words each in one transaction: about 100,000 entries, past the first map.
+    let analyzer = Analyzer::builder(Source::Text)
+        .step(Step::Words)
+        .step(Step::Hash(20))
+        .build()
+        .unwrap();
+    let filter = OnlineFilter {
+        analyzer,
+        geometry: crate::features::Geometry::binary(Normalize::L2),
+        rule: OnlineFilter::LOGISTIC,
+        threshold: OnlineFilter::SPAM_ODDS,
+    };
+    let mut model = empty_model(filter, "ham", "spam").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::create(dir.path().join("s"), &model).unwrap();
+    let first_map = store.env.info().map_size;
+    let docs: Vec<Document> = (0..2000)
+        .map(|i| {
+            let words: Vec<String> = (0..60)
+                .map(|k| format!("t{}", (i * 61 + k * 7919) % 150_000))
+                .collect();
+            Document::new(i.to_string(), words.join(" "), None)
+        })
+        .collect();
+    for d in &docs {
+        learn_document(&mut model, d, "spam").unwrap();
+    }
+    store.learn(&docs, "spam").unwrap();
+    assert!(
+        store.env.info().map_size > first_map,
+        "the map did not grow"
+    );
+    assert_eq!(bytes(&store.to_model().unwrap()), bytes(&model));
+}
