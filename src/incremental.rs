@@ -182,6 +182,7 @@ pub(crate) enum DocTokens {
 
 impl DocTokens {
     /// How many tokens (ids or words).
+    #[cfg(feature = "store")]
     pub(crate) fn len(&self) -> usize {
         match self {
             DocTokens::Hashed(ids) => ids.len(),

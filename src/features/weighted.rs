@@ -133,6 +133,7 @@ impl Geometry {
     /// A geometry from its parts: `weights` one per feature (empty under binary weighting)
     /// and the weight of an unseen feature; a filter's store keeps them per feature and
     /// builds the geometry of one row's features from them.
+    #[cfg(feature = "store")]
     pub(crate) fn from_parts(spec: GeometrySpec, weights: Vec<f32>, unseen: f32) -> Geometry {
         Geometry {
             spec,
@@ -142,6 +143,7 @@ impl Geometry {
     }
 
     /// The weight of a feature that no training row had.
+    #[cfg(feature = "store")]
     pub(crate) fn unseen(&self) -> f32 {
         self.unseen
     }

@@ -285,6 +285,7 @@ impl Vocabulary {
     /// A vocabulary from its words (id = position) and document frequencies read from a
     /// file: refused with a sentence, not asserted on, when a word repeats or the counts
     /// are not one per word.
+    #[cfg(feature = "store")]
     pub(crate) fn from_stored(
         words: Vec<Box<str>>,
         df: Vec<u32>,
