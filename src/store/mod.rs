@@ -4,19 +4,21 @@
 //! transaction, so the cost of a message does not grow with the model.
 //!
 //! A store is a folder holding LMDB's `data.mdb` and `lock.mdb`, with two tables: `meta`,
-//! whose one entry is the header (everything of the model that is not one
-//! value per feature), and the features table, one record per feature keyed
-//! by the word itself (`words`), or by its hashed id in a hashed space (`ids`, where ids
-//! no message ever reached have no entry, so the file grows with the features seen, not
-//! with 2^B). Readers never
-//! wait for a writer (LMDB's copy-on-write pages: a reader sees the last committed state);
-//! writers take LMDB's own lock, one at a time; a killed writer leaves the state of the
-//! last commit. Commits are not flushed to the disk one by one (`NO_SYNC`): a killed
-//! process loses nothing, a crash of the operating system can lose the last commits
-//! (as with bogofilter's default database). Writers change the memory map in place
-//! (`WRITE_MAP`: no copy of each touched page on the heap, no write call per page), so
-//! LMDB keeps the data file as long as the map; the map starts small and doubles before a
-//! transaction that could fill it, so the file stays within twice the data it holds.
+//! whose one entry is the header (everything of the model that is not one value per
+//! feature), and the features table, one record per feature keyed by the word itself
+//! (`words`), or by its hashed id in a hashed space (`ids`, where ids no message ever
+//! reached have no entry, so the file grows with the features seen, not with 2^B).
+//!
+//! Readers never wait for a writer (LMDB's copy-on-write pages: a reader sees the last
+//! committed state); writers take LMDB's own lock, one at a time; a killed writer leaves
+//! the state of the last commit. Commits are not flushed to the disk one by one
+//! (`NO_SYNC`): a killed process loses nothing, a crash of the operating system can lose
+//! the last commits (as with bogofilter's default database). Writers change the memory
+//! map in place (`WRITE_MAP`: no copy of each touched page on the heap, no write call per
+//! page), so LMDB keeps the data file as long as the map; the map starts small and doubles
+//! before a transaction that could fill it, so the file stays within about twice the data
+//! it holds. Readers unmap the store's pages as they go (`resident`), so a process's
+//! memory does not grow with the store.
 //!
 //! Any two-class linear text model can be kept so: [`Store::create`] writes a model as a
 //! store and [`Store::to_model`] reads it back as the same model, bit for bit, so the two
@@ -44,16 +46,19 @@ use std::path::{Path, PathBuf};
 const FIRST_MAP_BYTES: usize = 4 << 20;
 /// The most a store may hold: 4 GiB, as a model file.
 const MAX_MAP_BYTES: usize = 4 << 30;
-/// How a process opens a store: to read (classify) or to learn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Access {
-    Read,
-    Write,
-}
 /// The header's key in the `meta` table.
 const HEADER_KEY: &[u8] = b"header";
 /// LMDB's data file in a store's folder.
 const DATA_FILE: &str = "data.mdb";
+
+/// How a process opens a store: to read (classify) or to learn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// Read-only: `classify`, and reading the whole model (`eval`, `inspect`, `convert`).
+    Read,
+    /// Read and write: `learn`, and a new store.
+    Write,
+}
 
 /// An open filter store.
 pub struct Store {

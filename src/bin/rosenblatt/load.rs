@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 /// reads a store so.
 pub fn model(path: &Path) -> Result<Model> {
     if Store::is_store(path) {
-        return Ok(Store::open(path)?.to_model()?);
+        return Ok(Store::open_read_only(path)?.to_model()?);
     }
     if path.is_dir() {
         bail!(

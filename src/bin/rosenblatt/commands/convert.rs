@@ -9,7 +9,7 @@ use std::process::ExitCode;
 /// Runs `convert`.
 pub fn run(a: ConvertArgs) -> Result<ExitCode> {
     let (model, to) = if Store::is_store(&a.from) {
-        let model = Store::open(&a.from)?.to_model()?;
+        let model = Store::open_read_only(&a.from)?.to_model()?;
         model.save(&a.to)?;
         (model, "model file")
     } else {
