@@ -108,6 +108,19 @@ impl Store {
         }
         let env = open_env(path, access, None)?;
         let lmdb = |e| lmdb_error(path, e);
+        // A data file cut short would be read past its end through the map (a bus error):
+        // it must hold every page the last commit names.
+        let data = path.join(DATA_FILE);
+        let len = std::fs::metadata(&data)
+            .map_err(|e| Error::io(&data, e))?
+            .len();
+        let need = (env.info().last_page_number as u64 + 1) * u64::from(env.stat().page_size);
+        if len < need {
+            return Err(Error::model(
+                path,
+                format!("damaged store: data.mdb holds {len} bytes, its last commit needs {need}"),
+            ));
+        }
         let (rtxn, _maps) = read_txn(&env).map_err(lmdb)?;
         let meta = env
             .open_database::<Bytes, Bytes>(&rtxn, Some("meta"))
@@ -193,8 +206,8 @@ fn open_env(path: &Path, access: Access, map: Option<usize>) -> Result<Env> {
 
 /// Guards this process's maps of stores: every transaction holds it shared, and growing a
 /// map (which moves it) takes it alone, so no transaction of another thread reads a map
-/// that moves under it. Growth never waits: with a transaction of this process open, the
-/// map stays as it is (see [`make_room`]).
+/// that moves under it. Growth waits for the other threads' transactions to end, at most
+/// 5 s (see [`make_room`]).
 static REMAP: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
 /// Held by a transaction while it lasts: no map of this process moves meanwhile.
@@ -215,7 +228,7 @@ fn read_txn(env: &Env) -> heed::Result<(heed::RoTxn<'_, heed::WithTls>, MapGuard
     match env.read_txn() {
         Err(heed::Error::Mdb(heed::MdbError::MapResized)) => {
             drop(guard);
-            if let Ok(_alone) = REMAP.try_write() {
+            if let Some(_alone) = alone() {
                 // SAFETY: no transaction of this process is open (the guard is held alone);
                 // 0 adopts the size the growing writer recorded.
                 unsafe { env.resize(0)? };
@@ -240,13 +253,30 @@ fn make_room(env: &Env, needed: usize) -> heed::Result<bool> {
         map = (map * 2).min(MAX_MAP_BYTES);
     }
     if map > info.map_size {
-        let Ok(_alone) = REMAP.try_write() else {
+        let Some(_alone) = alone() else {
             return Ok(false);
         };
         // SAFETY: no transaction of this process is open: the guard is held alone.
         unsafe { env.resize(map)? };
     }
     Ok(used.saturating_add(needed) <= map)
+}
+
+/// The guard held alone, once the transactions of this process's other threads have
+/// ended; `None` after 5 s (a thread holding a transaction while it learns would wait
+/// for itself).
+fn alone() -> Option<std::sync::RwLockWriteGuard<'static, ()>> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        match REMAP.try_write() {
+            Ok(g) => return Some(g),
+            Err(std::sync::TryLockError::Poisoned(p)) => return Some(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Err(std::sync::TryLockError::WouldBlock) => return None,
+        }
+    }
 }
 
 /// The sentence of a store whose map is full.

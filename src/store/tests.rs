@@ -294,3 +294,19 @@ fn a_store_grows_its_map_as_it_learns_and_keeps_the_same_model() {
     );
     assert_eq!(bytes(&store.to_model().unwrap()), bytes(&model));
 }
+
+#[test]
+fn a_data_file_cut_short_is_refused_not_read_past_its_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s");
+    let model = Model::fit(&corpus(), &TrainConfig::default()).unwrap();
+    drop(Store::create(&path, &model).unwrap());
+    let data = path.join(DATA_FILE);
+    let f = std::fs::OpenOptions::new().write(true).open(&data).unwrap();
+    f.set_len(3 * 4096).unwrap();
+    let err = Store::open_read_only(&path).unwrap_err().to_string();
+    assert!(
+        err.contains("damaged store: data.mdb holds 12288 bytes"),
+        "{err}"
+    );
+}
