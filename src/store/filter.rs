@@ -10,7 +10,7 @@ use super::{Store, lmdb_error};
 use crate::features::Geometry;
 use crate::incremental::{DocTokens, label_of};
 use crate::input::Document;
-use crate::learn::{AnyModel, ClassDecision, Classifier, LinearModel};
+use crate::learn::{ClassDecision, Classifier, LinearModel};
 use crate::text::Analyzer;
 use crate::{Result, RowRef};
 
@@ -49,13 +49,17 @@ pub struct StoreLearned {
     pub learned: u64,
 }
 
-/// One message's features in id order: their records and keys, known ones first, then
-/// the words a step would add (with the next ids).
+/// One feature of a message: its record, its key and (in a vocabulary of words) its word.
+struct Entry {
+    record: Record,
+    key: Vec<u8>,
+    word: Option<String>,
+}
+
+/// One message's features in id order: known ones first, then the words a step adds
+/// (with the next ids).
 struct Features {
-    records: Vec<Record>,
-    keys: Vec<Vec<u8>>,
-    /// The word of each record (`None` in a hashed space).
-    words: Vec<Option<String>>,
+    entries: Vec<Entry>,
     /// Words of a vocabulary of words with no entry yet, sorted.
     new_words: Vec<String>,
 }
@@ -69,7 +73,7 @@ impl Features {
         tokens: &DocTokens,
         resident: &Resident,
     ) -> Result<Features> {
-        let mut pairs = Vec::new();
+        let mut entries = Vec::new();
         let mut new_words = Vec::new();
         let mut lookups = 0;
         let mut get = |key: &[u8]| -> Result<Option<Record>> {
@@ -91,52 +95,50 @@ impl Features {
             DocTokens::Hashed(ids) => {
                 for &id in ids {
                     let key = id_key(id);
-                    let r = get(&key)?.unwrap_or_else(|| Record::absent(id, h.absent_weight()));
-                    pairs.push((r, key.to_vec(), None));
+                    let record =
+                        get(&key)?.unwrap_or_else(|| Record::absent(id, h.absent_weight()));
+                    entries.push(Entry {
+                        record,
+                        key: key.to_vec(),
+                        word: None,
+                    });
                 }
             }
             DocTokens::Words(words) => {
                 for word in words {
                     let key = word_key(word);
                     match get(&key)? {
-                        Some(r) => pairs.push((r, key, Some(word.clone()))),
+                        Some(record) => entries.push(Entry {
+                            record,
+                            key,
+                            word: Some(word.clone()),
+                        }),
                         None => new_words.push(word.clone()),
                     }
                 }
-                pairs.sort_unstable_by_key(|(r, _, _)| r.id);
+                entries.sort_unstable_by_key(|e| e.record.id);
             }
         }
-        let mut f = Features {
-            records: Vec::with_capacity(pairs.len()),
-            keys: Vec::with_capacity(pairs.len()),
-            words: Vec::with_capacity(pairs.len()),
-            new_words,
-        };
-        for (r, key, word) in pairs {
-            f.records.push(r);
-            f.keys.push(key);
-            f.words.push(word);
-        }
-        Ok(f)
+        Ok(Features { entries, new_words })
     }
 
     /// The linear model of these features alone (feature k is the k-th record) and the
     /// geometry it reads them in.
     fn local(&self, h: &Header) -> (LinearModel, Geometry) {
         let m = LinearModel {
-            w: self.records.iter().map(|r| r.w).collect(),
+            w: self.entries.iter().map(|e| e.record.w).collect(),
             bias: h.bias,
         };
         let weights = match h.spec.weighting {
             crate::features::Weighting::Binary => Vec::new(),
-            crate::features::Weighting::Idf => self.records.iter().map(|r| r.fw).collect(),
+            crate::features::Weighting::Idf => self.entries.iter().map(|e| e.record.fw).collect(),
         };
         (m, Geometry::from_parts(h.spec, weights, h.unseen))
     }
 
     /// The row of all these features in the local model's ids.
     fn row(&self) -> Vec<u32> {
-        (0..self.records.len() as u32).collect()
+        (0..self.entries.len() as u32).collect()
     }
 
     /// w·x + b, as the whole model computes it.
@@ -236,12 +238,14 @@ impl Store {
             let id = u32::try_from(h.features)
                 .map_err(|_| self.damaged(word.as_bytes(), "would need an id past 2^32"))?;
             h.features += 1;
-            f.records.push(Record::absent(id, h.absent_weight()));
-            f.keys.push(word_key(&word));
-            f.words.push(Some(word));
+            f.entries.push(Entry {
+                record: Record::absent(id, h.absent_weight()),
+                key: word_key(&word),
+                word: Some(word),
+            });
         }
-        for r in &mut f.records {
-            r.df += 1;
+        for e in &mut f.entries {
+            e.record.df += 1;
         }
         h.documents += 1;
         let n = h.analyzer.hashing().map_or(h.features, |b| b.ids() as u64);
@@ -249,22 +253,22 @@ impl Store {
             h.sums = h.sums.max(n);
         }
         let (mut m, g) = f.local(h);
-        state.sq_grads = f.records.iter().map(|r| r.sq).collect();
+        state.sq_grads = f.entries.iter().map(|e| e.record.sq).collect();
         let updated = state.step(&mut m, g.row(RowRef::binary(&f.row())), y, score);
-        for (k, r) in f.records.iter_mut().enumerate() {
-            r.w = m.w[k];
-            if u64::from(r.id) < h.sums {
-                r.sq = state.sq_grads[k];
+        for (k, e) in f.entries.iter_mut().enumerate() {
+            e.record.w = m.w[k];
+            if u64::from(e.record.id) < h.sums {
+                e.record.sq = state.sq_grads[k];
             }
         }
         h.bias = m.bias;
         state.sq_grads = Vec::new();
         h.online = Some(state);
         h.meta.report.updates += u64::from(updated);
-        for ((r, key), word) in f.records.iter().zip(&f.keys).zip(&f.words) {
+        for e in &f.entries {
             self.features
-                .put(txn, key, &r.encode(word.as_deref()))
-                .map_err(|e| lmdb_error(&self.path, e))?;
+                .put(txn, &e.key, &e.record.encode(e.word.as_deref()))
+                .map_err(|err| lmdb_error(&self.path, err))?;
         }
         Ok(updated)
     }
@@ -281,11 +285,6 @@ impl Snapshot<'_> {
         &self.header.classes
     }
 
-    /// Messages learned since training, as of this snapshot.
-    pub fn learned(&self) -> u64 {
-        self.header.meta.learned
-    }
-
     /// The decision for `doc`, the same as the model's ([`crate::Model::decide`] on its
     /// row): its score w·x + b and the class it is above or below the threshold.
     pub fn decide(&self, doc: &Document) -> Result<ClassDecision> {
@@ -297,17 +296,5 @@ impl Snapshot<'_> {
             class: usize::from(score > h.threshold),
             score,
         })
-    }
-
-    /// P(decided class) for a logistic filter, `None` for scores that are not log-odds.
-    pub fn probability(&self, d: &ClassDecision) -> Option<f32> {
-        let m = LinearModel::zeros(0);
-        let m = if self.header.logistic {
-            AnyModel::Logistic(m)
-        } else {
-            AnyModel::Linear(m)
-        };
-        m.probability(d.score)
-            .map(|p| if d.class == 1 { p } else { 1.0 - p })
     }
 }

@@ -149,6 +149,12 @@ impl Store {
         &self.path
     }
 
+    /// How the store's filter reads messages (read when the store was opened; a store's
+    /// analyzer never changes).
+    pub fn analyzer(&self) -> &crate::text::Analyzer {
+        &self.analyzer
+    }
+
     /// The header as of `txn`.
     fn header(&self, txn: &heed::RoTxn) -> Result<Header> {
         read_header(self.meta, txn, &self.path)

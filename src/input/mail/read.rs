@@ -144,6 +144,16 @@ fn in_maildir_tmp(f: &Path) -> bool {
     dir.file_name().is_some_and(|n| n == "tmp") && dir.parent().is_some_and(is_maildir)
 }
 
+/// `f` over `items`, in their order: in parallel, but for one item (a delivery, a
+/// correction, a message file with its envelope line), which starts no worker threads.
+fn map_in_order<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    if items.len() == 1 {
+        items.iter().map(f).collect()
+    } else {
+        items.par_iter().map(f).collect()
+    }
+}
+
 /// Reads message files (with their unit numbers) in parallel, keeping their order. A file
 /// holding several envelope-separated messages yields each of them (`FILE#N`).
 fn read_files(files: Vec<(usize, PathBuf)>, label: Option<&str>, rules: &MailRules) -> MailCorpus {
@@ -153,12 +163,7 @@ fn read_files(files: Vec<(usize, PathBuf)>, label: Option<&str>, rules: &MailRul
             .map_err(|e| crate::input::skip_reason(f, &e))?;
         Ok((*k, split_file(&bytes, f, label, rules)))
     };
-    // One file (a delivery, a correction) starts no worker threads.
-    let results: Vec<Read> = if files.len() == 1 {
-        files.iter().map(read).collect()
-    } else {
-        files.par_iter().map(read).collect()
-    };
+    let results: Vec<Read> = map_in_order(&files, read);
     let mut out = MailCorpus::default();
     for r in results {
         match r {
@@ -210,12 +215,7 @@ fn read_mbox(
         let parse = |(i, k, b): &(usize, usize, Vec<u8>)| {
             (*k, parse_message(b, format!("{name}#{i}"), label, rules))
         };
-        // A one-message mbox (a delivery with its envelope line) starts no worker threads.
-        let parsed: Vec<(usize, ParsedMessage)> = if batch.len() == 1 {
-            batch.iter().map(parse).collect()
-        } else {
-            batch.par_iter().map(parse).collect()
-        };
+        let parsed: Vec<(usize, ParsedMessage)> = map_in_order(batch, parse);
         parsed.into_iter().for_each(|(k, p)| out.push(p, k));
         batch.clear();
     };

@@ -146,7 +146,7 @@ pub fn run(a: LearnPlan) -> Result<ExitCode> {
 /// transaction.
 fn learn_store(a: &LearnPlan) -> Result<ExitCode> {
     let store = Store::open(&a.model)?;
-    let rules = store.snapshot()?.analyzer().source().mail_rules().cloned();
+    let rules = store.analyzer().source().mail_rules().cloned();
     if rules.is_some() {
         load::refuse_line_files(&a.model, &a.inputs, None)?;
     }
