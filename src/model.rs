@@ -11,13 +11,14 @@
 //! mail in its metadata; 2 stores the analyzer itself — its source (text, or mail with
 //! its rules) and its steps by name; 3 adds the geometry rows are read in (feature
 //! weighting, row normalization and the fitted idf weights); 4 the tuning table; 5 the
-//! online update rule and its state; 6 the decision threshold of two-class models. A
-//! format-5 file is still read, as format 6 with the threshold 0 it decided at.
+//! online update rule and its state; 6 the decision threshold of two-class models; 7 the
+//! calibration of two-class scores. Format-6 files are still read, as format 7 without a
+//! calibration, and format-5 files also with the threshold 0 they decided at.
 
 use crate::features::Geometry;
 use crate::features::SparseRows;
 use crate::fnv::fnv1a;
-use crate::learn::TrainReport;
+use crate::learn::{Calibration, TrainReport};
 pub use crate::learn::{ClassDecision, Predictor};
 use crate::text::Analyzer;
 use crate::theory::Theory;
@@ -32,7 +33,7 @@ use std::path::Path;
 pub const MAGIC: &[u8; 8] = b"RSNBLATT";
 /// The format version this build reads and writes; files with any other version are
 /// refused (an older one with a sentence that says to train the model again).
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 const HEADER: usize = 8 + 4 + 8 + 8;
 
 mod check;
@@ -116,6 +117,11 @@ pub struct ModelParts {
     /// because a lost wanted message costs its reader more than a spam let through.
     /// Always 0 for models of more classes.
     pub threshold: f32,
+    /// Two-class models whose scores are not probabilities: the map from a score to
+    /// P(`classes[1]`), fitted on out-of-fold scores of the training documents (Platt
+    /// scaling), so that a batch filter can decide at P(spam) > 0.9. `None` for other
+    /// models and for classes too small to fold.
+    pub calibration: Option<Calibration>,
 }
 
 /// A trained classifier with everything `classify` needs: tokenize as training did, map
@@ -149,6 +155,9 @@ pub struct Model {
     /// because a lost wanted message costs its reader more than a spam let through.
     /// Always 0 for models of more classes.
     pub(crate) threshold: f32,
+    /// Two-class models whose scores are not probabilities: the map from a score to
+    /// P(`classes[1]`), fitted on out-of-fold scores (see [`ModelParts::calibration`]).
+    pub(crate) calibration: Option<Calibration>,
 }
 
 impl Model {
@@ -166,6 +175,7 @@ impl Model {
             meta,
             online,
             threshold,
+            calibration,
         } = parts;
         let model = Model {
             analyzer,
@@ -177,6 +187,7 @@ impl Model {
             meta,
             online,
             threshold,
+            calibration,
         };
         model
             .check()
@@ -196,6 +207,7 @@ impl Model {
             meta: self.meta,
             online: self.online,
             threshold: self.threshold,
+            calibration: self.calibration,
         }
     }
 
@@ -248,6 +260,23 @@ impl Model {
     /// The score above which a two-class model says `classes()[1]`.
     pub fn threshold(&self) -> f32 {
         self.threshold
+    }
+
+    /// The Platt calibration of a two-class model's scores, where it has one.
+    pub fn calibration(&self) -> Option<&Calibration> {
+        self.calibration.as_ref()
+    }
+
+    /// P(`classes()[1]`) for a two-class model's score: its calibration's, or a logistic
+    /// model's own; `None` for models of more classes and scores that are no probability.
+    pub fn probability(&self, score: f32) -> Option<f32> {
+        let Predictor::Binary(m) = &self.predictor else {
+            return None;
+        };
+        match &self.calibration {
+            Some(c) => Some(c.probability(score)),
+            None => m.probability(score),
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 
 use crate::Result;
 use crate::eval::{Metrics, SpamMetrics};
-use crate::experiment::{Classes, Split, fit_classes, predict_classes};
+use crate::experiment::{Classes, Split, calibrate, fit_classes, predict_classes};
 use crate::features::{BinaryMatrix, Geometry, SparseRows, Vectorized, vectorize};
 use crate::input::Document;
 use crate::learn::{AnyModel, OnlineState};
@@ -105,9 +105,14 @@ pub fn fit_rows<X: SparseRows>(
         },
         online: None,
         threshold: 0.0,
+        calibration: None,
     })?;
-    if let Predictor::Binary(AnyModel::Linear(_) | AnyModel::Logistic(_)) = &model.predictor() {
+    if let Predictor::Binary(AnyModel::Linear(_) | AnyModel::Logistic(_)) = &model.predictor {
         model.online = cfg.learner.update_rule().map(OnlineState::new);
+        model.calibration = calibrate(&cfg.learner, x, idx)?;
+        if let (Some(t), Some(_)) = (cfg.threshold, model.probability(0.0)) {
+            model.threshold = model.calibration.map_or(t, |c| c.score_at(t));
+        }
     }
     // Scored on the rows already read in the geometry, not read through it again.
     let predicted = predict_classes(model.predictor(), x);
@@ -126,6 +131,19 @@ pub fn vectorize_for(model: &Model, docs: &[Document]) -> Vectorized {
 /// parallel, in row order.
 pub fn decide<X: SparseRows>(model: &Model, x: &X) -> Vec<ClassDecision> {
     model.decide_rows(x)
+}
+
+/// P(`classes()[1]`) of every stored row, in row order, for a two-class model with a
+/// probability (calibrated, or a logistic model's own); `None` for each row otherwise.
+pub fn probabilities<X: SparseRows>(model: &Model, x: &X) -> Vec<Option<f32>> {
+    if model.probability(0.0).is_none() {
+        return vec![None; x.n_rows()];
+    }
+    let decisions = model.decide_rows(x);
+    decisions
+        .iter()
+        .map(|d| model.probability(d.score))
+        .collect()
 }
 
 /// Evaluates a model on labelled documents.

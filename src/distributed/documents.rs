@@ -237,6 +237,7 @@ where
             },
             online: None,
             threshold: 0.0,
+            calibration: None,
         })?;
         if let Predictor::Binary(AnyModel::Linear(_) | AnyModel::Logistic(_)) = &model.predictor() {
             model.online = cfg.learner.update_rule().map(OnlineState::new);

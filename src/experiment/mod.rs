@@ -11,7 +11,8 @@
 //! ([`kfold`], [`stratified_kfold`]) make the index lists; `run` ([`run_splits`]) runs a
 //! task per split; `classes` ([`cross_validate`]) fits and scores single-label targets,
 //! `labels` ([`cross_validate_labels`]) multi-label ones; `thresholds`
-//! ([`tune_thresholds`]) tunes multi-label thresholds on folds; `tune` ([`tune_rows`],
+//! ([`tune_thresholds`]) tunes multi-label thresholds on folds; `calibrate`
+//! ([`calibrate`]) fits a two-class model's probability on out-of-fold scores; `tune` ([`tune_rows`],
 //! [`TuneRun`]) chooses a learner, its constant and the geometry from a [`Grid`] by
 //! cross-validation on the training rows.
 //!
@@ -32,6 +33,7 @@
 //! # Ok::<(), rosenblatt::Error>(())
 //! ```
 
+mod calibrate;
 mod classes;
 mod folds;
 mod labels;
@@ -40,6 +42,7 @@ mod split;
 mod thresholds;
 mod tune;
 
+pub use calibrate::{CALIBRATION_FOLDS, calibrate};
 pub use classes::{Classes, cross_validate, fit_classes, predict_classes, score_split};
 pub(crate) use classes::{exact_label_sets, labels_of};
 pub use folds::{kfold, stratified_kfold};

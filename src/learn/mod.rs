@@ -23,6 +23,7 @@
 
 mod any;
 mod averaged;
+mod calibration;
 mod centroid;
 mod check;
 pub mod dual;
@@ -55,6 +56,7 @@ mod winnow;
 pub use any::AnyModel;
 pub(crate) use any::combine_reports;
 pub use averaged::AveragedPerceptron;
+pub use calibration::{Calibration, SPAM_ODDS};
 pub use centroid::NearestCentroid;
 pub use check::{Check, Checked};
 pub use dual::DualUpdate;
@@ -63,6 +65,7 @@ pub use kernel::Kernel;
 pub use kernel_model::{KernelModel, SupportRows, Vote};
 pub use linear::LinearModel;
 pub use logistic::{EarlyStopping, LogisticRegression, RateSchedule, Solver};
+pub(crate) use loss::sigmoid;
 pub use margin::MarginPerceptron;
 pub use multilabel::{LabelScorer, MultiLabelModel, Thresholds};
 pub use online::OnlineOptions;

@@ -69,6 +69,19 @@ impl Model {
         if !self.threshold.is_finite() {
             return Err(format!("its decision threshold is {}", self.threshold));
         }
+        if let Some(c) = &self.calibration {
+            if !matches!(self.predictor, Predictor::Binary(_)) {
+                return Err(format!(
+                    "a model of {k} classes has a calibration; only two-class models have one"
+                ));
+            }
+            if !c.is_valid() {
+                return Err(format!(
+                    "its calibration σ({}·s + {}) does not make a higher score more probable",
+                    c.a, c.b
+                ));
+            }
+        }
         if self.threshold != 0.0 && !matches!(self.predictor, Predictor::Binary(_)) {
             return Err(format!(
                 "a model of {k} classes has the decision threshold {}; only two-class models have one",

@@ -57,10 +57,26 @@ fn decode_message(e: &DecodeError, len: usize) -> String {
     }
 }
 
-/// Format 5: format 6 without the decision threshold, the last field of the payload. Its
-/// payload with a threshold of 0 appended (the decision those models made) decodes as
-/// format 6, so filters saved before keep their weights and learned state.
+/// Format 6: format 7 without the calibration, the last field of the payload. Its
+/// payload with `None` appended (one zero byte) decodes as format 7, so models saved
+/// before keep their weights, learned state and decision.
+const UNCALIBRATED: u32 = 6;
+/// Format 5: format 6 without the decision threshold, the field before the calibration.
+/// With a threshold of 0 (the decision those models made) and no calibration appended it
+/// decodes as format 7.
 const THRESHOLDLESS: u32 = 5;
+
+/// What a payload of an older format needs appended to decode as the current one.
+fn upgrade(version: u32) -> Vec<u8> {
+    let mut tail = Vec::new();
+    if version == THRESHOLDLESS {
+        tail.extend_from_slice(&0f32.to_le_bytes());
+    }
+    if version <= UNCALIBRATED {
+        tail.push(0); // Option::None
+    }
+    tail
+}
 
 /// What a model file's header says: its format version, payload length and checksum.
 struct Header {
@@ -95,7 +111,7 @@ fn header(bytes: &[u8], path: &Path) -> Result<Header> {
             ),
         ));
     }
-    if version < FORMAT_VERSION && version != THRESHOLDLESS {
+    if version < THRESHOLDLESS {
         return Err(Error::model(
             path,
             format!(
@@ -129,8 +145,8 @@ fn payload(h: &Header, payload: &[u8], path: &Path) -> Result<Model> {
         return Err(wrong_length(path, payload.len() as u64, h.len));
     }
     let upgraded;
-    let payload = if h.version == THRESHOLDLESS {
-        upgraded = [payload, &0f32.to_le_bytes()].concat();
+    let payload = if h.version < FORMAT_VERSION {
+        upgraded = [payload, &upgrade(h.version)].concat();
         &upgraded[..]
     } else {
         payload

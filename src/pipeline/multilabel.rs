@@ -15,6 +15,7 @@ use crate::training::{
 };
 use crate::vocab::Vocabulary;
 use crate::{Error, Result};
+use rayon::prelude::*;
 use std::time::Instant;
 
 /// Whether a labelled corpus needs the multi-label path: some document carries a number
@@ -113,6 +114,7 @@ pub fn fit_label_sets<X: SparseRows>(
         },
         online: None,
         threshold: 0.0,
+        calibration: None,
     })?;
     // Scored on the rows already read in the geometry, not read through it again.
     let exact = exact_label_sets(model.predictor(), &x, sets);
@@ -122,9 +124,21 @@ pub fn fit_label_sets<X: SparseRows>(
 }
 
 /// The labels of every stored row (read in the model's geometry) with their scores
-/// (probabilities where the model has them), computed in parallel, in row order.
+/// (probabilities where the model has them), computed in parallel, in row order. A
+/// two-class model's label is the one its threshold gives.
 pub fn decide_labels<X: SparseRows>(model: &Model, x: &X) -> Vec<Vec<(usize, f32)>> {
-    labels_of(model.predictor(), &model.geometry().apply(x))
+    let x = &model.geometry().apply(x);
+    let Predictor::Binary(_) = model.predictor() else {
+        return labels_of(model.predictor(), x);
+    };
+    (0..x.n_rows())
+        .into_par_iter()
+        .map(|i| {
+            let (row, d) = (x.row(i), model.decide(x.row(i)));
+            let value = model.predictor().probability(row, &d).unwrap_or(d.score);
+            vec![(d.class, value)]
+        })
+        .collect()
 }
 
 /// The labels ranked by training frequency (most frequent first, ties by name), for the

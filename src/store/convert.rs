@@ -50,6 +50,7 @@ fn header_of(model: &Model, m: &LinearModel, logistic: bool) -> Header {
         threshold: model.threshold(),
         documents: model.vocab().documents(),
         features: model.vocab().len() as u64,
+        calibration: model.calibration().copied(),
     }
 }
 
@@ -170,6 +171,7 @@ impl Store {
             meta: h.meta,
             online: h.online.map(|o| OnlineState { sq_grads: sq, ..o }),
             threshold: h.threshold,
+            calibration: h.calibration,
         })
         .map_err(|e| Error::model(&self.path, format!("damaged store: {e}")))
     }

@@ -285,6 +285,16 @@ impl Snapshot<'_> {
         &self.header.classes
     }
 
+    /// P(`classes()[1]`) for a score, as [`crate::Model::probability`] gives it: the
+    /// batch filter's calibration, or a logistic filter's own log-odds.
+    pub fn probability(&self, score: f32) -> Option<f32> {
+        let h = &self.header;
+        match &h.calibration {
+            Some(c) => Some(c.probability(score)),
+            None => h.logistic.then(|| crate::learn::sigmoid(score)),
+        }
+    }
+
     /// The decision for `doc`, the same as the model's ([`crate::Model::decide`] on its
     /// row): its score w·x + b and the class it is above or below the threshold.
     pub fn decide(&self, doc: &Document) -> Result<ClassDecision> {

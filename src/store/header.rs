@@ -11,8 +11,11 @@ use serde::{Deserialize, Serialize};
 
 /// The first bytes of a store's header entry.
 pub(crate) const STORE_MAGIC: &[u8; 8] = b"RSNBSTOR";
-/// The store format this build reads and writes.
-pub(crate) const STORE_VERSION: u32 = 1;
+/// The store format this build writes: 2 adds the calibration of a batch filter's
+/// scores at the end of the header, and a format-1 header is read as one without.
+pub(crate) const STORE_VERSION: u32 = 2;
+/// The format before the calibration.
+const UNCALIBRATED: u32 = 1;
 /// The largest header decoded: a header holds no per-feature values, so a larger claim
 /// comes from a damaged or foreign store.
 const MAX_HEADER_BYTES: usize = 64 << 20;
@@ -44,6 +47,8 @@ pub(crate) struct Header {
     pub documents: u64,
     /// Feature ids in use: the next word's id, or 2^B in a hashed space.
     pub features: u64,
+    /// The map from a score to P(`classes[1]`) of a batch filter.
+    pub calibration: Option<crate::learn::Calibration>,
 }
 
 impl Header {
@@ -72,7 +77,14 @@ impl Header {
             return Err("its header is cut short".into());
         };
         let version = u32::from_le_bytes(*version);
-        if version != STORE_VERSION {
+        let upgraded;
+        let body = if version == UNCALIBRATED {
+            upgraded = [body, &[0u8]].concat(); // the calibration's None
+            &upgraded[..]
+        } else {
+            body
+        };
+        if version != STORE_VERSION && version != UNCALIBRATED {
             return Err(format!(
                 "it is store format {version}; this build reads format {STORE_VERSION} \
                  (convert it to a model file with the build that wrote it)"

@@ -310,3 +310,33 @@ fn a_data_file_cut_short_is_refused_not_read_past_its_end() {
         "{err}"
     );
 }
+
+#[test]
+fn a_format_1_store_reads_without_a_calibration_and_decides_as_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s");
+    let model = Model::fit(&corpus(), &TrainConfig::default()).unwrap();
+    assert!(model.calibration().is_some());
+    let store = Store::create(&path, &model).unwrap();
+    let doc = Document::new("d", "cheap meds at noon", None);
+    let before = store.snapshot().unwrap().decide(&doc).unwrap();
+    let p = store.snapshot().unwrap().probability(before.score);
+    assert_eq!(p, model.probability(before.score));
+    // The header as format 1 wrote it: no calibration at its end.
+    let txn = store.env.read_txn().unwrap();
+    let bytes = store.meta.get(&txn, HEADER_KEY).unwrap().unwrap().to_vec();
+    drop(txn);
+    let mut h = header::Header::decode(&bytes).unwrap();
+    h.calibration = None;
+    let mut old = h.encode().unwrap();
+    assert_eq!(old.pop(), Some(0), "None is one zero byte at the end");
+    old[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let mut txn = store.env.write_txn().unwrap();
+    store.meta.put(&mut txn, HEADER_KEY, &old).unwrap();
+    txn.commit().unwrap();
+    let snapshot = store.snapshot().unwrap();
+    assert_eq!(snapshot.decide(&doc).unwrap(), before);
+    assert_eq!(snapshot.probability(before.score), None);
+    drop(snapshot);
+    assert_eq!(store.to_model().unwrap().calibration(), None);
+}

@@ -30,6 +30,12 @@ pub struct TrainConfig {
     /// its shard of the rows (the linear models of the perceptron family: two-class,
     /// one-vs-rest and multi-label); `None` trains one learner on all rows.
     pub workers: Option<usize>,
+    /// Two classes: the log-odds ln(P/(1 − P)) of the positive class above which the
+    /// model says it, P its probability — calibrated on out-of-fold scores for learners
+    /// whose scores are not one, a logistic model's own — so 0 is P > 0.5 and
+    /// [`SPAM_ODDS`](crate::learn::SPAM_ODDS) P > 0.9. `None` decides at score 0, as does a model without a
+    /// probability (a kernel model, a class of one document).
+    pub threshold: Option<f32>,
 }
 
 /// What `rosenblatt train` does with no options: the standard analyzer (plain text,
@@ -47,17 +53,19 @@ impl Default for TrainConfig {
             options: String::new(),
             geometry: GeometrySpec::IDF_L2,
             workers: None,
+            threshold: None,
         }
     }
 }
 
 impl TrainConfig {
     /// What `rosenblatt train --spam … --ham …` does with no other options: the default
-    /// learner over binary unit-length rows, reading mail.
+    /// learner over binary unit-length rows, reading mail, deciding at P(spam) > 0.9.
     pub fn spam_filter() -> Self {
         TrainConfig {
             analyzer: Analyzer::standard(crate::text::Source::mail(), true),
             geometry: GeometrySpec::BINARY_L2,
+            threshold: Some(crate::learn::SPAM_ODDS),
             ..TrainConfig::default()
         }
     }
@@ -119,6 +127,13 @@ impl TrainConfig {
     /// The positive class of a two-class problem.
     pub fn positive(mut self, label: &str) -> Self {
         self.positive = Some(label.to_string());
+        self
+    }
+
+    /// Where a two-class model decides: the log-odds of its probability (see
+    /// [`TrainConfig::threshold`]).
+    pub fn threshold(mut self, log_odds: f32) -> Self {
+        self.threshold = Some(log_odds);
         self
     }
 

@@ -159,6 +159,7 @@ fn train_cv_reports_the_library_cross_validation_of_the_documents() {
         // The command line's default geometry: idf-weighted, unit-length rows.
         geometry: rosenblatt::features::GeometrySpec::IDF_L2,
         workers: None,
+        threshold: None,
     };
     let splits = kfold(docs.len(), 4, 3).unwrap();
     let lib: Vec<f64> = pipeline::cross_validate(&docs, &cfg, &splits)
@@ -217,6 +218,7 @@ fn svmlight_cv_and_holdout_run_on_views_of_the_rows() {
         options: String::new(),
         geometry: Default::default(),
         workers: None,
+        threshold: None,
     };
     let lib =
         pipeline::cross_validate_rows(x, &idx, &classes, &cfg, &kfold(40, 5, 42).unwrap()).unwrap();

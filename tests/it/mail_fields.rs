@@ -51,7 +51,7 @@ const ROUTING_PREFIXES: [&str; 4] = [
 ];
 
 #[test]
-fn by_default_routing_fields_give_no_words_but_keep_their_tags() {
+fn by_default_routing_fields_and_recipients_mailboxes_give_nothing() {
     let raw = message("relay.example", "cheap offer", "hello there");
     let t = tokens(&raw, &MailRules::default());
     for p in ROUTING_PREFIXES {
@@ -60,14 +60,41 @@ fn by_default_routing_fields_give_no_words_but_keep_their_tags() {
     for kept in [
         "from:someone",
         "subject:cheap",
-        "to:reader",
+        "to:collector.example",
         "x-mailer:quuxmail",
+        "hdr:from",
+        "hdr:to",
+        "hdr:date",
     ] {
         assert!(t.iter().any(|x| x == kept), "{kept} missing from {t:?}");
     }
-    // The tags stay: the fields' presence and the number of hops.
-    for tag in ["hdr:received", "hdr:delivered-to", "mail:received=2"] {
+    // Neither the routing fields' presence, nor the number of hops, nor the mailbox the
+    // message was delivered to.
+    for gone in [
+        "hdr:received",
+        "hdr:delivered-to",
+        "mail:received=2",
+        "to:reader",
+    ] {
+        assert!(!t.iter().any(|x| x == gone), "{gone} in {t:?}");
+    }
+    // Rules recorded before the two switches add them all.
+    let before = MailRules {
+        routing_tags: true,
+        recipient_local_parts: true,
+        ..MailRules::default()
+    };
+    let t = tokens(&raw, &before);
+    for tag in [
+        "hdr:received",
+        "hdr:delivered-to",
+        "mail:received=2",
+        "to:reader",
+    ] {
         assert!(t.iter().any(|x| x == tag), "{tag} missing from {t:?}");
+    }
+    for p in ROUTING_PREFIXES {
+        assert!(with_prefix(&t, p).is_empty(), "{p} in {t:?}");
     }
     // Every field: the routing words come back; dates never give words.
     let all = tokens(&raw, &MailRules::with_groups(&FieldGroup::ALL));
@@ -137,7 +164,8 @@ fn train_records_the_fields_and_learn_reads_new_mail_by_them() {
     assert_eq!(rules_of(&default), MailRules::default());
     let m = Model::load(&default).unwrap();
     assert!(m.vocab().get("received:spamrelay.example").is_none());
-    assert!(m.vocab().get("to:reader").is_some() && m.vocab().get("hdr:received").is_some());
+    assert!(m.vocab().get("to:reader").is_none() && m.vocab().get("hdr:received").is_none());
+    assert!(m.vocab().get("to:collector.example").is_some() && m.vocab().get("hdr:to").is_some());
     // Sender and subject only.
     let model = train(
         dir.path(),
@@ -284,9 +312,12 @@ fn online_eval_starts_from_an_empty_filter_with_the_fields_given() {
             .args(flags)
             .assert()
             .success();
-        // The online filter reads the first 1000 bytes of each body unless told otherwise.
+        // The online filter reads the first 1000 bytes of each body unless told otherwise,
+        // with the tags of left-out fields and the recipients' local parts.
         let want = MailRules {
             max_body_bytes: rosenblatt::incremental::OnlineFilter::TRUNCATE,
+            routing_tags: true,
+            recipient_local_parts: true,
             ..want
         };
         assert_eq!(rules_of(&saved), want, "{flags:?}");

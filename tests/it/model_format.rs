@@ -11,10 +11,13 @@
 //! - `format4.model`: the golden file of format 4 (before the online update rule was
 //!   saved); the older-format fixture. Never regenerate it.
 //! - `format5.model`: the golden file of format 5 (before the decision threshold was
-//!   saved); still read, as format 6 with threshold 0. Never regenerate it.
-//! - `format6.model`: the golden file of the current format, written with
+//!   saved); still read, as format 7 with threshold 0 and no calibration. Never
+//!   regenerate it.
+//! - `format6.model`: the golden file of format 6 (before the calibration was saved);
+//!   still read, as format 7 without a calibration. Never regenerate it.
+//! - `format7.model`: the golden file of the current format, written with
 //!   `cargo run --release -- train --learner perceptron --weighting binary --normalize none
-//!   -o tests/data/format6.model tests/data/tiny`
+//!   -o tests/data/format7.model tests/data/tiny`
 //!   (run from the repository root, so that the recorded input is `tests/data/tiny`; any
 //!   build profile writes the same model, only the recorded timings differ).
 //!   When the format changes on purpose: bump `FORMAT_VERSION`; this file becomes the
@@ -53,7 +56,7 @@ const RECORDED: [(&str, &str, f32); 12] = [
 
 /// The committed golden model of the current format.
 pub(crate) fn golden() -> Model {
-    Model::load(data("format6.model")).unwrap()
+    Model::load(data("format7.model")).unwrap()
 }
 
 /// Score of `text` (a plain-text document) under `model`.
@@ -66,9 +69,14 @@ fn score(model: &Model, text: &str) -> f32 {
 #[test]
 fn the_golden_model_loads_and_scores_as_the_format_1_build_did() {
     let m = golden();
-    assert_eq!(FORMAT_VERSION, 6);
-    // A model trained in batch decides at score 0.
+    assert_eq!(FORMAT_VERSION, 7);
+    // A text model trained in batch decides at score 0, and its scores have a probability
+    // fitted on out-of-fold scores.
     assert_eq!(m.threshold(), 0.0);
+    let c = m
+        .calibration()
+        .expect("a two-class linear model is calibrated");
+    assert!(c.a > 0.0 && c.scores == 12, "{c:?}");
     // A perceptron's filter goes on learning by the perceptron's rule.
     assert_eq!(
         m.online().as_ref().map(|o| o.rule),
@@ -94,7 +102,7 @@ fn the_golden_model_loads_and_scores_as_the_format_1_build_did() {
     let out = stdout_of(
         bin()
             .args(["classify", "-m"])
-            .arg(data("format6.model"))
+            .arg(data("format7.model"))
             .args(&files),
     );
     let lines: Vec<&str> = out.lines().collect();
@@ -125,11 +133,13 @@ fn training_today_gives_the_golden_model() {
         options: String::new(),
         geometry: Default::default(),
         workers: None,
+        threshold: None,
     };
     let t = pipeline::train(&corpus.docs, &cfg, vec![]).unwrap();
     assert_eq!(t.model.analyzer(), g.analyzer());
     assert_eq!(t.model.classes(), g.classes());
     assert_eq!(t.model.predictor(), g.predictor());
+    assert_eq!(t.model.calibration(), g.calibration());
     let words = |m: &Model| -> Vec<(String, u32)> {
         (0..m.vocab().len() as u32)
             .map(|j| (m.vocab().word(j).to_string(), m.vocab().df(j)))
@@ -145,7 +155,7 @@ fn an_older_format_model_is_refused_with_a_sentence_naming_it() {
     assert_eq!(&bytes[..8], b"RSNBLATT");
     assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 4);
     let sentence = "written by an older rosenblatt (model format 4); this build reads \
-                    format 6: train the model again";
+                    format 7: train the model again";
     let err = Model::load(&path).unwrap_err().to_string();
     assert_eq!(err, format!("{}: {sentence}", path.display()));
     // `learn` writes a lock file beside the model: give it a copy.
@@ -227,12 +237,36 @@ fn a_model_of_many_short_words_loads_again() {
 }
 
 #[test]
-fn a_format_5_model_reads_as_format_6_with_threshold_zero() {
-    // The same training command wrote both golden files: format 5 lacks only the
-    // threshold, so it reads as the format-6 golden model does, threshold 0 included.
-    let old = Model::load(data("format5.model")).unwrap();
+fn a_format_6_model_reads_as_format_7_without_a_calibration() {
+    // The same training command wrote both golden files: format 6 lacks only the
+    // calibration, so it reads as the format-7 golden model does, without it.
+    let old = Model::load(data("format6.model")).unwrap();
     let new = golden();
+    assert_eq!(old.calibration(), None);
+    assert_eq!(
+        old.probability(4.0),
+        None,
+        "a perceptron's score is no probability"
+    );
+    assert_eq!(old.threshold(), new.threshold());
+    assert_eq!(old.predictor(), new.predictor());
+    assert_eq!(old.online(), new.online());
+    assert_eq!(score(&old, "WIN a FREE prize NOW"), 4.0);
+    // The same model saved again is format 7, still without a calibration.
+    let bytes = old.to_bytes().unwrap();
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 7);
+    let again = Model::from_bytes(&bytes, Path::new("again.model")).unwrap();
+    assert_eq!(again.calibration(), None);
+}
+
+#[test]
+fn a_format_5_model_reads_as_format_7_with_threshold_zero() {
+    // The same training command wrote both golden files: format 5 lacks the threshold
+    // and the calibration, so it reads as the format-6 golden model does.
+    let old = Model::load(data("format5.model")).unwrap();
+    let new = Model::load(data("format6.model")).unwrap();
     assert_eq!(old.threshold(), 0.0);
+    assert_eq!(old.calibration(), None);
     assert_eq!(old.predictor(), new.predictor());
     assert_eq!(old.online(), new.online());
     assert_eq!(old.classes(), new.classes());

@@ -107,7 +107,6 @@ buy now\n";
             "hdr:from",
             "hdr:subject",
             "mail:parts=1",
-            "mail:received=0",
             "mail:size=2^6"
         ]
     );
@@ -172,6 +171,7 @@ fn config(analyzer: Analyzer) -> TrainConfig {
         // Weighted and scaled, so hashed ids' idf weights travel through the file too.
         geometry: rosenblatt::features::GeometrySpec::IDF_L2,
         workers: None,
+        threshold: None,
     }
 }
 

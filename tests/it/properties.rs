@@ -72,6 +72,7 @@ fn config() -> TrainConfig {
         options: String::new(),
         geometry: Default::default(),
         workers: None,
+        threshold: None,
     }
 }
 

@@ -148,6 +148,7 @@ fn the_winner_is_the_best_mean_of_the_library_cross_validation() {
         options: String::new(),
         geometry: Default::default(),
         workers: None,
+        threshold: None,
     };
     let points: Vec<GridPoint> = Grid::default()
         .points()

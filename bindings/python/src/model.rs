@@ -192,6 +192,7 @@ impl NativeModel {
             meta: Metadata::default(),
             online: None,
             threshold: 0.0,
+            calibration: None,
         })
         .map(NativeModel::wrap)
         .map_err(to_py)

@@ -12,13 +12,14 @@ use std::io::Write;
 use std::path::Path;
 
 /// A two-class model's decision rule in words: "spam when score > 2.197 (P > 0.90)"
-/// (the probability where the model's scores are log-odds); `None` for other models.
+/// (the probability where the model has one: calibrated, or a logistic model's log-odds);
+/// `None` for other models.
 pub fn threshold(m: &Model) -> Option<String> {
-    let Predictor::Binary(b) = &m.predictor() else {
+    let Predictor::Binary(_) = &m.predictor() else {
         return None;
     };
     let (t, class) = (m.threshold(), &m.classes()[1]);
-    Some(match b.probability(t) {
+    Some(match m.probability(t) {
         Some(p) => format!("{class} when score > {t:.3} (P > {p:.2})"),
         None => format!("{class} when score > {t}"),
     })
@@ -229,6 +230,7 @@ pub fn labels(
     model: &Model,
     id: &str,
     labels: &[(usize, f32)],
+    probability: Option<f32>,
 ) -> std::io::Result<()> {
     let names: Vec<&str> = labels
         .iter()
@@ -246,6 +248,9 @@ pub fn labels(
                 "label": names.first(),
                 "score": scores.first(),
             });
+            if let Some(p) = probability {
+                v["probability"] = serde_json::json!(p);
+            }
             if matches!(model.predictor(), Predictor::MultiLabel(_)) {
                 v["labels"] = serde_json::json!(names);
                 v["scores"] = serde_json::json!(scores);

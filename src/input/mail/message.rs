@@ -147,7 +147,7 @@ fn message_features(msg: &Message<'_>, raw_len: usize, rules: &MailRules, d: &mu
         if name.is_empty() || name.len() > 64 {
             continue;
         }
-        if rules.tags(TagFamily::Headers) {
+        if rules.tags_field(&name) {
             tags.push(format!("hdr:{name}"));
         }
         let mut text = String::new();
@@ -165,7 +165,8 @@ fn message_features(msg: &Message<'_>, raw_len: usize, rules: &MailRules, d: &mu
                 subject = Some(text.clone());
             }
             (n, HeaderValue::Address(a)) => {
-                address_text(a, &mut text);
+                let local = rules.recipient_local_parts || !is_recipient(n);
+                address_text(a, local, &mut text);
                 if let Some(prefix) = domain_prefix(n).filter(|_| rules.tags(TagFamily::Domains)) {
                     for dom in domains(a) {
                         tags.push(format!("{prefix}:{dom}"));
@@ -204,7 +205,9 @@ fn message_features(msg: &Message<'_>, raw_len: usize, rules: &MailRules, d: &mu
         if d.text.trim().is_empty() {
             t.push("mail:no_body_text".into());
         }
-        t.push(format!("mail:received={}", received.min(10)));
+        if rules.routing_tags || rules.keeps_field("received") {
+            t.push(format!("mail:received={}", received.min(10)));
+        }
         t.push(format!(
             "mail:size=2^{}",
             usize::BITS - raw_len.leading_zeros()
@@ -348,14 +351,28 @@ fn domains(a: &Address<'_>) -> Vec<String> {
     out
 }
 
-/// Display names and addresses, space-separated.
-fn address_text(a: &Address<'_>, out: &mut String) {
+/// Whether a field names the message's recipients (`To`, `Cc`, `Bcc`).
+fn is_recipient(name: &HeaderName<'_>) -> bool {
+    matches!(name, HeaderName::To | HeaderName::Cc | HeaderName::Bcc)
+}
+
+/// Display names and addresses, space-separated; without `local`, an address gives its
+/// domain alone (`@example.org`).
+fn address_text(a: &Address<'_>, local: bool, out: &mut String) {
     for x in a.iter() {
         if let Some(n) = &x.name {
             let _ = write!(out, "{n} ");
         }
         if let Some(addr) = &x.address {
-            let _ = write!(out, "{addr} ");
+            match addr.rsplit_once('@') {
+                Some((_, domain)) if !local => {
+                    let _ = write!(out, "@{domain} ");
+                }
+                _ if !local => {}
+                _ => {
+                    let _ = write!(out, "{addr} ");
+                }
+            }
         }
     }
 }
@@ -370,7 +387,7 @@ fn value_text(v: &HeaderValue<'_>, out: &mut String) {
                 out.push(' ');
             }
         }
-        HeaderValue::Address(a) => address_text(a, out),
+        HeaderValue::Address(a) => address_text(a, true, out),
         HeaderValue::ContentType(ct) => {
             let _ = write!(out, "{}/{}", ct.ctype(), ct.subtype().unwrap_or(""));
             for at in ct.attributes().unwrap_or_default() {

@@ -41,4 +41,5 @@ pub use read::{
     MailCorpus, MailSource, detect, read_labelled, read_labelled_share, read_mail,
     read_message_bytes, read_share,
 };
+pub(crate) use rules::RulesBeforeSwitches;
 pub use rules::{MailRules, TagFamily};

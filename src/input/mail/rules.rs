@@ -29,6 +29,46 @@ pub struct MailRules {
     pub max_depth: u8,
     /// The tag families added, in the order listed by [`TagFamily::ALL`].
     pub tags: Vec<TagFamily>,
+    /// Whether the routing fields ([`FieldGroup::Routing`]) give their `hdr:NAME` tags,
+    /// and the `Received` fields their count (`mail:received=N`), while their words are
+    /// left out. The default does not: the presence of routing fields and the number of
+    /// relays describe the mailbox that collected the mail, and did not carry from one
+    /// SpamAssassin collection to the next (docs/MAIL.md). Rules recorded before these
+    /// two switches read as `true`.
+    pub routing_tags: bool,
+    /// Whether the recipients' addresses (`To`, `Cc`, `Bcc`) give the words of their
+    /// local part (`to:zzzz`) beside their domain and display name. The default does
+    /// not: a local part names the mailbox the mail was collected in. Rules recorded
+    /// before read as `true`.
+    pub recipient_local_parts: bool,
+}
+
+/// Mail rules as models of format 6 and stores of format 1 recorded them, before
+/// [`MailRules::routing_tags`] and [`MailRules::recipient_local_parts`]: those models
+/// added both, and go on doing so.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct RulesBeforeSwitches {
+    skip_fields: Vec<String>,
+    only_fields: Option<Vec<String>>,
+    max_field_bytes: u32,
+    max_body_bytes: u32,
+    max_depth: u8,
+    tags: Vec<TagFamily>,
+}
+
+impl From<RulesBeforeSwitches> for MailRules {
+    fn from(r: RulesBeforeSwitches) -> MailRules {
+        MailRules {
+            skip_fields: r.skip_fields,
+            only_fields: r.only_fields,
+            max_field_bytes: r.max_field_bytes,
+            max_body_bytes: r.max_body_bytes,
+            max_depth: r.max_depth,
+            tags: r.tags,
+            routing_tags: true,
+            recipient_local_parts: true,
+        }
+    }
 }
 
 impl Default for MailRules {
@@ -67,6 +107,8 @@ impl MailRules {
             max_body_bytes: 1 << 20,
             max_depth: 3,
             tags: TagFamily::ALL.to_vec(),
+            routing_tags: false,
+            recipient_local_parts: false,
         }
     }
 
@@ -82,6 +124,15 @@ impl MailRules {
     /// Whether tags of `family` are added.
     pub fn tags(&self, family: TagFamily) -> bool {
         self.tags.contains(&family)
+    }
+
+    /// Whether field `name` (lowercase) gives its `hdr:NAME` tag: every field present,
+    /// but a routing field whose words are left out unless [`MailRules::routing_tags`].
+    pub fn tags_field(&self, name: &str) -> bool {
+        self.tags(TagFamily::Headers)
+            && (self.routing_tags
+                || self.keeps_field(name)
+                || FieldGroup::of(name) != FieldGroup::Routing)
     }
 }
 
@@ -154,7 +205,14 @@ impl fmt::Display for MailRules {
             f,
             "{skip} (≤ {} B); body ≤ {} B; attached messages {} deep; tags {tags}",
             self.max_field_bytes, self.max_body_bytes, self.max_depth
-        )
+        )?;
+        if self.routing_tags {
+            f.write_str(" (routing fields' presence and hops too)")?;
+        }
+        if self.recipient_local_parts {
+            f.write_str("; recipients' local parts")?;
+        }
+        Ok(())
     }
 }
 

@@ -68,8 +68,9 @@ pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
     // Each document's labels (one, or all above threshold for multi-label models) with
     // their scores, probabilities where the model has them.
     let decisions = pipeline::decide_labels(&model, &x);
+    let probabilities = pipeline::probabilities(&model, &x);
     let ids = corpus.docs.iter().map(|d| d.id.as_str());
-    write_all(&plan, &model, ids, &decisions)
+    write_all(&plan, &model, ids, &decisions, &probabilities)
 }
 
 /// `classify` on SVMlight rows, for a model trained on vectors. Ids are line numbers
@@ -86,7 +87,14 @@ fn svmlight(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
     let (data, ids) =
         load::svm_rows(paths, limit).with_context(|| load::vectors_hint(&plan.model))?;
     let labels = with_rows!(&data.rows, x => pipeline::decide_labels(model, x));
-    write_all(plan, model, ids.iter().map(String::as_str), &labels)
+    let probabilities = with_rows!(&data.rows, x => pipeline::probabilities(model, x));
+    write_all(
+        plan,
+        model,
+        ids.iter().map(String::as_str),
+        &labels,
+        &probabilities,
+    )
 }
 
 /// Writes each document's line to stdout.
@@ -95,10 +103,11 @@ fn write_all<'a>(
     model: &Model,
     ids: impl Iterator<Item = &'a str>,
     decisions: &[Vec<(usize, f32)>],
+    probabilities: &[Option<f32>],
 ) -> Result<ExitCode> {
     let mut out = BufWriter::new(std::io::stdout().lock());
-    for (id, labels) in ids.zip(decisions) {
-        report::labels(&mut out, plan.output, model, id, labels)?;
+    for ((id, labels), &p) in ids.zip(decisions).zip(probabilities) {
+        report::labels(&mut out, plan.output, model, id, labels, p)?;
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)

@@ -49,7 +49,8 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
                 .into_iter()
                 .zip(corpus.docs.iter().zip(&decisions))
                 .map(|(k, (d, dec))| {
-                    let line = super::classify_mail::line(&shared, model.classes(), &d.id, dec);
+                    let p = model.probability(dec.score);
+                    let line = super::classify_mail::line(&shared, model.classes(), &d.id, dec, p);
                     (
                         k,
                         (
@@ -72,9 +73,11 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
                 let docs = batch?;
                 let x = pipeline::vectorize_for(&model, &docs).matrix;
                 let decisions = pipeline::decide_labels(&model, &x);
-                for ((k, doc), labels) in stream.units().iter().zip(&docs).zip(&decisions) {
+                let probabilities = pipeline::probabilities(&model, &x);
+                let units = stream.units().iter().zip(&docs);
+                for (((k, doc), labels), &p) in units.zip(&decisions).zip(&probabilities) {
                     let mut line = Vec::new();
-                    report::labels(&mut line, shared.output, &model, &doc.id, labels)
+                    report::labels(&mut line, shared.output, &model, &doc.id, labels, p)
                         .map_err(|e| rosenblatt::Error::Data(e.to_string()))?;
                     let line = String::from_utf8_lossy(&line)
                         .trim_end_matches('\n')

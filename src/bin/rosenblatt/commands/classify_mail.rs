@@ -40,6 +40,14 @@ impl Filter<'_> {
         }
     }
 
+    /// P(spam) for a score, where the filter has a probability.
+    fn probability(&self, score: f32) -> Option<f32> {
+        match self {
+            Filter::Model(m) => m.probability(score),
+            Filter::Store(s) => s.probability(score),
+        }
+    }
+
     /// The decisions for `docs`, in order.
     fn decide(&self, docs: &[Document]) -> Result<Vec<ClassDecision>> {
         Ok(match self {
@@ -104,7 +112,8 @@ pub fn run(a: &ClassifyPlan, filter: &Filter) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     } else {
         for (d, dec) in corpus.docs.iter().zip(&decisions) {
-            writeln!(out, "{}", line(a, classes, &d.id, dec))?;
+            let p = filter.probability(dec.score);
+            writeln!(out, "{}", line(a, classes, &d.id, dec, p))?;
         }
     }
     out.flush()?;
@@ -123,13 +132,24 @@ pub fn verdict<'m>(a: &ClassifyPlan, classes: &'m [String], d: &ClassDecision) -
     }
 }
 
-/// The line `classify` prints for the message `id` (without its line end).
-pub fn line(a: &ClassifyPlan, classes: &[String], id: &str, d: &ClassDecision) -> String {
+/// The line `classify` prints for the message `id` (without its line end); JSON lines
+/// add the filter's P(spam) where it has one.
+pub fn line(
+    a: &ClassifyPlan,
+    classes: &[String],
+    id: &str,
+    d: &ClassDecision,
+    probability: Option<f32>,
+) -> String {
     let (v, _) = verdict(a, classes, d);
     match a.output {
         OutputFormat::Tsv => format!("{id}\t{v}\t{}", d.score),
         OutputFormat::Jsonl => {
-            serde_json::json!({"id": id, "label": v, "score": d.score}).to_string()
+            let mut o = serde_json::json!({"id": id, "label": v, "score": d.score});
+            if let Some(p) = probability {
+                o["probability"] = p.into();
+            }
+            o.to_string()
         }
     }
 }

@@ -179,11 +179,7 @@ fn spam(
     let (metrics, truth, scores) = metrics(&model, &scored);
     let is_spam: Vec<bool> = truth.iter().map(|&t| t == 1).collect();
     let figures = SpamMetrics::new(&scores, &is_spam, model.threshold());
-    if json {
-        outln!("{}", super::eval_mail::spam_json(Some(&metrics), &figures));
-    } else {
-        out!("{}\n{}", figures.to_text(), metrics.to_text());
-    }
+    super::eval_mail::print_filter(&model, &metrics, &figures, &scores, &truth, json)?;
     if let Some(c) = chart {
         let mut data: Vec<_> = mail.spam.clone();
         data.extend(mail.ham.iter().cloned());

@@ -25,6 +25,51 @@ pub fn spam_json(metrics: Option<&Metrics>, spam: &SpamMetrics) -> serde_json::V
     v
 }
 
+/// Prints a filter's evaluation: the spam figures and the metrics, where it decides and
+/// the log-loss of its probabilities (JSON: `threshold`, `threshold_probability`,
+/// `log_loss`).
+pub fn print_filter(
+    model: &Model,
+    metrics: &Metrics,
+    spam: &SpamMetrics,
+    scores: &[f32],
+    truth: &[usize],
+    json: bool,
+) -> Result<()> {
+    let loss = log_loss(model, scores, truth);
+    if json {
+        let mut v = spam_json(Some(metrics), spam);
+        v["threshold"] = model.threshold().into();
+        if let Some(p) = model.probability(model.threshold()) {
+            v["threshold_probability"] = p.into();
+        }
+        if let Some(l) = loss {
+            v["log_loss"] = l.into();
+        }
+        outln!("{v}");
+    } else {
+        if let Some(t) = crate::report::threshold(model) {
+            outln!("decides        {t}");
+        }
+        if let Some(l) = loss {
+            outln!("log-loss       {l:.4} (of its probabilities)");
+        }
+        out!("{}\n{}", spam.to_text(), metrics.to_text());
+    }
+    Ok(())
+}
+
+/// The mean log-loss of a filter's probabilities of spam (true class index 1) over
+/// `scores`, where it has them: how well calibrated they are on mail it did not learn.
+fn log_loss(model: &Model, scores: &[f32], truth: &[usize]) -> Option<f64> {
+    let mut sum = 0.0;
+    for (&s, &t) in scores.iter().zip(truth) {
+        let p = f64::from(model.probability(s)?).clamp(1e-15, 1.0 - 1e-15);
+        sum -= if t == 1 { p.ln() } else { (1.0 - p).ln() };
+    }
+    Some(sum / scores.len().max(1) as f64)
+}
+
 /// The model's mail rules, or an error when it is not a spam filter (an analyzer that
 /// reads mail, classes ham and spam).
 pub fn check_filter<'m>(model: &'m Model, path: &Path) -> Result<&'m MailRules> {
@@ -52,11 +97,7 @@ pub fn mail(path: &Path, mail: &Mail, json: bool, chart: Option<&EvalChart>) -> 
     let scores: Vec<f32> = evaluated.decisions.iter().map(|d| d.score).collect();
     let (metrics, truth) = (evaluated.metrics, evaluated.truth);
     drop(phase);
-    if json {
-        outln!("{}", spam_json(Some(&metrics), &spam));
-    } else {
-        out!("{}\n{}", spam.to_text(), metrics.to_text());
-    }
+    print_filter(&model, &metrics, &spam, &scores, &truth, json)?;
     if let Some(c) = chart {
         let other = |m2: &Model| {
             check_filter(m2, c.compare.as_deref().unwrap_or(path))?;

@@ -53,6 +53,20 @@ pub struct TrainArgs {
     pub kernel: KernelArgs,
     #[command(flatten)]
     pub learners: LearnerArgs,
+    /// Two classes: call a document the positive class when the log-odds ln(P/(1 − P))
+    /// of its probability P are above this. P is calibrated on out-of-fold scores of the
+    /// training documents (Platt scaling; a logistic model's own), so 0 is P > 0.5,
+    /// 2.197 P > 0.9, 4.595 P > 0.99 [default: ln 9 ≈ 2.197 for spam filters (--spam/
+    /// --ham), as a lost wanted message costs more than a spam let through; otherwise the
+    /// sign of the score]. A model without a probability (kernel-perceptron, a class of
+    /// one document) decides at score 0.
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "LOG_ODDS",
+        help_heading = "Learner"
+    )]
+    pub threshold: Option<f32>,
     /// Hold out this fraction (seeded) and print the model's evaluation on it; the saved
     /// model is trained on the rest.
     #[arg(
@@ -204,6 +218,9 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
     }
     let vocab = a.vocab.config()?;
     let mail = a.mail.is_set();
+    if let Some(t) = a.threshold.filter(|t| !t.is_finite()) {
+        bail!("--threshold must be a number, got {t}");
+    }
     let options = learner.describe();
     let default_analyzer = if mail {
         TrainConfig::spam_filter().analyzer
@@ -280,6 +297,11 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
             _ => TrainConfig::default().geometry,
         }),
         workers: a.workers,
+        threshold: match a.threshold {
+            Some(t) => Some(t),
+            None if mail => TrainConfig::spam_filter().threshold,
+            None => None,
+        },
     };
     Ok(TrainPlan {
         source,
