@@ -65,6 +65,7 @@ pub use kernel::Kernel;
 pub use kernel_model::{KernelModel, SupportRows, Vote};
 pub use linear::LinearModel;
 pub use logistic::{EarlyStopping, LogisticRegression, RateSchedule, Solver};
+#[cfg(feature = "store")]
 pub(crate) use loss::sigmoid;
 pub use margin::MarginPerceptron;
 pub use multilabel::{LabelScorer, MultiLabelModel, Thresholds};

@@ -2,6 +2,7 @@
 
 mod analyzer;
 mod bounds;
+mod calibration;
 mod char_grams;
 mod closed_stderr;
 mod cluster;

@@ -86,7 +86,7 @@ pub struct LearnerArgs {
     /// Multi-label: how per-label thresholds are chosen.
     #[arg(long, value_enum, default_value_t = ThresholdMode::Cv)]
     pub thresholds: ThresholdMode,
-    /// Multi-label: folds of the threshold cross-validation [default: 5, or the number
+    /// Multi-label: folds of the threshold cross-validation [default: 10, or the number
     /// of training documents when there are fewer].
     #[arg(long, value_parser = super::names::whole(2usize), allow_negative_numbers = true)]
     pub threshold_folds: Option<usize>,
@@ -106,7 +106,7 @@ impl LearnerArgs {
         MultiLabelOptions {
             thresholds: match self.thresholds {
                 ThresholdMode::Cv => Thresholds::CrossValidated {
-                    folds: self.threshold_folds.unwrap_or(5),
+                    folds: self.threshold_folds.unwrap_or(MultiLabelOptions::FOLDS),
                     seed,
                     min_f1: self.threshold_min_f1,
                 },

@@ -1,0 +1,146 @@
+//! A batch filter's probability: `train` records a calibration of its scores, the filter
+//! decides at P(spam) > 0.9 unless `--threshold` says otherwise, and `classify`, `eval`
+//! and `inspect` report the probability its decisions rest on.
+
+use crate::common::{bin, corpus_and_filter, stderr_of_failure, stdout_of, train_filter};
+use rosenblatt::model::Model;
+use std::path::Path;
+
+/// Every message of `corpus` classified by `model` as JSON lines: (label, score, P(spam)).
+fn classified(model: &Path, corpus: &Path) -> Vec<(String, f64, f64)> {
+    let out = stdout_of(
+        bin()
+            .args(["classify", "--format", "jsonl", "-m"])
+            .arg(model)
+            .arg(corpus.join("spam"))
+            .arg(corpus.join("ham")),
+    );
+    out.lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let p = v["probability"]
+                .as_f64()
+                .expect("a probability on every line");
+            (
+                v["label"].as_str().unwrap().to_string(),
+                v["score"].as_f64().unwrap(),
+                p,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_batch_filter_decides_at_p_09_and_threshold_0_at_p_05() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, model) = corpus_and_filter(dir.path());
+    let m = Model::load(&model).unwrap();
+    let c = m
+        .calibration()
+        .expect("a batch filter records a calibration");
+    assert_eq!(
+        c.scores, 60,
+        "fitted on the out-of-fold score of every training message"
+    );
+    // The threshold is the score whose calibrated probability is 0.9.
+    assert!((m.probability(m.threshold()).unwrap() - 0.9).abs() < 1e-4);
+    let lines = classified(&model, &corpus);
+    assert_eq!(lines.len(), 60);
+    for (label, score, p) in &lines {
+        assert!((p - f64::from(m.probability(*score as f32).unwrap())).abs() < 1e-6);
+        assert_eq!(label == "spam", *p > 0.9, "{label} at P = {p}");
+    }
+    let inspect = stdout_of(bin().args(["inspect", "-m"]).arg(&model));
+    assert!(inspect.contains("(P > 0.90)"), "{inspect}");
+    // --threshold 0: spam when P(spam) > 0.5; the same weights and calibration.
+    let half = dir.path().join("half.model");
+    train_filter(
+        &corpus.join("spam"),
+        &corpus.join("ham"),
+        &half,
+        &["--threshold", "0"],
+    );
+    let h = Model::load(&half).unwrap();
+    assert_eq!(h.predictor(), m.predictor());
+    assert_eq!(h.calibration(), m.calibration());
+    assert!((h.probability(h.threshold()).unwrap() - 0.5).abs() < 1e-4);
+    assert!(h.threshold() < m.threshold());
+    for (label, _, p) in classified(&half, &corpus) {
+        assert_eq!(label == "spam", p > 0.5, "{label} at P = {p}");
+    }
+}
+
+#[test]
+fn eval_reports_where_a_filter_decides_and_how_well_its_probabilities_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, model) = corpus_and_filter(dir.path());
+    let json: serde_json::Value = serde_json::from_str(&stdout_of(
+        bin()
+            .args(["eval", "--json", "-m"])
+            .arg(&model)
+            .arg("--spam")
+            .arg(corpus.join("spam"))
+            .arg("--ham")
+            .arg(corpus.join("ham")),
+    ))
+    .unwrap();
+    let p = json["threshold_probability"].as_f64().unwrap();
+    assert!((p - 0.9).abs() < 1e-4, "{json}");
+    let m = Model::load(&model).unwrap();
+    assert_eq!(json["threshold"].as_f64().unwrap() as f32, m.threshold());
+    // The mean log-loss, recomputed from the probabilities classify prints.
+    let lines = classified(&model, &corpus);
+    let (spam, ham) = lines.split_at(30);
+    let loss: f64 = spam.iter().map(|l| -l.2.max(1e-15).ln()).sum::<f64>()
+        + ham
+            .iter()
+            .map(|l| -(1.0 - l.2).max(1e-15).ln())
+            .sum::<f64>();
+    let reported = json["log_loss"].as_f64().unwrap();
+    assert!(
+        (reported - loss / 60.0).abs() < 1e-4,
+        "{reported} vs {}",
+        loss / 60.0
+    );
+}
+
+#[test]
+fn a_text_model_keeps_deciding_at_score_0_and_reports_its_probability() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("tiny.model");
+    let tiny = crate::common::data("tiny");
+    bin()
+        .args(["train", "-o"])
+        .arg(&model)
+        .arg(&tiny)
+        .assert()
+        .success();
+    let m = Model::load(&model).unwrap();
+    assert_eq!(m.threshold(), 0.0);
+    assert!(m.calibration().is_some());
+    let out = stdout_of(
+        bin()
+            .args(["classify", "--format", "jsonl", "-m"])
+            .arg(&model)
+            .arg(tiny.join("spam"))
+            .arg(tiny.join("ham")),
+    );
+    for l in out.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        let score = v["score"].as_f64().unwrap() as f32;
+        assert_eq!(v["label"] == "spam", score > 0.0, "{l}");
+        let p = v["probability"].as_f64().unwrap();
+        assert!(
+            (p - f64::from(m.probability(score).unwrap())).abs() < 1e-6,
+            "{l}"
+        );
+    }
+    // A threshold that is no number is refused before anything is read.
+    let err = stderr_of_failure(
+        bin()
+            .args(["train", "--threshold", "NaN", "-o"])
+            .arg(dir.path().join("x.model"))
+            .arg(&tiny),
+    );
+    assert!(err.contains("--threshold must be a number"), "{err}");
+}
