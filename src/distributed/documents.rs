@@ -115,14 +115,14 @@ where
         // 2. The vocabulary, and 3. the feature weights from its document frequencies.
         // One tokenizing pass: the local rows are numbered by a local vocabulary (every
         // word kept), then renumbered into the cluster's.
-        let (local, rows) = vectorize_training(&cfg.analyzer, &VocabConfig::default(), &docs);
+        let (local, rows) = vectorize_training(&cfg.analyzer, &VocabConfig::every_word(), &docs);
         drop(docs);
         let hashing = cfg.analyzer.hashing();
         let (vocab, stored) = match hashing {
             None => {
                 let records = (0..local.len() as u32)
                     .map(|j| (format!("{WORD}{}", local.word(j)), f64::from(local.df(j))));
-                let floor = f64::from(cfg.vocab.min_df);
+                let floor = f64::from(cfg.vocab.min_df_for(n as u64));
                 let kept = words.sum_at_least(worker, records, floor)?;
                 let kept = kept
                     .into_iter()

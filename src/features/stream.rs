@@ -179,10 +179,11 @@ impl StreamVectorizer {
         for &j in &indices {
             df[j as usize] += 1;
         }
+        let min_df = config.min_df_for(indptr.len() as u64 - 1);
         // Sort by (df desc, word). Each key carries the word's first 8 bytes big-endian, so
         // most comparisons are integer ones; equal heads fall back to the whole words.
         let mut keys: Vec<(u32, u64, u32)> = (0..words.len() as u32)
-            .filter(|&j| df[j as usize] >= config.min_df)
+            .filter(|&j| df[j as usize] >= min_df)
             .map(|j| (u32::MAX - df[j as usize], sort_head(words.word(j)), j))
             .collect();
         keys.par_sort_unstable_by(|a, b| {

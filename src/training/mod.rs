@@ -93,7 +93,7 @@ pub fn check_vocabulary(vocab: &Vocabulary, config: &VocabConfig, docs: usize) -
         return Err(Error::Data(format!(
             "no word is left in the vocabulary: pruning to words in at least {} of the {docs} \
              documents{} removed them all",
-            config.min_df,
+            config.min_df_for(docs as u64),
             config
                 .max_features
                 .map(|m| format!(" (and to at most {m} words)"))

@@ -184,7 +184,7 @@ fn mail_over_two_and_three_processes_equals_the_simulation() {
         let outs = run_cluster(dir.path(), &args, n);
         succeeded(&outs);
         let progress = String::from_utf8_lossy(&outs[0].stderr);
-        assert!(progress.contains("round 1/7:"), "{progress}");
+        assert!(progress.contains("round 1/20:"), "{progress}");
         for o in &outs[1..] {
             assert!(o.stdout.is_empty(), "only process 0 prints the summary");
         }

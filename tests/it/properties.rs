@@ -96,9 +96,13 @@ proptest! {
     }
 
     #[test]
-    fn one_pass_streaming_equals_two_pass(docs in corpus(), cut in 0usize..700, min_df in 1u32..4, max in proptest::option::of(1usize..12)) {
+    fn one_pass_streaming_equals_two_pass(docs in corpus(), cut in 0usize..700, min_df in 1u32..4, max in proptest::option::of(1usize..12), singletons in proptest::option::of(1u64..800)) {
         let a = Analyzer::default();
-        let cfg = VocabConfig { min_df, max_features: max };
+        let cfg = VocabConfig {
+            min_df,
+            max_features: max,
+            singletons_from: singletons,
+        };
         let vocab = rosenblatt::training::fit_vocab(&a, &cfg, &docs);
         let two = vectorize(&a, &vocab, &docs).matrix;
         let mut s = rosenblatt::features::StreamVectorizer::new(a.clone());

@@ -59,6 +59,7 @@ fn check_round_trip(
     let cfg = VocabConfig {
         min_df,
         max_features: None,
+        singletons_from: None,
     };
     let (vocab, x) = vectorize_training(&Analyzer::default(), &cfg, &docs);
     let parsed = read_svmlight(&out).unwrap();

@@ -142,6 +142,7 @@ impl NativeVectorizer {
         let config = VocabConfig {
             min_df,
             max_features,
+            singletons_from: None,
         };
         config.validate().map_err(|e| to_py(e.into()))?;
         Ok(NativeVectorizer {

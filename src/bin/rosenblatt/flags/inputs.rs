@@ -196,9 +196,11 @@ fn looks_like_documents(p: &Path) -> bool {
 #[derive(Debug, Args, Clone)]
 #[command(next_help_heading = "Features")]
 pub struct VocabArgs {
-    /// Keep words seen in at least this many (training) documents.
-    #[arg(long, default_value_t = 1, value_parser = super::names::whole(1u32), allow_negative_numbers = true)]
-    pub min_df: u32,
+    /// Keep words seen in at least this many (training) documents [default: 1 below 1,000
+    /// documents, 2 from 1,000 on: in a large corpus a word of one document is mostly a
+    /// name, a number or a typo].
+    #[arg(long, value_parser = super::names::whole(1u32), allow_negative_numbers = true)]
+    pub min_df: Option<u32>,
     /// Keep at most this many words (the most frequent).
     #[arg(long, value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
     pub max_features: Option<usize>,
@@ -216,16 +218,24 @@ impl VocabArgs {
     pub fn config(&self) -> Result<VocabConfig> {
         self.features.steps()?;
         if self.features.hash_bits.is_some_and(|b| b > 0)
-            && (self.min_df != 1 || self.max_features.is_some())
+            && (self.min_df.is_some_and(|m| m != 1) || self.max_features.is_some())
         {
             bail!(
                 "--min-df and --max-features prune a vocabulary of words, and --hash-bits \
                  keeps no words (every hashed id stays): give one or the other"
             );
         }
-        let vocab = VocabConfig {
-            min_df: self.min_df,
-            max_features: self.max_features,
+        // A floor given is the floor, whatever the corpus's size.
+        let vocab = match self.min_df {
+            Some(min_df) => VocabConfig {
+                min_df,
+                max_features: self.max_features,
+                singletons_from: None,
+            },
+            None => VocabConfig {
+                max_features: self.max_features,
+                ..VocabConfig::default()
+            },
         };
         vocab.validate()?;
         Ok(vocab)
@@ -240,7 +250,7 @@ impl VocabArgs {
     /// Whether any of them was given (they shape features made from text, which vectors
     /// lack).
     pub fn is_set(&self) -> bool {
-        self.min_df != 1 || self.max_features.is_some() || self.features.is_set()
+        self.min_df.is_some_and(|m| m != 1) || self.max_features.is_some() || self.features.is_set()
     }
 }
 

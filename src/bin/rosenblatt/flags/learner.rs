@@ -47,8 +47,8 @@ pub struct LearnerArgs {
     /// Winnow's promotion factor α > 1 [default: 1.5].
     #[arg(long, allow_negative_numbers = true)]
     pub alpha: Option<f32>,
-    /// Return the averaged weights: margin-perceptron (pa always averages unless
-    /// --no-average is given).
+    /// Return the averaged weights: margin-perceptron, and a spam filter's pa (pa averages
+    /// unless --no-average is given, but a spam filter's pa keeps its last weights).
     #[arg(long, conflicts_with = "no_average")]
     pub average: bool,
     /// Return the last weights instead of the average (pa, margin-perceptron).
@@ -208,10 +208,19 @@ fn not_used(flag: &str, param: Param, name: &str) -> anyhow::Error {
 /// The learner named by `--learner`: the library's defaults for that name, with every
 /// learner flag applied; a flag the learner would ignore is refused, as the learner's
 /// list of parameters says. Not yet checked.
-pub fn learner(a: &ScheduleArgs, k: &KernelArgs, f: &LearnerArgs) -> Result<AnyLearner> {
+pub fn learner(
+    a: &ScheduleArgs,
+    k: &KernelArgs,
+    f: &LearnerArgs,
+    base: Option<&AnyLearner>,
+) -> Result<AnyLearner> {
     refuse_combinations(a, f)?;
     let name = a.learner();
-    let mut l = AnyLearner::from_name(name).context("no such learner")?;
+    // The flags change `base` (a spam filter's own pa) when they name its learner.
+    let mut l = match base {
+        Some(b) if b.name() == name => b.clone(),
+        _ => AnyLearner::from_name(name).context("no such learner")?,
+    };
     if let Some(flag) = k.first_given()
         && !l.takes(Param::Kernel)
     {
@@ -247,7 +256,7 @@ mod tests {
     fn build(name: &str, extra: &[&str]) -> Result<AnyLearner> {
         let argv = ["rosenblatt", "--learner", name];
         let g = Groups::try_parse_from(argv.iter().chain(extra)).unwrap();
-        learner(&g.schedule, &g.kernel, &g.learners)
+        learner(&g.schedule, &g.kernel, &g.learners, None)
     }
 
     #[test]

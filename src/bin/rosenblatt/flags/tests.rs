@@ -423,13 +423,29 @@ fn train_with_no_options_is_the_library_default() {
     assert_eq!(cli.analyzer, lib.analyzer);
     assert_eq!(cli.vocab, lib.vocab);
     assert_eq!(cli.positive, lib.positive);
-    // The spam filter: the same learner over binary unit-length rows, reading mail.
+    // The spam filter: its own pa (20 epochs, last weights) over binary unit-length rows,
+    // reading mail, deciding at P(spam) > 0.9; the flags change that pa.
     let filter = TrainConfig::spam_filter();
     let Ok(Plan::Train(p)) = plan_of("train -o m --spam s --ham h") else {
         panic!("a train plan expected");
     };
     assert_eq!(p.config.learner, filter.learner);
-    assert_eq!(filter.learner, lib.learner);
+    assert_eq!(filter.learner.name(), lib.learner.name());
+    assert_ne!(filter.learner, lib.learner);
+    assert_eq!(p.config.threshold, filter.threshold);
+    assert_eq!(p.config.threshold, Some(rosenblatt::learn::SPAM_ODDS));
+    let Ok(Plan::Train(avg)) = plan_of("train -o m --spam s --ham h --average --epochs 7") else {
+        panic!("a train plan expected");
+    };
+    assert_eq!(
+        avg.config.learner, lib.learner,
+        "the text default's pa again"
+    );
+    let Ok(Plan::Train(t)) = plan_of("train -o m --spam s --ham h --threshold 0") else {
+        panic!("a train plan expected");
+    };
+    assert_eq!(t.config.threshold, Some(0.0));
+    assert_eq!(cli.threshold, None, "text decides at the score's sign");
     assert_eq!(p.config.geometry, filter.geometry);
     assert_eq!(p.config.analyzer, filter.analyzer);
     assert_eq!(p.config.vocab, filter.vocab);

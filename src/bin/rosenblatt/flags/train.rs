@@ -203,10 +203,13 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         a.vocab.features.ngrams.unwrap_or(1) as usize,
     )?;
     // With --tune the grid's learners are built instead, and the flags are checked there.
+    // A spam filter's pa starts from the spam filter's own settings.
+    let spam_pa = TrainConfig::spam_filter().learner.into_inner();
+    let base = a.mail.is_set().then_some(&spam_pa);
     let learner = if tune.is_some() {
         AnyLearner::from_name("averaged-perceptron").expect("a library name")
     } else {
-        learner::learner(s, &a.kernel, &a.learners)?
+        learner::learner(s, &a.kernel, &a.learners, base)?
     };
     if let Some(h) = a.holdout
         && !(h > 0.0 && h < 1.0)

@@ -91,7 +91,7 @@ fn build(
         Some(Constant::L2(v)) => f.l2 = Some(v),
         None => {}
     }
-    learner::learner(&s, k, &f)
+    learner::learner(&s, k, &f, None)
 }
 
 /// Turns the tuning flags into a plan (`None` without `--tune`); `cv` is `train --cv`,
