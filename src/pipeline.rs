@@ -5,13 +5,14 @@
 
 use crate::Result;
 use crate::eval::{Metrics, SpamMetrics};
-use crate::experiment::{Classes, Split, calibrate, fit_classes, predict_classes};
+use crate::experiment::{Classes, Split, calibrate, fit_classes};
 use crate::features::{BinaryMatrix, Geometry, SparseRows, Vectorized, vectorize};
 use crate::input::Document;
 use crate::learn::{AnyModel, OnlineState};
 use crate::model::{ClassDecision, FeatureSpace, Metadata, Model, ModelParts, Predictor};
 use crate::theory;
 use crate::vocab::Vocabulary;
+use rayon::prelude::*;
 use std::time::Instant;
 
 mod fit;
@@ -114,8 +115,12 @@ pub fn fit_rows<X: SparseRows>(
             model.threshold = model.calibration.map_or(t, |c| c.score_at(t));
         }
     }
-    // Scored on the rows already read in the geometry, not read through it again.
-    let predicted = predict_classes(model.predictor(), x);
+    // Scored on the rows already read in the geometry, not read through it again, at the
+    // model's own decision (a two-class model's threshold).
+    let predicted: Vec<usize> = (0..x.n_rows())
+        .into_par_iter()
+        .map(|i| model.decide(x.row(i)).class)
+        .collect();
     let correct = predicted.iter().zip(idx).filter(|(p, t)| p == t).count();
     model.meta.training_accuracy = correct as f64 / idx.len().max(1) as f64;
     model.meta.seconds = start.elapsed().as_secs_f64();

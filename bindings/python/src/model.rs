@@ -95,7 +95,7 @@ impl NativeModel {
     /// 0/1 indicator of label sets (int8, a column per class), which
     /// fits one model per label with thresholds chosen on `threshold_folds` folds.
     #[staticmethod]
-    #[pyo3(signature = (indptr, indices, data, n_features, y, classes, name, params, seed, threshold_folds=5))]
+    #[pyo3(signature = (indptr, indices, data, n_features, y, classes, name, params, seed, threshold_folds=10))]
     #[allow(clippy::too_many_arguments)]
     fn fit(
         py: Python<'_>,

@@ -79,6 +79,13 @@ pub fn run(plan: TrainPlan, p: Processes) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     };
     model.save(&plan.output)?;
+    if plan.config.threshold.is_some() && model.probability(0.0).is_none() {
+        // Each process holds its share only: no out-of-fold scores to calibrate on.
+        errln!(
+            "rosenblatt: trained over processes, the model has no calibrated probability and \
+             decides at score 0 (train in one process for --threshold)"
+        );
+    }
     let summary = TrainSummary {
         output: &plan.output,
         json: plan.json,

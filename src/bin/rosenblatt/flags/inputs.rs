@@ -196,9 +196,9 @@ fn looks_like_documents(p: &Path) -> bool {
 #[derive(Debug, Args, Clone)]
 #[command(next_help_heading = "Features")]
 pub struct VocabArgs {
-    /// Keep words seen in at least this many (training) documents [default: 1 below 1,000
-    /// documents, 2 from 1,000 on: in a large corpus a word of one document is mostly a
-    /// name, a number or a typo].
+    /// Keep words seen in at least this many (training) documents [default for train: 1
+    /// below 1,000 documents, 2 from 1,000 on, as in a large corpus a word of one document
+    /// is mostly a name, a number or a typo; vectorize keeps every word].
     #[arg(long, value_parser = super::names::whole(1u32), allow_negative_numbers = true)]
     pub min_df: Option<u32>,
     /// Keep at most this many words (the most frequent).
@@ -214,8 +214,9 @@ pub const VOCAB_ON_VECTORS: &str = "--min-df, --max-features, --keep-case, --ngr
                                     rows have none";
 
 impl VocabArgs {
-    /// The vocabulary settings, checked (with the n-gram and hashing flags they go with).
-    pub fn config(&self) -> Result<VocabConfig> {
+    /// The vocabulary settings over `default` (what the subcommand prunes without flags),
+    /// checked with the n-gram and hashing flags they go with.
+    pub fn config(&self, default: VocabConfig) -> Result<VocabConfig> {
         self.features.steps()?;
         if self.features.hash_bits.is_some_and(|b| b > 0)
             && (self.min_df.is_some_and(|m| m != 1) || self.max_features.is_some())
@@ -234,7 +235,7 @@ impl VocabArgs {
             },
             None => VocabConfig {
                 max_features: self.max_features,
-                ..VocabConfig::default()
+                ..default
             },
         };
         vocab.validate()?;

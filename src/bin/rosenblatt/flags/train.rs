@@ -219,7 +219,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
     if a.cv.is_some_and(|k| k < 2) {
         bail!("--cv needs at least 2 folds");
     }
-    let vocab = a.vocab.config()?;
+    let vocab = a.vocab.config(TrainConfig::default().vocab)?;
     let mail = a.mail.is_set();
     if let Some(t) = a.threshold.filter(|t| !t.is_finite()) {
         bail!("--threshold must be a number, got {t}");

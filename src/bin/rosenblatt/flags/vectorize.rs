@@ -69,7 +69,10 @@ pub struct VectorizePlan {
 
 /// Turns `vectorize`'s flags into a plan; every flag rule of `vectorize` is checked here.
 pub fn plan(a: VectorizeArgs) -> Result<VectorizePlan> {
-    let vocab = a.vocab.config()?;
+    // A conversion keeps every word unless asked to prune.
+    let vocab = a
+        .vocab
+        .config(rosenblatt::vocab::VocabConfig::every_word())?;
     if a.batch == 0 {
         bail!("--batch must be at least 1");
     }
