@@ -144,3 +144,20 @@ fn a_text_model_keeps_deciding_at_score_0_and_reports_its_probability() {
     );
     assert!(err.contains("--threshold must be a number"), "{err}");
 }
+
+#[test]
+fn a_file_whose_calibration_is_not_increasing_is_refused() {
+    let model = Model::load(crate::common::data("format7.model")).unwrap();
+    let mut parts = model.into_parts();
+    let c = parts.calibration.as_mut().unwrap();
+    c.a = -c.a;
+    let bytes = parts.to_bytes_unchecked().unwrap();
+    let err = Model::from_bytes(&bytes, Path::new("bad.model"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("bad.model: "), "{err}");
+    assert!(
+        err.contains("does not make a higher score more probable"),
+        "{err}"
+    );
+}

@@ -205,9 +205,10 @@ fn not_used(flag: &str, param: Param, name: &str) -> anyhow::Error {
     anyhow::anyhow!("{flag} does not apply to --learner {name}: {who}")
 }
 
-/// The learner named by `--learner`: the library's defaults for that name, with every
-/// learner flag applied; a flag the learner would ignore is refused, as the learner's
-/// list of parameters says. Not yet checked.
+/// The learner named by `--learner`: the library's defaults for that name (or `base`,
+/// where `base` is that learner: a spam filter's own pa), with every learner flag
+/// applied; a flag the learner would ignore is refused, as the learner's list of
+/// parameters says. Not yet checked.
 pub fn learner(
     a: &ScheduleArgs,
     k: &KernelArgs,
