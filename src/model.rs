@@ -273,10 +273,8 @@ impl Model {
         let Predictor::Binary(m) = &self.predictor else {
             return None;
         };
-        match &self.calibration {
-            Some(c) => Some(c.probability(score)),
-            None => m.probability(score),
-        }
+        let logistic = matches!(m, crate::learn::AnyModel::Logistic(_));
+        crate::learn::probability(self.calibration.as_ref(), logistic, score)
     }
 }
 

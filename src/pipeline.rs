@@ -28,8 +28,8 @@ use crate::training::{
 };
 pub use job::{Holdout, Outcome, Stage, TrainingJob, Tuning};
 pub use multilabel::{
-    LabelSets, decide_labels, evaluate_label_sets, evaluate_multilabel, fit_label_sets,
-    is_multilabel, label_set_metrics, train_multilabel,
+    LabelSets, LabelledRows, decide_labels, evaluate_label_sets, evaluate_multilabel,
+    fit_label_sets, is_multilabel, label_set_metrics, labels_and_probabilities, train_multilabel,
 };
 pub use tune::{config_of, tune, tune_rows};
 
@@ -136,19 +136,6 @@ pub fn vectorize_for(model: &Model, docs: &[Document]) -> Vectorized {
 /// parallel, in row order.
 pub fn decide<X: SparseRows>(model: &Model, x: &X) -> Vec<ClassDecision> {
     model.decide_rows(x)
-}
-
-/// P(`classes()[1]`) of every stored row, in row order, for a two-class model with a
-/// probability (calibrated, or a logistic model's own); `None` for each row otherwise.
-pub fn probabilities<X: SparseRows>(model: &Model, x: &X) -> Vec<Option<f32>> {
-    if model.probability(0.0).is_none() {
-        return vec![None; x.n_rows()];
-    }
-    let decisions = model.decide_rows(x);
-    decisions
-        .iter()
-        .map(|d| model.probability(d.score))
-        .collect()
 }
 
 /// Evaluates a model on labelled documents.

@@ -137,6 +137,16 @@ impl Calibration {
     }
 }
 
+/// P(positive class | score) of a two-class linear model: its calibration's where it has
+/// one, else a logistic model's own σ(score); `None` for scores that are no probability.
+/// The one rule a model file and a store both decide probabilities by.
+pub fn probability(calibration: Option<&Calibration>, logistic: bool, score: f32) -> Option<f32> {
+    match calibration {
+        Some(c) => Some(c.probability(score)),
+        None => logistic.then(|| super::loss::sigmoid(score)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

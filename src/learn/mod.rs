@@ -56,7 +56,7 @@ mod winnow;
 pub use any::AnyModel;
 pub(crate) use any::combine_reports;
 pub use averaged::AveragedPerceptron;
-pub use calibration::{Calibration, SPAM_ODDS};
+pub use calibration::{Calibration, SPAM_ODDS, probability};
 pub use centroid::NearestCentroid;
 pub use check::{Check, Checked};
 pub use dual::DualUpdate;
@@ -65,8 +65,6 @@ pub use kernel::Kernel;
 pub use kernel_model::{KernelModel, SupportRows, Vote};
 pub use linear::LinearModel;
 pub use logistic::{EarlyStopping, LogisticRegression, RateSchedule, Solver};
-#[cfg(feature = "store")]
-pub(crate) use loss::sigmoid;
 pub use margin::MarginPerceptron;
 pub use multilabel::{LabelScorer, MultiLabelModel, Thresholds};
 pub use online::OnlineOptions;

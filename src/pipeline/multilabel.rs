@@ -127,18 +127,29 @@ pub fn fit_label_sets<X: SparseRows>(
 /// (probabilities where the model has them), computed in parallel, in row order. A
 /// two-class model's label is the one its threshold gives.
 pub fn decide_labels<X: SparseRows>(model: &Model, x: &X) -> Vec<Vec<(usize, f32)>> {
+    labels_and_probabilities(model, x).0
+}
+
+/// Each row's labels with their scores, as [`decide_labels`] gives them, and its
+/// P(`classes()[1]`) where a two-class model has a probability.
+pub type LabelledRows = (Vec<Vec<(usize, f32)>>, Vec<Option<f32>>);
+
+/// [`decide_labels`] and, from the same scores, each row's P(`classes()[1]`) where a
+/// two-class model has a probability (calibrated, or a logistic model's own; `None`
+/// otherwise).
+pub fn labels_and_probabilities<X: SparseRows>(model: &Model, x: &X) -> LabelledRows {
     let x = &model.geometry().apply(x);
     let Predictor::Binary(_) = model.predictor() else {
-        return labels_of(model.predictor(), x);
+        return (labels_of(model.predictor(), x), vec![None; x.n_rows()]);
     };
     (0..x.n_rows())
         .into_par_iter()
         .map(|i| {
             let (row, d) = (x.row(i), model.decide(x.row(i)));
             let value = model.predictor().probability(row, &d).unwrap_or(d.score);
-            vec![(d.class, value)]
+            (vec![(d.class, value)], model.probability(d.score))
         })
-        .collect()
+        .unzip()
 }
 
 /// The labels ranked by training frequency (most frequent first, ties by name), for the

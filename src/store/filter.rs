@@ -289,10 +289,7 @@ impl Snapshot<'_> {
     /// batch filter's calibration, or a logistic filter's own log-odds.
     pub fn probability(&self, score: f32) -> Option<f32> {
         let h = &self.header;
-        match &h.calibration {
-            Some(c) => Some(c.probability(score)),
-            None => h.logistic.then(|| crate::learn::sigmoid(score)),
-        }
+        crate::learn::probability(h.calibration.as_ref(), h.logistic, score)
     }
 
     /// The decision for `doc`, the same as the model's ([`crate::Model::decide`] on its

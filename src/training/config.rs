@@ -118,8 +118,7 @@ impl TrainConfig {
     /// size (the default keeps every word below 1,000 documents and words of two or more
     /// from there on, see [`VocabConfig::singletons_from`]).
     pub fn min_df(mut self, n: u32) -> Self {
-        self.vocab.min_df = n;
-        self.vocab.singletons_from = None;
+        self.vocab = self.vocab.with_min_df(n);
         self
     }
 

@@ -66,6 +66,16 @@ impl VocabConfig {
         }
     }
 
+    /// `min_df` as a floor given: kept whatever the corpus's size (no
+    /// [`Self::singletons_from`]).
+    pub fn with_min_df(self, min_df: u32) -> Self {
+        VocabConfig {
+            min_df,
+            singletons_from: None,
+            ..self
+        }
+    }
+
     /// The document frequency a word needs among `documents` documents.
     pub fn min_df_for(&self, documents: u64) -> u32 {
         match self.singletons_from {

@@ -67,8 +67,7 @@ pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
     let x = pipeline::vectorize_for(&model, &corpus.docs).matrix;
     // Each document's labels (one, or all above threshold for multi-label models) with
     // their scores, probabilities where the model has them.
-    let decisions = pipeline::decide_labels(&model, &x);
-    let probabilities = pipeline::probabilities(&model, &x);
+    let (decisions, probabilities) = pipeline::labels_and_probabilities(&model, &x);
     let ids = corpus.docs.iter().map(|d| d.id.as_str());
     write_all(&plan, &model, ids, &decisions, &probabilities)
 }
@@ -86,8 +85,8 @@ fn svmlight(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
     let limit = plan.documents.max_feature_id;
     let (data, ids) =
         load::svm_rows(paths, limit).with_context(|| load::vectors_hint(&plan.model))?;
-    let labels = with_rows!(&data.rows, x => pipeline::decide_labels(model, x));
-    let probabilities = with_rows!(&data.rows, x => pipeline::probabilities(model, x));
+    let (labels, probabilities) =
+        with_rows!(&data.rows, x => pipeline::labels_and_probabilities(model, x));
     write_all(
         plan,
         model,

@@ -72,8 +72,7 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
             while let Some(batch) = stream.next() {
                 let docs = batch?;
                 let x = pipeline::vectorize_for(&model, &docs).matrix;
-                let decisions = pipeline::decide_labels(&model, &x);
-                let probabilities = pipeline::probabilities(&model, &x);
+                let (decisions, probabilities) = pipeline::labels_and_probabilities(&model, &x);
                 let units = stream.units().iter().zip(&docs);
                 for (((k, doc), labels), &p) in units.zip(&decisions).zip(&probabilities) {
                     let mut line = Vec::new();

@@ -226,18 +226,12 @@ impl VocabArgs {
                  keeps no words (every hashed id stays): give one or the other"
             );
         }
-        // A floor given is the floor, whatever the corpus's size.
-        let vocab = match self.min_df {
-            Some(min_df) => VocabConfig {
-                min_df,
-                max_features: self.max_features,
-                singletons_from: None,
-            },
-            None => VocabConfig {
-                max_features: self.max_features,
-                ..default
-            },
+        let vocab = VocabConfig {
+            max_features: self.max_features,
+            ..default
         };
+        // A floor given is the floor, whatever the corpus's size.
+        let vocab = self.min_df.map_or(vocab, |n| vocab.with_min_df(n));
         vocab.validate()?;
         Ok(vocab)
     }

@@ -206,9 +206,9 @@ fn not_used(flag: &str, param: Param, name: &str) -> anyhow::Error {
 }
 
 /// The learner named by `--learner`: the library's defaults for that name (or `base`,
-/// where `base` is that learner: a spam filter's own pa), with every learner flag
-/// applied; a flag the learner would ignore is refused, as the learner's list of
-/// parameters says. Not yet checked.
+/// where `base` is that learner: a configuration's own, such as a spam filter's pa),
+/// with every learner flag applied; a flag the learner would ignore is refused, as the
+/// learner's list of parameters says. Not yet checked.
 pub fn learner(
     a: &ScheduleArgs,
     k: &KernelArgs,
@@ -217,7 +217,7 @@ pub fn learner(
 ) -> Result<AnyLearner> {
     refuse_combinations(a, f)?;
     let name = a.learner();
-    // The flags change `base` (a spam filter's own pa) when they name its learner.
+    // The flags change `base` when they name its learner.
     let mut l = match base {
         Some(b) if b.name() == name => b.clone(),
         _ => AnyLearner::from_name(name).context("no such learner")?,

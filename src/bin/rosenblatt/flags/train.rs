@@ -202,14 +202,18 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         a.cv,
         a.vocab.features.ngrams.unwrap_or(1) as usize,
     )?;
+    // Text and mail start from the library's configurations: the flags change them.
+    let mail = a.mail.is_set();
+    let base = if mail {
+        TrainConfig::spam_filter()
+    } else {
+        TrainConfig::default()
+    };
     // With --tune the grid's learners are built instead, and the flags are checked there.
-    // A spam filter's pa starts from the spam filter's own settings.
-    let spam_pa = TrainConfig::spam_filter().learner.into_inner();
-    let base = a.mail.is_set().then_some(&spam_pa);
     let learner = if tune.is_some() {
         AnyLearner::from_name("averaged-perceptron").expect("a library name")
     } else {
-        learner::learner(s, &a.kernel, &a.learners, base)?
+        learner::learner(s, &a.kernel, &a.learners, Some(&base.learner))?
     };
     if let Some(h) = a.holdout
         && !(h > 0.0 && h < 1.0)
@@ -219,17 +223,12 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
     if a.cv.is_some_and(|k| k < 2) {
         bail!("--cv needs at least 2 folds");
     }
-    let vocab = a.vocab.config(TrainConfig::default().vocab)?;
-    let mail = a.mail.is_set();
+    let vocab = a.vocab.config(base.vocab)?;
     if let Some(t) = a.threshold.filter(|t| !t.is_finite()) {
         bail!("--threshold must be a number, got {t}");
     }
     let options = learner.describe();
-    let default_analyzer = if mail {
-        TrainConfig::spam_filter().analyzer
-    } else {
-        TrainConfig::default().analyzer
-    };
+    let default_analyzer = base.analyzer;
     let analyzer = a
         .vocab
         .analyzer(&match a.fields.rules_for(mail, &default_analyzer)? {
@@ -292,19 +291,13 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         options,
         learner,
         positive: a.positive.clone(),
-        // Text and mail default to the library's configurations; SVMlight rows keep the
-        // values they carry.
+        // SVMlight rows keep the values they carry.
         geometry: a.geometry.spec(match source {
             Source::Svmlight(..) => GeometrySpec::default(),
-            _ if mail => TrainConfig::spam_filter().geometry,
-            _ => TrainConfig::default().geometry,
+            _ => base.geometry,
         }),
         workers: a.workers,
-        threshold: match a.threshold {
-            Some(t) => Some(t),
-            None if mail => TrainConfig::spam_filter().threshold,
-            None => None,
-        },
+        threshold: a.threshold.or(base.threshold),
     };
     Ok(TrainPlan {
         source,
