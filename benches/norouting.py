@@ -15,6 +15,11 @@ message and runs the peers on them. Then, on the very same copies, the release b
 and `eval --json` scores each on the split's test part. Prints a Markdown table: per split the
 accuracy at P > 0.5 beside the best scikit-learn learner's and fastText's, the ham
 false-positive rate and spam recall at the default decision, then the means.
+
+Then `benches/norouting_peers.py` gives each scikit-learn learner a probability as `train`
+gives the filter one (Platt on out-of-fold scores), and a second table compares them all one by
+one: splits where each is at least the best of the others at its own score-0 / P > 0.5
+decision, and the mean ham FP and spam recall at P(spam) > 0.9.
 """
 import json, os, subprocess, sys
 
@@ -51,7 +56,7 @@ def main():
         seed, rest = line.split(" ", 1)
         name, acc = rest.rsplit(" ", 1)
         peers.setdefault(seed, {})[name] = float(acc)
-    rows, sums = [], [0.0] * 6
+    rows, sums, ours = [], [0.0] * 6, {}
     print("| split | rosenblatt, P > 0.5 | best scikit-learn | fastText (25 epochs) | ≥ | "
           "ham FP at P > 0.9 | spam recall at P > 0.9 |")
     print("|---|---|---|---|---|---|---|")
@@ -71,6 +76,7 @@ def main():
                         scores["default"]["spam_recall"])
         n = scores["half"]["documents"]
         won = round(acc * n) >= round(sk * n)
+        ours[seed] = (round(acc * n), fp, rec)
         rows.append(won)
         for i, v in enumerate((acc, sk, ft, fp, rec, 1.0)):
             sums[i] += v
@@ -79,6 +85,31 @@ def main():
     k = sums[5]
     print(f"| mean | {sums[0] / k:.4f} | {sums[1] / k:.4f} | {sums[2] / k:.4f} | "
           f"{sum(rows)}/{len(rows)} | {100 * sums[3] / k:.2f}% | {100 * sums[4] / k:.2f}% |")
+    print()
+    one_by_one(python, out, seeds, ours)
+
+
+def one_by_one(python, out, seeds, ours):
+    """The second table: every learner alone against the best of the others, and at P > 0.9."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run([python, os.path.join(here, "norouting_peers.py"), out, *seeds],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"norouting_peers.py failed: {r.stderr.strip()}")
+    learners = {"rosenblatt defaults": ours}  # name -> {seed: (right, fp, recall)}
+    for line in r.stdout.splitlines():
+        j = json.loads(line)
+        learners.setdefault(j["learner"], {})[j["seed"]] = (
+            round(j["accuracy"] * j["documents"]), j["ham_fp_rate"], j["spam_recall"])
+    print("| learner | splits ≥ the best of the others, P > 0.5 | "
+          "ham FP at P > 0.9 | spam recall at P > 0.9 |")
+    print("|---|---|---|---|")
+    for name, per in learners.items():
+        won = sum(per[s][0] >= max(o[s][0] for n, o in learners.items() if n != name)
+                  for s in seeds)
+        fp = sum(per[s][1] for s in seeds) / len(seeds)
+        rec = sum(per[s][2] for s in seeds) / len(seeds)
+        print(f"| {name} | {won}/{len(seeds)} | {100 * fp:.2f}% | {100 * rec:.2f}% |")
 
 
 if __name__ == "__main__":
