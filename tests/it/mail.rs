@@ -19,6 +19,43 @@ fn has(d: &Document, tok: &str) -> bool {
 }
 
 #[test]
+fn a_message_file_with_its_envelope_line_is_named_as_in_a_folder() {
+    // A file of one message that starts with `From sender date` is read as an mbox of
+    // one: its id is the file's name, as when a folder holds it, not `FILE#1`.
+    let dir = tempfile::tempdir().unwrap();
+    let one = dir.path().join("one.eml");
+    std::fs::write(
+        &one,
+        "From alice@example.org Mon Jan  7 10:00:00 2002\nFrom: alice@example.org\n\
+         Subject: lunch\n\nnoon?\n",
+    )
+    .unwrap();
+    let direct = read_mail(&one, Some("ham"), &MailRules::default()).unwrap();
+    let folder = read_mail(dir.path(), Some("ham"), &MailRules::default()).unwrap();
+    assert_eq!(direct.corpus.docs.len(), 1);
+    assert_eq!(direct.corpus.docs[0].id, one.display().to_string());
+    assert_eq!(folder.corpus.docs[0].id, direct.corpus.docs[0].id);
+    assert!(has(&direct.corpus.docs[0], "subject:lunch"));
+}
+
+#[test]
+fn a_message_reads_the_same_with_or_without_its_envelope_line() {
+    // 4,046 bytes of message: `mail:size=2^12` whether or not a 51-byte envelope line
+    // (which would take the whole to 4,097 bytes) comes first.
+    let envelope = "From akakay54@example.com  Tue Dec  3 11:57:08 2002\n";
+    let head = "From: a@example.com\nSubject: offer\n\n";
+    let mut message = format!("{head}{}", "x ".repeat((4046 - head.len()) / 2));
+    message.extend(std::iter::repeat_n('\n', 4046 - message.len()));
+    let bare = parse_message(message.as_bytes(), "m".into(), None, &MailRules::default());
+    let with = format!("{envelope}{message}");
+    assert_eq!(with.len(), 4046 + envelope.len());
+    let enveloped = parse_message(with.as_bytes(), "m".into(), None, &MailRules::default());
+    assert!(bare.doc.tags.contains(&"mail:size=2^12".to_string()));
+    assert_eq!(bare.doc.tags, enveloped.doc.tags);
+    assert_eq!(tokens(&bare.doc), tokens(&enveloped.doc));
+}
+
+#[test]
 fn mbox_splits_unescapes_and_drops_the_envelope() {
     let m = read_mail(
         &data("mail/escaped.mbox"),

@@ -438,6 +438,13 @@ impl NativeModel {
         self.model.threshold()
     }
 
+    /// P(the second class) of each two-class score, as `classify --format jsonl` reports
+    /// it (the model's calibration, or a logistic model's own); `None` when the model
+    /// gives no probability.
+    fn probability(&self, scores: Vec<f32>) -> Option<Vec<f32>> {
+        scores.iter().map(|&s| self.model.probability(s)).collect()
+    }
+
     /// Classifies texts as the command line's `classify` does: `(label, score)` each.
     fn classify(&self, py: Python<'_>, texts: Vec<String>) -> PyResult<Vec<(String, f32)>> {
         let d = py

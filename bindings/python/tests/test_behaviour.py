@@ -105,6 +105,38 @@ def test_cli_spam_filter_classifies_strings_and_mail(tmp_path):
         rosenblatt.load(path).classify("cheap meds")
 
 
+def test_mail_filter_probability_is_the_command_lines(cli, tmp_path):
+    """`Model.probability` of a filter `train --spam --ham` made gives the `probability`
+    that `classify --format jsonl` prints, and the filter calls spam above P = 0.9; a
+    model of three classes has none and says so."""
+    import json
+    import pathlib
+
+    shipped = pathlib.Path(__file__).resolve().parents[3] / "corpora" / "spamassassin"
+    for kind, sub, n in (("spam", "spam", 60), ("ham", "ham/easy_ham", 200)):
+        d = tmp_path / kind
+        d.mkdir()
+        for f in sorted((shipped / sub).iterdir())[:n]:
+            (d / f.name).symlink_to(f)
+    held_out = sorted((shipped / "spam").iterdir())[-20:] + sorted((shipped / "ham" / "hard_ham").iterdir())[:20]
+    model = tmp_path / "spam.model"
+    cli("train", "--spam", tmp_path / "spam", "--ham", tmp_path / "ham", "-o", model)
+    theirs = {json.loads(line)["id"]: json.loads(line)
+              for line in cli("classify", "-m", model, "--format", "jsonl", *held_out).splitlines()}
+    m = rosenblatt.load(model)
+    raw = [f.read_bytes() for f in held_out]
+    mine = m.probability(raw)
+    expected = [theirs[str(f)]["probability"] for f in held_out]
+    np.testing.assert_allclose(mine, expected, rtol=1e-5, atol=1e-6)
+    assert 0.0 < min(mine) < 0.5 < max(mine) < 1.0
+    assert [p > 0.9 for p in mine] == [d.label == "spam" for d in m.classify(raw)]
+    assert m.probability(raw[0]) == mine[0]
+    (tmp_path / "three.tsv").write_text("a\tred apples\nb\tblue sky\nc\tgreen grass\n")
+    cli("train", tmp_path / "three.tsv", "-o", tmp_path / "three.model")
+    with pytest.raises(ValueError, match="three.model: this model gives no probability"):
+        rosenblatt.load(tmp_path / "three.model").probability("red sky")
+
+
 def test_bad_input_gets_sentences():
     X = rosenblatt.Vectorizer().fit_transform(TEXTS)
     clf = rosenblatt.PassiveAggressive()

@@ -100,7 +100,7 @@ pub fn parse_message(
             return None;
         }
         let mut d = Document::default();
-        message_features(&msg, raw.len(), rules, &mut d);
+        message_features(&msg, body.len(), rules, &mut d);
         Some(d)
     });
     let reason = match built {
@@ -136,8 +136,9 @@ pub fn strip_envelope(raw: &[u8]) -> &[u8] {
     }
 }
 
-/// Fills `d` with the body text, fields and tags of a parsed message.
-fn message_features(msg: &Message<'_>, raw_len: usize, rules: &MailRules, d: &mut Document) {
+/// Fills `d` with the body text, fields and tags of a parsed message of `len` bytes (its
+/// envelope line not counted: a message weighs the same from an mbox, a file or a pipe).
+fn message_features(msg: &Message<'_>, len: usize, rules: &MailRules, d: &mut Document) {
     let root = &msg.parts[0];
     let mut tags = Vec::new();
     let mut received = 0usize;
@@ -210,7 +211,7 @@ fn message_features(msg: &Message<'_>, raw_len: usize, rules: &MailRules, d: &mu
         }
         t.push(format!(
             "mail:size=2^{}",
-            usize::BITS - raw_len.leading_zeros()
+            usize::BITS - len.leading_zeros()
         ));
     }
     t.sort_unstable();

@@ -198,7 +198,8 @@ fn split_file(
 }
 
 /// Streams an mbox: batches of messages are parsed in parallel while the file is read
-/// sequentially. Ids are `FILE#N` (N counts from 1).
+/// sequentially. Ids are `FILE#N` (N counts from 1), or `FILE` for a file of one message
+/// (a message file that starts with its envelope line), as [`split_file`] names it.
 fn read_mbox(
     path: &Path,
     label: Option<&str>,
@@ -211,9 +212,14 @@ fn read_mbox(
     let mut out = MailCorpus::default();
     let mut batch: Vec<(usize, usize, Vec<u8>)> = Vec::with_capacity(BATCH);
     let mut n = 0usize;
-    let flush = |batch: &mut Vec<(usize, usize, Vec<u8>)>, out: &mut MailCorpus| {
+    let flush = |batch: &mut Vec<(usize, usize, Vec<u8>)>, out: &mut MailCorpus, one: bool| {
         let parse = |(i, k, b): &(usize, usize, Vec<u8>)| {
-            (*k, parse_message(b, format!("{name}#{i}"), label, rules))
+            let id = if one {
+                name.clone()
+            } else {
+                format!("{name}#{i}")
+            };
+            (*k, parse_message(b, id, label, rules))
         };
         let parsed: Vec<(usize, ParsedMessage)> = map_in_order(batch, parse);
         parsed.into_iter().for_each(|(k, p)| out.push(p, k));
@@ -229,7 +235,7 @@ fn read_mbox(
                 }
                 batch.push((n, *next - 1, m.bytes));
                 if batch.len() == BATCH {
-                    flush(&mut batch, &mut out);
+                    flush(&mut batch, &mut out, false);
                 }
             }
             Err(e) => {
@@ -240,7 +246,7 @@ fn read_mbox(
             }
         }
     }
-    flush(&mut batch, &mut out);
+    flush(&mut batch, &mut out, n == 1);
     Ok(out)
 }
 

@@ -2,6 +2,7 @@
 --save``), opened from Python to classify strings and raw mail as ``rosenblatt
 classify`` does."""
 
+import os
 from collections import namedtuple
 
 from ._rosenblatt import NativeModel
@@ -87,6 +88,22 @@ class Model:
         out = [Decision(*d) for d in self._native.classify_mail(batch)]
         return out[0] if one else out
 
+    def probability(self, texts):
+        """P(the second class) for one text (str or bytes), or a list of them for an
+        iterable of texts: what ``rosenblatt classify --format jsonl`` reports, e.g.
+        P(spam) of a mail filter (which calls a message spam above 0.9 by default). Two-class
+        models give one: every one ``train`` fits records a calibration, and a logistic
+        model's scores are log-odds. A ValueError for models of more classes and for files
+        that hold no calibration (written before it was recorded)."""
+        decisions = self.classify(texts)
+        one = isinstance(decisions, Decision)
+        p = self._native.probability([d.score for d in ([decisions] if one else decisions)])
+        if p is None:
+            raise ValueError(f"{os.fspath(self.path)}: this model gives no probability (it has "
+                             f"{len(self.classes)} classes, or a two-class model file holds no "
+                             "calibration: retrain it)")
+        return p[0] if one else p
+
     def __repr__(self):
         return f"rosenblatt.Model({str(self.path)!r}, learner={self.learner!r}, classes={self.classes!r})"
 
@@ -94,6 +111,4 @@ class Model:
 def load(path):
     """Opens a model file saved by ``rosenblatt train`` (or a spam filter). A truncated,
     damaged or foreign file is refused with a ValueError that names it."""
-    import os
-
     return Model(NativeModel.load(os.fsdecode(os.fspath(path))), path)
