@@ -24,7 +24,7 @@
 //!
 //! A `--set` SPEC is `key=value` pairs over the corpus's default configuration: `learner`
 //! (a name), `epochs`, `pa-c`, `average` (0 or 1), `positive-weight`, `min-df`, `ngrams`,
-//! `weighting` (binary or idf).
+//! `chars` (words and character N-grams), `weighting` (binary or idf).
 //!
 //! Corpora come from `corpora/` or else `../shared/corpora/` (one in neither is skipped):
 //! SpamAssassin (spam/ + ham/, read as mail), the SMS Spam Collection and Reuters-21578.
@@ -455,6 +455,13 @@ fn configure(mut cfg: TrainConfig, spec: &str) -> rosenblatt::Result<TrainConfig
                     Step::Lowercase,
                     Step::Ngrams(num(value)? as u8),
                 ] {
+                    b = b.step(step);
+                }
+                cfg = cfg.analyzer(b.build()?);
+            }
+            "chars" => {
+                let mut b = Analyzer::builder(cfg.analyzer.source().clone());
+                for step in [Step::Words, Step::Chars(num(value)? as u8), Step::Lowercase] {
                     b = b.step(step);
                 }
                 cfg = cfg.analyzer(b.build()?);

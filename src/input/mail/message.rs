@@ -209,10 +209,7 @@ fn message_features(msg: &Message<'_>, len: usize, rules: &MailRules, d: &mut Do
         if rules.routing_tags || rules.keeps_field("received") {
             t.push(format!("mail:received={}", received.min(10)));
         }
-        t.push(format!(
-            "mail:size=2^{}",
-            usize::BITS - len.leading_zeros()
-        ));
+        t.push(format!("mail:size=2^{}", usize::BITS - len.leading_zeros()));
     }
     t.sort_unstable();
     t.dedup();
