@@ -108,7 +108,8 @@ def test_cli_spam_filter_classifies_strings_and_mail(tmp_path):
 def test_mail_filter_probability_is_the_command_lines(cli, tmp_path):
     """`Model.probability` of a filter `train --spam --ham` made gives the `probability`
     that `classify --format jsonl` prints, and the filter calls spam above P = 0.9; a
-    model of three classes has none and says so."""
+    model of three classes and a two-class file from before calibrations were recorded
+    have none and say so."""
     import json
     import pathlib
 
@@ -133,8 +134,11 @@ def test_mail_filter_probability_is_the_command_lines(cli, tmp_path):
     assert m.probability(raw[0]) == mine[0]
     (tmp_path / "three.tsv").write_text("a\tred apples\nb\tblue sky\nc\tgreen grass\n")
     cli("train", tmp_path / "three.tsv", "-o", tmp_path / "three.model")
-    with pytest.raises(ValueError, match="three.model: this model gives no probability"):
+    with pytest.raises(ValueError, match="three.model: a model of 3 classes gives no probability"):
         rosenblatt.load(tmp_path / "three.model").probability("red sky")
+    older = pathlib.Path(__file__).resolve().parents[3] / "tests" / "data" / "format6.model"
+    with pytest.raises(ValueError, match="format6.model: this model holds no calibration"):
+        rosenblatt.load(older).probability("cheap meds")
 
 
 def test_bad_input_gets_sentences():

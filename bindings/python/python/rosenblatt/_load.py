@@ -93,15 +93,18 @@ class Model:
         iterable of texts: what ``rosenblatt classify --format jsonl`` reports, e.g.
         P(spam) of a mail filter (which calls a message spam above 0.9 by default). Two-class
         models give one: every one ``train`` fits records a calibration, and a logistic
-        model's scores are log-odds. A ValueError for models of more classes and for files
-        that hold no calibration (written before it was recorded)."""
+        model's scores are log-odds. A ValueError for models of more classes and for
+        two-class files without a calibration (written before it was recorded, or trained
+        over processes)."""
         decisions = self.classify(texts)
         one = isinstance(decisions, Decision)
         p = self._native.probability([d.score for d in ([decisions] if one else decisions)])
         if p is None:
-            raise ValueError(f"{os.fspath(self.path)}: this model gives no probability (it has "
-                             f"{len(self.classes)} classes, or a two-class model file holds no "
-                             "calibration: retrain it)")
+            k = len(self.classes)
+            why = (f"a model of {k} classes gives no probability" if k != 2 else
+                   "this model holds no calibration (a file written before they were recorded, "
+                   "or trained over processes): retrain it to get probabilities")
+            raise ValueError(f"{os.fspath(self.path)}: {why}")
         return p[0] if one else p
 
     def __repr__(self):
