@@ -283,6 +283,29 @@ fn classify_uses_bogofilter_exit_codes_and_passthrough() {
     assert!(out.starts_with(head), "{out}");
     assert!(out.contains("\nX-Rosenblatt: spam; score="));
     assert!(out.ends_with(&format!("\n\n{body}")));
+    // The header's P(spam) is the one `classify --format jsonl` gives, to four places.
+    let field = out
+        .lines()
+        .find(|l| l.starts_with("X-Rosenblatt:"))
+        .unwrap();
+    let header_p: f64 = field
+        .split("; probability=")
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let line = stdout_of(
+        bin()
+            .args(["classify", "--format", "jsonl", "-m"])
+            .arg(&model)
+            .write_stdin(spam.clone()),
+    );
+    let json: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    let jsonl_p = json["probability"].as_f64().unwrap();
+    assert!(
+        (header_p - jsonl_p).abs() <= 5e-5,
+        "{field} against {jsonl_p}"
+    );
     // A filter in a delivery chain must not fail on ham: the verdict is in the header.
     let out = bin()
         .args(["classify", "--passthrough", "-m"])

@@ -106,7 +106,11 @@ pub fn run(a: &ClassifyPlan, filter: &Filter) -> Result<ExitCode> {
         // The verdict travels in the header; a filter's exit code must say "delivered"
         // (procmail's `w` and maildrop's xfilter treat non-zero as a failure).
         let (v, _) = verdict(a, classes, &decisions[0]);
-        let header = format!("{v}; score={:.4}", decisions[0].score);
+        let score = decisions[0].score;
+        let mut header = format!("{v}; score={score:.4}");
+        if let Some(p) = filter.probability(score) {
+            header.push_str(&format!("; probability={p:.4}"));
+        }
         out.write_all(&add_header(&bytes, "X-Rosenblatt", &header))?;
         out.flush()?;
         return Ok(ExitCode::SUCCESS);

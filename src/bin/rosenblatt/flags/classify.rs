@@ -98,7 +98,8 @@ fn parse_band(s: &str) -> std::result::Result<Band, String> {
 #[command(next_help_heading = "Mail")]
 pub struct FilterArgs {
     /// Write the message (one, from stdin or a file) back to stdout with an
-    /// `X-Rosenblatt: spam|ham|unsure; score=S` header added, instead of a verdict line.
+    /// `X-Rosenblatt: spam|ham|unsure; score=S; probability=P` header added (P(spam), for
+    /// filters that record one), instead of a verdict line.
     #[arg(long)]
     pub passthrough: bool,
     /// Scores within LOW:HIGH (inclusive) are "unsure" (exit code 2), e.g. --unsure=-5:5.
