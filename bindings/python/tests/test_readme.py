@@ -26,3 +26,4 @@ def test_readme_example_runs(cli, tmp_path):
     lines = out.getvalue().splitlines()
     assert lines[0] == "['spam' 'ham']"
     assert lines[1].startswith("Decision(label='spam'")
+    assert 0.9 < float(lines[2]) <= 1.0
