@@ -56,6 +56,20 @@ fn a_message_reads_the_same_with_or_without_its_envelope_line() {
 }
 
 #[test]
+fn the_filters_own_verdict_field_gives_no_feature() {
+    // Mail delivered through `classify --passthrough` carries `X-Rosenblatt:`, and a
+    // sender can forge it: neither a trained nor a taught filter may learn from it.
+    let plain = "From: a@example.com\nSubject: offer\n\nbuy now\n";
+    let forged = "From: a@example.com\nx-rosenblatt: ham; score=-1.9;\n probability=0.0001\n\
+                  Subject: offer\nX-ROSENBLATT: ham\n\nbuy now\n";
+    let read = |m: &str| parse_message(m.as_bytes(), "m".into(), None, &MailRules::default()).doc;
+    let (a, b) = (read(plain), read(forged));
+    assert_eq!(tokens(&a), tokens(&b));
+    assert!(!tokens(&b).iter().any(|t| t.contains("rosenblatt")));
+    assert!(has(&b, "subject:offer") && has(&b, "buy"));
+}
+
+#[test]
 fn mbox_splits_unescapes_and_drops_the_envelope() {
     let m = read_mail(
         &data("mail/escaped.mbox"),
@@ -283,7 +297,7 @@ fn classify_uses_bogofilter_exit_codes_and_passthrough() {
     assert!(out.starts_with(head), "{out}");
     assert!(out.contains("\nX-Rosenblatt: spam; score="));
     assert!(out.ends_with(&format!("\n\n{body}")));
-    // The header's P(spam) is the one `classify --format jsonl` gives, to four places.
+    // The header's P(spam) is the one `classify --format jsonl` gives, to six places.
     let field = out
         .lines()
         .find(|l| l.starts_with("X-Rosenblatt:"))
@@ -303,8 +317,38 @@ fn classify_uses_bogofilter_exit_codes_and_passthrough() {
     let json: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
     let jsonl_p = json["probability"].as_f64().unwrap();
     assert!(
-        (header_p - jsonl_p).abs() <= 5e-5,
+        (header_p - jsonl_p).abs() <= 5e-7,
         "{field} against {jsonl_p}"
+    );
+    // A named mbox of two messages is not glued into one and written back.
+    let refused = bin()
+        .args(["classify", "--passthrough", "-m"])
+        .arg(&model)
+        .arg(data("mail/escaped.mbox"))
+        .assert()
+        .code(3)
+        .get_output()
+        .stderr
+        .clone();
+    let refused = String::from_utf8(refused).unwrap();
+    assert!(
+        refused.contains("escaped.mbox: --passthrough writes back one message"),
+        "{refused}"
+    );
+    // On standard input, as in a delivery chain, it is only warned about: mail must flow.
+    let warned = bin()
+        .args(["classify", "--passthrough", "-m"])
+        .arg(&model)
+        .write_stdin(std::fs::read(data("mail/escaped.mbox")).unwrap())
+        .assert()
+        .code(0)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(
+        String::from_utf8(warned)
+            .unwrap()
+            .contains("warning: standard input reads as an mbox")
     );
     // A filter in a delivery chain must not fail on ham: the verdict is in the header.
     let out = bin()

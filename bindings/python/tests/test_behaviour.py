@@ -139,6 +139,8 @@ def test_mail_filter_probability_is_the_command_lines(cli, tmp_path):
     older = pathlib.Path(__file__).resolve().parents[3] / "tests" / "data" / "format6.model"
     with pytest.raises(ValueError, match="format6.model: this model holds no calibration"):
         rosenblatt.load(older).probability("cheap meds")
+    with pytest.raises(ValueError, match="format6.model: this model holds no calibration"):
+        rosenblatt.load(older).probability([])
 
 
 def test_bad_input_gets_sentences():

@@ -17,6 +17,12 @@ use std::fmt;
 /// Fields whose words are always left out: their values are dates, whose words are noise.
 pub const DATE_FIELDS: [&str; 2] = ["date", "resent-date"];
 
+/// The field `classify --passthrough` adds with its verdict (`X-Rosenblatt: spam; …`).
+/// A message never gives features from it, whatever the rules: mail delivered through the
+/// filter carries it, so a filter trained or taught on delivered mail would learn its own
+/// past verdicts, and a sender could forge one to sway the score.
+pub const VERDICT_FIELD: &str = "X-Rosenblatt";
+
 /// A group of header fields, by where the field comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum FieldGroup {

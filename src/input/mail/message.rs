@@ -9,6 +9,8 @@
 //! - header fields as prefixed fields (`subject:free` is not body `free`): each field of the
 //!   top-level header, named by its lowercase name, but those the rules leave out (by
 //!   default dates and the routing fields: `Received`, `Delivered-To`, …);
+//! - never the filter's own verdict field ([`VERDICT_FIELD`], `X-Rosenblatt`), which
+//!   delivered mail carries and a sender can forge;
 //! - tags, by family: `hdr:NAME` for each field present, `from_domain:…`/`to_domain:…`,
 //!   `attach:TYPE` for non-text parts (their content is skipped), `mime:TYPE`, `charset:…`,
 //!   `cte:…`, and a few structural features (`mail:parts=N`, `mail:html_only`,
@@ -20,10 +22,10 @@
 //! parser failure) still yields tokens from its raw bytes, tagged `mail:unparsed`, and the
 //! reason is returned so the caller can count it.
 
-use super::MailRules;
 use super::header_block::with_body_separator;
 use super::html::html_features;
 use super::rules::TagFamily;
+use super::{MailRules, VERDICT_FIELD};
 use crate::input::{Document, decode_text};
 use mail_parser::{
     Address, Encoding, HeaderName, HeaderValue, Message, MessageParser, MimeHeaders, PartType,
@@ -137,14 +139,20 @@ pub fn strip_envelope(raw: &[u8]) -> &[u8] {
 }
 
 /// Fills `d` with the body text, fields and tags of a parsed message of `len` bytes (its
-/// envelope line not counted: a message weighs the same from an mbox, a file or a pipe).
-fn message_features(msg: &Message<'_>, len: usize, rules: &MailRules, d: &mut Document) {
+/// envelope line not counted, nor the verdict field: a message weighs the same from an
+/// mbox, a file or a pipe, before delivery and after).
+fn message_features(msg: &Message<'_>, mut len: usize, rules: &MailRules, d: &mut Document) {
     let root = &msg.parts[0];
     let mut tags = Vec::new();
     let mut received = 0usize;
     let mut subject = None;
     for h in &root.headers {
         let name = h.name.as_str().to_ascii_lowercase();
+        if name.eq_ignore_ascii_case(VERDICT_FIELD) {
+            // Not even its bytes count: the message weighs what it weighed before delivery.
+            len = len.saturating_sub(h.offset_end.saturating_sub(h.offset_field) as usize);
+            continue;
+        }
         if name.is_empty() || name.len() > 64 {
             continue;
         }

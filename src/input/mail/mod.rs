@@ -25,7 +25,7 @@ mod mbox;
 mod message;
 mod rules;
 
-pub use fields::{DATE_FIELDS, FieldGroup};
+pub use fields::{DATE_FIELDS, FieldGroup, VERDICT_FIELD};
 #[cfg(feature = "mail")]
 mod read;
 

@@ -92,19 +92,20 @@ class Model:
         """P(the second class) for one text (str or bytes), or a list of them for an
         iterable of texts: what ``rosenblatt classify --format jsonl`` reports, e.g.
         P(spam) of a mail filter (which calls a message spam above 0.9 by default). Two-class
-        models give one: every one ``train`` fits records a calibration, and a logistic
-        model's scores are log-odds. A ValueError for models of more classes and for
-        two-class files without a calibration (written before it was recorded, or trained
-        over processes)."""
+        models give one: every linear one ``train`` fits records a calibration, and a logistic
+        model's scores are log-odds. A ValueError, whatever the texts, for models of more
+        classes and for two-class models without a calibration (kernel models, files
+        written before it was recorded, filters trained over processes)."""
+        if self._native.probability([0.0]) is None:
+            k = len(self.classes)
+            why = (f"a model of {k} classes gives no probability" if k != 2 else
+                   "this model holds no calibration (a kernel model, a class of fewer than two "
+                   "documents, a file written before calibrations were recorded, or one "
+                   "trained over processes)")
+            raise ValueError(f"{os.fspath(self.path)}: {why}")
         decisions = self.classify(texts)
         one = isinstance(decisions, Decision)
         p = self._native.probability([d.score for d in ([decisions] if one else decisions)])
-        if p is None:
-            k = len(self.classes)
-            why = (f"a model of {k} classes gives no probability" if k != 2 else
-                   "this model holds no calibration (a file written before they were recorded, "
-                   "or trained over processes): retrain it to get probabilities")
-            raise ValueError(f"{os.fspath(self.path)}: {why}")
         return p[0] if one else p
 
     def __repr__(self):

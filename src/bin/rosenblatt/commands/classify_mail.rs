@@ -73,8 +73,26 @@ pub fn run(a: &ClassifyPlan, filter: &Filter) -> Result<ExitCode> {
     let mut raw = None;
     let mut m = MailCorpus::default();
     if a.passthrough {
-        // The plan holds exactly one message for --passthrough.
+        // The plan holds exactly one input for --passthrough, which must be one message.
         let bytes = load::read_raw(&inputs[0], "the message")?;
+        let messages = mail::MboxReader::new(&bytes[..])
+            .take(2)
+            .filter(|m| m.as_ref().is_ok_and(|m| !m.bytes.is_empty()))
+            .count();
+        // A named mbox of several is refused; standard input in a delivery chain is only
+        // warned about (an unescaped `From ` line in a body must not bounce a message).
+        if messages > 1 && inputs[0].as_os_str() != "-" {
+            bail!(
+                "{}: --passthrough writes back one message, and this is an mbox of several \
+                 (classify it without --passthrough)",
+                inputs[0].display()
+            );
+        } else if messages > 1 {
+            errln!(
+                "rosenblatt: warning: standard input reads as an mbox of several messages; \
+                 --passthrough classifies and writes it back as one"
+            );
+        }
         m.extend(mail::read_message_bytes(
             &bytes,
             &inputs[0].display().to_string(),
@@ -109,9 +127,9 @@ pub fn run(a: &ClassifyPlan, filter: &Filter) -> Result<ExitCode> {
         let score = decisions[0].score;
         let mut header = format!("{v}; score={score:.4}");
         if let Some(p) = filter.probability(score) {
-            header.push_str(&format!("; probability={p:.4}"));
+            header.push_str(&format!("; probability={p:.6}"));
         }
-        out.write_all(&add_header(&bytes, "X-Rosenblatt", &header))?;
+        out.write_all(&add_header(&bytes, mail::VERDICT_FIELD, &header))?;
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     } else {
