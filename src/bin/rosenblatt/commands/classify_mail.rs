@@ -200,15 +200,32 @@ fn add_header(raw: &[u8], name: &str, value: &str) -> Vec<u8> {
             && l[..name.len()].eq_ignore_ascii_case(name.as_bytes())
             && l[name.len()] == b':'
     };
+    // A header field line: a name of printable characters but ':', then ':' (after
+    // spaces or tabs, as the obsolete syntax allows).
+    let is_field = |l: &[u8]| {
+        let n = l
+            .iter()
+            .take_while(|&&b| b.is_ascii_graphic() && b != b':')
+            .count();
+        let gap = l[n..]
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count();
+        n > 0 && l.get(n + gap) == Some(&b':')
+    };
+    let is_continuation = |l: &[u8]| l.first().is_some_and(|&b| b == b' ' || b == b'\t');
     let mut header = Vec::new();
     let mut in_ours = false;
-    let mut body_start = None;
+    // Where the header block ends: a blank line, or a line that is no header field (the
+    // body, as the parser reads it, when the blank line is missing), or the end.
+    let mut end = None;
     for l in lines.by_ref() {
-        if is_blank(l) {
-            body_start = Some(l);
+        let continues = is_continuation(l) && (in_ours || !header.is_empty());
+        if is_blank(l) || !(is_field(l) || continues) {
+            end = Some(l);
             break;
         }
-        if l.first().is_some_and(|&b| b == b' ' || b == b'\t') && in_ours {
+        if is_continuation(l) && in_ours {
             continue; // continuation of a dropped field
         }
         in_ours = is_ours(l);
@@ -216,22 +233,22 @@ fn add_header(raw: &[u8], name: &str, value: &str) -> Vec<u8> {
             header.push(l);
         }
     }
-    match body_start {
-        Some(blank) => {
-            header.iter().for_each(|l| out.extend_from_slice(l));
-            if header.last().is_some_and(|l| !l.ends_with(b"\n")) {
-                out.extend_from_slice(eol);
-            }
-            out.extend_from_slice(&field);
-            out.extend_from_slice(blank);
-            lines.for_each(|l| out.extend_from_slice(l));
-        }
-        None => {
-            // No blank line: put the field first, keep everything else as it was.
-            out.extend_from_slice(&field);
-            header.iter().for_each(|l| out.extend_from_slice(l));
-        }
+    header.iter().for_each(|l| out.extend_from_slice(l));
+    if header.last().is_some_and(|l| !l.ends_with(b"\n")) {
+        out.extend_from_slice(eol);
     }
+    out.extend_from_slice(&field);
+    match end {
+        Some(blank) if is_blank(blank) => out.extend_from_slice(blank),
+        Some(body) => {
+            // The body began without the blank line: give it one, so that the body's
+            // lines are not read as header lines below the new field.
+            out.extend_from_slice(eol);
+            out.extend_from_slice(body);
+        }
+        None => {}
+    }
+    lines.for_each(|l| out.extend_from_slice(l));
     out
 }
 
@@ -255,9 +272,34 @@ mod tests {
             add("Subject: hi\r\n\r\nbody\r\n"),
             "Subject: hi\r\nX-Rosenblatt: spam; score=1.5\r\n\r\nbody\r\n"
         );
+        // Text without a header: the field, the blank line, then the text as the body.
         assert_eq!(
-            add("no header at all"),
-            "X-Rosenblatt: spam; score=1.5\nno header at all"
+            add("no header at all\nfree: money\n"),
+            "X-Rosenblatt: spam; score=1.5\n\nno header at all\nfree: money\n"
+        );
+        // A header ended by a body line instead of a blank line gets the blank line.
+        assert_eq!(
+            add("Subject: hi\r\n folded\r\nbody text\r\n\r\nmore\r\n"),
+            "Subject: hi\r\n folded\r\nX-Rosenblatt: spam; score=1.5\r\n\r\nbody text\r\n\r\nmore\r\n"
+        );
+        // A forged field right before a body line that lost its blank line.
+        assert_eq!(
+            add("Subject: hi\nX-Rosenblatt: ham\n folded\nbody\n"),
+            "Subject: hi\nX-Rosenblatt: spam; score=1.5\n\nbody\n"
+        );
+        // The obsolete `Name :` form is a field too.
+        assert_eq!(
+            add("Subject : hi\nTo: a@b\n\nbody\n"),
+            "Subject : hi\nTo: a@b\nX-Rosenblatt: spam; score=1.5\n\nbody\n"
+        );
+        // A header and no body.
+        assert_eq!(
+            add("Subject: hi\nX-Rosenblatt: ham\n"),
+            "Subject: hi\nX-Rosenblatt: spam; score=1.5\n"
+        );
+        assert_eq!(
+            add("Subject: hi"),
+            "Subject: hi\nX-Rosenblatt: spam; score=1.5\n"
         );
         assert_eq!(add(""), "X-Rosenblatt: spam; score=1.5\n");
     }
