@@ -420,7 +420,7 @@ impl Harness {
 fn configure(mut cfg: TrainConfig, spec: &str) -> rosenblatt::Result<TrainConfig> {
     use rosenblatt::features::GeometrySpec;
     use rosenblatt::learn::Setting;
-    use rosenblatt::text::{Analyzer, Step};
+    use rosenblatt::text::Step;
     let bad = |what: String| rosenblatt::Error::Unsupported(format!("--set {spec:?}: {what}"));
     for pair in spec.split_whitespace() {
         let (key, value) = pair
@@ -449,28 +449,29 @@ fn configure(mut cfg: TrainConfig, spec: &str) -> rosenblatt::Result<TrainConfig
                 })
             }
             "ngrams" => {
-                let mut b = Analyzer::builder(cfg.analyzer.source().clone());
-                for step in [
-                    Step::Words,
-                    Step::Lowercase,
-                    Step::Ngrams(num(value)? as u8),
-                ] {
-                    b = b.step(step);
-                }
-                cfg = cfg.analyzer(b.build()?);
+                let n = Step::Ngrams(num(value)? as u8);
+                let analyzer = with_steps(&cfg, [Step::Words, Step::Lowercase, n])?;
+                cfg = cfg.analyzer(analyzer);
             }
             "chars" => {
-                let mut b = Analyzer::builder(cfg.analyzer.source().clone());
-                for step in [Step::Words, Step::Chars(num(value)? as u8), Step::Lowercase] {
-                    b = b.step(step);
-                }
-                cfg = cfg.analyzer(b.build()?);
+                let n = Step::Chars(num(value)? as u8);
+                let analyzer = with_steps(&cfg, [Step::Words, n, Step::Lowercase])?;
+                cfg = cfg.analyzer(analyzer);
             }
             _ => return Err(bad(format!("no key {key}"))),
         }
         cfg = cfg.with_learner(learner.check()?);
     }
     Ok(cfg)
+}
+
+/// `cfg`'s analyzer source read through `steps` instead of its own steps.
+fn with_steps(
+    cfg: &TrainConfig,
+    steps: [rosenblatt::text::Step; 3],
+) -> rosenblatt::Result<rosenblatt::text::Analyzer> {
+    let b = rosenblatt::text::Analyzer::builder(cfg.analyzer.source().clone());
+    steps.into_iter().fold(b, |b, s| b.step(s)).build()
 }
 
 /// Writes `dir/{train,test}/<class>/NNNNN`: mail as hard links (or copies), text as files.

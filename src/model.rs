@@ -295,7 +295,12 @@ impl Model {
     /// The decision for every stored row (read in the model's geometry), computed in
     /// parallel, in row order.
     pub fn decide_rows<X: SparseRows>(&self, x: &X) -> Vec<ClassDecision> {
-        let x = &self.geometry.apply(x);
+        self.decide_read(&self.geometry.apply(x))
+    }
+
+    /// The decision for every row already read in the model's geometry (training rows,
+    /// which were read once to fit), computed in parallel, in row order.
+    pub(crate) fn decide_read<X: SparseRows>(&self, x: &X) -> Vec<ClassDecision> {
         (0..x.n_rows())
             .into_par_iter()
             .map(|i| self.decide(x.row(i)))

@@ -12,7 +12,6 @@ use crate::learn::{AnyModel, OnlineState};
 use crate::model::{ClassDecision, FeatureSpace, Metadata, Model, ModelParts, Predictor};
 use crate::theory;
 use crate::vocab::Vocabulary;
-use rayon::prelude::*;
 use std::time::Instant;
 
 mod fit;
@@ -117,11 +116,12 @@ pub fn fit_rows<X: SparseRows>(
     }
     // Scored on the rows already read in the geometry, not read through it again, at the
     // model's own decision (a two-class model's threshold).
-    let predicted: Vec<usize> = (0..x.n_rows())
-        .into_par_iter()
-        .map(|i| model.decide(x.row(i)).class)
-        .collect();
-    let correct = predicted.iter().zip(idx).filter(|(p, t)| p == t).count();
+    let predicted = model.decide_read(x);
+    let correct = predicted
+        .iter()
+        .zip(idx)
+        .filter(|(d, t)| d.class == **t)
+        .count();
     model.meta.training_accuracy = correct as f64 / idx.len().max(1) as f64;
     model.meta.seconds = start.elapsed().as_secs_f64();
     Ok(model)
