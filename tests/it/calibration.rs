@@ -161,3 +161,91 @@ fn a_file_whose_calibration_is_not_increasing_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn unsure_probability_is_a_band_of_p_spam_and_needs_a_probability() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, model) = corpus_and_filter(dir.path());
+    // The training messages' probabilities, sorted: a band between the 10th and the 50th
+    // holds some of them and leaves some out on each side.
+    let lines = classified(&model, &corpus);
+    let mut ps: Vec<f64> = lines.iter().map(|l| l.2).collect();
+    ps.sort_by(f64::total_cmp);
+    let (low, high) = (ps[10], ps[50]);
+    let band = format!("{low}:{high}");
+    let out = stdout_of(
+        bin()
+            .args([
+                "classify",
+                "--format",
+                "jsonl",
+                "--unsure-probability",
+                &band,
+                "-m",
+            ])
+            .arg(&model)
+            .arg(corpus.join("spam"))
+            .arg(corpus.join("ham")),
+    );
+    let mut unsure = 0;
+    for l in out.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        let p = v["probability"].as_f64().unwrap();
+        let want = if p >= low && p <= high {
+            unsure += 1;
+            "unsure"
+        } else if p > 0.9 {
+            "spam"
+        } else {
+            "ham"
+        };
+        assert_eq!(v["label"], want, "{l} in {band}");
+    }
+    assert!((41..60).contains(&unsure), "{unsure} unsure");
+    // One message in the band exits 2, as --unsure's score band does.
+    let one = corpus.join("spam").join("0.eml");
+    bin()
+        .args(["classify", "--unsure-probability", "0:1", "-m"])
+        .arg(&model)
+        .arg(&one)
+        .assert()
+        .code(2);
+    // Bands outside [0, 1], or given with --unsure too, are refused by the flag parser.
+    let err = stderr_of_failure(
+        bin()
+            .args(["classify", "--unsure-probability", "0.5:1.5", "-m"])
+            .arg(&model)
+            .arg(&one),
+    );
+    assert!(err.contains("probabilities lie in [0, 1]"), "{err}");
+    let err = stderr_of_failure(
+        bin()
+            .args([
+                "classify",
+                "--unsure=-1:1",
+                "--unsure-probability",
+                "0:1",
+                "-m",
+            ])
+            .arg(&model)
+            .arg(&one),
+    );
+    assert!(err.contains("cannot be used with"), "{err}");
+    // A filter without a calibration has no P(spam) to put in a band: an error naming it.
+    let mut parts = Model::load(&model).unwrap().into_parts();
+    parts.calibration = None;
+    let bare = dir.path().join("bare.model");
+    Model::new(parts).unwrap().save(&bare).unwrap();
+    let out = bin()
+        .args(["classify", "--unsure-probability", "0:1", "-m"])
+        .arg(&bare)
+        .arg(&one)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bare.model") && err.contains("records P(spam)"),
+        "{err}"
+    );
+}

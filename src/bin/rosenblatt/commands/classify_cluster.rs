@@ -39,6 +39,7 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
                 plan.model.display()
             );
         };
+        super::classify_mail::check_unsure(plan, model.probability(0.0).is_some())?;
         gather_scores(&cluster, move |share: Share| {
             let m = mail::read_share(&shared.documents.paths, &rules, share)?;
             let units = m.units.clone();
@@ -55,7 +56,7 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
                         k,
                         (
                             line,
-                            super::classify_mail::verdict(&shared, model.classes(), dec).1,
+                            super::classify_mail::verdict(&shared, model.classes(), dec, p).1,
                         ),
                     )
                 })

@@ -4,7 +4,7 @@
 //! The filter is a model file or a store, whose read transaction looks up only each
 //! message's features.
 
-use crate::flags::{ClassifyPlan, OutputFormat};
+use crate::flags::{ClassifyPlan, OutputFormat, Unsure};
 use crate::load;
 use anyhow::{Result, bail};
 use rosenblatt::input::Document;
@@ -69,6 +69,7 @@ pub fn run(a: &ClassifyPlan, filter: &Filter) -> Result<ExitCode> {
             a.model.display()
         );
     };
+    check_unsure(a, filter.probability(0.0).is_some())?;
     let inputs = &a.documents.paths;
     let mut raw = None;
     let mut m = MailCorpus::default();
@@ -123,10 +124,11 @@ pub fn run(a: &ClassifyPlan, filter: &Filter) -> Result<ExitCode> {
     if let Some(bytes) = raw {
         // The verdict travels in the header; a filter's exit code must say "delivered"
         // (procmail's `w` and maildrop's xfilter treat non-zero as a failure).
-        let (v, _) = verdict(a, classes, &decisions[0]);
         let score = decisions[0].score;
+        let p = filter.probability(score);
+        let (v, _) = verdict(a, classes, &decisions[0], p);
         let mut header = format!("{v}; score={score:.4}");
-        if let Some(p) = filter.probability(score) {
+        if let Some(p) = p {
             header.push_str(&format!("; probability={p:.6}"));
         }
         out.write_all(&add_header(&bytes, mail::VERDICT_FIELD, &header))?;
@@ -140,15 +142,34 @@ pub fn run(a: &ClassifyPlan, filter: &Filter) -> Result<ExitCode> {
     }
     out.flush()?;
     Ok(match decisions.as_slice() {
-        [one] => ExitCode::from(verdict(a, classes, one).1),
+        [one] => ExitCode::from(verdict(a, classes, one, filter.probability(one.score)).1),
         _ => ExitCode::SUCCESS,
     })
 }
 
-/// The verdict on a message (spam, ham or unsure) and its exit code.
-pub fn verdict<'m>(a: &ClassifyPlan, classes: &'m [String], d: &ClassDecision) -> (&'m str, u8) {
+/// Refuses `--unsure-probability` for a filter without a probability (`has_probability`).
+pub fn check_unsure(a: &ClassifyPlan, has_probability: bool) -> Result<()> {
+    if matches!(a.unsure, Some(Unsure::Probability(_))) && !has_probability {
+        bail!(
+            "{}: --unsure-probability needs a filter that records P(spam), and this one has \
+             none (trained over processes, or by an older release); give the band in scores \
+             with --unsure",
+            a.model.display()
+        );
+    }
+    Ok(())
+}
+
+/// The verdict on a message (spam, ham or unsure) and its exit code, from its decision
+/// and its P(spam) where the filter has one.
+pub fn verdict<'m>(
+    a: &ClassifyPlan,
+    classes: &'m [String],
+    d: &ClassDecision,
+    probability: Option<f32>,
+) -> (&'m str, u8) {
     match a.unsure {
-        Some(b) if d.score >= b.low && d.score <= b.high => ("unsure", 2),
+        Some(u) if u.contains(d.score, probability) => ("unsure", 2),
         _ if classes[d.class] == "spam" => ("spam", 0),
         _ => (classes[d.class].as_str(), 1),
     }
@@ -163,7 +184,7 @@ pub fn line(
     d: &ClassDecision,
     probability: Option<f32>,
 ) -> String {
-    let (v, _) = verdict(a, classes, d);
+    let (v, _) = verdict(a, classes, d, probability);
     match a.output {
         OutputFormat::Tsv => format!("{id}\t{v}\t{}", d.score),
         OutputFormat::Jsonl => {

@@ -74,6 +74,37 @@ pub struct Band {
     pub high: f32,
 }
 
+/// Where `classify` calls a message "unsure": a band of scores or of P(spam).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Unsure {
+    /// `--unsure`: scores in this band.
+    Score(Band),
+    /// `--unsure-probability`: P(spam) in this band (filters that record a probability).
+    Probability(Band),
+}
+
+impl Unsure {
+    /// Whether a message of `score` and P(spam) `probability` is unsure.
+    pub fn contains(self, score: f32, probability: Option<f32>) -> bool {
+        let within = |b: Band, v: f32| v >= b.low && v <= b.high;
+        match self {
+            Unsure::Score(b) => within(b, score),
+            Unsure::Probability(b) => probability.is_some_and(|p| within(b, p)),
+        }
+    }
+}
+
+/// Parses `--unsure-probability LOW:HIGH`: a band of probabilities, within [0, 1].
+fn parse_probability_band(s: &str) -> std::result::Result<Band, String> {
+    let b = parse_band(s)?;
+    if b.low < 0.0 || b.high > 1.0 {
+        return Err(format!(
+            "probabilities lie in [0, 1], got {s:?} (for a band of scores use --unsure)"
+        ));
+    }
+    Ok(b)
+}
+
 /// Parses `--unsure LOW:HIGH`.
 fn parse_band(s: &str) -> std::result::Result<Band, String> {
     let (l, h) = s
@@ -105,6 +136,12 @@ pub struct FilterArgs {
     /// Scores within LOW:HIGH (inclusive) are "unsure" (exit code 2), e.g. --unsure=-5:5.
     #[arg(long, value_name = "LOW:HIGH", value_parser = parse_band, allow_hyphen_values = true)]
     pub unsure: Option<Band>,
+    /// P(spam) within LOW:HIGH (inclusive) is "unsure" (exit code 2), e.g.
+    /// --unsure-probability 0.5:0.9 (bogofilter's cutoffs are probabilities too). For
+    /// filters that record a probability: `train --spam --ham` calibrates one, and a
+    /// logistic filter's scores are log-odds.
+    #[arg(long, value_name = "LOW:HIGH", value_parser = parse_probability_band, conflicts_with = "unsure")]
+    pub unsure_probability: Option<Band>,
 }
 
 /// What `classify` does, checked.
@@ -118,8 +155,8 @@ pub struct ClassifyPlan {
     pub output: OutputFormat,
     /// `--passthrough`: write the one message back with a verdict header.
     pub passthrough: bool,
-    /// `--unsure`: scores in this band are "unsure".
-    pub unsure: Option<Band>,
+    /// `--unsure` or `--unsure-probability`: where a message is "unsure".
+    pub unsure: Option<Unsure>,
     /// `--processes`: this process's place among those that share the inputs.
     pub cluster: Option<Processes>,
 }
@@ -144,7 +181,12 @@ pub fn plan(a: ClassifyArgs) -> Result<ClassifyPlan> {
     let max_feature_id = a
         .svm
         .limit_for(format.is_none_or(|f| f == Format::Svmlight))?;
-    let filter = a.filter.passthrough || a.filter.unsure.is_some();
+    let unsure = match (a.filter.unsure, a.filter.unsure_probability) {
+        (Some(b), _) => Some(Unsure::Score(b)),
+        (None, Some(b)) => Some(Unsure::Probability(b)),
+        (None, None) => None,
+    };
+    let filter = a.filter.passthrough || unsure.is_some();
     let stdin = a.inputs.is_empty() || a.inputs.iter().any(|p| p.as_os_str() == "-");
     if format == Some(Format::Svmlight) {
         if filter {
@@ -187,7 +229,7 @@ pub fn plan(a: ClassifyArgs) -> Result<ClassifyPlan> {
         },
         output: a.output_format,
         passthrough: a.filter.passthrough,
-        unsure: a.filter.unsure,
+        unsure,
         cluster,
     })
 }

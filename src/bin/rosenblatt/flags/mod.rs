@@ -33,7 +33,7 @@ mod tests;
 mod whole_tests;
 
 pub use bench::{BenchData, BenchPlan};
-pub use classify::{ClassifyPlan, OutputFormat};
+pub use classify::{ClassifyPlan, OutputFormat, Unsure};
 pub use completions::CompletionsPlan;
 pub use convert::ConvertArgs;
 pub use eval::{EvalChart, EvalPlan, EvalTask};
