@@ -51,6 +51,33 @@ pub fn check_output(path: &Path) -> Result<()> {
     check_replaceable(path, &dir.join(name)).map(drop)
 }
 
+/// Refuses, before any work, an output `path` that is one of `inputs` or lies in an input
+/// folder: the run would read it and then replace it (a corpus overwritten by its own
+/// model, a model by its chart). Paths that do not exist yet, and `-`, pass.
+pub fn check_not_an_input(path: &Path, inputs: &[&Path]) -> Result<()> {
+    let target = real_target(path)?;
+    if !target.exists() {
+        return Ok(());
+    }
+    for input in inputs.iter().filter(|i| i.as_os_str() != "-") {
+        let Ok(canon) = std::fs::canonicalize(input) else {
+            continue;
+        };
+        let place = if target == canon {
+            "is one of the inputs".to_string()
+        } else if canon.is_dir() && target.starts_with(&canon) {
+            format!("lies in the input folder {}", input.display())
+        } else {
+            continue;
+        };
+        let why = format!(
+            "{place}: writing there would destroy what is read; choose another output path"
+        );
+        return Err(Error::io(path, std::io::Error::other(why)));
+    }
+    Ok(())
+}
+
 /// [`real_target`] as its canonical folder and its file name.
 fn resolve(path: &Path) -> Result<(PathBuf, OsString)> {
     let mut p = path.to_path_buf();

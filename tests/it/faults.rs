@@ -1,10 +1,12 @@
 //! Faults of the file system around a run: FIFOs, sockets and devices inside input folders,
 //! symbolic-link cycles, a model reached through a link, an output that is a device, a
-//! model locked by another `learn`, temporary files left by a killed run. Every run that
+//! model locked by another `learn` (and written by `train` only once it is let go), an output
+//! that is also an input, temporary files left by a killed run. Every run that
 //! could hang is given a deadline inside the test.
 
 mod folders;
 mod outputs;
+mod overwrite;
 
 use crate::common::{bin, data, stdout_of};
 use std::io::Read;

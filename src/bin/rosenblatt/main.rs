@@ -35,6 +35,7 @@ macro_rules! errln {
 mod commands;
 mod flags;
 mod load;
+mod model_lock;
 mod plot;
 mod progress;
 mod report;

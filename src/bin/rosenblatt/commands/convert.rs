@@ -10,7 +10,7 @@ use std::process::ExitCode;
 pub fn run(a: ConvertArgs) -> Result<ExitCode> {
     let (model, to) = if Store::is_store(&a.from) {
         let model = Store::open_read_only(&a.from)?.to_model()?;
-        model.save(&a.to)?;
+        crate::model_lock::save(&model, &a.to)?;
         (model, "model file")
     } else {
         let model = crate::load::model(&a.from)?;

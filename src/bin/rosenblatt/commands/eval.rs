@@ -9,7 +9,7 @@ use rosenblatt::eval::{Metrics, roc_auc, roc_points};
 use rosenblatt::input::Split;
 use rosenblatt::model::{FeatureSpace, Model, Predictor};
 use rosenblatt::pipeline;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Runs `eval`.
@@ -18,6 +18,7 @@ pub fn run(plan: EvalPlan) -> Result<ExitCode> {
         return super::eval_cluster::run(&plan, p);
     }
     let chart = plan.plot.as_ref();
+    check_outputs(&plan)?;
     match &plan.task {
         EvalTask::Documents { model, documents } => docs(model, documents, plan.json, chart),
         EvalTask::Mail { model, mail } => super::eval_mail::mail(model, mail, plan.json, chart),
@@ -37,6 +38,39 @@ pub fn run(plan: EvalPlan) -> Result<ExitCode> {
             chart.map(|c| c.file.as_path()),
         ),
     }
+}
+
+/// Refuses a chart or a saved filter that would replace one of the run's inputs.
+fn check_outputs(plan: &EvalPlan) -> Result<()> {
+    use rosenblatt::atomic::check_not_an_input;
+    let mut inputs: Vec<&Path> = match &plan.task {
+        EvalTask::Documents { model, documents } => std::iter::once(model)
+            .chain(&documents.paths)
+            .map(PathBuf::as_path)
+            .collect(),
+        EvalTask::Mail { model, mail } => std::iter::once(model)
+            .chain(&mail.spam)
+            .chain(&mail.ham)
+            .map(PathBuf::as_path)
+            .collect(),
+        EvalTask::Online {
+            model, index, save, ..
+        } => {
+            // The filter may be saved over the one it started from, learning on.
+            if let Some(s) = save {
+                check_not_an_input(s, &[index.as_path()])?;
+            }
+            model.iter().chain([index]).map(PathBuf::as_path).collect()
+        }
+    };
+    if let Some(c) = &plan.plot {
+        inputs.extend(c.compare.as_deref());
+        if let EvalTask::Online { save: Some(s), .. } = &plan.task {
+            inputs.push(s);
+        }
+        check_not_an_input(&c.file, &inputs)?;
+    }
+    Ok(())
 }
 
 /// Prints metrics as text or JSON.

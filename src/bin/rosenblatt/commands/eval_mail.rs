@@ -139,7 +139,7 @@ pub fn online(
     crate::report::skipped(&run.skipped);
     crate::report::unparsed(&run.unparsed);
     if let Some(save) = save {
-        model.save(save)?;
+        crate::model_lock::save(&model, save)?;
     }
     let curve = learning_curve(&run.scores, &run.truth, block, model.threshold());
     let rule = model

@@ -16,6 +16,7 @@
 
 use crate::flags::LearnPlan;
 use crate::load;
+use crate::model_lock::{lock, lock_path};
 use anyhow::{Context, Result, bail};
 use rosenblatt::atomic::real_target;
 use rosenblatt::incremental::learn_document;
@@ -23,20 +24,8 @@ use rosenblatt::input::mail::{self, MailCorpus, MailRules};
 use rosenblatt::input::{Corpus, Document, decode_text, read_text};
 use rosenblatt::model::Model;
 use rosenblatt::store::{Store, StoreLearned};
-use std::fs::{File, TryLockError};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
-
-/// The pause between two tries of a held lock.
-const LOCK_POLL: Duration = Duration::from_millis(20);
-
-/// The lock file beside `model`: `MODEL.lock`.
-fn lock_path(model: &Path) -> PathBuf {
-    let mut name = model.as_os_str().to_owned();
-    name.push(".lock");
-    PathBuf::from(name)
-}
 
 /// The documents to learn: parsed as mail under `mail_rules` when the model's analyzer reads
 /// mail, read as plain text otherwise.
@@ -59,33 +48,6 @@ fn documents(inputs: &[PathBuf], mail_rules: Option<&MailRules>) -> Result<Corpu
         }
     }
     Ok(load::mail_corpus(m))
-}
-
-/// Takes the exclusive lock on `lock_file`, trying again until `timeout` has passed;
-/// `None` when another process still holds it then.
-fn lock(lock_file: &Path, timeout: Duration) -> Result<Option<File>> {
-    let mut open = std::fs::OpenOptions::new();
-    open.create(true).truncate(false).write(true);
-    // A link planted where the lock file goes is not followed.
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut open, libc::O_NOFOLLOW);
-    let f = open
-        .open(lock_file)
-        .with_context(|| format!("opening the lock file {}", lock_file.display()))?;
-    let deadline = Instant::now().checked_add(timeout);
-    loop {
-        match f.try_lock() {
-            Ok(()) => return Ok(Some(f)),
-            Err(TryLockError::WouldBlock) => {}
-            Err(TryLockError::Error(e)) => {
-                return Err(e).with_context(|| format!("locking {}", lock_file.display()));
-            }
-        }
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            return Ok(None);
-        }
-        std::thread::sleep(LOCK_POLL);
-    }
 }
 
 /// Runs `learn`.

@@ -17,6 +17,7 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
         return super::train_cluster::run(plan, p);
     }
     rosenblatt::atomic::check_output(&plan.output)?;
+    plan.check_outputs_apart()?;
     let phase = Phase::start("reading documents");
     // The analyzer's source says how inputs are read: mail parsed under its rules, or text.
     let corpus = match (&plan.source, plan.config.analyzer.source().mail_rules()) {
@@ -57,7 +58,7 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
     let job = plan.job(docs.len(), inputs);
     let out = job.run_documents(docs, &|s| phase.set(&super::stage_line(s)))?;
     phase.set("saving");
-    out.model.save(&plan.output)?;
+    crate::model_lock::save(&out.model, &plan.output)?;
     let classes = out.model.classes();
     let spam = match (&out.held_out, classes.iter().position(|c| c == "spam")) {
         (Some(e), Some(s)) if matches!(plan.source, Source::Mail(_)) => {

@@ -17,6 +17,7 @@ pub fn run(plan: TrainPlan, p: Processes) -> Result<ExitCode> {
     let me = p.index;
     if me == 0 {
         rosenblatt::atomic::check_output(&plan.output)?;
+        plan.check_outputs_apart()?;
     }
     let skipped = Arc::new(AtomicUsize::new(0));
     let count = Arc::clone(&skipped);
@@ -78,7 +79,7 @@ pub fn run(plan: TrainPlan, p: Processes) -> Result<ExitCode> {
         errln!("process {me}: done; process 0 writes the model");
         return Ok(ExitCode::SUCCESS);
     };
-    model.save(&plan.output)?;
+    crate::model_lock::save(&model, &plan.output)?;
     if plan.config.threshold.is_some() && model.probability(0.0).is_none() {
         // Each process holds its share only: no out-of-fold scores to calibrate on.
         errln!(

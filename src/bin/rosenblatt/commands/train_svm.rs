@@ -32,7 +32,7 @@ pub fn run(plan: &TrainPlan, paths: &[PathBuf], limit: Option<u32>) -> Result<Ex
         classes,
         &|s| phase.set(&super::stage_line(s)),
     ))?;
-    out.model.save(&plan.output)?;
+    crate::model_lock::save(&out.model, &plan.output)?;
     drop(phase);
     super::train_report(plan, &out, 0, None)
 }

@@ -110,6 +110,14 @@ fn side_path(out: &Path, ext: &str) -> PathBuf {
 /// Runs `vectorize`.
 pub fn run(a: VectorizePlan) -> Result<ExitCode> {
     rosenblatt::atomic::check_output(&a.output)?;
+    let inputs = a.source.paths();
+    for out in [
+        a.output.clone(),
+        side_path(&a.output, ".vocab"),
+        side_path(&a.output, ".classes"),
+    ] {
+        rosenblatt::atomic::check_not_an_input(&out, &inputs)?;
+    }
     let start = Instant::now();
     let phase = Phase::start("vectorizing");
     let mut s = StreamVectorizer::new(a.analyzer.clone());

@@ -70,6 +70,10 @@ pub struct BenchArgs {
     pub plot: super::plot::PlotArg,
 }
 
+/// The most memory synthetic rows may take (64 GiB): more is a typing slip, refused
+/// before any allocation rather than aborted by the allocator.
+const MAX_SYNTHETIC_BYTES: usize = 64 << 30;
+
 /// The rows `bench` times on.
 #[derive(Debug, Clone)]
 pub enum BenchData {
@@ -141,6 +145,24 @@ pub fn plan(a: BenchArgs) -> Result<BenchPlan> {
         None => {
             if a.rows == 0 || a.features == 0 || a.nnz == 0 {
                 bail!("--rows, --features and --nnz must be at least 1");
+            }
+            if u32::try_from(a.features).is_err() {
+                bail!(
+                    "--features {} is more than a feature index holds ({})",
+                    a.features,
+                    u32::MAX
+                );
+            }
+            // Rows hold nnz/2 to 3·nnz/2 nonzeros, 4 bytes each.
+            let bytes = a.rows.checked_mul(a.nnz).and_then(|n| n.checked_mul(6));
+            if bytes.is_none_or(|b| b > MAX_SYNTHETIC_BYTES) {
+                bail!(
+                    "--rows {} × --nnz {} would take more than {} GiB of nonzeros; \
+                     ask for fewer rows or nonzeros",
+                    a.rows,
+                    a.nnz,
+                    MAX_SYNTHETIC_BYTES >> 30
+                );
             }
             BenchData::Synthetic {
                 rows: a.rows,

@@ -144,6 +144,16 @@ pub enum Source {
 }
 
 impl Source {
+    /// Every input path, spam's and ham's for mail.
+    pub fn paths(&self) -> Vec<&Path> {
+        let paths: Vec<&PathBuf> = match self {
+            Source::Documents(d) => d.paths.iter().collect(),
+            Source::Mail(m) => m.spam.iter().chain(&m.ham).collect(),
+            Source::Svmlight(paths, _) => paths.iter().collect(),
+        };
+        paths.into_iter().map(PathBuf::as_path).collect()
+    }
+
     /// The input names recorded in a model: `spam:PATH` and `ham:PATH` for mail, the
     /// paths otherwise.
     pub fn names(&self) -> Vec<String> {

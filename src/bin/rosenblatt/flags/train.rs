@@ -143,6 +143,19 @@ pub struct TrainPlan {
 }
 
 impl TrainPlan {
+    /// Refuses a model or chart path that is one of the inputs (or lies in an input
+    /// folder), or a chart over the model: the run would destroy what it reads or writes.
+    pub fn check_outputs_apart(&self) -> Result<()> {
+        let inputs = self.source.paths();
+        rosenblatt::atomic::check_not_an_input(&self.output, &inputs)?;
+        if let Some(plot) = &self.plot {
+            let mut all = inputs;
+            all.push(&self.output);
+            rosenblatt::atomic::check_not_an_input(plot, &all)?;
+        }
+        Ok(())
+    }
+
     /// The training job this plan asks for over `n` documents or rows named `inputs`:
     /// the held-out part, the folds and the grid, random mode's draws per document, and
     /// the multi-label thresholds' folds shrunk to a tiny corpus unless given.

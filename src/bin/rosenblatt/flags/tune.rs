@@ -131,7 +131,8 @@ pub fn plan(
         Some(b) if !(b.is_finite() && b >= 0.0) => {
             bail!("--tune-budget must be a number of seconds, 0 or more, got {b}")
         }
-        b => b.map(Duration::from_secs_f64),
+        // A budget past what a Duration holds (about 585 billion years) is no limit.
+        b => b.map(|b| Duration::try_from_secs_f64(b).unwrap_or(Duration::MAX)),
     };
     // A learner that refuses the flags given (e.g. --l2 for pa) leaves the grid; if
     // every learner does, the first refusal is the error.
