@@ -13,6 +13,26 @@ pub fn decode_text(mut bytes: Vec<u8>) -> String {
     }
 }
 
+/// Decodes a file of lines (TSV, JSONL) as [`decode_text`] decodes one, but line by line:
+/// one stray latin-1 byte turns only its own line into latin-1, not every UTF-8 line of the
+/// file (as the streaming reader of `classify` and `vectorize` reads them too).
+pub fn decode_lines(mut bytes: Vec<u8>) -> String {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => e
+            .into_bytes()
+            .split_inclusive(|&b| b == b'\n')
+            .map(|line| match std::str::from_utf8(line) {
+                Ok(s) => s.to_string(),
+                Err(_) => latin1(line),
+            })
+            .collect(),
+    }
+}
+
 /// Decodes `bytes` as latin-1 (every byte is the character with that code); pure ASCII,
 /// the common case, is taken over without copying.
 pub(crate) fn decode_latin1(bytes: Vec<u8>) -> String {
@@ -38,6 +58,18 @@ mod tests {
         assert_eq!(decode_text(vec![0xFC, b'b']), "üb");
         assert_eq!(decode_latin1("é".as_bytes().to_vec()), "Ã©");
         assert_eq!(decode_latin1(b"plain".to_vec()), "plain");
+    }
+
+    #[test]
+    fn a_stray_byte_turns_only_its_own_line_into_latin1() {
+        let mut file = "spam\tcafé crème\n".as_bytes().to_vec();
+        file.extend(b"ham\tcaf\xE9\n");
+        file.extend("spam\tspéciale".as_bytes());
+        assert_eq!(
+            decode_lines(file),
+            "spam\tcafé crème\nham\tcafé\nspam\tspéciale"
+        );
+        assert_eq!(decode_lines(b"\xEF\xBB\xBFa\xE9\n".to_vec()), "aé\n");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! refuses the file, naming the line.
 
 use super::label::first_problem;
-use super::{Corpus, Document, decode_text, read_bytes};
+use super::{Corpus, Document, decode_lines, read_bytes};
 use crate::{Error, Result};
 use serde::Deserialize;
 use std::path::Path;
@@ -18,10 +18,29 @@ struct Line {
     labels: Vec<serde_json::Value>,
 }
 
+/// An id as text: a string as it is, a number or anything else as JSON writes it.
 fn label_string(v: serde_json::Value) -> String {
     match v {
         serde_json::Value::String(s) => s,
         other => other.to_string(),
+    }
+}
+
+/// A label as a class name: a string, or a number or boolean as JSON writes it (`1`,
+/// `true`); an array or object is no class name, and `field` says where it was met.
+fn class_name(v: serde_json::Value, field: &str) -> std::result::Result<String, LineError> {
+    match v {
+        serde_json::Value::Array(_) | serde_json::Value::Object(_) | serde_json::Value::Null => {
+            let hint = if field == "label" && v.is_array() {
+                "; give several classes as \"labels\": [...]"
+            } else {
+                ""
+            };
+            Err(LineError::Label(format!(
+                "\"{field}\" holds {v}, which is no class name (a string or a number){hint}"
+            )))
+        }
+        other => Ok(label_string(other)),
     }
 }
 
@@ -53,7 +72,7 @@ pub fn read_jsonl(path: &Path) -> Result<Corpus> {
 /// The documents of JSONL text held in memory, as [`read_jsonl`] reads a file; `path`
 /// names the source in errors and in the skipped lines' ids (`PATH:LINE`).
 pub fn parse_jsonl(bytes: Vec<u8>, path: &Path) -> Result<Corpus> {
-    let text = decode_text(bytes);
+    let text = decode_lines(bytes);
     let mut corpus = Corpus::default();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -75,8 +94,15 @@ pub fn parse_jsonl(bytes: Vec<u8>, path: &Path) -> Result<Corpus> {
 /// One non-blank line as a document (id: its `"id"`, else `line_no`), or why it is not one.
 pub(super) fn parse_line(line: &str, line_no: usize) -> std::result::Result<Document, LineError> {
     let l = serde_json::from_str::<Line>(line).map_err(|e| LineError::Malformed(e.to_string()))?;
-    let mut labels: Vec<String> = l.labels.into_iter().map(label_string).collect();
-    labels.extend(l.label.map(label_string));
+    let mut labels = l
+        .labels
+        .into_iter()
+        .map(|v| class_name(v, "labels"))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    // `"label": null` is a line without a label, as a line without the field.
+    if let Some(v) = l.label.filter(|v| !v.is_null()) {
+        labels.push(class_name(v, "label")?);
+    }
     if let Some(why) = first_problem(&labels) {
         return Err(LineError::Label(why));
     }

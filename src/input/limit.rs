@@ -40,6 +40,18 @@ pub fn read_bounded(r: impl Read, name: &str) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Why a message of `len` bytes read from a larger file (a message file, an mbox) is
+/// skipped, or `None` when it is within the bound.
+pub(crate) fn over_bound(len: usize) -> Option<String> {
+    let cap = max_document_bytes();
+    (len as u64 > cap).then(|| {
+        format!(
+            "more than {cap} bytes, the most read as one message (--max-document-bytes \
+             raises it)"
+        )
+    })
+}
+
 /// The sentence for an input longer than the bound.
 fn too_long(name: &str, cap: u64) -> String {
     format!(

@@ -16,6 +16,7 @@ pub mod stream;
 mod tsv;
 
 pub(crate) use decode::decode_latin1;
+pub(crate) use decode::decode_lines;
 pub use decode::decode_text;
 pub use dirs::read_dirs;
 pub use jsonl::{parse_jsonl, read_jsonl};

@@ -3,7 +3,7 @@
 //! training, where every document needs a label). An empty label is no label; a label
 //! that breaks [the label rule](super::label_problem) refuses the file, naming the line.
 
-use super::{Corpus, Document, decode_text, label_problem, read_bytes};
+use super::{Corpus, Document, decode_lines, label_problem, read_bytes};
 use crate::{Error, Result};
 use std::path::Path;
 
@@ -15,7 +15,7 @@ pub fn read_tsv(path: &Path) -> Result<Corpus> {
 /// The documents of TSV text held in memory, as [`read_tsv`] reads a file; `path` names
 /// the source in errors.
 pub fn parse_tsv(bytes: Vec<u8>, path: &Path) -> Result<Corpus> {
-    let text = decode_text(bytes);
+    let text = decode_lines(bytes);
     let mut corpus = Corpus::default();
     for (i, line) in text.lines().enumerate() {
         let line = line.strip_suffix('\r').unwrap_or(line);

@@ -118,8 +118,8 @@ pub fn run_online(model: &mut Model, entries: &[IndexEntry]) -> Result<OnlineRun
         let parsed: Vec<std::result::Result<ParsedMessage, String>> = chunk
             .par_iter()
             .map(|e| {
-                let bytes =
-                    crate::input::limit::read_document(&e.path).map_err(|err| err.to_string())?;
+                let bytes = crate::input::limit::read_document(&e.path)
+                    .map_err(|err| crate::input::skip_reason(&e.path, &err).1)?;
                 let label = if e.spam { "spam" } else { "ham" };
                 Ok(parse_message(
                     &bytes,

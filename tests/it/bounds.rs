@@ -541,3 +541,51 @@ fn endless_inputs_stop_at_the_bound_with_a_sentence() {
     assert_eq!(got, Some(1), "{err}");
     assert!(err.contains("more than 5 bytes"), "{err}");
 }
+
+#[test]
+fn a_mail_message_past_the_bound_is_skipped_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, model) = crate::common::corpus_and_filter(dir.path());
+    // The shipped spam messages are each more than 1,000 bytes; an mbox of two of them
+    // skips each message by its number, a file of one message by its name.
+    let one = corpus.join("spam").join("0.eml");
+    let mbox = dir.path().join("two.mbox");
+    let mut text = Vec::new();
+    for f in ["0.eml", "1.eml"] {
+        text.extend(b"From someone@example.com Thu Jan  1 00:00:00 2002\n");
+        text.extend(std::fs::read(corpus.join("spam").join(f)).unwrap());
+        text.extend(b"\n");
+    }
+    std::fs::write(&mbox, &text).unwrap();
+    for (input, ids) in [
+        (&one, vec![one.display().to_string()]),
+        (
+            &mbox,
+            vec![
+                format!("{}#1", mbox.display()),
+                format!("{}#2", mbox.display()),
+            ],
+        ),
+    ] {
+        let err = stderr_of_failure(
+            bin()
+                .args(["classify", "--max-document-bytes", "1000", "-m"])
+                .arg(&model)
+                .arg(input),
+        );
+        for id in ids {
+            assert!(
+                err.contains(&format!("{id}: more than 1000 bytes")),
+                "{id}: {err}"
+            );
+        }
+        assert!(err.contains("no message to classify"), "{err}");
+    }
+    // Within the bound the same message is classified.
+    bin()
+        .args(["classify", "-m"])
+        .arg(&model)
+        .arg(&one)
+        .assert()
+        .code(0);
+}

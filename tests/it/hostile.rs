@@ -1,5 +1,6 @@
 //! Hostile input and faults through the binary: closed pipes, label lines without a
 //! label (in train, eval and vectorize), foreign SVMlight labels, a byte-order mark, a
+//! stray latin-1 byte among UTF-8 lines, a
 //! vocabulary pruned to nothing, a held-out part that leaves nothing to learn or score.
 
 use crate::common::{bin, data, stderr_of_failure, stdout_of};
@@ -222,4 +223,22 @@ fn eval_and_vectorize_refuse_an_unlabelled_line_in_a_labelled_file() {
     stdout_of(bin().args(["vectorize", "-o"]).arg(&out).arg(&ml));
     let rows = std::fs::read_to_string(&out).unwrap();
     assert_eq!(rows.lines().nth(1), Some("0 2:1"), "{rows}");
+}
+
+#[test]
+fn a_stray_latin1_byte_changes_only_its_own_line() {
+    // Twenty UTF-8 spam lines, one ham line holding a latin-1 é.
+    let dir = tempfile::tempdir().unwrap();
+    let mut tsv = "spam\tcafé crème offre spéciale\n".repeat(20).into_bytes();
+    tsv.extend(b"ham\trendez-vous demain midi\nham\tune caf\xE9 lointaine\n");
+    let input = dir.path().join("mixed.tsv");
+    std::fs::write(&input, &tsv).unwrap();
+    let corpus = rosenblatt::input::read_tsv(&input).unwrap();
+    assert_eq!(corpus.docs[0].text, "café crème offre spéciale");
+    assert_eq!(corpus.docs[21].text, "une café lointaine");
+    // Training reads the file as classify's stream reads it: the same words either way.
+    let model = dir.path().join("m.model");
+    stdout_of(bin().args(["train", "-o"]).arg(&model).arg(&input));
+    let words = stdout_of(bin().args(["inspect", "--top", "30", "-m"]).arg(&model));
+    assert!(words.contains("crème") && !words.contains("crã"), "{words}");
 }

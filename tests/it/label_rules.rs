@@ -30,6 +30,13 @@ fn empty_blank_and_control_labels_are_refused_with_file_and_line() {
             r#"{"labels":["x","\u001b[31m"],"text":"a"}"#,
             "control character",
         ),
+        // An array or object is no class name (a number is, as JSON writes it).
+        (
+            r#"{"label":["ham"],"text":"a"}"#,
+            "give several classes as \"labels\"",
+        ),
+        (r#"{"label":{"a":1},"text":"a"}"#, "no class name"),
+        (r#"{"labels":["x",["y"]],"text":"a"}"#, "no class name"),
     ];
     for (line, says) in jsonl {
         let text = format!("{{\"label\":\"x\",\"text\":\"b\"}}\n{line}\n");

@@ -2,7 +2,7 @@
 //! a never-panicking message parser, `train --spam/--ham`, `classify` exit codes and
 //! `--passthrough`, `eval` figures, the TREC online protocol and concurrent `learn`.
 
-use crate::common::{bin, data, stdout_of};
+use crate::common::{bin, data, stderr_of_failure, stdout_of};
 use proptest::prelude::*;
 use rosenblatt::input::Document;
 use rosenblatt::input::mail::{MailRules, parse_message, read_mail};
@@ -447,6 +447,25 @@ fn trec_online_protocol_counts_every_message() {
         .assert()
         .failure()
         .stderr(predicates::str::contains("bad:2"));
+    // An index none of whose messages can be read evaluates nothing and saves nothing.
+    std::fs::write(dir.path().join("gone"), "spam nope1\nham nope2\n").unwrap();
+    let empty = dir.path().join("empty.model");
+    let err = stderr_of_failure(
+        bin()
+            .args(["eval", "--online"])
+            .arg(dir.path().join("gone"))
+            .arg("--save")
+            .arg(&empty),
+    );
+    assert!(
+        err.contains("no message of the index could be read"),
+        "{err}"
+    );
+    // Each missing message is named once, with the reason.
+    let nope = dir.path().join("nope1").display().to_string();
+    assert!(err.contains(&format!("{nope}: No such file")), "{err}");
+    assert!(!err.contains(&format!("{nope}: {nope}")), "{err}");
+    assert!(!empty.exists());
 }
 
 /// 8 processes × 20 `learn`s of one model: every message counts.

@@ -44,14 +44,21 @@ pub fn classes_of_labels(labels: &[String], positive: Option<&str>) -> Result<Ve
 /// The SVMlight label written for each class of a corpus whose classes are `classes`
 /// (ordered as [`crate::training::classes_of`] orders them): `-1`/`+1` for two classes
 /// (the positive one, last, is `+1`); the class names themselves when they are all
-/// numbers; otherwise `1..=k` in class order — numeric labels, as LIBLINEAR, Vowpal
+/// numbers, no two of them the same number; otherwise `1..=k` in class order — numeric labels, as LIBLINEAR, Vowpal
 /// Wabbit and scikit-learn require.
 pub fn class_labels(classes: &[String]) -> Vec<String> {
     if classes.len() == 2 {
         return vec!["-1".into(), "+1".into()];
     }
     if classes.iter().all(|c| numeric(c).is_some()) {
-        return classes.iter().map(|c| normalize_label(c)).collect();
+        let written: Vec<String> = classes.iter().map(|c| normalize_label(c)).collect();
+        // Names that read as one number (`1`, `01`, `1.0`) would merge their classes.
+        let mut distinct = written.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() == written.len() {
+            return written;
+        }
     }
     (1..=classes.len()).map(|i| i.to_string()).collect()
 }

@@ -55,6 +55,9 @@ fn classes_sort_numerically_with_the_positive_last() {
     assert!(classes_of_labels(&l(&["1", "2"]), Some("3")).is_err());
     assert_eq!(class_labels(&l(&["ham", "spam"])), ["-1", "+1"]);
     assert_eq!(class_labels(&l(&["3", "7", "10"])), ["3", "7", "10"]);
+    // Classes whose names read as the same number keep apart.
+    assert_eq!(class_labels(&l(&["01", "1", "2"])), ["1", "2", "3"]);
+    assert_eq!(class_labels(&l(&["1", "1.0", "2"])), ["1", "2", "3"]);
     assert_eq!(class_labels(&l(&["acq", "crude", "earn"])), ["1", "2", "3"]);
 }
 

@@ -157,7 +157,7 @@ fn map_in_order<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send
 /// Reads message files (with their unit numbers) in parallel, keeping their order. A file
 /// holding several envelope-separated messages yields each of them (`FILE#N`).
 fn read_files(files: Vec<(usize, PathBuf)>, label: Option<&str>, rules: &MailRules) -> MailCorpus {
-    type Read = std::result::Result<(usize, Vec<ParsedMessage>), (String, String)>;
+    type Read = std::result::Result<(usize, Vec<Parsed>), (String, String)>;
     let read = |(k, f): &(usize, PathBuf)| -> Read {
         let bytes = crate::input::limit::read_corpus_file(f)
             .map_err(|e| crate::input::skip_reason(f, &e))?;
@@ -167,33 +167,46 @@ fn read_files(files: Vec<(usize, PathBuf)>, label: Option<&str>, rules: &MailRul
     let mut out = MailCorpus::default();
     for r in results {
         match r {
-            Ok((k, msgs)) => msgs.into_iter().for_each(|m| out.push(m, k)),
+            Ok((k, msgs)) => {
+                for m in msgs {
+                    match m {
+                        Ok(m) => out.push(m, k),
+                        Err(s) => out.corpus.skipped.push(s),
+                    }
+                }
+            }
             Err(s) => out.corpus.skipped.push(s),
         }
     }
     out
 }
 
-fn split_file(
-    bytes: &[u8],
-    f: &Path,
-    label: Option<&str>,
-    rules: &MailRules,
-) -> Vec<ParsedMessage> {
+/// A message parsed, or skipped (id, reason): one past the bound on a message's size.
+type Parsed = std::result::Result<ParsedMessage, (String, String)>;
+
+/// `raw` parsed as the message `id`, unless it is longer than the bound.
+fn parse_bounded(raw: &[u8], id: String, label: Option<&str>, rules: &MailRules) -> Parsed {
+    match crate::input::limit::over_bound(raw.len()) {
+        Some(why) => Err((id, why)),
+        None => Ok(parse_message(raw, id, label, rules)),
+    }
+}
+
+fn split_file(bytes: &[u8], f: &Path, label: Option<&str>, rules: &MailRules) -> Vec<Parsed> {
     let name = f.display().to_string();
     if !starts_with_envelope(bytes) {
-        return vec![parse_message(bytes, name, label, rules)];
+        return vec![parse_bounded(bytes, name, label, rules)];
     }
     let msgs: Vec<MboxMessage> = MboxReader::new(bytes)
         .map_while(std::io::Result::ok)
         .collect();
     if msgs.len() <= 1 {
         let body = msgs.into_iter().next().map(|m| m.bytes).unwrap_or_default();
-        return vec![parse_message(&body, name, label, rules)];
+        return vec![parse_bounded(&body, name, label, rules)];
     }
     msgs.iter()
         .enumerate()
-        .map(|(i, m)| parse_message(&m.bytes, format!("{name}#{}", i + 1), label, rules))
+        .map(|(i, m)| parse_bounded(&m.bytes, format!("{name}#{}", i + 1), label, rules))
         .collect()
 }
 
@@ -233,6 +246,10 @@ fn read_mbox(
                 if !share.takes(*next - 1) {
                     continue;
                 }
+                if let Some(why) = crate::input::limit::over_bound(m.bytes.len()) {
+                    out.corpus.skipped.push((format!("{name}#{n}"), why));
+                    continue;
+                }
                 batch.push((n, *next - 1, m.bytes));
                 if batch.len() == BATCH {
                     flush(&mut batch, &mut out, false);
@@ -247,6 +264,13 @@ fn read_mbox(
         }
     }
     flush(&mut batch, &mut out, n == 1);
+    if n == 1 {
+        // A file of one message is called by its name, skipped or not.
+        let first = format!("{name}#1");
+        for s in out.corpus.skipped.iter_mut().filter(|s| s.0 == first) {
+            s.0.clone_from(&name);
+        }
+    }
     Ok(out)
 }
 

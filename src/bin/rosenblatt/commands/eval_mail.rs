@@ -138,6 +138,13 @@ pub fn online(
     drop(phase);
     crate::report::skipped(&run.skipped);
     crate::report::unparsed(&run.unparsed);
+    if run.scores.is_empty() {
+        bail!(
+            "{}: no message of the index could be read (see above); nothing was evaluated{}",
+            index.display(),
+            if save.is_some() { " or saved" } else { "" }
+        );
+    }
     if let Some(save) = save {
         crate::model_lock::save(&model, save)?;
     }

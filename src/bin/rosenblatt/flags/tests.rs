@@ -55,6 +55,10 @@ fn every_flag_rule_is_refused_with_its_sentence() {
             "--split applies to --format reuters only",
         ),
         (
+            "train -o m --spam s --ham h --positive ham".into(),
+            "a spam filter's positive class is spam",
+        ),
+        (
             "train -o m --spam s".into(),
             "a spam filter learns from both",
         ),

@@ -283,6 +283,12 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         if a.mail.spam.is_empty() || a.mail.ham.is_empty() {
             bail!("a spam filter learns from both: give --spam PATH... and --ham PATH...");
         }
+        if a.positive.as_deref().is_some_and(|p| p != "spam") {
+            bail!(
+                "a spam filter's positive class is spam (its P(spam) > 0.9 decision keeps \
+                 wanted mail safe); leave out --positive"
+            );
+        }
         Source::Mail(a.mail.plan())
     } else if inputs::is_svm(&a.corpus.inputs, a.corpus.input.format, Format::detect)? {
         if a.vocab.is_set() {
