@@ -216,10 +216,11 @@ fn add_header(raw: &[u8], name: &str, value: &str) -> Vec<u8> {
         lines.next();
     }
     let is_blank = |l: &[u8]| l.iter().all(|&b| b == b'\r' || b == b'\n');
+    // Our field, in any case, with spaces or tabs before its ':' (the obsolete syntax).
     let is_ours = |l: &[u8]| {
         l.len() > name.len()
             && l[..name.len()].eq_ignore_ascii_case(name.as_bytes())
-            && l[name.len()] == b':'
+            && l[name.len()..].iter().find(|&&b| b != b' ' && b != b'\t') == Some(&b':')
     };
     // A header field line: a name of printable characters but ':', then ':' (after
     // spaces or tabs, as the obsolete syntax allows).
@@ -312,6 +313,11 @@ mod tests {
         assert_eq!(
             add("Subject : hi\nTo: a@b\n\nbody\n"),
             "Subject : hi\nTo: a@b\nX-Rosenblatt: spam; score=1.5\n\nbody\n"
+        );
+        // A forgery in that form goes too; a longer name that starts with ours stays.
+        assert_eq!(
+            add("X-Rosenblatt \t: ham\nX-Rosenblatt-Seen: 1\n\nbody\n"),
+            "X-Rosenblatt-Seen: 1\nX-Rosenblatt: spam; score=1.5\n\nbody\n"
         );
         // A header and no body.
         assert_eq!(

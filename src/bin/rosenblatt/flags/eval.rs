@@ -179,10 +179,17 @@ pub fn plan(a: EvalArgs) -> Result<EvalPlan> {
         bail!("{}", inputs::NOT_SVM);
     }
     if m.filter.is_set() && (m.online.is_none() || a.model.is_some()) {
+        if m.filter.threshold.is_some() && !m.filter.is_set_without_threshold() {
+            bail!(
+                "--threshold sets where an empty --online filter decides; a saved model \
+                 decides where it was trained to (train --threshold T); eval's ROC AUC and \
+                 --plot's ROC curve cover every threshold"
+            );
+        }
         bail!(
-            "--learner, --margin, --pa-c, --eta, --rate, --normalize and the feature flags \
-             describe an empty filter for --online; a filter read with --model learns and \
-             reads mail as it records"
+            "--learner, --margin, --pa-c, --eta, --rate, --normalize, --threshold and the \
+             feature flags describe an empty filter for --online; a filter read with --model \
+             learns and reads mail as it records"
         );
     }
     if m.block == Some(0) {

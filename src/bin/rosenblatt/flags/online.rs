@@ -77,13 +77,17 @@ pub struct OnlineArgs {
 impl OnlineArgs {
     /// Whether any of them was given.
     pub fn is_set(&self) -> bool {
+        self.threshold.is_some() || self.is_set_without_threshold()
+    }
+
+    /// Whether any of them but `--threshold` was given.
+    pub fn is_set_without_threshold(&self) -> bool {
         self.rule.is_some()
             || self.margin.is_some()
             || self.pa_c.is_some()
             || self.eta.is_some()
             || self.rate.is_some()
             || self.normalize.is_some()
-            || self.threshold.is_some()
             || self.features.is_set()
     }
 
