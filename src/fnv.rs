@@ -1,8 +1,9 @@
 //! FNV-1a, 64 bits: the checksum of model payloads and the hash of hashed features. A
-//! leaf: it knows nothing of the rest of the crate.
+//! leaf: it knows nothing of the rest of the crate. Public so that other files of the
+//! project's own (the Python package's pickled vectorizers) carry the same checksum.
 
-/// FNV-1a of `bytes`.
-pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+/// FNV-1a of `bytes`: stable across releases and platforms, unlike std's hashers.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         h ^= u64::from(b);

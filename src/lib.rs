@@ -53,7 +53,7 @@ pub mod error;
 pub mod eval;
 pub mod experiment;
 pub mod features;
-mod fnv;
+pub mod fnv;
 pub mod incremental;
 pub mod input;
 pub mod learn;

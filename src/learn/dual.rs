@@ -114,6 +114,7 @@ impl Checked<KernelPerceptron> {
         mut observer: impl FnMut(DualUpdate),
     ) -> Result<Fitted<KernelModel>> {
         check_binary(x, y)?;
+        check_kernel_range(x, self.kernel)?;
         // Refused before the Gram index, whose size follows the rows and their width.
         let estimate = self.estimate_rows(x);
         self.refuse_over_budget(&estimate)?;
@@ -214,6 +215,30 @@ impl Checked<KernelPerceptron> {
     }
 }
 
+/// Refuses rows on which the kernel overflows `f32`: a polynomial kernel is at most
+/// (‖x‖² + c)^d over the rows (Cauchy–Schwarz), and sums of n such values must stay
+/// finite, or scores turn to ±∞ and NaN and every prediction to one class.
+fn check_kernel_range<X: SparseRows>(x: &X, kernel: Kernel) -> Result<()> {
+    let Kernel::Polynomial { degree, coef0 } = kernel else {
+        return Ok(());
+    };
+    let longest = (0..x.n_rows())
+        .map(|i| f64::from(crate::features::ops::nrm2_sq(x.row(i))))
+        .fold(0.0, f64::max);
+    let largest = (longest + f64::from(coef0)).powi(degree as i32);
+    let room = f64::from(f32::MAX) / (x.n_rows().max(1) as f64);
+    if largest.is_nan() || largest > room {
+        return Err(crate::Error::Data(format!(
+            "the polynomial kernel overflows on these rows: (‖x‖² + {coef0})^{degree} reaches \
+             {largest:.3e} on the longest row (‖x‖² = {longest}), past what scores over \
+             {} rows hold; scale the rows (l2 normalization, or values within [0, 1]) or \
+             lower the degree",
+            x.n_rows()
+        )));
+    }
+    Ok(())
+}
+
 impl Learner for Checked<KernelPerceptron> {
     type Model = KernelModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<KernelModel>> {
@@ -299,6 +324,27 @@ mod tests {
 
     fn checked(p: KernelPerceptron) -> Checked<KernelPerceptron> {
         p.check().unwrap()
+    }
+
+    #[test]
+    fn a_polynomial_kernel_that_overflows_f32_is_refused() {
+        // (30² + 1)^16 ≈ 1.9e47 is past f32: scores would be ±∞ and NaN.
+        let x = real_from_dense(&[vec![30., 0.], vec![0., 30.], vec![30., 10.], vec![10., 30.]]);
+        let y = vec![1, -1, 1, -1];
+        let poly = |degree| Kernel::Polynomial { degree, coef0: 1.0 };
+        let err = checked(dual(poly(16), Averaging::None))
+            .fit(&x, &y)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("overflows") && err.contains("scale the rows"),
+            "{err}"
+        );
+        // Degree 2 stays finite and separates them.
+        let fit = checked(dual(poly(2), Averaging::None)).fit(&x, &y).unwrap();
+        for (i, &l) in y.iter().enumerate() {
+            assert_eq!(fit.model.score(x.row(i)) > 0.0, l > 0);
+        }
     }
 
     #[test]

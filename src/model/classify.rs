@@ -3,8 +3,10 @@
 //! mail filter parses the text as a message under its recorded rules).
 
 use super::{FeatureSpace, Model};
+use crate::SparseRows;
 use crate::features::vectorize;
 use crate::input::Document;
+use crate::learn::Predictor;
 use crate::{Error, Result};
 use rayon::prelude::*;
 
@@ -93,21 +95,83 @@ impl Model {
 
     /// Decisions for documents already read.
     pub fn classify_documents(&self, docs: &[Document]) -> Result<Vec<Decision>> {
+        let x = self.text_rows(docs)?;
+        Ok(self
+            .decide_rows(&x)
+            .into_iter()
+            .map(|d| self.decision(d.class, d.score))
+            .collect())
+    }
+
+    /// Every label the model gives each text, best first: a multi-label model's whole
+    /// label set (each label's probability where its scorer has one, else its score), as
+    /// `rosenblatt classify` prints it, where [`Model::classify_batch`] gives the best
+    /// label only; one label, as `classify_batch` gives it, for other models.
+    ///
+    /// ```
+    /// use rosenblatt::{Document, Model, TrainConfig};
+    ///
+    /// let doc = |labels: &[&str], text: &str| Document {
+    ///     text: text.into(),
+    ///     labels: labels.iter().map(|l| l.to_string()).collect(),
+    ///     ..Default::default()
+    /// };
+    /// let docs: Vec<Document> = (0..10)
+    ///     .flat_map(|_| {
+    ///         [
+    ///             doc(&["fruit"], "apple banana"),
+    ///             doc(&["pet"], "dog cat"),
+    ///             doc(&["fruit", "pet"], "apple dog"),
+    ///         ]
+    ///     })
+    ///     .collect();
+    /// let model = Model::fit(&docs, &TrainConfig::default())?;
+    /// let mut labels: Vec<String> = model.labels_batch(&["apple dog"])?.remove(0)
+    ///     .into_iter()
+    ///     .map(|d| d.label)
+    ///     .collect();
+    /// labels.sort();
+    /// assert_eq!(labels, ["fruit", "pet"]);
+    /// # Ok::<(), rosenblatt::Error>(())
+    /// ```
+    pub fn labels_batch<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Result<Vec<Vec<Decision>>> {
+        let docs: Vec<Document> = texts
+            .par_iter()
+            .map(|t| self.document(t.as_ref().as_bytes()))
+            .collect();
+        let x = self.text_rows(&docs)?;
+        if !matches!(self.predictor, Predictor::MultiLabel(_)) {
+            let one = self.decide_rows(&x).into_iter();
+            return Ok(one.map(|d| vec![self.decision(d.class, d.score)]).collect());
+        }
+        let x = self.geometry.apply(&x);
+        Ok((0..x.n_rows())
+            .into_par_iter()
+            .map(|i| {
+                let labels = self.predictor.labels(x.row(i)).into_iter();
+                labels.map(|(c, s)| self.decision(c, s)).collect()
+            })
+            .collect())
+    }
+
+    /// The decision of class `c` at `score`.
+    fn decision(&self, c: usize, score: f32) -> Decision {
+        Decision {
+            label: self.classes[c].clone(),
+            score,
+        }
+    }
+
+    /// Documents as rows over the vocabulary; a model of feature vectors has no words
+    /// to read them with.
+    fn text_rows(&self, docs: &[Document]) -> Result<crate::features::BinaryMatrix> {
         if let FeatureSpace::Indexed { n_features } = self.features {
             return Err(Error::Data(format!(
                 "this model was trained on feature vectors ({n_features} features, SVMlight), \
                  not on text: it scores rows, not strings"
             )));
         }
-        let x = vectorize(&self.analyzer, &self.vocab, docs).matrix;
-        Ok(self
-            .decide_rows(&x)
-            .into_iter()
-            .map(|d| Decision {
-                label: self.classes[d.class].clone(),
-                score: d.score,
-            })
-            .collect())
+        Ok(vectorize(&self.analyzer, &self.vocab, docs).matrix)
     }
 
     /// A text as the model's training documents were read: parsed as a mail message by

@@ -21,7 +21,7 @@ use rosenblatt::model::{FeatureSpace, Metadata, ModelParts, Predictor};
 use rosenblatt::pipeline::{decide_labels, fit_label_sets, fit_rows};
 use rosenblatt::training::check_width;
 use rosenblatt::{Model, SparseRows, TrainConfig};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A fitted model, with the class names its file records (an estimator's classes as
 /// text, or the command line's class names).
@@ -80,7 +80,16 @@ impl NativeModel {
                         m.logits(row, &mut z);
                         z
                     }
-                    Predictor::MultiLabel(m) => m.scorer.scores(row),
+                    // Logits, as for a softmax model (the scorer's own scores are its
+                    // probabilities), so that decision_function agrees with coef_.
+                    Predictor::MultiLabel(m) => match &m.scorer {
+                        LabelScorer::Softmax(s) => {
+                            let mut z = vec![0.0; k];
+                            s.logits(row, &mut z);
+                            z
+                        }
+                        LabelScorer::OneVsRest(_) => m.scorer.scores(row),
+                    },
                 }
             })
             .collect();
@@ -453,6 +462,16 @@ impl NativeModel {
         Ok(d.into_iter().map(|d| (d.label, d.score)).collect())
     }
 
+    /// Every label each text gets, best first (a multi-label model's label set).
+    fn labels(&self, py: Python<'_>, texts: Vec<String>) -> PyResult<Vec<Vec<(String, f32)>>> {
+        let d = py
+            .detach(|| self.model.labels_batch(&texts))
+            .map_err(to_py)?;
+        Ok(d.into_iter()
+            .map(|ls| ls.into_iter().map(|d| (d.label, d.score)).collect())
+            .collect())
+    }
+
     /// Classifies raw messages (RFC 822 bytes) under the model's mail rules.
     fn classify_mail(
         &self,
@@ -488,12 +507,12 @@ impl NativeModel {
 
     /// A model file saved by `rosenblatt train`, `learn` or `eval --online --save`.
     #[staticmethod]
-    fn load(path: &str) -> PyResult<NativeModel> {
+    fn load(path: PathBuf) -> PyResult<NativeModel> {
         Model::load(path).map(NativeModel::wrap).map_err(to_py)
     }
 
     /// Writes the model file atomically.
-    fn save(&self, path: &str) -> PyResult<()> {
+    fn save(&self, path: PathBuf) -> PyResult<()> {
         self.model.save(path).map_err(to_py)
     }
 }

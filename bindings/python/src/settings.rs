@@ -16,9 +16,26 @@ fn get<'py, T: for<'a> FromPyObject<'a, 'py>>(
     key: &str,
 ) -> PyResult<Option<T>> {
     match p.get_item(key)? {
-        Some(v) if !v.is_none() => v.extract().map(Some).map_err(|_| {
-            PyValueError::new_err(format!("{key} has a value of the wrong type: {v}"))
-        }),
+        Some(v) if !v.is_none() => {
+            // Constants are 32-bit floats inside: a nonzero value that would round to 0
+            // or to ∞ there is refused as given, not reported as 0 or inf later.
+            if let Ok(f) = v.cast::<pyo3::types::PyFloat>() {
+                let f = f.value();
+                let a = f.abs();
+                if f.is_finite()
+                    && a != 0.0
+                    && !(f64::from(f32::MIN_POSITIVE)..=f64::from(f32::MAX)).contains(&a)
+                {
+                    return Err(PyValueError::new_err(format!(
+                        "{key}={f} is outside what a 32-bit float holds (about 1.2e-38 to \
+                         3.4e38 in size), as the model keeps its constants"
+                    )));
+                }
+            }
+            v.extract().map(Some).map_err(|_| {
+                PyValueError::new_err(format!("{key} has a value of the wrong type: {v}"))
+            })
+        }
         _ => Ok(None),
     }
 }

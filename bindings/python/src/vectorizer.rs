@@ -81,6 +81,14 @@ impl NativeVectorizer {
     }
 }
 
+/// The first bytes of a pickled vectorizer's state.
+const PICKLE_MAGIC: &[u8; 8] = b"RBVECT\x00\x01";
+/// Magic and checksum.
+const PICKLE_HEADER: usize = 16;
+/// The most a pickled vectorizer's payload may ask to allocate (1 GiB): a damaged length
+/// is refused by bincode before the allocation it claims.
+const PICKLE_LIMIT: usize = 1 << 30;
+
 #[pymethods]
 impl NativeVectorizer {
     /// An unfitted vectorizer: UAX #29 words (and/or runs of `chars` characters),
@@ -197,20 +205,45 @@ impl NativeVectorizer {
             .collect()
     }
 
-    /// The fitted state as bytes, for pickling.
+    /// The fitted state as bytes, for pickling: [`PICKLE_MAGIC`], the FNV-1a checksum of
+    /// the payload (little-endian), then the payload.
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let b = bincode::serde::encode_to_vec(self, bincode::config::standard())
+        let payload = bincode::serde::encode_to_vec(self, bincode::config::standard())
             .map_err(|e| PyValueError::new_err(format!("cannot encode the vectorizer: {e}")))?;
+        let mut b = Vec::with_capacity(PICKLE_HEADER + payload.len());
+        b.extend_from_slice(PICKLE_MAGIC);
+        b.extend_from_slice(&rosenblatt::fnv::fnv1a(&payload).to_le_bytes());
+        b.extend_from_slice(&payload);
         Ok(PyBytes::new(py, &b))
     }
 
-    /// A vectorizer from `to_bytes`'s bytes.
+    /// A vectorizer from `to_bytes`'s bytes; damaged bytes (a wrong checksum, a length
+    /// past what the bytes hold) are a ValueError, never an allocation of what they claim.
     #[staticmethod]
     fn from_bytes(bytes: &[u8]) -> PyResult<Self> {
-        let (v, _): (NativeVectorizer, usize) =
-            bincode::serde::decode_from_slice(bytes, bincode::config::standard()).map_err(|e| {
-                PyValueError::new_err(format!("not a pickled rosenblatt vectorizer: {e}"))
-            })?;
+        let bad = |why: String| {
+            PyValueError::new_err(format!("not a pickled rosenblatt vectorizer: {why}"))
+        };
+        let payload = match bytes.strip_prefix(PICKLE_MAGIC) {
+            Some(rest) if rest.len() >= 8 => {
+                let (sum, payload) = rest.split_at(8);
+                if u64::from_le_bytes(sum.try_into().expect("8 bytes"))
+                    != rosenblatt::fnv::fnv1a(payload)
+                {
+                    return Err(bad("its checksum does not match (damaged)".into()));
+                }
+                payload
+            }
+            Some(_) => return Err(bad("cut short".into())),
+            // Pickles written before the checksum: the payload alone.
+            None => bytes,
+        };
+        let config = bincode::config::standard().with_limit::<PICKLE_LIMIT>();
+        let (v, used): (NativeVectorizer, usize) =
+            bincode::serde::decode_from_slice(payload, config).map_err(|e| bad(e.to_string()))?;
+        if used != payload.len() {
+            return Err(bad(format!("{} bytes past its end", payload.len() - used)));
+        }
         Ok(v)
     }
 }

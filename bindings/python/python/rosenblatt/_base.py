@@ -3,6 +3,7 @@ the native model, multi-label targets, partial_fit and pickling through the mode
 format."""
 
 import numbers
+import os
 import warnings
 
 import numpy as np
@@ -88,6 +89,16 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(
                     "a 2-D y must be a label indicator matrix of 0 and 1 (multi-label), "
                     f"got {type_of_target(y)} with values {np.unique(y)[:5]!r}"
+                )
+            if y.shape[0] < 2:
+                raise ValueError(
+                    f"a multi-label fit needs at least 2 samples (its thresholds are chosen "
+                    f"on held-out folds), got {y.shape[0]}"
+                )
+            if not y.any():
+                raise ValueError(
+                    "the label indicator y has no 1 at all: no sample carries a label, so "
+                    "there is nothing to learn"
                 )
             return np.ascontiguousarray(y, dtype=np.int8), np.arange(y.shape[1]), True
         check_classification_targets(y)
@@ -196,7 +207,7 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
         """Writes the fitted model as a rosenblatt model file (atomically), readable by
         ``rosenblatt inspect`` and ``rosenblatt.load``."""
         check_is_fitted(self)
-        self._native.save(str(path))
+        self._native.save(os.fsdecode(os.fspath(path)))
 
     # -- pickling --------------------------------------------------------------------
 

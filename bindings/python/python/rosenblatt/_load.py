@@ -72,13 +72,35 @@ class Model:
 
     def classify(self, texts):
         """The decision for one text (str or bytes), or a list of decisions for an
-        iterable of texts. A mail filter reads each text as a message."""
+        iterable of texts. A mail filter reads each text as a message. A multi-label
+        model's decision is its best label; ``labels`` gives the whole set."""
         if self.reads_mail:
             return self.classify_mail(texts)
         one = isinstance(texts, (str, *_BYTES))
         batch = [_as_text(t) for t in ([texts] if one else texts)]
-        out = [Decision(*d) for d in self._native.classify(batch)]
+        out = [Decision(*d) for d in self._named(self._native.classify, batch)]
         return out[0] if one else out
+
+    def labels(self, texts):
+        """Every label one text (str or bytes) gets, best first, as decisions: a
+        multi-label model's label set, as ``rosenblatt classify`` prints it (each score
+        a probability where the model has one); the one decision of ``classify`` for
+        other models. A list of such lists for an iterable of texts."""
+        one = isinstance(texts, (str, *_BYTES))
+        if self.reads_mail:
+            # A mail filter has two classes: one label, read from the raw bytes.
+            d = self.classify_mail(texts)
+            return [d] if one else [[x] for x in d]
+        batch = [_as_text(t) for t in ([texts] if one else texts)]
+        out = [[Decision(*d) for d in ls] for ls in self._named(self._native.labels, batch)]
+        return out[0] if one else out
+
+    def _named(self, native, batch):
+        """``native(batch)``, its ValueErrors naming the model file (what they are about)."""
+        try:
+            return native(batch)
+        except ValueError as e:
+            raise ValueError(f"{os.fspath(self.path)}: {e}") from None
 
     def classify_mail(self, messages):
         """The decision for one raw message (bytes or str, RFC 822), or a list of
@@ -99,6 +121,8 @@ class Model:
         if self._native.probability([0.0]) is None:
             k = len(self.classes)
             why = (f"a model of {k} classes gives no probability" if k != 2 else
+                   "a multi-label model gives a probability per label: see labels()"
+                   if self._native.kind().startswith("multilabel") else
                    "this model holds no calibration (a kernel model, a class of fewer than two "
                    "documents, a file written before calibrations were recorded, or one "
                    "trained over processes)")
@@ -115,4 +139,5 @@ class Model:
 def load(path):
     """Opens a model file saved by ``rosenblatt train`` (or a spam filter). A truncated,
     damaged or foreign file is refused with a ValueError that names it."""
-    return Model(NativeModel.load(os.fsdecode(os.fspath(path))), path)
+    path = os.fsdecode(os.fspath(path))
+    return Model(NativeModel.load(path), path)

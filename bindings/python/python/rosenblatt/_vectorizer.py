@@ -99,6 +99,11 @@ class Vectorizer(TransformerMixin, BaseEstimator):
             raise ValueError(
                 f"max_features must be a positive integer or None, got {self.max_features!r}"
             )
+        if self.hash_bits > 0 and (self.min_df > 1 or self.max_features is not None):
+            raise ValueError(
+                "min_df and max_features prune a vocabulary, and hash_bits > 0 keeps none: "
+                "give one or the other"
+            )
         for name in ("lowercase", "words"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
