@@ -83,7 +83,7 @@ impl Store {
             std::fs::remove_dir_all(&tmp).map_err(|e| Error::io(&tmp, e))?;
         }
         std::fs::create_dir(&tmp).map_err(|e| Error::io(&tmp, e))?;
-        let written = write(&tmp, model, m, header_of(model, m, logistic));
+        let written = write(&tmp, path, model, m, header_of(model, m, logistic));
         if let Err(e) = written {
             let _ = std::fs::remove_dir_all(&tmp);
             return Err(e);
@@ -178,10 +178,10 @@ impl Store {
 }
 
 /// Writes the header and every feature of `model` into a new environment at `dir`,
-/// flushed to the disk before it returns.
-fn write(dir: &Path, model: &Model, m: &LinearModel, header: Header) -> Result<()> {
+/// flushed to the disk before it returns; errors name the store being made, `name`.
+fn write(dir: &Path, name: &Path, model: &Model, m: &LinearModel, header: Header) -> Result<()> {
     let env = open_env(dir, super::Access::Write, Some(super::FIRST_MAP_BYTES))?;
-    let lmdb = |e| lmdb_error(dir, e);
+    let lmdb = |e| lmdb_error(name, e);
     let vocab = model.vocab();
     let sums = model
         .online()
@@ -205,7 +205,7 @@ fn write(dir: &Path, model: &Model, m: &LinearModel, header: Header) -> Result<(
     let mut needed = records.len() * 48 + (1 << 20);
     loop {
         let room = super::make_room(&env, needed).map_err(lmdb)?;
-        match fill(&env, dir, vocab, &records, &header) {
+        match fill(&env, name, vocab, &records, &header) {
             Err(e) if super::is_full(&e) && room => needed = needed.saturating_mul(2),
             r => break r?,
         }
@@ -218,12 +218,12 @@ fn write(dir: &Path, model: &Model, m: &LinearModel, header: Header) -> Result<(
 /// Writes the header and `records` in one transaction.
 fn fill(
     env: &heed::Env,
-    dir: &Path,
+    name: &Path,
     vocab: &Vocabulary,
     records: &[Record],
     header: &Header,
 ) -> Result<()> {
-    let lmdb = |e| lmdb_error(dir, e);
+    let lmdb = |e| lmdb_error(name, e);
     let _maps = super::hold_maps();
     let mut txn = env.write_txn().map_err(lmdb)?;
     let meta = env

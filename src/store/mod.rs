@@ -265,7 +265,33 @@ fn make_room(env: &Env, needed: usize) -> heed::Result<bool> {
         // SAFETY: no transaction of this process is open: the guard is held alone.
         unsafe { env.resize(map)? };
     }
+    reserve_disk(env, used.saturating_add(needed).min(map))?;
     Ok(used.saturating_add(needed) <= map)
+}
+
+/// Gives the data file disk blocks for its first `bytes` before a transaction writes
+/// them through the map: the file is sparse, and a page written through `WRITE_MAP` where
+/// the disk has no block left kills the process with SIGBUS instead of returning an
+/// error. Reserved, a full disk is the error "No space left on device" naming the store.
+#[cfg(unix)]
+fn reserve_disk(env: &Env, bytes: usize) -> heed::Result<()> {
+    use std::os::fd::AsRawFd;
+    let data = std::fs::OpenOptions::new()
+        .write(true)
+        .open(env.path().join("data.mdb"))?;
+    let len = libc::off_t::try_from(bytes).unwrap_or(libc::off_t::MAX);
+    // SAFETY: the descriptor is open for writing for the whole call.
+    match unsafe { libc::posix_fallocate(data.as_raw_fd(), 0, len) } {
+        0 => Ok(()),
+        // A file system without fallocate (some network ones) is left as it was.
+        libc::EOPNOTSUPP | libc::EINVAL => Ok(()),
+        err => Err(heed::Error::Io(std::io::Error::from_raw_os_error(err))),
+    }
+}
+
+#[cfg(not(unix))]
+fn reserve_disk(_: &Env, _: usize) -> heed::Result<()> {
+    Ok(())
 }
 
 /// The guard held alone, once the transactions of this process's other threads have

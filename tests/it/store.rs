@@ -285,3 +285,77 @@ unsafe fn libc_kill(pid: i32) {
     }
     unsafe { kill(pid, 9) };
 }
+
+/// A small file system mounted for one test and unmounted however it ends.
+struct SmallDisk(PathBuf);
+
+impl SmallDisk {
+    /// A tmpfs of `size` at `dir`, or `None` (with a note) where mounting needs a root
+    /// this run does not have.
+    fn mount(dir: &Path, size: &str) -> Option<SmallDisk> {
+        std::fs::create_dir_all(dir).unwrap();
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            eprintln!("note: skipped: mounting a small tmpfs needs root");
+        }
+        ok.then(|| SmallDisk(dir.to_path_buf()))
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_disk_under_a_store_is_an_error_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, model) = corpus_and_filter(dir.path());
+    // Too small for the store: convert says so, and leaves nothing behind.
+    let Some(tiny) = SmallDisk::mount(&dir.path().join("tiny"), "100k") else {
+        return;
+    };
+    let out = exe()
+        .arg("convert")
+        .arg(&model)
+        .arg(tiny.0.join("s.store"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    assert!(
+        err.contains("s.store: "),
+        "names the store, not its temporary: {err}"
+    );
+    assert_eq!(std::fs::read_dir(&tiny.0).unwrap().count(), 0);
+    drop(tiny);
+    // A store that fits, then a disk filled by something else: learn fails with a
+    // sentence and the store still classifies as before.
+    let Some(small) = SmallDisk::mount(&dir.path().join("small"), "3m") else {
+        return;
+    };
+    let store = small.0.join("s.store");
+    stdout_of(bin().arg("convert").arg(&model).arg(&store));
+    let message = corpus.join("spam").join("0.eml");
+    let before = stdout_of(bin().args(["classify", "-m"]).arg(&store).arg(&message));
+    let free = vec![0u8; 4 << 20];
+    let _ = std::fs::write(small.0.join("fill"), &free);
+    let out = exe()
+        .args(["learn", "--ham", "-m"])
+        .arg(&store)
+        .arg(corpus.join("spam"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    let after = stdout_of(bin().args(["classify", "-m"]).arg(&store).arg(&message));
+    assert_eq!(before, after);
+}
