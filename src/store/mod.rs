@@ -17,7 +17,8 @@
 //! map in place (`WRITE_MAP`: no copy of each touched page on the heap, no write call per
 //! page), so LMDB keeps the data file as long as the map; the map starts small and doubles
 //! before a transaction that could fill it, so the file stays within about twice the data
-//! it holds. Readers unmap the store's pages as they go (`resident`), so a process's
+//! it holds. The blocks a transaction may write are reserved on the disk first
+//! (`posix_fallocate`), so a full disk is an error rather than a SIGBUS. Readers unmap the store's pages as they go (`resident`), so a process's
 //! memory does not grow with the store.
 //!
 //! Any two-class linear text model can be kept so: [`Store::create`] writes a model as a
