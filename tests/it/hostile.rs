@@ -242,3 +242,25 @@ fn a_stray_latin1_byte_changes_only_its_own_line() {
     let words = stdout_of(bin().args(["inspect", "--top", "30", "-m"]).arg(&model));
     assert!(words.contains("crème") && !words.contains("crã"), "{words}");
 }
+
+#[test]
+fn ids_with_tabs_or_line_ends_keep_classify_lines_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = tiny_model(dir.path());
+    let docs = dir.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    for name in ["a\tb", "c\nd", "e\\f"] {
+        std::fs::write(docs.join(name), "free prize now").unwrap();
+    }
+    let out = stdout_of(bin().args(["classify", "-m"]).arg(&model).arg(&docs));
+    let mut ids: Vec<&str> = out
+        .lines()
+        .map(|l| {
+            let fields: Vec<&str> = l.split('\t').collect();
+            assert_eq!(fields.len(), 3, "{l:?}");
+            fields[0].rsplit('/').next().unwrap()
+        })
+        .collect();
+    ids.sort();
+    assert_eq!(ids, ["a\\tb", "c\\nd", "e\\\\f"]);
+}

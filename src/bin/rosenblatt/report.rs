@@ -240,7 +240,13 @@ pub fn labels(
     match format {
         OutputFormat::Tsv => {
             let s: Vec<String> = scores.iter().map(f32::to_string).collect();
-            writeln!(out, "{id}\t{}\t{}", names.join(","), s.join(","))
+            writeln!(
+                out,
+                "{}\t{}\t{}",
+                tsv_field(id),
+                names.join(","),
+                s.join(",")
+            )
         }
         OutputFormat::Jsonl => {
             let mut v = serde_json::json!({
@@ -258,6 +264,26 @@ pub fn labels(
             writeln!(out, "{v}")
         }
     }
+}
+
+/// `s` as one field of a tab-separated line: a backslash, tab, line feed or carriage
+/// return (a file named so, a JSONL id) is written as `\\`, `\t`, `\n` or `\r`, so every
+/// line keeps its three fields and an id reads back unchanged.
+pub fn tsv_field(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains(['\\', '\t', '\n', '\r']) {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    out.into()
 }
 
 /// Support vectors and kernel of a model's kernel perceptrons (summed over one-vs-rest

@@ -186,7 +186,7 @@ pub fn line(
 ) -> String {
     let (v, _) = verdict(a, classes, d, probability);
     match a.output {
-        OutputFormat::Tsv => format!("{id}\t{v}\t{}", d.score),
+        OutputFormat::Tsv => format!("{}\t{v}\t{}", crate::report::tsv_field(id), d.score),
         OutputFormat::Jsonl => {
             let mut o = serde_json::json!({"id": id, "label": v, "score": d.score});
             if let Some(p) = probability {
