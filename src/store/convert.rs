@@ -28,6 +28,14 @@ fn linear(model: &Model) -> std::result::Result<(&LinearModel, bool), &'static s
     }
 }
 
+impl Store {
+    /// Why `model` cannot be kept as a store, or `None` when it can: a caller names the
+    /// model's own file with it before [`Store::create`] names the store's.
+    pub fn refusal(model: &Model) -> Option<&'static str> {
+        linear(model).err()
+    }
+}
+
 /// The header of `model`: all of it but its per-feature values.
 fn header_of(model: &Model, m: &LinearModel, logistic: bool) -> Header {
     let online = model.online().clone().map(|o| OnlineState {

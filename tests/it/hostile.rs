@@ -264,3 +264,65 @@ fn ids_with_tabs_or_line_ends_keep_classify_lines_whole() {
     ids.sort();
     assert_eq!(ids, ["a\\tb", "c\\nd", "e\\\\f"]);
 }
+
+#[test]
+fn learn_on_a_model_of_other_classes_names_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("three.jsonl");
+    std::fs::write(
+        &corpus,
+        "{\"label\":\"a\",\"text\":\"x y\"}\n{\"label\":\"b\",\"text\":\"z w\"}\n\
+         {\"label\":\"c\",\"text\":\"q r\"}\n",
+    )
+    .unwrap();
+    let model = dir.path().join("three.model");
+    stdout_of(bin().args(["train", "-o"]).arg(&model).arg(&corpus));
+    let before = std::fs::read(&model).unwrap();
+    let out = raw()
+        .args(["learn", "--spam", "-m"])
+        .arg(&model)
+        .arg(&corpus)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("three.model: learn teaches a two-class filter")
+            && err.contains("the classes a, b, c"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&model).unwrap(), before);
+}
+
+#[test]
+fn reuters_sgml_read_wrongly_says_how_to_read_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // One file whose ModApte documents are all training ones: no topic is in both parts.
+    let sgm = dir.path().join("reut2-000.sgm");
+    let block = |id: u32| {
+        format!(
+            "<REUTERS TOPICS=\"YES\" LEWISSPLIT=\"TRAIN\" CGISPLIT=\"TRAINING-SET\" \
+             OLDID=\"{id}\" NEWID=\"{id}\">\n<TOPICS><D>grain</D></TOPICS>\n<TEXT>\n\
+             <TITLE>WHEAT</TITLE>\n<BODY>wheat prices rose</BODY></TEXT>\n</REUTERS>\n"
+        )
+    };
+    std::fs::write(
+        &sgm,
+        format!(
+            "<!DOCTYPE lewis SYSTEM \"lewis.dtd\">\n{}{}",
+            block(1),
+            block(2)
+        ),
+    )
+    .unwrap();
+    let model = dir.path().join("r.model");
+    let err = stderr_of_failure(bin().args(["train", "-o"]).arg(&model).arg(&sgm));
+    assert!(err.contains("give --format reuters"), "{err}");
+    let err = stderr_of_failure(
+        bin()
+            .args(["train", "--format", "reuters", "--split", "train", "-o"])
+            .arg(&model)
+            .arg(&sgm),
+    );
+    assert!(err.contains("give the whole SGML folder"), "{err}");
+}

@@ -126,6 +126,22 @@ fn a_store_decides_and_learns_as_its_model_file_and_converts_back_to_the_same_by
         .failure();
     let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert!(err.contains("already exists"), "{err}");
+    // A model that cannot be a store is named, not the store that was not made.
+    let tiny = dir.path().join("tiny.model");
+    stdout_of(
+        bin()
+            .args(["train", "--learner", "kernel-perceptron", "-o"])
+            .arg(&tiny)
+            .arg(crate::common::data("tiny")),
+    );
+    let to = dir.path().join("tiny.store");
+    let out = bin().arg("convert").arg(&tiny).arg(&to).assert().failure();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        err.contains("tiny.model: a store holds two-class linear models"),
+        "{err}"
+    );
+    assert!(!to.exists());
 }
 
 /// One process that runs `learn` of `message` `n` times as `class`.

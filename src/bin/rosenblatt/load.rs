@@ -115,6 +115,11 @@ pub fn no_label(id: &str, paths: &[PathBuf]) -> anyhow::Error {
         [p] if p.is_file() && input::Format::detect(p) == input::Format::Tsv => {
             match p.extension().and_then(|e| e.to_str()) {
                 Some("tsv") => String::new(),
+                Some("sgm" | "sgml") => format!(
+                    "; {} was read as TSV lines: for Reuters-21578 SGML give --format reuters \
+                     (with --split train or test)",
+                    p.display()
+                ),
                 _ => format!(
                     "; {} was read as TSV lines (the format comes from the extension: \
                      .jsonl, .json or .ndjson for JSON lines); if it holds JSON lines, give \

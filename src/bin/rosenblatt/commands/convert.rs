@@ -14,6 +14,9 @@ pub fn run(a: ConvertArgs) -> Result<ExitCode> {
         (model, "model file")
     } else {
         let model = crate::load::model(&a.from)?;
+        if let Some(why) = Store::refusal(&model) {
+            anyhow::bail!("{}: {why}", a.from.display());
+        }
         Store::create(&a.to, &model)?;
         (model, "store")
     };

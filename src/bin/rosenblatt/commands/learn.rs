@@ -58,11 +58,25 @@ pub fn run(a: LearnPlan) -> Result<ExitCode> {
     let class = a.class;
     // How to read the messages comes from the model; it is read again under the lock, so
     // an update made meanwhile by another `learn` is kept.
-    let rules = load::model(&a.model)?
-        .analyzer()
-        .source()
-        .mail_rules()
-        .cloned();
+    let first = load::model(&a.model)?;
+    let classes = first.classes();
+    if classes.len() != 2 || !classes.iter().any(|c| c == class) {
+        let shown = if classes.len() > 4 {
+            format!(
+                "{} classes ({}, {}, …)",
+                classes.len(),
+                classes[0],
+                classes[1]
+            )
+        } else {
+            format!("the classes {}", classes.join(", "))
+        };
+        bail!(
+            "{}: learn teaches a two-class filter its class {class}, and this model has {shown}",
+            a.model.display()
+        );
+    }
+    let rules = first.analyzer().source().mail_rules().cloned();
     if rules.is_some() {
         load::refuse_line_files(&a.model, &a.inputs, None)?;
     }

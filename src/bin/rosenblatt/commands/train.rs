@@ -36,7 +36,15 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
     let docs = corpus.docs;
     let inputs = plan.source.names();
     if docs.is_empty() {
-        bail!("no documents in {}", inputs.join(" "));
+        let reuters = matches!(&plan.source, Source::Documents(d)
+            if d.format == Some(rosenblatt::input::Format::Reuters));
+        let hint = if reuters {
+            " (ModApte labels documents with the topics that have training and test documents \
+             among the files read: give the whole SGML folder rather than one file)"
+        } else {
+            ""
+        };
+        bail!("no documents in {}{hint}", inputs.join(" "));
     }
     if pipeline::is_multilabel(&docs) && (plan.holdout.is_some() || plan.cv.is_some()) {
         bail!(

@@ -223,6 +223,12 @@ pub fn plan(a: EvalArgs) -> Result<EvalPlan> {
         classes: a.plot_classes.unwrap_or(20),
     });
     let empty = m.filter.filter(&m.fields, a.model.as_deref())?;
+    if m.online.is_some() && m.mail.is_set() {
+        bail!(
+            "--online reads its messages, and their classes, from the index; leave out \
+             --spam and --ham (they are for evaluating a saved filter)"
+        );
+    }
     let task = match (m.online, a.model) {
         (Some(index), model) => EvalTask::Online {
             model,

@@ -55,6 +55,10 @@ fn every_flag_rule_is_refused_with_its_sentence() {
             "--split applies to --format reuters only",
         ),
         (
+            "eval --online index --spam s".into(),
+            "--online reads its messages, and their classes, from the index",
+        ),
+        (
             "eval -m m --spam s --ham h --threshold 5".into(),
             "a saved model decides where it was trained to",
         ),
