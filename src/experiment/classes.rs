@@ -23,7 +23,7 @@ pub struct Classes<'a> {
 }
 
 impl Classes<'_> {
-    fn of(&self, rows: &[usize]) -> Vec<usize> {
+    pub(crate) fn of(&self, rows: &[usize]) -> Vec<usize> {
         rows.iter().map(|&i| self.of_row[i]).collect()
     }
 }

@@ -75,7 +75,8 @@ fn label_names(docs: &[Document]) -> Result<(Vec<String>, Vec<Vec<usize>>)> {
 }
 
 /// Cross-validates every grid point on the training documents `docs` (single-label:
-/// accuracy; multi-label: micro-F1) and returns the table with the winner marked. The
+/// accuracy, or ROC AUC for two classes decided at a calibrated probability, `cfg.threshold`
+/// given; multi-label: micro-F1) and returns the table with the winner marked. The
 /// documents are vectorized once per analyzer (with `cfg`'s vocabulary settings, over
 /// all of `docs`); `cfg`'s learner and geometry are not used — the points carry their
 /// own. Only `docs` take part: give it the training part, never held-out documents.
@@ -102,10 +103,17 @@ pub fn tune(
             of_row: &sets,
         })
     } else {
-        Target::Classes(Classes {
+        let classes = Classes {
             names: &names,
             of_row: &idx,
-        })
+        };
+        // A model that will decide at a calibrated probability (a spam filter's P > 0.9)
+        // is chosen by the ranking its cut is taken on, not by accuracy at score 0.
+        if names.len() == 2 && cfg.threshold.is_some() {
+            Target::Ranked(classes)
+        } else {
+            Target::Classes(classes)
+        }
     };
     let mut run = TuneRun::new(target, points.len(), opt, progress)?;
     // Points grouped by analyzer, in order of first appearance; each group vectorizes

@@ -363,3 +363,56 @@ fn svmlight_rows_tune_on_their_training_part() {
     assert_eq!(v["tuning"]["documents"], 60);
     assert_eq!(v["held_out"]["accuracy"], 1.0, "{}", v["held_out"]);
 }
+
+#[test]
+fn a_model_deciding_at_a_calibrated_probability_is_tuned_by_its_ranking() {
+    use rosenblatt::experiment::Score;
+    let docs: Vec<Document> = corpus(120, 2, 5)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (l, t))| Document::new(i.to_string(), t, Some(&l)))
+        .collect();
+    let cfg = |threshold| TrainConfig {
+        threshold,
+        ..TrainConfig::default()
+    };
+    let points: Vec<GridPoint> = Grid::default()
+        .points()
+        .iter()
+        .map(|p| p.with_defaults().unwrap())
+        .collect();
+    let tune = |c: &TrainConfig| {
+        pipeline::tune(&docs, c, &points, TuneOptions::default(), &|_| {}).unwrap()
+    };
+    // Deciding at P > 0.9: every fold scored by ROC AUC, which ranks better than chance
+    // on this corpus and is no accuracy (a fold may rank perfectly and still misclassify).
+    let ranked = tune(&cfg(Some(rosenblatt::learn::SPAM_ODDS)));
+    assert_eq!(ranked.score, Score::RocAuc);
+    for row in &ranked.rows {
+        for &f in &row.result.as_ref().unwrap().folds {
+            assert!((0.5..=1.0).contains(&f), "{f}");
+        }
+    }
+    let best = ranked.rows[ranked.best].result.as_ref().unwrap().mean;
+    assert!(
+        ranked
+            .rows
+            .iter()
+            .all(|r| r.result.as_ref().unwrap().mean <= best)
+    );
+    // At score 0 (no calibrated threshold) the same grid is scored by accuracy.
+    assert_eq!(tune(&cfg(None)).score, Score::Accuracy);
+    // The command line says which figure it chose by.
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, _) = crate::common::corpus_and_filter(dir.path());
+    let out = stdout_of(
+        bin()
+            .args(["train", "--tune", "--spam"])
+            .arg(corpus.join("spam"))
+            .arg("--ham")
+            .arg(corpus.join("ham"))
+            .arg("-o")
+            .arg(dir.path().join("t.model")),
+    );
+    assert!(out.contains("scored by ROC AUC"), "{out}");
+}

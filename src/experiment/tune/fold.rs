@@ -1,11 +1,13 @@
-//! One grid point on one fold: accuracy for single-label targets, and for multi-label
+//! One grid point on one fold: accuracy for single-label targets (ROC AUC for two classes
+//! a model will decide at a calibrated probability), and for multi-label
 //! ones micro-F1 with thresholds cut on a quarter of the fold's training rows (the
 //! cheaper rule the module docs describe); and a fold's error naming its point.
 
 use super::{GridPoint, Target, TuneOptions};
 use crate::Result;
 use crate::eval::MultiLabelMetrics;
-use crate::experiment::{LabelSets, Split, holdout, score_split};
+use crate::eval::roc_auc;
+use crate::experiment::{Classes, LabelSets, Split, fit_classes, holdout, score_split};
 use crate::features::{RowSubset, SparseRows};
 use crate::learn::multilabel::{Thresholds, best_threshold, fit_scorer, label_counts};
 use crate::learn::{AnyLearner, Checked, MultiLabelModel};
@@ -31,8 +33,27 @@ pub(super) fn score_fold<X: SparseRows>(
 ) -> Result<f64> {
     match target {
         Target::Classes(c) => Ok(score_split(learner, x, c, split)?.accuracy()),
+        Target::Ranked(c) => rank_fold(learner, x, c, split),
         Target::Labels(l) => score_labels_fold(learner, x, l, split, opt),
     }
+}
+
+/// A two-class fold scored by the ROC AUC of its test rows' scores (class 1 positive); a
+/// fold whose test rows hold one class only scores 0.5, no ranking.
+fn rank_fold<X: SparseRows>(
+    learner: &Checked<AnyLearner>,
+    x: &X,
+    classes: Classes<'_>,
+    split: &Split,
+) -> Result<f64> {
+    let train = RowSubset::new(x, &split.train);
+    let model = fit_classes(learner, &train, &classes.of(&split.train), 2)?.model;
+    let test = RowSubset::new(x, &split.test);
+    let scores: Vec<f32> = (0..test.n_rows())
+        .map(|i| model.decide(test.row(i)).score)
+        .collect();
+    let positive: Vec<bool> = split.test.iter().map(|&i| classes.of_row[i] == 1).collect();
+    Ok(roc_auc(&scores, &positive).unwrap_or(0.5))
 }
 
 /// A multi-label fold: thresholds tuned on a seeded quarter of the fold's training rows

@@ -3,8 +3,9 @@
 //! order — cross-validated on the same seeded folds of the training rows, and a table of
 //! mean ± sd per point with the best one marked.
 //!
-//! The score is accuracy for single-label targets (binary and multiclass) and micro-F1
-//! for multi-label ones. Folds are stratified: by class, or for multi-label rows by
+//! The score is accuracy for single-label targets (binary and multiclass), ROC AUC for two
+//! classes whose model will decide at a calibrated probability (a spam filter), and
+//! micro-F1 for multi-label ones. Folds are stratified: by class, or for multi-label rows by
 //! their rarest label (rows without a label form a class of their own), so rare labels
 //! reach every fold.
 //!

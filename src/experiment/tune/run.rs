@@ -45,6 +45,10 @@ impl Default for TuneOptions {
 pub enum Target<'a> {
     /// Single-label rows, scored by accuracy.
     Classes(Classes<'a>),
+    /// Two classes scored by ROC AUC: for a model that decides at a calibrated
+    /// probability (a spam filter's P > 0.9), where accuracy at score 0 is not what it
+    /// will do and the ranking of its scores is.
+    Ranked(Classes<'a>),
     /// Multi-label rows, scored by micro-F1.
     Labels(LabelSets<'a>),
 }
@@ -52,7 +56,7 @@ pub enum Target<'a> {
 impl Target<'_> {
     fn n_rows(&self) -> usize {
         match self {
-            Target::Classes(c) => c.of_row.len(),
+            Target::Classes(c) | Target::Ranked(c) => c.of_row.len(),
             Target::Labels(l) => l.of_row.len(),
         }
     }
@@ -60,6 +64,7 @@ impl Target<'_> {
     fn score(&self) -> Score {
         match self {
             Target::Classes(_) => Score::Accuracy,
+            Target::Ranked(_) => Score::RocAuc,
             Target::Labels(_) => Score::MicroF1,
         }
     }
@@ -67,7 +72,7 @@ impl Target<'_> {
     /// The stratum of every row: its class, or its rarest label (no label: one more).
     fn strata(&self) -> Vec<usize> {
         match self {
-            Target::Classes(c) => c.of_row.to_vec(),
+            Target::Classes(c) | Target::Ranked(c) => c.of_row.to_vec(),
             Target::Labels(l) => {
                 let k = l.names.len();
                 let counts = label_counts(l.of_row, k);
@@ -262,7 +267,7 @@ impl<'p> TuneRun<'p> {
             crate::Error::Data("no grid point was evaluated: nothing to choose from".into())
         })?;
         let thresholds = match (self.score, self.opt.thresholds.thresholds) {
-            (Score::Accuracy, _) => None,
+            (Score::Accuracy | Score::RocAuc, _) => None,
             (Score::MicroF1, Thresholds::Default) => Some("default thresholds".to_string()),
             (Score::MicroF1, Thresholds::CrossValidated { min_f1, .. }) => Some(format!(
                 "F1-best cut on a quarter of each fold's training rows (min F1 {min_f1})"

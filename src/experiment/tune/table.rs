@@ -13,6 +13,10 @@ pub enum Score {
     /// Micro-averaged F1 over every label (multi-label targets).
     #[serde(rename = "micro-F1")]
     MicroF1,
+    /// The area under the ROC curve of the test rows' scores (two classes decided at a
+    /// calibrated probability).
+    #[serde(rename = "ROC AUC")]
+    RocAuc,
 }
 
 impl Score {
@@ -21,6 +25,7 @@ impl Score {
         match self {
             Score::Accuracy => "accuracy",
             Score::MicroF1 => "micro-F1",
+            Score::RocAuc => "ROC AUC",
         }
     }
 }

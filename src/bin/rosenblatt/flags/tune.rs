@@ -24,8 +24,9 @@ pub struct TuneArgs {
     /// logistic (--l2 1e-5, 1e-4), each on binary rows as stored, on binary unit-length
     /// rows and on idf-weighted unit-length rows. --learner, --pa-c, --epochs, --l2, --weighting and --normalize
     /// fix their dimension; other learner flags keep the learners that take them. Points
-    /// are scored by accuracy, multi-label corpora by micro-F1 (thresholds tuned inside
-    /// each fold on a quarter of its training rows). The table is printed and kept in the
+    /// are scored by accuracy; spam filters (and --threshold) by ROC AUC, as they decide
+    /// at a calibrated probability; multi-label corpora by micro-F1 (thresholds tuned
+    /// inside each fold on a quarter of its training rows). The table is printed and kept in the
     /// model (see inspect).
     #[arg(long)]
     pub tune: bool,
