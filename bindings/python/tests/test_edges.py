@@ -88,6 +88,8 @@ def test_settings_and_targets_that_cannot_hold_are_refused():
             est.fit(X, np.zeros((40, 3), int))
     with pytest.raises(ValueError, match="at least 2 samples"):
         rb.PassiveAggressive().fit(np.eye(3)[:1], np.array([[1, 0, 1]]))
+    with pytest.raises(ValueError, match="no nonzero value"):
+        rb.Perceptron().fit(np.eye(4) * 1e-50, [0, 1, 0, 1])
     with pytest.raises(ValueError, match="hash_bits > 0 keeps none"):
         rb.Vectorizer(hash_bits=6, min_df=3).fit(["a b", "b c"])
 
@@ -97,3 +99,30 @@ def test_text_given_to_a_model_of_feature_vectors_names_the_file(tmp_path):
     rb.PassiveAggressive().fit(np.eye(4), [0, 1, 0, 1]).save(path)
     with pytest.raises(ValueError, match=f"^{path}: .*feature vectors"):
         rb.load(path).classify("x")
+
+
+def test_partial_fit_in_one_thread_and_predict_in_another_wait_for_each_other():
+    import threading
+
+    X = sp.random(4000, 2000, density=0.01, format="csr", random_state=0, dtype=np.float32)
+    y = np.arange(4000) % 2
+    clf = rb.PassiveAggressive().partial_fit(X[:10], y[:10], classes=[0, 1])
+    errors = []
+
+    def learn():
+        try:
+            for _ in range(5):
+                clf.partial_fit(X, y)
+        except Exception as e:  # noqa: BLE001 - any failure is the finding
+            errors.append(e)
+
+    t = threading.Thread(target=learn)
+    t.start()
+    while t.is_alive():
+        clf.predict(X[:100])
+        pickle.dumps(clf)
+    t.join()
+    assert errors == []
+    # The model after all of it pickles and predicts as itself.
+    back = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(back.predict(X[:50]), clf.predict(X[:50]))

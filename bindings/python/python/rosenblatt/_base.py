@@ -2,8 +2,10 @@
 the native model, multi-label targets, partial_fit and pickling through the model file
 format."""
 
+import contextlib
 import numbers
 import os
+import threading
 import warnings
 
 import numpy as np
@@ -50,6 +52,13 @@ def _boolean(name, value):
 def _one_of(name, value, allowed):
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+
+
+def _held(est):
+    """The estimator's lock while it uses its native model. ``partial_fit`` changes the
+    model in place with the GIL released, so a predict, pickle or second ``partial_fit``
+    from another thread meanwhile waits for it instead of failing ("Already borrowed")."""
+    return est.__dict__.get("_lock") or contextlib.nullcontext()
 
 
 class RosenblattClassifier(ClassifierMixin, BaseEstimator):
@@ -120,9 +129,11 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
         )
         targets, classes, multilabel = self._targets(y)
         indptr, indices, data, width = csr_parts(X)
-        if np.count_nonzero(data) == 0:
+        # Values are 32-bit floats inside: 1e-50 counts as the 0 it becomes there.
+        if np.count_nonzero(data.astype(np.float32, copy=False)) == 0:
             raise ValueError(
-                "X has no nonzero value: every row would get the same score"
+                "X has no nonzero value (as 32-bit floats, which the model computes in): "
+                "every row would get the same score"
             )
         self._native = NativeModel.fit(
             indptr,
@@ -137,6 +148,7 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
         )
         self.classes_ = classes
         self._multilabel = multilabel
+        self.__dict__.setdefault("_lock", threading.RLock())
         return self
 
     # -- scoring ---------------------------------------------------------------------
@@ -154,23 +166,26 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
         ``(n_samples,)``), one per class otherwise (each class's model, or softmax's
         logits), one per label for multi-label models."""
         rows = self._rows(X)
-        s = self._native.scores(*rows).astype(np.float64)
+        with _held(self):
+            s = self._native.scores(*rows).astype(np.float64)
         return s.ravel() if s.shape[1] == 1 else s
 
     def predict(self, X):
         """The classes (for multi-label models: the 0/1 indicator of the labels given)."""
         rows = self._rows(X)
-        p = self._native.predict(*rows)
+        with _held(self):
+            p = self._native.predict(*rows)
         if self._multilabel:
             return p.astype(np.int64)
         return self.classes_[p]
 
     def _probabilities(self, X):
         rows = self._rows(X)
-        if not self._native.probabilistic():
-            raise AttributeError("this model's scores are not probabilities")
-        s = self._native.scores(*rows).astype(np.float64)
-        kind = self._native.kind()
+        with _held(self):
+            if not self._native.probabilistic():
+                raise AttributeError("this model's scores are not probabilities")
+            s = self._native.scores(*rows).astype(np.float64)
+            kind = self._native.kind()
         if kind == "binary":
             p = expit(s[:, 0])
             return np.column_stack([1.0 - p, p])
@@ -189,7 +204,8 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
         """The weights, ``(1, n_features)`` for two classes, ``(n_classes, n_features)``
         otherwise (kernel models have none)."""
         check_is_fitted(self)
-        c = self._native.coef()
+        with _held(self):
+            c = self._native.coef()
         if c is None:
             raise AttributeError("a kernel model has no weights over the features")
         return c.astype(np.float64)
@@ -198,7 +214,8 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
     def intercept_(self):
         """The bias of each row of ``coef_``."""
         check_is_fitted(self)
-        b = self._native.intercept()
+        with _held(self):
+            b = self._native.intercept()
         if b is None:
             raise AttributeError("a kernel model has no intercept")
         return b.astype(np.float64)
@@ -207,16 +224,19 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
         """Writes the fitted model as a rosenblatt model file (atomically), readable by
         ``rosenblatt inspect`` and ``rosenblatt.load``."""
         check_is_fitted(self)
-        self._native.save(os.fsdecode(os.fspath(path)))
+        with _held(self):
+            self._native.save(os.fsdecode(os.fspath(path)))
 
     # -- pickling --------------------------------------------------------------------
 
     def __getstate__(self):
         state = self.__dict__.copy()
         native = state.pop("_native", None)
+        state.pop("_lock", None)
         if native is not None:
-            state["_model_file"] = native.to_bytes()
-            state["_online_seen"] = native.seen()
+            with _held(self):
+                state["_model_file"] = native.to_bytes()
+                state["_online_seen"] = native.seen()
         return state
 
     def __setstate__(self, state):
@@ -225,6 +245,7 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
         seen = state.pop("_online_seen", [])
         self.__dict__.update(state)
         if model_file is not None:
+            self._lock = threading.RLock()
             self._native = NativeModel.from_bytes(model_file, "the pickled model")
             if seen and hasattr(self, "_online_args"):
                 rule, c, eta, _ = self._online_args()
@@ -259,6 +280,7 @@ class OnlineMixin:
                 self._online_rule == "logistic", softmax,
             )
             self._native, self.classes_, self._multilabel = native, all_classes, False
+            self.__dict__.setdefault("_lock", threading.RLock())
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(
                 f"classes {np.unique(classes)!r} differ from those of the first call "
@@ -273,9 +295,10 @@ class OnlineMixin:
             unknown = sorted(set(np.asarray(y).tolist()) - set(self.classes_.tolist()))
             raise ValueError(f"y holds classes not given on the first call: {unknown!r}")
         indptr, indices, data, width = csr_parts(X)
-        self._native.partial_fit(
-            indptr, indices, data, width, idx.astype(np.int64), *self._online_args()
-        )
+        with _held(self):
+            self._native.partial_fit(
+                indptr, indices, data, width, idx.astype(np.int64), *self._online_args()
+            )
         return self
 
     def _online_args(self):
