@@ -24,7 +24,14 @@ pub enum Mode {
 /// The values `--learner` accepts: the library's learners, each with its line and the
 /// flags it reads (its parameters, under their flags).
 pub fn learner_values() -> PossibleValuesParser {
-    PossibleValuesParser::new(AnyLearner::NAMES.iter().map(|&name| {
+    learner_values_but(&[])
+}
+
+/// [`learner_values`] without the learners `left_out` (those a subcommand cannot run), so
+/// that `--help` lists only what the flag takes.
+pub fn learner_values_but(left_out: &[&str]) -> PossibleValuesParser {
+    let names = AnyLearner::NAMES.iter().filter(|n| !left_out.contains(n));
+    PossibleValuesParser::new(names.map(|&name| {
         let learner = AnyLearner::from_name(name).expect("a registry name");
         let flags: Vec<&str> = learner.accepts().iter().filter_map(|&p| flag(p)).collect();
         let reads = match flags.as_slice() {

@@ -324,7 +324,7 @@ fn every_flag_rule_is_refused_with_its_sentence() {
         ("bench --epochs 0".into(), "--epochs must be at least 1"),
         (
             "bench --learner softmax".into(),
-            "bench does not time softmax",
+            "invalid value 'softmax' for '--learner <LEARNER>'",
         ),
         (
             "bench --rows 0".into(),
