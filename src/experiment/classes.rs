@@ -23,6 +23,7 @@ pub struct Classes<'a> {
 }
 
 impl Classes<'_> {
+    /// The class indices of `rows`, in their order.
     pub(crate) fn of(&self, rows: &[usize]) -> Vec<usize> {
         rows.iter().map(|&i| self.of_row[i]).collect()
     }

@@ -3,11 +3,8 @@
 
 /// Decodes `bytes` as UTF-8, falling back to latin-1 when they are not valid UTF-8; a
 /// UTF-8 byte-order mark at the start is dropped.
-pub fn decode_text(mut bytes: Vec<u8>) -> String {
-    if bytes.starts_with(b"\xEF\xBB\xBF") {
-        bytes.drain(..3);
-    }
-    match String::from_utf8(bytes) {
+pub fn decode_text(bytes: Vec<u8>) -> String {
+    match String::from_utf8(without_bom(bytes)) {
         Ok(s) => s,
         Err(e) => latin1(&e.into_bytes()),
     }
@@ -16,11 +13,8 @@ pub fn decode_text(mut bytes: Vec<u8>) -> String {
 /// Decodes a file of lines (TSV, JSONL) as [`decode_text`] decodes one, but line by line:
 /// one stray latin-1 byte turns only its own line into latin-1, not every UTF-8 line of the
 /// file (as the streaming reader of `classify` and `vectorize` reads them too).
-pub fn decode_lines(mut bytes: Vec<u8>) -> String {
-    if bytes.starts_with(b"\xEF\xBB\xBF") {
-        bytes.drain(..3);
-    }
-    match String::from_utf8(bytes) {
+pub fn decode_lines(bytes: Vec<u8>) -> String {
+    match String::from_utf8(without_bom(bytes)) {
         Ok(s) => s,
         Err(e) => e
             .into_bytes()
@@ -31,6 +25,14 @@ pub fn decode_lines(mut bytes: Vec<u8>) -> String {
             })
             .collect(),
     }
+}
+
+/// `bytes` without a leading UTF-8 byte-order mark.
+fn without_bom(mut bytes: Vec<u8>) -> Vec<u8> {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
+    bytes
 }
 
 /// Decodes `bytes` as latin-1 (every byte is the character with that code); pure ASCII,

@@ -17,8 +17,8 @@
 //! map in place (`WRITE_MAP`: no copy of each touched page on the heap, no write call per
 //! page), so LMDB keeps the data file as long as the map; the map starts small and doubles
 //! before a transaction that could fill it, so the file stays within about twice the data
-//! it holds. The blocks a transaction may write are reserved on the disk first
-//! (`posix_fallocate`), so a full disk is an error rather than a SIGBUS. Readers unmap the store's pages as they go (`resident`), so a process's
+//! it holds. The blocks a transaction may write are reserved on the disk first (Linux's
+//! `fallocate`), so a full disk is an error rather than a SIGBUS. Readers unmap the store's pages as they go (`resident`), so a process's
 //! memory does not grow with the store.
 //!
 //! Any two-class linear text model can be kept so: [`Store::create`] writes a model as a
@@ -261,6 +261,8 @@ fn make_room(env: &Env, needed: usize) -> heed::Result<bool> {
     }
     if map > info.map_size {
         let Some(_alone) = alone() else {
+            // The map stays as it is; what it holds is reserved all the same.
+            reserve_disk(env, used.saturating_add(needed).min(info.map_size))?;
             return Ok(false);
         };
         // SAFETY: no transaction of this process is open: the guard is held alone.
@@ -274,23 +276,29 @@ fn make_room(env: &Env, needed: usize) -> heed::Result<bool> {
 /// them through the map: the file is sparse, and a page written through `WRITE_MAP` where
 /// the disk has no block left kills the process with SIGBUS instead of returning an
 /// error. Reserved, a full disk is the error "No space left on device" naming the store.
-#[cfg(unix)]
+/// Linux's `fallocate` allocates blocks and writes nothing (unlike the C library's
+/// `posix_fallocate`, which falls back to writing bytes where a file system lacks it).
+#[cfg(target_os = "linux")]
 fn reserve_disk(env: &Env, bytes: usize) -> heed::Result<()> {
     use std::os::fd::AsRawFd;
     let data = std::fs::OpenOptions::new()
         .write(true)
         .open(env.path().join("data.mdb"))?;
     let len = libc::off_t::try_from(bytes).unwrap_or(libc::off_t::MAX);
-    // SAFETY: the descriptor is open for writing for the whole call.
-    match unsafe { libc::posix_fallocate(data.as_raw_fd(), 0, len) } {
-        0 => Ok(()),
+    // SAFETY: the descriptor is open for writing for the whole call; mode 0 only
+    // allocates (and extends the file's length if it is shorter).
+    if unsafe { libc::fallocate(data.as_raw_fd(), 0, 0, len) } == 0 {
+        return Ok(());
+    }
+    let err = std::io::Error::last_os_error();
+    match err.raw_os_error() {
         // A file system without fallocate (some network ones) is left as it was.
-        libc::EOPNOTSUPP | libc::EINVAL => Ok(()),
-        err => Err(heed::Error::Io(std::io::Error::from_raw_os_error(err))),
+        Some(libc::EOPNOTSUPP | libc::ENOSYS) => Ok(()),
+        _ => Err(heed::Error::Io(err)),
     }
 }
 
-#[cfg(not(unix))]
+#[cfg(not(target_os = "linux"))]
 fn reserve_disk(_: &Env, _: usize) -> heed::Result<()> {
     Ok(())
 }

@@ -23,6 +23,21 @@ def test_a_damaged_vectorizer_pickle_is_a_value_error_not_an_abort():
             pickle.loads(damaged)
     w = pickle.loads(data)
     assert (w.transform(["lunch at noon"]) != v.transform(["lunch at noon"])).nnz == 0
+    # The state without its header (as pickles before the checksum were) is still
+    # decoded with a bound: a length claiming petabytes is refused, not allocated.
+    state = v.__getstate__()
+    key = next(k for k, b in state.items() if isinstance(b, bytes) and b.startswith(b"RBVECT"))
+    payload = state[key][16:]
+    j = payload.index(b"\x02at")
+    for legacy in (payload, payload[:j] + b"\xfd" + payload[j + 1:]):
+        broken = dict(state, **{key: legacy})
+        u = rb.Vectorizer.__new__(rb.Vectorizer)
+        if legacy is payload:
+            u.__setstate__(broken)
+            assert (u.transform(["lunch"]) != v.transform(["lunch"])).nnz == 0
+        else:
+            with pytest.raises(ValueError, match="not a pickled rosenblatt vectorizer"):
+                u.__setstate__(broken)
 
 
 def test_multilabel_softmax_probabilities_are_softmax_of_its_logits():
@@ -118,11 +133,25 @@ def test_partial_fit_in_one_thread_and_predict_in_another_wait_for_each_other():
 
     t = threading.Thread(target=learn)
     t.start()
-    while t.is_alive():
+    # Readers run alongside for as long as the learner does, and at least a while.
+    calls = 0
+    while t.is_alive() or calls < 50:
         clf.predict(X[:100])
         pickle.dumps(clf)
+        calls += 1
     t.join()
     assert errors == []
+    # First calls from two threads at once make one model, which learns both batches
+    # (without the ordering, about one run in ten lost a batch: hence several runs).
+    for _ in range(10):
+        fresh = rb.PassiveAggressive()
+        both = [threading.Thread(target=fresh.partial_fit, args=(X[:2000], y[:2000], [0, 1]))
+                for _ in range(2)]
+        for b in both:
+            b.start()
+        for b in both:
+            b.join()
+        assert fresh._native.seen() == [4000]
     # The model after all of it pickles and predicts as itself.
     back = pickle.loads(pickle.dumps(clf))
     np.testing.assert_array_equal(back.predict(X[:50]), clf.predict(X[:50]))

@@ -1,7 +1,9 @@
 //! The lock beside a model file, `MODEL.lock`: `learn` holds it over its load–update–write
 //! of the model, and every command that replaces an existing model file (`train -o`,
-//! `eval --online --save`, `convert`) holds it over its write, so a model written meanwhile
-//! is not lost under another's stale copy. The model itself is replaced by a rename, so it
+//! `eval --online --save`, `convert`) holds it over its write, so that write never lands
+//! between `learn`'s read and its write (which would put back the model it replaced).
+//! A command that started from the model itself (`eval --online -m M --save M`) still
+//! replaces what a `learn` added while it ran. The model itself is replaced by a rename, so it
 //! cannot carry the lock; links to one model share the lock beside the file they reach.
 
 use anyhow::{Context, Result};

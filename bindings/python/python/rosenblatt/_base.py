@@ -54,6 +54,10 @@ def _one_of(name, value, allowed):
         raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
 
 
+_MAKING = threading.Lock()
+"""Held while a first ``partial_fit`` call makes an estimator's model."""
+
+
 def _held(est):
     """The estimator's lock while it uses its native model. ``partial_fit`` changes the
     model in place with the GIL released, so a predict, pickle or second ``partial_fit``
@@ -266,22 +270,38 @@ class OnlineMixin:
         ``lr_schedule`` belong to ``fit``'s passes and do not apply here; a model fitted
         with averaging goes on from its averaged weights."""
         self._check_params()
-        first = not hasattr(self, "_native")
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, reset=first)
-        if first:
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit")
-            all_classes = np.unique(np.asarray(classes))
-            if len(all_classes) < 2:
-                raise ValueError("classes must name at least 2 classes")
-            softmax = self._learner(len(all_classes)) == "softmax"
-            native = NativeModel.empty(
-                X.shape[1], [str(c) for c in all_classes],
-                self._online_rule == "logistic", softmax,
-            )
-            self._native, self.classes_, self._multilabel = native, all_classes, False
-            self.__dict__.setdefault("_lock", threading.RLock())
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+        # The first call makes the model; two threads making it at once would each make
+        # one and lose the other's rows, so the making is done one at a time.
+        with _MAKING:
+            if not hasattr(self, "_native"):
+                X, y = self._first_partial_fit(X, y, classes)
+                classes = None
+        with _held(self):
+            self._partial_fit_rows(X, y, classes)
+        return self
+
+    def _first_partial_fit(self, X, y, classes):
+        """The empty model of the first ``partial_fit`` call, for ``classes``; its rows
+        validated as the first rows (they set ``n_features_in_``)."""
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, reset=True)
+        if classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit")
+        all_classes = np.unique(np.asarray(classes))
+        if len(all_classes) < 2:
+            raise ValueError("classes must name at least 2 classes")
+        softmax = self._learner(len(all_classes)) == "softmax"
+        native = NativeModel.empty(
+            X.shape[1], [str(c) for c in all_classes],
+            self._online_rule == "logistic", softmax,
+        )
+        self.__dict__.setdefault("_lock", threading.RLock())
+        self._native, self.classes_, self._multilabel = native, all_classes, False
+        return X, y
+
+    def _partial_fit_rows(self, X, y, classes):
+        """One ``partial_fit`` step on a model that exists: the rows checked against it."""
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_DTYPES, reset=False)
+        if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(
                 f"classes {np.unique(classes)!r} differ from those of the first call "
                 f"{self.classes_!r}"
@@ -295,11 +315,9 @@ class OnlineMixin:
             unknown = sorted(set(np.asarray(y).tolist()) - set(self.classes_.tolist()))
             raise ValueError(f"y holds classes not given on the first call: {unknown!r}")
         indptr, indices, data, width = csr_parts(X)
-        with _held(self):
-            self._native.partial_fit(
-                indptr, indices, data, width, idx.astype(np.int64), *self._online_args()
-            )
-        return self
+        self._native.partial_fit(
+            indptr, indices, data, width, idx.astype(np.int64), *self._online_args()
+        )
 
     def _online_args(self):
         """The online rule's name and constants (C, η) and whether it learns a bias."""

@@ -34,7 +34,7 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
     let gathered = if mail {
         let Some(rules) = model.analyzer().source().mail_rules().cloned() else {
             bail!(
-                "{}: --passthrough and --unsure need a spam filter (a model trained with \
+                "{}: --passthrough, --unsure and --unsure-probability need a spam filter (a model trained with \
                  --spam/--ham)",
                 plan.model.display()
             );

@@ -64,7 +64,7 @@ pub fn run(a: &ClassifyPlan, filter: &Filter) -> Result<ExitCode> {
     let classes = filter.classes();
     let Some(rules) = filter.analyzer().source().mail_rules() else {
         bail!(
-            "{}: --passthrough and --unsure need a spam filter (a model trained with \
+            "{}: --passthrough, --unsure and --unsure-probability need a spam filter (a model trained with \
              --spam/--ham)",
             a.model.display()
         );

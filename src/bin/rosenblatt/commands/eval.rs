@@ -14,11 +14,11 @@ use std::process::ExitCode;
 
 /// Runs `eval`.
 pub fn run(plan: EvalPlan) -> Result<ExitCode> {
+    check_outputs(&plan)?;
     if let Some(p) = plan.cluster.clone() {
         return super::eval_cluster::run(&plan, p);
     }
     let chart = plan.plot.as_ref();
-    check_outputs(&plan)?;
     match &plan.task {
         EvalTask::Documents { model, documents } => docs(model, documents, plan.json, chart),
         EvalTask::Mail { model, mail } => super::eval_mail::mail(model, mail, plan.json, chart),
