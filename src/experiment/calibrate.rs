@@ -3,9 +3,9 @@
 //! scores. Scores of the rows a model was fitted on are too confident (a perceptron
 //! separates its own training set), so only rows a fold did not see count.
 
-use super::{Split, fit_classes, run_splits, stratified_kfold};
+use super::{Split, fold_scores, run_splits, stratified_kfold};
 use crate::Result;
-use crate::features::{RowSubset, SparseRows};
+use crate::features::SparseRows;
 use crate::learn::{AnyLearner, Calibration, Checked};
 
 /// Folds of the calibration: five, or fewer when a class has fewer training rows.
@@ -31,13 +31,8 @@ pub fn calibrate<X: SparseRows>(
     }
     let splits = stratified_kfold(classes, folds, FOLD_SEED)?;
     let scored = run_splits(&splits, |_, s: &Split| {
-        let of = |rows: &[usize]| rows.iter().map(|&i| classes[i]).collect::<Vec<_>>();
-        let train = RowSubset::new(x, &s.train);
-        let model = fit_classes(learner, &train, &of(&s.train), 2)?.model;
-        let test = RowSubset::new(x, &s.test);
-        Ok((0..test.n_rows())
-            .map(|i| (s.test[i], model.decide(test.row(i)).score))
-            .collect::<Vec<_>>())
+        let scores = fold_scores(learner, x, classes, s)?;
+        Ok(s.test.iter().copied().zip(scores).collect::<Vec<_>>())
     })?;
     let mut scores = vec![0f32; classes.len()];
     for (i, s) in scored.into_iter().flatten() {
@@ -50,6 +45,8 @@ pub fn calibrate<X: SparseRows>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiment::fit_classes;
+    use crate::features::RowSubset;
     use crate::features::synthetic::zipf_rows;
     use crate::learn::{AnyLearner, Check};
 

@@ -23,8 +23,7 @@ pub struct Classes<'a> {
 }
 
 impl Classes<'_> {
-    /// The class indices of `rows`, in their order.
-    pub(crate) fn of(&self, rows: &[usize]) -> Vec<usize> {
+    fn of(&self, rows: &[usize]) -> Vec<usize> {
         rows.iter().map(|&i| self.of_row[i]).collect()
     }
 }
@@ -54,6 +53,24 @@ pub fn fit_classes<X: SparseRows>(
         },
         report: f.report,
     })
+}
+
+/// The scores of `split`'s test rows by a two-class model fitted on its training rows
+/// (`of_row[i]` is row i's class, 0 or 1): a fold's out-of-fold scores, as calibration and
+/// ranking take them.
+pub fn fold_scores<X: SparseRows>(
+    learner: &Checked<AnyLearner>,
+    x: &X,
+    of_row: &[usize],
+    split: &Split,
+) -> Result<Vec<f32>> {
+    let classes: Vec<usize> = split.train.iter().map(|&i| of_row[i]).collect();
+    let train = RowSubset::new(x, &split.train);
+    let model = fit_classes(learner, &train, &classes, 2)?.model;
+    let test = RowSubset::new(x, &split.test);
+    Ok((0..test.n_rows())
+        .map(|i| model.decide(test.row(i)).score)
+        .collect())
 }
 
 /// The decided class of every row, in parallel, in row order.

@@ -43,7 +43,9 @@ mod thresholds;
 mod tune;
 
 pub use calibrate::{CALIBRATION_FOLDS, calibrate};
-pub use classes::{Classes, cross_validate, fit_classes, predict_classes, score_split};
+pub use classes::{
+    Classes, cross_validate, fit_classes, fold_scores, predict_classes, score_split,
+};
 pub(crate) use classes::{exact_label_sets, labels_of};
 pub use folds::{kfold, stratified_kfold};
 pub(crate) use labels::most_frequent;

@@ -60,11 +60,7 @@ impl Model {
     /// # Ok::<(), rosenblatt::Error>(())
     /// ```
     pub fn classify_batch<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Result<Vec<Decision>> {
-        let docs: Vec<Document> = texts
-            .par_iter()
-            .map(|t| self.document(t.as_ref().as_bytes()))
-            .collect();
-        self.classify_documents(&docs)
+        self.classify_documents(&self.documents(texts))
     }
 
     /// Classifies one raw RFC 822 message (headers, MIME parts, any charset) as the
@@ -135,11 +131,7 @@ impl Model {
     /// # Ok::<(), rosenblatt::Error>(())
     /// ```
     pub fn labels_batch<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Result<Vec<Vec<Decision>>> {
-        let docs: Vec<Document> = texts
-            .par_iter()
-            .map(|t| self.document(t.as_ref().as_bytes()))
-            .collect();
-        let x = self.text_rows(&docs)?;
+        let x = self.text_rows(&self.documents(texts))?;
         if !matches!(self.predictor, Predictor::MultiLabel(_)) {
             let one = self.decide_rows(&x).into_iter();
             return Ok(one.map(|d| vec![self.decision(d.class, d.score)]).collect());
@@ -172,6 +164,14 @@ impl Model {
             )));
         }
         Ok(vectorize(&self.analyzer, &self.vocab, docs).matrix)
+    }
+
+    /// Texts as documents, read in parallel as [`Model::document`] reads one.
+    fn documents<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Vec<Document> {
+        texts
+            .par_iter()
+            .map(|t| self.document(t.as_ref().as_bytes()))
+            .collect()
     }
 
     /// A text as the model's training documents were read: parsed as a mail message by

@@ -260,13 +260,12 @@ fn make_room(env: &Env, needed: usize) -> heed::Result<bool> {
         map = (map * 2).min(MAX_MAP_BYTES);
     }
     if map > info.map_size {
-        let Some(_alone) = alone() else {
-            // The map stays as it is; what it holds is reserved all the same.
-            reserve_disk(env, used.saturating_add(needed).min(info.map_size))?;
-            return Ok(false);
-        };
-        // SAFETY: no transaction of this process is open: the guard is held alone.
-        unsafe { env.resize(map)? };
+        match alone() {
+            // SAFETY: no transaction of this process is open: the guard is held alone.
+            Some(_alone) => unsafe { env.resize(map)? },
+            // The map stays as it is (and is short); what it holds is reserved all the same.
+            None => map = info.map_size,
+        }
     }
     reserve_disk(env, used.saturating_add(needed).min(map))?;
     Ok(used.saturating_add(needed) <= map)

@@ -7,7 +7,7 @@ use super::{GridPoint, Target, TuneOptions};
 use crate::Result;
 use crate::eval::MultiLabelMetrics;
 use crate::eval::roc_auc;
-use crate::experiment::{Classes, LabelSets, Split, fit_classes, holdout, score_split};
+use crate::experiment::{Classes, LabelSets, Split, fold_scores, holdout, score_split};
 use crate::features::{RowSubset, SparseRows};
 use crate::learn::multilabel::{Thresholds, best_threshold, fit_scorer, label_counts};
 use crate::learn::{AnyLearner, Checked, MultiLabelModel};
@@ -46,12 +46,7 @@ fn rank_fold<X: SparseRows>(
     classes: Classes<'_>,
     split: &Split,
 ) -> Result<f64> {
-    let train = RowSubset::new(x, &split.train);
-    let model = fit_classes(learner, &train, &classes.of(&split.train), 2)?.model;
-    let test = RowSubset::new(x, &split.test);
-    let scores: Vec<f32> = (0..test.n_rows())
-        .map(|i| model.decide(test.row(i)).score)
-        .collect();
+    let scores = fold_scores(learner, x, classes.of_row, split)?;
     let positive: Vec<bool> = split.test.iter().map(|&i| classes.of_row[i] == 1).collect();
     Ok(roc_auc(&scores, &positive).unwrap_or(0.5))
 }

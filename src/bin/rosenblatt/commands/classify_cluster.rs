@@ -32,14 +32,9 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
     let shared = Arc::new(plan.clone());
     let mail = model.analyzer().source().mail_rules().is_some() || plan.filter();
     let gathered = if mail {
-        let Some(rules) = model.analyzer().source().mail_rules().cloned() else {
-            bail!(
-                "{}: --passthrough, --unsure and --unsure-probability need a spam filter (a model trained with \
-                 --spam/--ham)",
-                plan.model.display()
-            );
-        };
-        super::classify_mail::check_unsure(plan, model.probability(0.0).is_some())?;
+        let has_probability = model.probability(0.0).is_some();
+        let rules =
+            super::classify_mail::filter_rules(plan, model.analyzer(), has_probability)?.clone();
         gather_scores(&cluster, move |share: Share| {
             let m = mail::read_share(&shared.documents.paths, &rules, share)?;
             let units = m.units.clone();

@@ -8,10 +8,11 @@ use crate::flags::{ClassifyPlan, OutputFormat, Unsure};
 use crate::load;
 use anyhow::{Result, bail};
 use rosenblatt::input::Document;
-use rosenblatt::input::mail::{self, MailCorpus};
+use rosenblatt::input::mail::{self, MailCorpus, MailRules};
 use rosenblatt::model::{ClassDecision, Model};
 use rosenblatt::pipeline;
 use rosenblatt::store::Snapshot;
+use rosenblatt::text::Analyzer;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
@@ -25,7 +26,7 @@ pub enum Filter<'a> {
 
 impl Filter<'_> {
     /// How the filter reads its inputs.
-    fn analyzer(&self) -> &rosenblatt::text::Analyzer {
+    fn analyzer(&self) -> &Analyzer {
         match self {
             Filter::Model(m) => m.analyzer(),
             Filter::Store(s) => s.analyzer(),
@@ -62,14 +63,7 @@ impl Filter<'_> {
 /// (3 on error), as with bogofilter's `-p -e`.
 pub fn run(a: &ClassifyPlan, filter: &Filter) -> Result<ExitCode> {
     let classes = filter.classes();
-    let Some(rules) = filter.analyzer().source().mail_rules() else {
-        bail!(
-            "{}: --passthrough, --unsure and --unsure-probability need a spam filter (a model trained with \
-             --spam/--ham)",
-            a.model.display()
-        );
-    };
-    check_unsure(a, filter.probability(0.0).is_some())?;
+    let rules = filter_rules(a, filter.analyzer(), filter.probability(0.0).is_some())?;
     let inputs = &a.documents.paths;
     let mut raw = None;
     let mut m = MailCorpus::default();
@@ -147,8 +141,21 @@ pub fn run(a: &ClassifyPlan, filter: &Filter) -> Result<ExitCode> {
     })
 }
 
-/// Refuses `--unsure-probability` for a filter without a probability (`has_probability`).
-pub fn check_unsure(a: &ClassifyPlan, has_probability: bool) -> Result<()> {
+/// The mail rules of the spam filter `a` classifies with (read by `analyzer`): the
+/// spam-filter options refused for a model that reads no mail, and `--unsure-probability`
+/// for a filter without a probability (`has_probability`).
+pub fn filter_rules<'m>(
+    a: &ClassifyPlan,
+    analyzer: &'m Analyzer,
+    has_probability: bool,
+) -> Result<&'m MailRules> {
+    let Some(rules) = analyzer.source().mail_rules() else {
+        bail!(
+            "{}: --passthrough, --unsure and --unsure-probability need a spam filter (a model \
+             trained with --spam/--ham)",
+            a.model.display()
+        );
+    };
     if matches!(a.unsure, Some(Unsure::Probability(_))) && !has_probability {
         bail!(
             "{}: --unsure-probability needs a filter that records P(spam), and this one has \
@@ -157,7 +164,7 @@ pub fn check_unsure(a: &ClassifyPlan, has_probability: bool) -> Result<()> {
             a.model.display()
         );
     }
-    Ok(())
+    Ok(rules)
 }
 
 /// The verdict on a message (spam, ham or unsure) and its exit code, from its decision
