@@ -15,7 +15,7 @@
 //! same target.
 
 use crate::{Error, Result};
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -53,19 +53,19 @@ pub fn check_output(path: &Path) -> Result<()> {
 
 /// Refuses, before any work, an output `path` that is one of `inputs` or lies in an input
 /// folder: the run would read it and then replace it (a corpus overwritten by its own
-/// model, a model by its chart). Paths that do not exist yet, and `-`, pass.
+/// model, a model by its chart). Paths that do not exist yet, and `-`, pass — but for a
+/// filter store (a folder with `data.mdb`), nothing new may be written inside it either.
 pub fn check_not_an_input(path: &Path, inputs: &[&Path]) -> Result<()> {
     let target = real_target(path)?;
-    if !target.exists() {
-        return Ok(());
-    }
+    let exists = target.exists();
     for input in inputs.iter().filter(|i| i.as_os_str() != "-") {
         let Ok(canon) = std::fs::canonicalize(input) else {
             continue;
         };
-        let place = if target == canon {
+        let store = canon.join("data.mdb").exists();
+        let place = if exists && target == canon {
             "is one of the inputs".to_string()
-        } else if canon.is_dir() && target.starts_with(&canon) {
+        } else if canon.is_dir() && target.starts_with(&canon) && (exists || store) {
             format!("lies in the input folder {}", input.display())
         } else {
             continue;
@@ -169,10 +169,11 @@ fn check_replaceable(path: &Path, target: &Path) -> Result<Option<std::fs::Permi
     Err(Error::io(path, std::io::Error::other(why)))
 }
 
-/// Removes `.NAME.PID.tmp` files beside `name` in `dir` whose process has ended (or, with
-/// no `/proc` to ask, that are older than [`STALE_AGE`]): what a killed run leaves.
-fn remove_stale(dir: &Path, name: &OsStr) {
-    let prefix = format!(".{}.", name.to_string_lossy());
+/// Removes the entries of `dir` named `PREFIX` + a process id + `SUFFIX` whose process
+/// has ended (or, with no `/proc` to ask, that are older than [`STALE_AGE`]): what a
+/// killed run leaves — `.NAME.PID.tmp` files beside a model, `STORE.tmp-PID` folders
+/// beside a store.
+pub(crate) fn remove_stale(dir: &Path, prefix: &str, suffix: &str) {
     let own = std::process::id();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -183,8 +184,8 @@ fn remove_stale(dir: &Path, name: &OsStr) {
         let file = e.file_name();
         let file = file.to_string_lossy();
         let pid = file
-            .strip_prefix(&prefix)
-            .and_then(|r| r.strip_suffix(".tmp"))
+            .strip_prefix(prefix)
+            .and_then(|r| r.strip_suffix(suffix))
             .and_then(|pid| pid.parse::<u32>().ok());
         let Some(pid) = pid.filter(|&p| p != own) else {
             continue;
@@ -196,7 +197,12 @@ fn remove_stale(dir: &Path, name: &OsStr) {
                 .and_then(|m| m.modified())
                 .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > STALE_AGE))
         };
-        if stale {
+        if !stale {
+            continue;
+        }
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = std::fs::remove_dir_all(e.path());
+        } else {
             let _ = std::fs::remove_file(e.path());
         }
     }
@@ -210,7 +216,7 @@ impl AtomicFile {
         let (dir, name) = resolve(path)?;
         let target = dir.join(&name);
         let permissions = check_replaceable(path, &target)?;
-        remove_stale(&dir, &name);
+        remove_stale(&dir, &format!(".{}.", name.to_string_lossy()), ".tmp");
         let tmp = dir.join(format!(
             ".{}.{}.tmp",
             name.to_string_lossy(),

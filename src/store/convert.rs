@@ -87,6 +87,15 @@ impl Store {
             ));
         }
         let tmp = temporary(path)?;
+        // Folders of converts killed before their rename.
+        if let (Some(dir), Some(name)) = (tmp.parent(), path.file_name()) {
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            crate::atomic::remove_stale(dir, &format!("{}.tmp-", name.to_string_lossy()), "");
+        }
         if tmp.exists() {
             std::fs::remove_dir_all(&tmp).map_err(|e| Error::io(&tmp, e))?;
         }
@@ -103,6 +112,7 @@ impl Store {
     /// The store as a model, the same bit for bit as the one it was created from after
     /// the same messages learned; checked as a loaded model file is.
     pub fn to_model(&self) -> Result<Model> {
+        let _watch = self.watch();
         let lmdb = |e| lmdb_error(&self.path, e);
         let (txn, maps) = super::read_txn(&self.env).map_err(lmdb)?;
         let h = self.header(&txn)?;
@@ -127,10 +137,10 @@ impl Store {
         self.features.each(&txn, lmdb, |key, value| {
             let (r, tail) = Record::decode(value)
                 .ok_or_else(|| self.damaged(key, "is not a feature record"))?;
-            let j = r.id as usize;
-            if j >= n {
-                return Err(self.damaged(key, &format!("has id {j} of {n}")));
+            if let Some(why) = r.fault(n as u64) {
+                return Err(self.damaged(key, &why));
             }
+            let j = r.id as usize;
             if hashing.is_some() {
                 if key_id(key) != Some(r.id) || !tail.is_empty() {
                     return Err(self.damaged(key, "is not the key of its id"));

@@ -6,13 +6,18 @@
 use super::header::Header;
 use super::record::{Record, id_key, word_key};
 use super::resident::Resident;
+use super::writer::WriterLock;
 use super::{Store, lmdb_error};
 use crate::features::Geometry;
 use crate::incremental::{DocTokens, label_of};
 use crate::input::Document;
 use crate::learn::{ClassDecision, Classifier, LinearModel};
 use crate::text::Analyzer;
-use crate::{Result, RowRef};
+use crate::{Error, Result, RowRef};
+
+/// The most tokens one transaction of a bulk learn takes (messages are not split): about
+/// thirty mail messages, whose pages a transaction copies once each.
+pub(crate) const TXN_TOKENS: usize = 8_192;
 
 /// A read transaction on a store: every message it classifies sees the same committed
 /// state, whatever `learn` commits meanwhile (and no `learn` waits for it). LMDB gives a
@@ -73,6 +78,7 @@ impl Features {
         tokens: &DocTokens,
         resident: &Resident,
     ) -> Result<Features> {
+        let _watch = store.watch();
         let mut entries = Vec::new();
         let mut new_words = Vec::new();
         let mut lookups = 0;
@@ -89,6 +95,9 @@ impl Features {
                 return Ok(None);
             };
             let (r, _) = Record::decode(v).ok_or_else(|| store.damaged(key, "is not a record"))?;
+            if let Some(why) = r.fault(h.ids()) {
+                return Err(store.damaged(key, &why));
+            }
             Ok(Some(r))
         };
         match tokens {
@@ -97,6 +106,9 @@ impl Features {
                     let key = id_key(id);
                     let record =
                         get(&key)?.unwrap_or_else(|| Record::absent(id, h.absent_weight()));
+                    if record.id != id {
+                        return Err(store.damaged(&key, "is not the key of its id"));
+                    }
                     entries.push(Entry {
                         record,
                         key: key.to_vec(),
@@ -117,6 +129,13 @@ impl Features {
                     }
                 }
                 entries.sort_unstable_by_key(|e| e.record.id);
+                if let Some(pair) = entries
+                    .windows(2)
+                    .find(|p| p[0].record.id == p[1].record.id)
+                {
+                    let why = format!("shares id {} with another word", pair[1].record.id);
+                    return Err(store.damaged(&pair[1].key, &why));
+                }
             }
         }
         Ok(Features { entries, new_words })
@@ -152,6 +171,7 @@ impl Store {
     /// A read transaction with the header as of now: classify any number of messages
     /// against it.
     pub fn snapshot(&self) -> Result<Snapshot<'_>> {
+        let _watch = self.watch();
         let (txn, maps) = super::read_txn(&self.env).map_err(|e| lmdb_error(&self.path, e))?;
         let header = self.header(&txn)?;
         Ok(Snapshot {
@@ -163,28 +183,82 @@ impl Store {
         })
     }
 
-    /// Learns `docs` as members of `class` by the filter's update rule, in one write
-    /// transaction (all or none of them; other learners wait for LMDB's writer lock,
-    /// readers never do): exactly what [`crate::incremental::learn_document`] does to the
-    /// model, document after document.
+    /// Learns `docs` as members of `class` by the filter's update rule: exactly what
+    /// [`crate::incremental::learn_document`] does to the model, document after document.
+    /// Messages are committed in transactions of at most 8,192 tokens (a
+    /// message's own transaction when it holds more), so a bulk learn copies a bounded
+    /// set of pages at a time and the pages freed by one transaction are reused by the
+    /// next; other learners wait for the writer's lock between them (at most the store's
+    /// lock timeout), readers never wait. An error stops the run at a transaction: it
+    /// names how many messages were learned before it.
     pub fn learn(&self, docs: &[Document], class: &str) -> Result<StoreLearned> {
-        let lmdb = |e| lmdb_error(&self.path, e);
-        // Reader slots of killed processes would keep old pages from being reused.
-        self.env.clear_stale_readers().map_err(lmdb)?;
-        // Tokenized before the transaction, which then holds the writer's lock for the
-        // lookups and the step alone.
+        // Tokenized before any transaction, which then holds the writer's lock for the
+        // lookups and the steps alone.
         let tokens: Vec<DocTokens> = docs
             .iter()
             .map(|d| DocTokens::of(&self.analyzer, d))
             .collect();
+        let mut done = StoreLearned {
+            messages: 0,
+            updates: 0,
+            new_words: 0,
+            learned: 0,
+        };
+        let mut rest = &tokens[..];
+        while !rest.is_empty() {
+            let mut count = 0;
+            let take = rest
+                .iter()
+                .take_while(|t| {
+                    count += t.len();
+                    count <= TXN_TOKENS
+                })
+                .count()
+                .max(1);
+            let (batch, after) = rest.split_at(take);
+            let l = self
+                .learn_batch(batch, class)
+                .map_err(|e| match (done.messages, e) {
+                    (0, e) => e,
+                    (n, Error::Model { path, message }) => Error::Model {
+                        path,
+                        message: format!(
+                            "{message} (the first {n} of {} messages were learned)",
+                            docs.len()
+                        ),
+                    },
+                    (_, e) => e,
+                })?;
+            done = StoreLearned {
+                messages: done.messages + l.messages,
+                updates: done.updates + l.updates,
+                new_words: done.new_words + l.new_words,
+                learned: l.learned,
+            };
+            rest = after;
+        }
+        Ok(done)
+    }
+
+    /// One transaction of [`Store::learn`], under the writer's lock, in a map grown to
+    /// hold what it may write.
+    fn learn_batch(&self, tokens: &[DocTokens], class: &str) -> Result<StoreLearned> {
+        let lmdb = |e| lmdb_error(&self.path, e);
+        let data = self.path.join(super::DATA_FILE);
+        let _writer = WriterLock::take(&self.path, &data, self.lock_timeout, self.lock_file)?;
+        let _watch = self.watch();
+        // Reader slots of killed processes would keep old pages from being reused.
+        self.env.clear_stale_readers().map_err(lmdb)?;
         // A transaction copies each page it changes once: at most one leaf page per token
-        // and no more than the tree holds, with the upper pages and splits on top.
+        // and no more than the tree holds, with the upper pages and splits on top. Most
+        // messages change few (the rule steps on some), so half of that is the first
+        // guess; a transaction that finds the map full runs again in a larger one.
         let count: usize = tokens.iter().map(DocTokens::len).sum();
         let pages = self.env.info().last_page_number + 1;
-        let mut needed = (count.min(pages) * 5 / 4 + count / 32 + 64) * 4096;
+        let mut needed = (count.min(pages) / 2 + count / 64 + 64) * 4096;
         loop {
             let room = super::make_room(&self.env, needed).map_err(lmdb)?;
-            match self.learn_txn(&tokens, class) {
+            match self.learn_txn(tokens, class) {
                 Err(e) if super::is_full(&e) && room => needed = needed.saturating_mul(2),
                 r => return r,
             }
@@ -248,7 +322,7 @@ impl Store {
             e.record.df += 1;
         }
         h.documents += 1;
-        let n = h.analyzer.hashing().map_or(h.features, |b| b.ids() as u64);
+        let n = h.ids();
         if state.rule.adaptive() {
             h.sums = h.sums.max(n);
         }

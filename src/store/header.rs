@@ -52,6 +52,14 @@ pub(crate) struct Header {
 }
 
 impl Header {
+    /// How many ids the store's features may take: its words so far, or 2^B in a hashed
+    /// space; a record with a larger id is damage.
+    pub fn ids(&self) -> u64 {
+        self.analyzer
+            .hashing()
+            .map_or(self.features, |b| b.ids() as u64)
+    }
+
     /// The geometry's weight of a feature the store has no entry for: the unseen
     /// feature's idf, or 1 under binary weighting.
     pub fn absent_weight(&self) -> f32 {

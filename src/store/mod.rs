@@ -29,13 +29,16 @@
 //! the message's features alone.
 
 mod convert;
+mod fault;
 mod filter;
 mod header;
 mod record;
 mod resident;
 mod table;
+mod writer;
 
 pub use filter::{Snapshot, StoreLearned};
+pub use writer::DEFAULT_LOCK_TIMEOUT;
 
 use crate::{Error, Result};
 use header::Header;
@@ -51,6 +54,11 @@ const MAX_MAP_BYTES: usize = 4 << 30;
 const HEADER_KEY: &[u8] = b"header";
 /// LMDB's data file in a store's folder.
 const DATA_FILE: &str = "data.mdb";
+/// LMDB's lock file in a store's folder.
+const LOCK_FILE: &str = "lock.mdb";
+/// Reader slots in a store's lock file: one per process (or thread) reading at once. A
+/// busy mail server runs hundreds of deliveries side by side; LMDB's default is 126.
+const MAX_READERS: u32 = 1024;
 
 /// How a process opens a store: to read (classify) or to learn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +77,12 @@ pub struct Store {
     meta: Database<Bytes, Bytes>,
     features: table::Table,
     path: PathBuf,
+    /// How long a writer waits for another.
+    lock_timeout: std::time::Duration,
+    /// The lock file this process opened the store with.
+    lock_file: Option<writer::FileId>,
+    /// The sentence a fault inside the store's pages ends the process with.
+    fault: &'static [u8],
 }
 
 impl std::fmt::Debug for Store {
@@ -82,7 +96,13 @@ impl Store {
     /// regular files, so the two never mix.
     pub fn is_store(path: impl AsRef<Path>) -> bool {
         let path = path.as_ref();
-        path.is_dir() && path.join(DATA_FILE).is_file()
+        // A folder whose data file this user may not see is taken for a store, so that
+        // opening it says "permission denied" rather than "not a filter store".
+        path.is_dir()
+            && match std::fs::metadata(path.join(DATA_FILE)) {
+                Ok(m) => m.is_file(),
+                Err(e) => e.kind() == std::io::ErrorKind::PermissionDenied,
+            }
     }
 
     /// Opens the store at `path` for reading and learning. A folder that is not a
@@ -107,14 +127,29 @@ impl Store {
                 "not a filter store (a folder with data.mdb, made by `rosenblatt convert`)",
             ));
         }
-        let env = open_env(path, access, None)?;
-        let lmdb = |e| lmdb_error(path, e);
         // A data file cut short would be read past its end through the map (a bus error):
-        // it must hold every page the last commit names.
+        // it must hold every page the last commit names. One shorter than LMDB's two meta
+        // pages would be taken by LMDB for a new store and written over: it is refused
+        // before LMDB sees it.
         let data = path.join(DATA_FILE);
-        let len = std::fs::metadata(&data)
+        let len = std::fs::File::open(&data)
+            .and_then(|f| f.metadata())
             .map_err(|e| Error::io(&data, e))?
             .len();
+        if len < 2 * 4096 {
+            return Err(Error::model(
+                path,
+                format!(
+                    "damaged store: data.mdb holds {len} bytes, less than the two pages every \
+                     store begins with (restore it from a backup: `rosenblatt convert \
+                     BACKUP.model NEW-STORE`)"
+                ),
+            ));
+        }
+        let fault = fault::sentence(path);
+        let _watch = fault::Watch::new(fault);
+        let env = open_env(path, access, None)?;
+        let lmdb = |e| lmdb_error(path, e);
         let need = (env.info().last_page_number as u64 + 1) * u64::from(env.stat().page_size);
         if len < need {
             return Err(Error::model(
@@ -142,7 +177,23 @@ impl Store {
             meta,
             features,
             path: path.to_path_buf(),
+            lock_timeout: DEFAULT_LOCK_TIMEOUT,
+            lock_file: writer::FileId::of(&path.join(LOCK_FILE)),
+            fault,
         })
+    }
+
+    /// Watches this thread's work in the store's pages while the value lives (see
+    /// `fault`).
+    fn watch(&self) -> fault::Watch {
+        fault::Watch::new(self.fault)
+    }
+
+    /// Sets how long [`Store::learn`] waits for another writer of the store (a stopped
+    /// or very long `learn`) before it gives up with an error naming the store; 10 s
+    /// unless set.
+    pub fn set_lock_timeout(&mut self, timeout: std::time::Duration) {
+        self.lock_timeout = timeout;
     }
 
     /// The store's folder.
@@ -193,7 +244,7 @@ fn read_header(meta: Database<Bytes, Bytes>, txn: &heed::RoTxn, path: &Path) -> 
 /// environment at `path`; an existing one keeps the map size its last writer recorded.
 fn open_env(path: &Path, access: Access, map: Option<usize>) -> Result<Env> {
     let mut options = EnvOpenOptions::new();
-    options.max_dbs(3);
+    options.max_dbs(3).max_readers(MAX_READERS);
     if let Some(bytes) = map {
         options.map_size(bytes);
     }
@@ -204,11 +255,16 @@ fn open_env(path: &Path, access: Access, map: Option<usize>) -> Result<Env> {
     // SAFETY: the store's files are changed only through LMDB, whose lock file orders
     // every process's transactions; the flags only skip flushing to the disk and let
     // writers change the map in place.
-    unsafe {
+    let env = unsafe {
         options.flags(flags);
         options.open(path)
     }
-    .map_err(|e| lmdb_error(path, e))
+    .map_err(|e| lmdb_error(path, e))?;
+    // Processes killed while they read (an MTA's timeout, the OOM killer) keep their
+    // reader slots until LMDB's reader check frees them: done at every open, so that
+    // dead readers neither fill the table nor pin old pages.
+    env.clear_stale_readers().map_err(|e| lmdb_error(path, e))?;
+    Ok(env)
 }
 
 /// Guards this process's maps of stores: every transaction holds it shared, and growing a
@@ -232,7 +288,13 @@ fn hold_maps() -> MapGuard {
 /// process is open) and the transaction begun again.
 fn read_txn(env: &Env) -> heed::Result<(heed::RoTxn<'_, heed::WithTls>, MapGuard)> {
     let guard = hold_maps();
-    match env.read_txn() {
+    let mut txn = env.read_txn();
+    if let Err(heed::Error::Mdb(heed::MdbError::ReadersFull)) = txn {
+        // Readers that died since this process opened the store: their slots are freed.
+        env.clear_stale_readers()?;
+        txn = env.read_txn();
+    }
+    match txn {
         Err(heed::Error::Mdb(heed::MdbError::MapResized)) => {
             drop(guard);
             if let Some(_alone) = alone() {
@@ -248,9 +310,12 @@ fn read_txn(env: &Env) -> heed::Result<(heed::RoTxn<'_, heed::WithTls>, MapGuard
 }
 
 /// Grows the map of `env` (before a write transaction of this process) so that `needed`
-/// more bytes fit: doubled until they do, at most 4 GiB. Whether the map now holds them:
-/// not when it is at its largest, nor while another transaction of this process is open
-/// (the map cannot move then).
+/// more bytes fit: doubled until they do, at most 4 GiB, and every block of it reserved on
+/// the disk (a transaction cannot write past the map, so it cannot write where no block
+/// is). Whether the map now holds them: not when it is at its largest, nor while another
+/// transaction of this process is open (the map cannot move then). A transaction that
+/// finds the map full after all is tried again with twice `needed`, so a first guess of
+/// what a transaction writes can be modest and the map stays near the data.
 fn make_room(env: &Env, needed: usize) -> heed::Result<bool> {
     let info = env.info();
     let page = 4096;
@@ -267,7 +332,7 @@ fn make_room(env: &Env, needed: usize) -> heed::Result<bool> {
             None => map = info.map_size,
         }
     }
-    reserve_disk(env, used.saturating_add(needed).min(map))?;
+    reserve_disk(env, map)?;
     Ok(used.saturating_add(needed) <= map)
 }
 

@@ -48,6 +48,17 @@ impl Record {
             && self.fw.to_bits() == unseen.to_bits()
     }
 
+    /// What is wrong with a record read from a store whose features take ids below `n`:
+    /// an id out of range, or a value that is not a finite number (which would make every
+    /// score it enters NaN); `None` for a sound record.
+    pub fn fault(&self, n: u64) -> Option<String> {
+        if u64::from(self.id) >= n {
+            return Some(format!("has id {} of {n}", self.id));
+        }
+        let finite = self.w.is_finite() && self.sq.is_finite() && self.fw.is_finite();
+        (!finite).then(|| "holds a value that is not a finite number".to_string())
+    }
+
     /// The record's bytes, followed by `word` when its key could not hold it whole.
     pub fn encode(&self, word: Option<&str>) -> Vec<u8> {
         let mut out = Vec::with_capacity(RECORD_BYTES);

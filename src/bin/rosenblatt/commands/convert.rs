@@ -8,6 +8,8 @@ use std::process::ExitCode;
 
 /// Runs `convert`.
 pub fn run(a: ConvertArgs) -> Result<ExitCode> {
+    // Nothing is written over the input or into a store being read.
+    rosenblatt::atomic::check_not_an_input(&a.to, &[&a.from])?;
     let (model, to) = if Store::is_store(&a.from) {
         let model = Store::open_read_only(&a.from)?.to_model()?;
         crate::model_lock::save(&model, &a.to)?;

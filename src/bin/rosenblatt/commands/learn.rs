@@ -11,8 +11,9 @@
 //! links to one model share one lock. A lock held past `--lock-timeout` ends the run with
 //! exit code 3.
 //!
-//! A store learns in one write transaction that reads and writes only the messages'
-//! features; LMDB's own writer lock orders concurrent `learn`s, and readers never wait.
+//! A store learns in write transactions that read and write only the messages' features
+//! (a bulk learn commits every few thousand tokens); a lock on the store's data file
+//! orders concurrent `learn`s, waiting at most `--lock-timeout`, and readers never wait.
 
 use crate::flags::LearnPlan;
 use crate::load;
@@ -121,7 +122,8 @@ pub fn run(a: LearnPlan) -> Result<ExitCode> {
 /// `learn` on a store: the messages read under its mail rules, then learned in one write
 /// transaction.
 fn learn_store(a: &LearnPlan) -> Result<ExitCode> {
-    let store = Store::open(&a.model)?;
+    let mut store = Store::open(&a.model)?;
+    store.set_lock_timeout(a.lock_timeout);
     let rules = store.analyzer().source().mail_rules().cloned();
     if rules.is_some() {
         load::refuse_line_files(&a.model, &a.inputs, None)?;

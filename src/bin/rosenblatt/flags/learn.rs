@@ -24,7 +24,7 @@ pub struct LearnArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
-    /// How long to wait for another `learn` of the same model to finish (the messages are
+    /// How long to wait for another `learn` of the same model or store to finish (the messages are
     /// read first; only the model update waits), then give up with exit code 3.
     #[arg(
         long,
