@@ -6,7 +6,7 @@
 use super::header::Header;
 use super::record::{Record, id_key, word_key};
 use super::resident::Resident;
-use super::writer::WriterLock;
+use super::writer::{self, WriterLock};
 use super::{Store, lmdb_error};
 use crate::features::Geometry;
 use crate::incremental::{DocTokens, label_of};
@@ -270,6 +270,12 @@ impl Store {
         let lmdb = |e| lmdb_error(&self.path, e);
         let _maps = super::hold_maps();
         let mut txn = self.env.write_txn().map_err(lmdb)?;
+        // LMDB starts a writer from the last commit its lock file records: a lock file made
+        // anew while others wrote (lock.mdb removed) records an older one, and this
+        // transaction would undo their commits. The data file's own newest commit decides.
+        if txn.id() != self.env.info().last_txn_id + 1 {
+            return Err(writer::replaced_lock_file(&self.path));
+        }
         let mut h = self.header(&txn)?;
         let y = label_of(&h.classes, class)?;
         let (words_before, mut updates) = (h.features, 0);

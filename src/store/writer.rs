@@ -79,13 +79,17 @@ impl WriterLock {
             std::thread::sleep(POLL);
         }
         if opened.is_some() && FileId::of(&store.join(super::LOCK_FILE)) != opened {
-            return Err(Error::model(
-                store,
-                "its lock.mdb was removed or replaced while the store was open: nothing was \
-                 learned (run learn again; a store's lock.mdb must stay while any process \
-                 uses the store)",
-            ));
+            return Err(replaced_lock_file(store));
         }
         Ok(WriterLock { _file: file })
     }
+}
+
+/// The error of a writer whose store's lock file is not the one it opened.
+pub(crate) fn replaced_lock_file(store: &Path) -> Error {
+    Error::model(
+        store,
+        "its lock.mdb was removed or replaced while the store was open: nothing was learned \
+         (run learn again; a store's lock.mdb must stay while any process uses the store)",
+    )
 }
