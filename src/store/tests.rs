@@ -232,6 +232,52 @@ fn a_damaged_header_or_record_is_refused_naming_the_store() {
 }
 
 #[test]
+fn records_that_are_not_finite_out_of_range_or_repeated_are_refused_where_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = Model::fit(&corpus(), &TrainConfig::default()).unwrap();
+    let noon = model.vocab().get("noon").unwrap();
+    let lunch = model.vocab().get("lunch").unwrap();
+    let record = |id: u32, w: f32| {
+        super::record::Record {
+            id,
+            w,
+            df: 1,
+            sq: 0.0,
+            fw: 1.0,
+        }
+        .encode(None)
+    };
+    let cases = [
+        (record(noon, f32::NAN), "not a finite number"),
+        (record(noon, f32::INFINITY), "not a finite number"),
+        (record(u32::MAX, 0.5), "has id 4294967295"),
+        (
+            record(lunch, 0.5),
+            &*format!("shares id {lunch} with another word"),
+        ),
+    ];
+    for (k, (bytes, why)) in cases.iter().enumerate() {
+        let path = dir.path().join(format!("s{k}"));
+        let store = Store::create(&path, &model).unwrap();
+        let mut txn = store.env.write_txn().unwrap();
+        store.features.put(&mut txn, b"noon", bytes).unwrap();
+        txn.commit().unwrap();
+        let doc = Document::new("d", "lunch at noon", None);
+        let err = store
+            .snapshot()
+            .unwrap()
+            .decide(&doc)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(why) && err.contains("damaged store"), "{err}");
+        assert!(err.contains(&path.display().to_string()), "{err}");
+        let err = store.learn(&[doc], "spam").unwrap_err().to_string();
+        assert!(err.contains(why), "{err}");
+        assert!(store.to_model().is_err(), "{why}");
+    }
+}
+
+#[test]
 fn a_reader_that_unmaps_the_store_as_it_goes_decides_as_the_model() {
     // A message of 1,000 distinct words: its lookups unmap the store's pages 7 times.
     let text: Vec<String> = (0..1000).map(|i| format!("w{i}")).collect();
@@ -260,7 +306,7 @@ fn a_reader_that_unmaps_the_store_as_it_goes_decides_as_the_model() {
 #[test]
 fn a_store_grows_its_map_as_it_learns_and_keeps_the_same_model() {
     // An empty filter of 2^20 ids (a store of a few pages), then 2,000 messages of 60
-    // distinct words each in one transaction: about 100,000 entries, past the first map.
+    // distinct words each in one call: about 100,000 entries, past the first map.
     let analyzer = Analyzer::builder(Source::Text)
         .step(Step::Words)
         .step(Step::Hash(20))

@@ -33,5 +33,6 @@ mod properties;
 mod seed_examples;
 mod shell;
 mod store;
+mod store_operation;
 mod svmlight;
 mod tune;
