@@ -1,18 +1,23 @@
 //! Reading a model file: the header read and checked first, then — only from a regular
 //! file whose size is the one the header states, of at most [`MAX_MODEL_BYTES`] — the
-//! payload, decoded with every length bounded by the bytes the file holds, then the
-//! decoded parts checked against each other ([`super::check`]).
+//! payload's checksum, streamed from the file through a small buffer, and only when it
+//! matches the payload, read into memory and decoded with every length bounded by the
+//! bytes the file holds, then the decoded parts checked against each other
+//! ([`super::check`]).
 
 use super::{FORMAT_VERSION, HEADER, MAGIC, Model};
-use crate::fnv::fnv1a;
+use crate::fnv::{Fnv1a, fnv1a};
 use crate::{Error, Result};
 use bincode::error::DecodeError;
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// The largest model file read: 4 GiB. Larger files (or a device that never ends, such
 /// as `/dev/zero`) are refused before they are read.
 pub const MAX_MODEL_BYTES: u64 = 4 << 30;
+
+/// Bytes read at a time while a payload's checksum is streamed from its file.
+const CHUNK: usize = 64 << 10;
 
 /// Sentence start for a file whose contents contradict themselves.
 const DAMAGED: &str = "the model file is damaged";
@@ -135,7 +140,33 @@ fn wrong_length(path: &Path, have: u64, len: u64) -> Error {
             format!("truncated model file ({have} of {len} payload bytes)"),
         )
     } else {
-        Error::model(path, "corrupted model file (checksum mismatch)")
+        checksum_mismatch(path)
+    }
+}
+
+/// The sentence for a payload whose checksum is not the one its header states.
+fn checksum_mismatch(path: &Path) -> Error {
+    Error::model(path, "corrupted model file (checksum mismatch)")
+}
+
+/// FNV-1a of the next `len` bytes of `file` (of all that is left where fewer remain),
+/// read a [`CHUNK`] at a time, and how many bytes that was: a file's checksum checked
+/// in a buffer's memory, whatever its size.
+fn streamed_sum(file: &mut std::fs::File, len: u64, path: &Path) -> Result<(u64, u64)> {
+    let mut buf = vec![0u8; CHUNK];
+    let mut sum = Fnv1a::new();
+    let mut read = 0u64;
+    let mut rest = file.take(len);
+    loop {
+        match rest.read(&mut buf) {
+            Ok(0) => return Ok((sum.finish(), read)),
+            Ok(n) => {
+                sum.update(&buf[..n]);
+                read += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io(path, e)),
+        }
     }
 }
 
@@ -175,8 +206,11 @@ impl Model {
     }
 
     /// Reads and checks a model file: a regular file of at most [`MAX_MODEL_BYTES`]. The
-    /// header is read and checked first; the payload is read only when the file's size
-    /// is the one the header states, into memory reserved without aborting.
+    /// header is read and checked first; then, only when the file's size is the one the
+    /// header states, the payload's checksum is streamed from the file through a 64 KiB
+    /// buffer, so that a corrupt file is refused in little memory whatever its size;
+    /// only when it matches is the payload read into memory reserved without aborting
+    /// (and its checksum checked again there, against a file changed in between).
     pub fn load(path: impl AsRef<Path>) -> Result<Model> {
         let path = path.as_ref();
         let not_regular = || {
@@ -217,6 +251,16 @@ impl Model {
         if size != h.len {
             return Err(wrong_length(path, size, h.len));
         }
+        let (sum, hashed) = streamed_sum(&mut file, h.len, path)?;
+        if hashed != h.len {
+            // The file shrank after its size was read.
+            return Err(wrong_length(path, hashed, h.len));
+        }
+        if sum != h.sum {
+            return Err(checksum_mismatch(path));
+        }
+        file.seek(SeekFrom::Start(HEADER as u64))
+            .map_err(|e| Error::io(path, e))?;
         let mut bytes = Vec::new();
         bytes.try_reserve_exact(h.len as usize).map_err(|_| {
             Error::model(

@@ -280,3 +280,76 @@ fn a_format_5_model_reads_as_format_7_with_threshold_zero() {
         .to_string();
     assert!(err.contains("checksum mismatch"), "{err}");
 }
+
+/// Runs `rosenblatt ARGS…` and returns its exit code, stderr and peak resident memory in
+/// KiB, the child's own `ru_maxrss` as `wait4` reports it (not the test process's other
+/// children, which tests running beside this one start).
+#[cfg(unix)]
+#[allow(clippy::zombie_processes)] // reaped by wait4, which reports its peak memory
+fn run_with_peak_rss(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, u64) {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rosenblatt"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero `rusage` is a valid value of that plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is this process's unwaited child; both pointers are to live locals.
+    let waited = loop {
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if r != -1 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            break r;
+        }
+    };
+    assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
+    let code = std::process::ExitStatus::from_raw(status).code();
+    // Linux and the BSDs give ru_maxrss in KiB (macOS in bytes: only ever larger).
+    (code, err, u64::try_from(usage.ru_maxrss).unwrap())
+}
+
+#[cfg(unix)]
+#[test]
+fn a_corrupt_model_of_gigabytes_is_refused_after_streaming_its_checksum() {
+    // A real model's header whose payload length is rewritten to match a sparse 3 GiB
+    // file: its size agrees with its header, so only the checksum can refuse it. The
+    // checksum is streamed through a small buffer before the payload is held in memory.
+    const SIZE: u64 = 3 << 30;
+    const HEADER: u64 = 28;
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.model");
+    let mut bytes = std::fs::read(data("format7.model")).unwrap();
+    bytes[12..20].copy_from_slice(&(SIZE - HEADER).to_le_bytes());
+    std::fs::write(&big, &bytes).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&big)
+        .unwrap()
+        .set_len(SIZE)
+        .unwrap();
+    let t = std::time::Instant::now();
+    let (code, err, kib) = run_with_peak_rss(&["inspect".as_ref(), "-m".as_ref(), big.as_ref()]);
+    let took = t.elapsed();
+    eprintln!("refused in {took:?} with a peak RSS of {kib} KiB");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}: corrupted model file (checksum mismatch)",
+            big.display()
+        )),
+        "{err}"
+    );
+    assert!(kib < 200 * 1024, "peak RSS {kib} KiB");
+}
