@@ -3,7 +3,8 @@
 //! null or wild pointer, and the process would die by SIGSEGV or SIGBUS in the middle of a
 //! delivery. The records themselves are checked where they are read (`record`); this
 //! module covers the pages under them: while a thread works inside a store (a
-//! [`Watch`] is alive), a fault is answered by a sentence on standard error naming the
+//! [`Watch`] is alive), a fault (SIGSEGV, SIGBUS, or SIGABRT from LMDB's assertions in a
+//! build with debug assertions) is answered by a sentence on standard error naming the
 //! store and how to recover, and exit code 3 — what any other error of the command
 //! gives. A fault outside a store's work goes to the handler that was there before (the
 //! Rust runtime's, or the default), as if this one were not installed.
@@ -62,12 +63,12 @@ mod imp {
     /// Watches alive in the process.
     static DEPTH: AtomicUsize = AtomicUsize::new(0);
     static INSTALL: Once = Once::new();
-    /// The actions of SIGSEGV and SIGBUS before ours, restored for faults not ours.
-    static mut PREVIOUS: [std::mem::MaybeUninit<libc::sigaction>; 2] = [
-        std::mem::MaybeUninit::uninit(),
-        std::mem::MaybeUninit::uninit(),
-    ];
-    const SIGNALS: [libc::c_int; 2] = [libc::SIGSEGV, libc::SIGBUS];
+    /// The actions of the signals before ours, restored for faults not ours.
+    static mut PREVIOUS: [std::mem::MaybeUninit<libc::sigaction>; 3] =
+        [const { std::mem::MaybeUninit::uninit() }; 3];
+    /// A wild pointer, a page past the file's end, and LMDB's own assertions (which abort
+    /// in builds with debug assertions).
+    const SIGNALS: [libc::c_int; 3] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGABRT];
 
     pub fn enter(message: &'static [u8]) {
         INSTALL.call_once(install);
@@ -107,7 +108,7 @@ mod imp {
         }
         // Not a store's fault: the previous action is put back and the faulting
         // instruction runs again under it.
-        let k = usize::from(sig == libc::SIGBUS);
+        let k = SIGNALS.iter().position(|&s| s == sig).unwrap_or(0);
         // SAFETY: PREVIOUS[k] was written by `install` before this handler was installed.
         unsafe {
             let previous = &raw const PREVIOUS[k];
