@@ -198,7 +198,6 @@ impl Store {
 /// Writes the header and every feature of `model` into a new environment at `dir`,
 /// flushed to the disk before it returns; errors name the store being made, `name`.
 fn write(dir: &Path, name: &Path, model: &Model, m: &LinearModel, header: Header) -> Result<()> {
-    let env = open_env(dir, super::Access::Write, Some(super::FIRST_MAP_BYTES))?;
     let lmdb = |e| lmdb_error(name, e);
     let vocab = model.vocab();
     let sums = model
@@ -221,6 +220,7 @@ fn write(dir: &Path, name: &Path, model: &Model, m: &LinearModel, header: Header
     // An entry is 34 bytes with LMDB's node and pointer, in pages about 3/4 full; a
     // larger map is tried when that is short (long words, the header).
     let mut needed = records.len() * 48 + (1 << 20);
+    let env = open_env(dir, super::Access::Write, Some(super::first_map(needed)))?;
     loop {
         let room = super::make_room(&env, needed).map_err(lmdb)?;
         match fill(&env, name, vocab, &records, &header) {

@@ -218,17 +218,7 @@ impl Store {
             let (batch, after) = rest.split_at(take);
             let l = self
                 .learn_batch(batch, class)
-                .map_err(|e| match (done.messages, e) {
-                    (0, e) => e,
-                    (n, Error::Model { path, message }) => Error::Model {
-                        path,
-                        message: format!(
-                            "{message} (the first {n} of {} messages were learned)",
-                            docs.len()
-                        ),
-                    },
-                    (_, e) => e,
-                })?;
+                .map_err(|e| partly_learned(e, done.messages, docs.len()))?;
             done = StoreLearned {
                 messages: done.messages + l.messages,
                 updates: done.updates + l.updates,
@@ -351,6 +341,26 @@ impl Store {
                 .map_err(|err| lmdb_error(&self.path, err))?;
         }
         Ok(updated)
+    }
+}
+
+/// `e`, which stopped a learn of `total` messages after `n` of them were committed, saying
+/// so when some were.
+fn partly_learned(e: Error, n: usize, total: usize) -> Error {
+    if n == 0 {
+        return e;
+    }
+    let learned = format!("the first {n} of {total} messages were learned");
+    match e {
+        Error::Model { path, message } => Error::Model {
+            path,
+            message: format!("{message} ({learned})"),
+        },
+        Error::Io { path, error } => Error::io(
+            path,
+            std::io::Error::new(error.kind(), format!("{error} ({learned})")),
+        ),
+        e => e,
     }
 }
 

@@ -46,8 +46,15 @@ use heed::types::Bytes;
 use heed::{Database, Env, EnvFlags, EnvOpenOptions};
 use std::path::{Path, PathBuf};
 
-/// The map a new store starts with; it doubles as the data grows.
-const FIRST_MAP_BYTES: usize = 4 << 20;
+/// A new store's map is a whole number of these: the least that holds what it is
+/// written with; it doubles as the data grows. Every block of the map is reserved on the
+/// disk, so a store takes no more than about twice its data.
+const MAP_STEP: usize = 1 << 20;
+
+/// The map of a new store that is written with `needed` bytes.
+fn first_map(needed: usize) -> usize {
+    needed.saturating_add(64 << 10).div_ceil(MAP_STEP) * MAP_STEP
+}
 /// The most a store may hold: 4 GiB, as a model file.
 const MAX_MAP_BYTES: usize = 4 << 30;
 /// The header's key in the `meta` table.

@@ -193,7 +193,7 @@ fn what_cannot_be_a_store_and_what_is_not_one_are_refused_with_a_sentence() {
     // A foreign LMDB environment: opened, refused, named.
     let foreign = dir.path().join("foreign");
     std::fs::create_dir(&foreign).unwrap();
-    drop(open_env(&foreign, Access::Write, Some(FIRST_MAP_BYTES)).unwrap());
+    drop(open_env(&foreign, Access::Write, Some(MAP_STEP)).unwrap());
     let err = Store::open(&foreign).unwrap_err().to_string();
     assert!(err.contains("without a filter's tables"), "{err}");
     // A class the filter does not have.
