@@ -1,7 +1,7 @@
 //! A filter kept in an embedded transactional store (LMDB, through `heed`), for mail
 //! delivery: a process started per message reads only that message's features in a read
-//! transaction, and `learn` changes only the features it touches in one write
-//! transaction, so the cost of a message does not grow with the model.
+//! transaction, and `learn` changes only the features it touches in write transactions
+//! of a bounded size, so the cost of a message does not grow with the model.
 //!
 //! A store is a folder holding LMDB's `data.mdb` and `lock.mdb`, with two tables: `meta`,
 //! whose one entry is the header (everything of the model that is not one value per
@@ -15,7 +15,7 @@
 //! (`NO_SYNC`): a killed process loses nothing, a crash of the operating system can lose
 //! the last commits (as with bogofilter's default database). Writers change the memory
 //! map in place (`WRITE_MAP`: no copy of each touched page on the heap, no write call per
-//! page), so LMDB keeps the data file as long as the map; the map starts small and doubles
+//! page), so LMDB keeps the data file as long as the map; the map starts small and grows
 //! before a transaction that could fill it, so the file stays within about twice the data
 //! it holds. The blocks a transaction may write are reserved on the disk first (Linux's
 //! `fallocate`), so a full disk is an error rather than a SIGBUS. Readers unmap the store's pages as they go (`resident`), so a process's
@@ -47,7 +47,7 @@ use heed::{Database, Env, EnvFlags, EnvOpenOptions};
 use std::path::{Path, PathBuf};
 
 /// A new store's map is a whole number of these: the least that holds what it is
-/// written with; it doubles as the data grows. Every block of the map is reserved on the
+/// written with; it grows with the data (see [`make_room`]). Every block of the map is reserved on the
 /// disk, so a store takes no more than about twice its data.
 const MAP_STEP: usize = 1 << 20;
 
@@ -317,8 +317,9 @@ fn read_txn(env: &Env) -> heed::Result<(heed::RoTxn<'_, heed::WithTls>, MapGuard
 }
 
 /// Grows the map of `env` (before a write transaction of this process) so that `needed`
-/// more bytes fit: doubled until they do, at most 4 GiB, and every block of it reserved on
-/// the disk (a transaction cannot write past the map, so it cannot write where no block
+/// more bytes fit: to a whole number of MiB that holds them, by at least an eighth (so a
+/// growing store remaps now and then, not at every learn), at most 4 GiB, and every block
+/// of it reserved on the disk (a transaction cannot write past the map, so it cannot write where no block
 /// is). Whether the map now holds them: not when it is at its largest, nor while another
 /// transaction of this process is open (the map cannot move then). A transaction that
 /// finds the map full after all is tried again with twice `needed`, so a first guess of
@@ -328,8 +329,13 @@ fn make_room(env: &Env, needed: usize) -> heed::Result<bool> {
     let page = 4096;
     let used = (info.last_page_number + 1) * page;
     let mut map = info.map_size;
-    while map < used.saturating_add(needed) && map < MAX_MAP_BYTES {
-        map = (map * 2).min(MAX_MAP_BYTES);
+    let want = used.saturating_add(needed);
+    if map < want && map < MAX_MAP_BYTES {
+        let grown = want.max(map.saturating_add(map / 8));
+        map = grown
+            .div_ceil(MAP_STEP)
+            .saturating_mul(MAP_STEP)
+            .min(MAX_MAP_BYTES);
     }
     if map > info.map_size {
         match alone() {
