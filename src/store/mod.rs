@@ -18,8 +18,11 @@
 //! page), so LMDB keeps the data file as long as the map; the map starts small and grows
 //! before a transaction that could fill it, so the file stays within about twice the data
 //! it holds. The blocks a transaction may write are reserved on the disk first (Linux's
-//! `fallocate`), so a full disk is an error rather than a SIGBUS. Readers unmap the store's pages as they go (`resident`), so a process's
-//! memory does not grow with the store.
+//! `fallocate`), so a full disk is an error rather than a SIGBUS. Readers unmap the
+//! store's pages as they go (`resident`), so a process's memory does not grow with the
+//! store. A process's reader slot is freed by the next process to open the store when it
+//! is killed (`MAX_READERS` slots), writers take a lock of their own with a time limit
+//! (`writer`), and a fault in a damaged page is a sentence, not a signal (`fault`).
 //!
 //! Any two-class linear text model can be kept so: [`Store::create`] writes a model as a
 //! store and [`Store::to_model`] reads it back as the same model, bit for bit, so the two
@@ -46,15 +49,10 @@ use heed::types::Bytes;
 use heed::{Database, Env, EnvFlags, EnvOpenOptions};
 use std::path::{Path, PathBuf};
 
-/// A new store's map is a whole number of these: the least that holds what it is
-/// written with; it grows with the data (see [`make_room`]). Every block of the map is reserved on the
-/// disk, so a store takes no more than about twice its data.
+/// A store's map is a whole number of these: a new one the least that holds what it is
+/// written with, then grown with the data (see [`make_room`]). Every block of the map is
+/// reserved on the disk, so a store takes no more than about twice its data.
 const MAP_STEP: usize = 1 << 20;
-
-/// The map of a new store that is written with `needed` bytes.
-fn first_map(needed: usize) -> usize {
-    needed.saturating_add(64 << 10).div_ceil(MAP_STEP) * MAP_STEP
-}
 /// The most a store may hold: 4 GiB, as a model file.
 const MAX_MAP_BYTES: usize = 4 << 30;
 /// The header's key in the `meta` table.
@@ -272,6 +270,11 @@ fn open_env(path: &Path, access: Access, map: Option<usize>) -> Result<Env> {
     // dead readers neither fill the table nor pin old pages.
     env.clear_stale_readers().map_err(|e| lmdb_error(path, e))?;
     Ok(env)
+}
+
+/// The map of a new store that is written with `needed` bytes.
+fn first_map(needed: usize) -> usize {
+    needed.saturating_add(64 << 10).div_ceil(MAP_STEP) * MAP_STEP
 }
 
 /// Guards this process's maps of stores: every transaction holds it shared, and growing a

@@ -46,6 +46,19 @@ pub fn bin() -> Command {
     Command::cargo_bin("rosenblatt").unwrap()
 }
 
+/// The binary under test as a plain command (for processes run side by side).
+pub fn exe() -> std::process::Command {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("rosenblatt"))
+}
+
+/// The `learned` count `inspect` reports for a filter (a model file or a store).
+pub fn learned(filter: &Path) -> u64 {
+    let out = stdout_of(bin().args(["inspect", "--json", "-m"]).arg(filter));
+    serde_json::from_str::<serde_json::Value>(&out).unwrap()["learned"]
+        .as_u64()
+        .unwrap()
+}
+
 /// Trains a spam filter on the mail folders `spam` and `ham` into `model`, with `flags`.
 pub fn train_filter(spam: &Path, ham: &Path, model: &Path, flags: &[&str]) {
     bin()

@@ -2,22 +2,10 @@
 //! and the same model back, `classify` and `learn` on a store as on the model file,
 //! concurrent learners and readers, and learners killed mid-transaction.
 
-use crate::common::{bin, corpus_and_filter, stdout_of, walk};
+use crate::common::{bin, corpus_and_filter, exe, learned, stdout_of, walk};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// The binary under test as a plain command (for processes run side by side).
-fn exe() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin("rosenblatt"))
-}
-
-/// The `learned` count `inspect` reports for `filter`.
-fn learned(filter: &Path) -> u64 {
-    let out = stdout_of(bin().args(["inspect", "--json", "-m"]).arg(filter));
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    v["learned"].as_u64().unwrap()
-}
 
 /// `classify`'s lines for `messages` under `filter`.
 fn classify(filter: &Path, messages: &[PathBuf]) -> String {

@@ -3,15 +3,10 @@
 //! unreadable data file, its lock file removed under running learners, a stopped writer,
 //! and converts killed before their rename.
 
-use crate::common::{bin, corpus_and_filter, stdout_of, walk};
+use crate::common::{bin, corpus_and_filter, exe, learned, stdout_of, walk};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// The binary under test as a plain command (for processes run side by side).
-fn exe() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin("rosenblatt"))
-}
 
 /// A filter trained on 30 + 30 shipped messages converted to a store; the corpus and the
 /// store.
@@ -27,14 +22,6 @@ fn a_message(corpus: &Path) -> PathBuf {
     let mut all = walk(&corpus.join("spam"));
     all.sort();
     all.swap_remove(0)
-}
-
-/// The `learned` count `inspect` reports for `store`.
-fn learned(store: &Path) -> u64 {
-    let out = stdout_of(bin().args(["inspect", "--json", "-m"]).arg(store));
-    serde_json::from_str::<serde_json::Value>(&out).unwrap()["learned"]
-        .as_u64()
-        .unwrap()
 }
 
 /// Whether process `pid` has the store's data file mapped (it has opened the store and
@@ -90,15 +77,20 @@ fn two_hundred_readers_killed_beside_a_live_one_leave_the_store_usable() {
         "classify after the kills: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    bin()
-        .args(["learn", "--spam", "-m"])
-        .arg(&store)
-        .arg(&message)
-        .assert()
-        .success();
-    assert_eq!(learned(&store), 1);
+    learns_one(&store, &message);
     live.kill().unwrap();
     live.wait().unwrap();
+}
+
+/// Asserts that `learn` teaches `store` `message` as spam, its first message learned.
+fn learns_one(store: &Path, message: &Path) {
+    bin()
+        .args(["learn", "--spam", "-m"])
+        .arg(store)
+        .arg(message)
+        .assert()
+        .success();
+    assert_eq!(learned(store), 1);
 }
 
 /// The size of `store`'s data file.
@@ -381,13 +373,7 @@ fn a_held_store_makes_learn_give_up_at_its_lock_timeout() {
     );
     assert!(waited >= Duration::from_secs(1), "{waited:?}");
     held.unlock().unwrap();
-    bin()
-        .args(["learn", "--spam", "-m"])
-        .arg(&store)
-        .arg(&message)
-        .assert()
-        .success();
-    assert_eq!(learned(&store), 1);
+    learns_one(&store, &message);
 }
 
 #[test]
