@@ -282,14 +282,7 @@ impl Model {
     /// The decision for one row read in the model's geometry: the predictor's, with a
     /// two-class model's score compared to its threshold.
     pub fn decide(&self, row: RowRef<'_>) -> ClassDecision {
-        let d = self.predictor.decide(row);
-        match self.predictor {
-            Predictor::Binary(_) => ClassDecision {
-                class: usize::from(d.score > self.threshold),
-                score: d.score,
-            },
-            _ => d,
-        }
+        decide_at(&self.predictor, self.threshold, row)
     }
 
     /// The decision for every stored row (read in the model's geometry), computed in
@@ -315,6 +308,20 @@ impl Model {
     /// Writes the model atomically (temporary file + rename).
     pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
         write_atomic(path.as_ref(), &self.to_bytes()?)
+    }
+}
+
+/// The decision of `predictor` for one row read in its geometry, a two-class model's at
+/// `threshold`: what a model of these parts decides (training counts its accuracy by it
+/// before the model is assembled).
+pub(crate) fn decide_at(predictor: &Predictor, threshold: f32, row: RowRef<'_>) -> ClassDecision {
+    let d = predictor.decide(row);
+    match predictor {
+        Predictor::Binary(_) => ClassDecision {
+            class: usize::from(d.score > threshold),
+            score: d.score,
+        },
+        _ => d,
     }
 }
 

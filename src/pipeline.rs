@@ -8,10 +8,12 @@ use crate::eval::{Metrics, SpamMetrics};
 use crate::experiment::{Classes, Split, calibrate, fit_classes};
 use crate::features::{BinaryMatrix, Geometry, SparseRows, Vectorized, vectorize};
 use crate::input::Document;
-use crate::learn::{AnyModel, OnlineState};
-use crate::model::{ClassDecision, FeatureSpace, Metadata, Model, ModelParts, Predictor};
+use crate::learn::AnyModel;
+use crate::model::{ClassDecision, Metadata, Model, Predictor, decide_at};
 use crate::theory;
+use crate::training::assemble::{Fit, Space, assemble, threshold_for};
 use crate::vocab::Vocabulary;
+use rayon::prelude::*;
 use std::time::Instant;
 
 mod fit;
@@ -44,23 +46,56 @@ pub struct Trained {
 /// Trains a model on labelled documents.
 pub fn train(docs: &[Document], cfg: &TrainConfig, inputs: Vec<String>) -> Result<Trained> {
     let start = Instant::now();
+    let TextFit {
+        mut fit,
+        vocab,
+        matrix,
+    } = fit_documents(docs, cfg, inputs)?;
+    fit.meta.seconds = start.elapsed().as_secs_f64();
+    let model = assemble(
+        cfg.analyzer.clone(),
+        Space::Text(vocab),
+        cfg.learner.update_rule(),
+        fit,
+    )?;
+    Ok(Trained { model, matrix })
+}
+
+/// What training on documents fits before it is assembled: the fit, the vocabulary its
+/// rows are numbered by, and the rows.
+pub(crate) struct TextFit {
+    /// The fitted predictor and what goes with it.
+    pub fit: Fit,
+    /// The training vocabulary.
+    pub vocab: Vocabulary,
+    /// The training rows (binary, before the geometry).
+    pub matrix: BinaryMatrix,
+}
+
+/// [`train`]'s work up to the assembly: classes, vocabulary, rows, checks and the fit.
+pub(crate) fn fit_documents(
+    docs: &[Document],
+    cfg: &TrainConfig,
+    inputs: Vec<String>,
+) -> Result<TextFit> {
     cfg.vocab.validate()?;
     let classes = classes_of(docs, cfg.positive.as_deref())?;
     let idx = class_indices(docs, &classes)?;
     let (vocab, x) = vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
     check_vocabulary(&vocab, &cfg.vocab, docs.len())?;
     check_rows(x.nnz(), docs.len(), "documents", &inputs)?;
-    let mut model = fit_rows(&x, &idx, classes, cfg, inputs)?;
-    model.vocab = vocab;
-    model.features = FeatureSpace::Text;
-    model.meta.seconds = start.elapsed().as_secs_f64();
-    Ok(Trained { model, matrix: x })
+    let fit = fit_parts(&x, &idx, classes, cfg, inputs)?;
+    Ok(TextFit {
+        fit,
+        vocab,
+        matrix: x,
+    })
 }
 
 /// Fits a model on rows whose single labels are class indices into `classes` (binary
 /// when there are two, one-vs-rest otherwise), read in the geometry `cfg` asks for,
-/// fitted on these rows. The result has an empty vocabulary and an indexed feature
-/// space; [`train`] fills in the text side.
+/// fitted on these rows: a model of feature vectors (an indexed feature space, no
+/// vocabulary).
 pub fn fit_rows<X: SparseRows>(
     stored: &X,
     idx: &[usize],
@@ -68,6 +103,21 @@ pub fn fit_rows<X: SparseRows>(
     cfg: &TrainConfig,
     inputs: Vec<String>,
 ) -> Result<Model> {
+    let fit = fit_parts(stored, idx, classes, cfg, inputs)?;
+    let space = Space::Indexed(stored.n_cols());
+    assemble(cfg.analyzer.clone(), space, cfg.learner.update_rule(), fit)
+}
+
+/// [`fit_rows`]'s work up to the assembly: the geometry, the predictor, a two-class
+/// linear model's calibration and threshold, and the metadata with the training accuracy
+/// at the model's own decision.
+pub(crate) fn fit_parts<X: SparseRows>(
+    stored: &X,
+    idx: &[usize],
+    classes: Vec<String>,
+    cfg: &TrainConfig,
+    inputs: Vec<String>,
+) -> Result<Fit> {
     let start = Instant::now();
     check_rows(stored.nnz(), stored.n_rows(), "rows", &inputs)?;
     check_width(stored.n_cols(), classes.len(), cfg)?;
@@ -89,42 +139,35 @@ pub fn fit_rows<X: SparseRows>(
         _ => None,
     };
     let fit_seconds = start.elapsed().as_secs_f64();
-    let mut model = Model::new(ModelParts {
-        analyzer: cfg.analyzer.clone(),
-        vocab: Vocabulary::default(),
-        features: FeatureSpace::Indexed {
-            n_features: x.n_cols(),
-        },
-        geometry: geometry.clone(),
+    let (calibration, threshold) = match &predictor {
+        Predictor::Binary(AnyModel::Linear(_) | AnyModel::Logistic(_)) => {
+            let calibration = calibrate(&cfg.learner, x, idx)?;
+            let t = threshold_for(&predictor, calibration.as_ref(), cfg.threshold);
+            (calibration, t)
+        }
+        _ => (None, 0.0),
+    };
+    // Scored on the rows already read in the geometry, not read through them again, at
+    // the model's own decision (a two-class model's threshold).
+    let correct = (0..x.n_rows())
+        .into_par_iter()
+        .filter(|&i| decide_at(&predictor, threshold, x.row(i)).class == idx[i])
+        .count();
+    let meta = Metadata {
+        theory,
+        fit_seconds,
+        training_accuracy: correct as f64 / idx.len().max(1) as f64,
+        seconds: start.elapsed().as_secs_f64(),
+        ..training_metadata(cfg, inputs, idx.len(), x.nnz(), report)
+    };
+    Ok(Fit {
+        geometry,
         classes,
         predictor,
-        meta: Metadata {
-            theory,
-            fit_seconds,
-            ..training_metadata(cfg, inputs, idx.len(), x.nnz(), report)
-        },
-        online: None,
-        threshold: 0.0,
-        calibration: None,
-    })?;
-    if let Predictor::Binary(AnyModel::Linear(_) | AnyModel::Logistic(_)) = &model.predictor {
-        model.online = cfg.learner.update_rule().map(OnlineState::new);
-        model.calibration = calibrate(&cfg.learner, x, idx)?;
-        if let (Some(t), Some(_)) = (cfg.threshold, model.probability(0.0)) {
-            model.threshold = model.calibration.map_or(t, |c| c.score_at(t));
-        }
-    }
-    // Scored on the rows already read in the geometry, not read through it again, at the
-    // model's own decision (a two-class model's threshold).
-    let predicted = model.decide_read(x);
-    let correct = predicted
-        .iter()
-        .zip(idx)
-        .filter(|(d, t)| d.class == **t)
-        .count();
-    model.meta.training_accuracy = correct as f64 / idx.len().max(1) as f64;
-    model.meta.seconds = start.elapsed().as_secs_f64();
-    Ok(model)
+        meta,
+        calibration,
+        threshold,
+    })
 }
 
 /// Vectorizes documents with a model's analyzer and vocabulary.

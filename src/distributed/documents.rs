@@ -27,8 +27,9 @@ use crate::features::{BinaryMatrix, Geometry, MatrixBuilder, SparseRows};
 use crate::input::{Document, Share};
 use crate::learn::mixing::mixed_model;
 use crate::learn::multilabel::MultiLabelOptions;
-use crate::learn::{AnyModel, LabelScorer, MultiLabel, MultiLabelModel, OnlineState};
-use crate::model::{FeatureSpace, Metadata, Model, ModelParts, Predictor};
+use crate::learn::{AnyModel, LabelScorer, MultiLabel, MultiLabelModel};
+use crate::model::{Metadata, Model, Predictor};
+use crate::training::assemble::{Fit, Space, assemble};
 use crate::training::{
     TrainConfig, binary_labels, check_vocabulary, class_indices, classes_from, label_sets,
     training_metadata, vectorize_training,
@@ -222,10 +223,7 @@ where
             crate::learn::combine_reports(&reports)
         };
         let seconds = start.elapsed().as_secs_f64();
-        let mut model = Model::new(ModelParts {
-            analyzer: cfg.analyzer.clone(),
-            vocab,
-            features: FeatureSpace::Text,
+        let fit = Fit {
             geometry,
             classes,
             predictor,
@@ -235,13 +233,15 @@ where
                 training_accuracy: total(0) / n as f64,
                 ..training_metadata(&cfg, (*inputs).clone(), n, total(1) as usize, report)
             },
-            online: None,
-            threshold: 0.0,
             calibration: None,
-        })?;
-        if let Predictor::Binary(AnyModel::Linear(_) | AnyModel::Logistic(_)) = &model.predictor() {
-            model.online = cfg.learner.update_rule().map(OnlineState::new);
-        }
+            threshold: 0.0,
+        };
+        let model = assemble(
+            cfg.analyzer.clone(),
+            Space::Text(vocab),
+            cfg.learner.update_rule(),
+            fit,
+        )?;
         Ok(Some(model))
     })?;
     Ok(results.into_iter().flatten().next())

@@ -41,7 +41,8 @@ pub fn read_bounded(r: impl Read, name: &str) -> Result<Vec<u8>> {
 }
 
 /// Why a message of `len` bytes read from a larger file (a message file, an mbox) is
-/// skipped, or `None` when it is within the bound.
+/// skipped, or `None` when it is within the bound (mail reading's: built with `mail`).
+#[cfg(feature = "mail")]
 pub(crate) fn over_bound(len: usize) -> Option<String> {
     let cap = max_document_bytes();
     (len as u64 > cap).then(|| {

@@ -5,8 +5,9 @@
 //! step (`TrainConfig::workers`), and training over processes runs that step on a
 //! cluster (`TrainingJob::run_cluster`).
 
+use super::multilabel::fit_label_documents;
 use super::{Evaluated, cross_validate, cross_validate_rows, decide, evaluate_decisions};
-use super::{fit_rows, is_multilabel, train, train_multilabel, tune, tune_rows};
+use super::{TextFit, Trained, fit_documents, fit_parts, is_multilabel, tune, tune_rows};
 use crate::error::{ConfigError, Param};
 use crate::eval::Metrics;
 use crate::experiment::{GridPoint, Split, TuneOptions, TuneProgress, TuneTable, holdout, kfold};
@@ -15,6 +16,7 @@ use crate::input::Document;
 use crate::learn::multilabel::MultiLabelOptions;
 use crate::learn::{AnyLearner, Check, Checked, Schedule};
 use crate::model::Model;
+use crate::training::assemble::{Space, assemble};
 use crate::training::{TrainConfig, check_width, class_indices, label_indices};
 use crate::{Error, Result};
 use std::collections::HashSet;
@@ -184,13 +186,26 @@ impl TrainingJob {
         };
         stage(Stage::Training);
         let inputs = self.inputs.clone();
-        let mut trained = if multilabel {
-            train_multilabel(&train_docs, &cfg, &self.multilabel, inputs)?
+        let TextFit {
+            mut fit,
+            vocab,
+            matrix,
+        } = if multilabel {
+            fit_label_documents(&train_docs, &cfg, &self.multilabel, inputs)?
         } else {
-            train(&train_docs, &cfg, inputs)?
+            fit_documents(&train_docs, &cfg, inputs)?
         };
-        trained.model.meta.tuning = table;
-        trained.model.meta.seconds = start.elapsed().as_secs_f64();
+        fit.meta.tuning = table;
+        fit.meta.seconds = start.elapsed().as_secs_f64();
+        let rule = if multilabel {
+            None
+        } else {
+            cfg.learner.update_rule()
+        };
+        let trained = Trained {
+            model: assemble(cfg.analyzer.clone(), Space::Text(vocab), rule, fit)?,
+            matrix,
+        };
         let held_out = match &test_docs {
             Some(t) => {
                 stage(Stage::Evaluating);
@@ -259,15 +274,17 @@ impl TrainingJob {
             None => (cfg, None),
         };
         stage(Stage::Training);
-        let mut model = fit_rows(
+        let mut fit = fit_parts(
             &x_train,
             &train_idx,
             classes.clone(),
             &cfg,
             self.inputs.clone(),
         )?;
-        model.meta.seconds = start.elapsed().as_secs_f64();
-        model.meta.tuning = table;
+        fit.meta.seconds = start.elapsed().as_secs_f64();
+        fit.meta.tuning = table;
+        let space = Space::Indexed(x_train.n_cols());
+        let model = assemble(cfg.analyzer.clone(), space, cfg.learner.update_rule(), fit)?;
         let held_out = split.as_ref().map(|s| {
             stage(Stage::Evaluating);
             let truth = pick(&idx, &s.test);

@@ -2,18 +2,18 @@
 //! through the pipeline: label sets, training with per-label thresholds, evaluation by
 //! micro- and macro-F1.
 
-use super::{Trained, vectorize_for};
+use super::{TextFit, Trained, vectorize_for};
 use crate::eval::MultiLabelMetrics;
 use crate::experiment::{exact_label_sets, labels_of, most_frequent, tune_thresholds};
 use crate::features::{Geometry, SparseRows, vectorize};
 use crate::input::Document;
 use crate::learn::multilabel::{MultiLabelOptions, fit_scorer, label_counts};
 use crate::learn::{Fitted, MultiLabelModel};
-use crate::model::{FeatureSpace, Metadata, Model, ModelParts, Predictor};
+use crate::model::{Metadata, Model, Predictor};
+use crate::training::assemble::{Fit, Space, assemble};
 use crate::training::{
     TrainConfig, check_rows, check_vocabulary, check_width, fit_vocab, label_sets,
 };
-use crate::vocab::Vocabulary;
 use crate::{Error, Result};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -33,6 +33,24 @@ pub fn train_multilabel(
     inputs: Vec<String>,
 ) -> Result<Trained> {
     let start = Instant::now();
+    let TextFit {
+        mut fit,
+        vocab,
+        matrix,
+    } = fit_label_documents(docs, cfg, opt, inputs)?;
+    fit.meta.seconds = start.elapsed().as_secs_f64();
+    let model = assemble(cfg.analyzer.clone(), Space::Text(vocab), None, fit)?;
+    Ok(Trained { model, matrix })
+}
+
+/// [`train_multilabel`]'s work up to the assembly: labels, vocabulary, rows, checks and
+/// the fit.
+pub(crate) fn fit_label_documents(
+    docs: &[Document],
+    cfg: &TrainConfig,
+    opt: &MultiLabelOptions,
+    inputs: Vec<String>,
+) -> Result<TextFit> {
     cfg.vocab.validate()?;
     let mut classes: Vec<String> = docs.iter().flat_map(|d| d.labels.iter().cloned()).collect();
     classes.sort();
@@ -48,12 +66,10 @@ pub fn train_multilabel(
     check_vocabulary(&vocab, &cfg.vocab, docs.len())?;
     let stored = vectorize(&cfg.analyzer, &vocab, docs).matrix;
     check_rows(stored.nnz(), docs.len(), "documents", &inputs)?;
-    let mut model = fit_label_sets(&stored, &sets, classes, cfg, opt, inputs)?;
-    model.vocab = vocab;
-    model.features = FeatureSpace::Text;
-    model.meta.seconds = start.elapsed().as_secs_f64();
-    Ok(Trained {
-        model,
+    let fit = fit_label_set_parts(&stored, &sets, classes, cfg, opt, inputs)?;
+    Ok(TextFit {
+        fit,
+        vocab,
         matrix: stored,
     })
 }
@@ -70,6 +86,24 @@ pub fn fit_label_sets<X: SparseRows>(
     opt: &MultiLabelOptions,
     inputs: Vec<String>,
 ) -> Result<Model> {
+    let fit = fit_label_set_parts(stored, sets, classes, cfg, opt, inputs)?;
+    assemble(
+        cfg.analyzer.clone(),
+        Space::Indexed(stored.n_cols()),
+        None,
+        fit,
+    )
+}
+
+/// [`fit_label_sets`]'s work up to the assembly.
+fn fit_label_set_parts<X: SparseRows>(
+    stored: &X,
+    sets: &[Vec<usize>],
+    classes: Vec<String>,
+    cfg: &TrainConfig,
+    opt: &MultiLabelOptions,
+    inputs: Vec<String>,
+) -> Result<Fit> {
     let start = Instant::now();
     check_rows(stored.nnz(), stored.n_rows(), "rows", &inputs)?;
     check_width(stored.n_cols(), classes.len(), cfg)?;
@@ -99,28 +133,23 @@ pub fn fit_label_sets<X: SparseRows>(
         },
         report: scorer.report,
     };
-    let mut model = Model::new(ModelParts {
-        analyzer: cfg.analyzer.clone(),
-        vocab: Vocabulary::default(),
-        features: FeatureSpace::Indexed {
-            n_features: x.n_cols(),
-        },
-        geometry: geometry.clone(),
-        classes,
-        predictor: Predictor::MultiLabel(fitted.model),
-        meta: Metadata {
-            fit_seconds,
-            ..super::training_metadata(cfg, inputs, sets.len(), x.nnz(), fitted.report)
-        },
-        online: None,
-        threshold: 0.0,
-        calibration: None,
-    })?;
+    let predictor = Predictor::MultiLabel(fitted.model);
     // Scored on the rows already read in the geometry, not read through it again.
-    let exact = exact_label_sets(model.predictor(), &x, sets);
-    model.meta.training_accuracy = exact as f64 / sets.len().max(1) as f64;
-    model.meta.seconds = start.elapsed().as_secs_f64();
-    Ok(model)
+    let exact = exact_label_sets(&predictor, &x, sets);
+    let meta = Metadata {
+        fit_seconds,
+        training_accuracy: exact as f64 / sets.len().max(1) as f64,
+        seconds: start.elapsed().as_secs_f64(),
+        ..super::training_metadata(cfg, inputs, sets.len(), x.nnz(), fitted.report)
+    };
+    Ok(Fit {
+        geometry,
+        classes,
+        predictor,
+        meta,
+        calibration: None,
+        threshold: 0.0,
+    })
 }
 
 /// The labels of every stored row (read in the model's geometry) with their scores

@@ -2,6 +2,7 @@
 //! threads, processes joined over the network): the configuration, the classes and
 //! labels of a corpus, and the training vocabulary with its rows.
 
+pub(crate) mod assemble;
 mod config;
 mod labels;
 
