@@ -6,6 +6,7 @@
 //! which learns as it goes, to the pipeline.
 
 mod curve;
+mod loss;
 mod metrics;
 mod multilabel;
 mod predict;
@@ -13,8 +14,9 @@ pub mod roc;
 mod spam;
 
 pub use curve::{CurvePoint, learning_curve};
+pub use loss::log_loss;
 pub use metrics::{ClassMetrics, Metrics};
-pub use multilabel::MultiLabelMetrics;
+pub use multilabel::{MultiLabelMetrics, label_confusion};
 pub use predict::{scores, scores_sequential};
 pub use roc::{one_minus_roca_pct, roc_auc, roc_points};
 pub use spam::SpamMetrics;

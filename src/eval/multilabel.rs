@@ -155,6 +155,24 @@ impl MultiLabelMetrics {
     }
 }
 
+/// The heat map of a multi-label evaluation: `counts[t][p]` is, for the documents with
+/// true label `t`, how many were given `p` — on the diagonal the found ones, off it the
+/// labels given that the document does not have. `k` labels; `truth` and `given` are
+/// each document's label indices.
+pub fn label_confusion(k: usize, truth: &[Vec<usize>], given: &[Vec<usize>]) -> Vec<Vec<u64>> {
+    let mut counts = vec![vec![0u64; k]; k];
+    for (t, g) in truth.iter().zip(given) {
+        for &a in t {
+            for &b in g {
+                if a == b || !t.contains(&b) {
+                    counts[a][b] += 1;
+                }
+            }
+        }
+    }
+    counts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,5 +195,13 @@ mod tests {
         let j = m.to_json();
         assert_eq!(j["micro_f1_top10"], 0.75);
         assert_eq!(j["per_class"]["b"]["support"], 1);
+    }
+
+    #[test]
+    fn label_confusion_counts_found_labels_and_wrong_ones() {
+        // Document 0 has {0, 1} and was given {0, 2}: 0 found (0→0), 2 wrong (0→2, 1→2).
+        // Document 1 has {2} and was given {1, 2}: 2 found, 1 wrong (2→1).
+        let counts = label_confusion(3, &[vec![0, 1], vec![2]], &[vec![0, 2], vec![1, 2]]);
+        assert_eq!(counts, vec![vec![1, 0, 1], vec![0, 0, 1], vec![0, 1, 1]]);
     }
 }

@@ -1,11 +1,12 @@
 //! `rosenblatt eval`: a saved model's metrics on labelled documents or SVMlight rows;
 //! spam filters and the TREC online protocol go to [`super::eval_mail`].
 
+use super::eval_report;
 use crate::flags::{Documents, EvalChart, EvalPlan, EvalTask};
 use crate::load::{self, with_rows};
 use crate::progress::Phase;
 use anyhow::{Context, Result, bail};
-use rosenblatt::eval::{Metrics, roc_auc, roc_points};
+use rosenblatt::eval::Metrics;
 use rosenblatt::input::Split;
 use rosenblatt::model::{FeatureSpace, Model, Predictor};
 use rosenblatt::pipeline;
@@ -119,7 +120,7 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
                     .map(|d| d.score)
                     .collect())
             };
-            single_chart(c, &model, path, &data, &m, &truth, &scores, other)?;
+            eval_report::single_chart(c, &model, path, &data, &m, &truth, &scores, other)?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -148,10 +149,10 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
         let Some(c) = chart else {
             return Ok(ExitCode::SUCCESS);
         };
-        no_compare(c, path, model.classes().len())?;
+        eval_report::no_compare(c, path, model.classes().len())?;
         let confusion = crate::plot::confusion::Confusion {
             classes: model.classes(),
-            counts: label_confusion(model.classes().len(), &truth, &given),
+            counts: rosenblatt::eval::label_confusion(model.classes().len(), &truth, &given),
             f1: (0..model.classes().len()).map(|k| m.class(k).f1).collect(),
             support: (0..model.classes().len())
                 .map(|k| m.class(k).support)
@@ -177,103 +178,6 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
             .map(|d| d.score)
             .collect())
     };
-    single_chart(c, &model, path, &data, &e.metrics, &e.truth, &scores, other)?;
+    eval_report::single_chart(c, &model, path, &data, &e.metrics, &e.truth, &scores, other)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Refuses `--plot-compare` for a model of `k` classes other than two.
-fn no_compare(c: &EvalChart, path: &Path, k: usize) -> Result<()> {
-    if let Some(other) = &c.compare {
-        bail!(
-            "--plot-compare {}: ROC curves are drawn for binary models; {} has {k} classes \
-             (its --plot is a confusion heat map)",
-            other.display(),
-            path.display()
-        );
-    }
-    Ok(())
-}
-
-/// The heat map of a multi-label evaluation: `counts[t][p]` is, for the documents with
-/// true label `t`, how many were given `p` — on the diagonal the found ones, off it the
-/// labels given that the document does not have.
-pub fn label_confusion(k: usize, truth: &[Vec<usize>], given: &[Vec<usize>]) -> Vec<Vec<u64>> {
-    let mut counts = vec![vec![0u64; k]; k];
-    for (t, g) in truth.iter().zip(given) {
-        for &a in t {
-            for &b in g {
-                if a == b || !t.contains(&b) {
-                    counts[a][b] += 1;
-                }
-            }
-        }
-    }
-    counts
-}
-
-/// Draws `eval --plot` for a single-label model at `path`: the ROC curve of a binary one
-/// (with the `--plot-compare` model's, scored by `other`), the confusion heat map of a
-/// multiclass one. `data` names the inputs; `truth` and `scores` are per document.
-#[allow(clippy::too_many_arguments)] // the evaluation's parts, each used once
-pub fn single_chart(
-    c: &EvalChart,
-    model: &Model,
-    path: &Path,
-    data: &str,
-    metrics: &Metrics,
-    truth: &[usize],
-    scores: &[f32],
-    other: impl FnOnce(&Model) -> Result<Vec<f32>>,
-) -> Result<()> {
-    use crate::plot::roc::{self, Labels};
-    let k = model.classes().len();
-    if k != 2 {
-        no_compare(c, path, k)?;
-        let confusion = crate::plot::confusion::Confusion {
-            classes: model.classes(),
-            counts: metrics.confusion.clone(),
-            f1: (0..k).map(|i| metrics.class(i).f1).collect(),
-            support: (0..k).map(|i| metrics.class(i).support).collect(),
-            multilabel: false,
-        };
-        let of = format!("{} on {data}", crate::plot::name(path));
-        return crate::plot::confusion::draw(&c.file, &of, &confusion, c.classes);
-    }
-    let positive: Vec<bool> = truth.iter().map(|&t| t == 1).collect();
-    let mut curves = vec![curve(crate::plot::name(path), scores, &positive)?];
-    if let Some(p2) = &c.compare {
-        let m2 = crate::load::model(p2)?;
-        if m2.classes() != model.classes() {
-            bail!(
-                "--plot-compare {}: its classes ({}) are not those of {} ({})",
-                p2.display(),
-                m2.classes().join(", "),
-                path.display(),
-                model.classes().join(", ")
-            );
-        }
-        let s2 = other(&m2).with_context(|| format!("scoring with {}", p2.display()))?;
-        curves.push(curve(crate::plot::name(p2), &s2, &positive)?);
-    }
-    let labels = Labels {
-        negative: &model.classes()[0],
-        positive: &model.classes()[1],
-        data,
-    };
-    roc::draw(&c.file, &labels, &curves)
-}
-
-/// One model's ROC curve for the chart, or the error when one class is absent.
-fn curve(name: String, scores: &[f32], positive: &[bool]) -> Result<crate::plot::roc::Curve> {
-    let (Some(points), Some(auc)) = (roc_points(scores, positive), roc_auc(scores, positive))
-    else {
-        bail!("--plot: a ROC curve needs documents of both classes among those evaluated");
-    };
-    Ok(crate::plot::roc::Curve {
-        name,
-        points,
-        auc,
-        negatives: positive.iter().filter(|&&p| !p).count() as u64,
-        positives: positive.iter().filter(|&&p| p).count() as u64,
-    })
 }

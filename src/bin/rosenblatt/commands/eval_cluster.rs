@@ -112,7 +112,7 @@ fn docs(
             let k = model.classes().len();
             let confusion = crate::plot::confusion::Confusion {
                 classes: model.classes(),
-                counts: super::eval::label_confusion(k, &truth, &given),
+                counts: rosenblatt::eval::label_confusion(k, &truth, &given),
                 f1: (0..k).map(|i| metrics.class(i).f1).collect(),
                 support: (0..k).map(|i| metrics.class(i).support).collect(),
                 multilabel: true,
@@ -146,9 +146,16 @@ fn docs(
         out!("{}", metrics.to_text());
     }
     if let Some(c) = chart {
-        super::eval::single_chart(c, &model, path, &data, &metrics, &truth, &scores, |_| {
-            bail!("--plot-compare is refused with --processes")
-        })?;
+        super::eval_report::single_chart(
+            c,
+            &model,
+            path,
+            &data,
+            &metrics,
+            &truth,
+            &scores,
+            |_| bail!("--plot-compare is refused with --processes"),
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -163,7 +170,7 @@ fn spam(
     chart: Option<&EvalChart>,
 ) -> Result<ExitCode> {
     let model = crate::load::model(path)?;
-    let rules = super::eval_mail::check_filter(&model, path)?.clone();
+    let rules = super::eval_report::check_filter(&model, path)?.clone();
     let model = Arc::new(model);
     let m = Arc::clone(&model);
     let (spam, ham) = (mail.spam.clone(), mail.ham.clone());
@@ -179,14 +186,21 @@ fn spam(
     let (metrics, truth, scores) = metrics(&model, &scored);
     let is_spam: Vec<bool> = truth.iter().map(|&t| t == 1).collect();
     let figures = SpamMetrics::new(&scores, &is_spam, model.threshold());
-    super::eval_mail::print_filter(&model, &metrics, &figures, &scores, &truth, json)?;
+    super::eval_report::print_filter(&model, &metrics, &figures, &scores, &truth, json)?;
     if let Some(c) = chart {
         let mut data: Vec<_> = mail.spam.clone();
         data.extend(mail.ham.iter().cloned());
         let data = crate::plot::names(&data);
-        super::eval::single_chart(c, &model, path, &data, &metrics, &truth, &scores, |_| {
-            bail!("--plot-compare is refused with --processes")
-        })?;
+        super::eval_report::single_chart(
+            c,
+            &model,
+            path,
+            &data,
+            &metrics,
+            &truth,
+            &scores,
+            |_| bail!("--plot-compare is refused with --processes"),
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

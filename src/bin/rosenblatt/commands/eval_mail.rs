@@ -2,90 +2,23 @@
 //! or the TREC online protocol over an index file (`--online INDEX`). Both report
 //! accuracy, spam recall, the ham false-positive rate, ROC AUC and (1-ROCA)%.
 
+use super::eval_report;
 use crate::flags::{EvalChart, Mail};
 use crate::load;
 use crate::progress::Phase;
 use anyhow::{Result, bail};
-use rosenblatt::eval::{Metrics, SpamMetrics, learning_curve};
+use rosenblatt::eval::learning_curve;
 use rosenblatt::incremental::{OnlineFilter, empty_model};
-use rosenblatt::input::mail::MailRules;
 use rosenblatt::model::Model;
 use rosenblatt::pipeline;
 use rosenblatt::pipeline::trec::{read_index, run_online};
 use std::path::Path;
 use std::process::ExitCode;
 
-/// The JSON of both metric sets: `accuracy`, `per_class`, … plus `spam_recall`,
-/// `ham_fp_rate`, `auc`, `one_minus_roca_pct`, `false_positives`, `false_negatives`.
-pub fn spam_json(metrics: Option<&Metrics>, spam: &SpamMetrics) -> serde_json::Value {
-    let mut v = metrics.map_or_else(|| serde_json::json!({}), Metrics::to_json);
-    if let (Some(o), serde_json::Value::Object(s)) = (v.as_object_mut(), spam.to_json()) {
-        o.extend(s);
-    }
-    v
-}
-
-/// Prints a filter's evaluation: the spam figures and the metrics, where it decides and
-/// the log-loss of its probabilities (JSON: `threshold`, `threshold_probability`,
-/// `log_loss`).
-pub fn print_filter(
-    model: &Model,
-    metrics: &Metrics,
-    spam: &SpamMetrics,
-    scores: &[f32],
-    truth: &[usize],
-    json: bool,
-) -> Result<()> {
-    let loss = log_loss(model, scores, truth);
-    if json {
-        let mut v = spam_json(Some(metrics), spam);
-        v["threshold"] = model.threshold().into();
-        if let Some(p) = model.probability(model.threshold()) {
-            v["threshold_probability"] = p.into();
-        }
-        if let Some(l) = loss {
-            v["log_loss"] = l.into();
-        }
-        outln!("{v}");
-    } else {
-        if let Some(t) = crate::report::threshold(model) {
-            outln!("decides        {t}");
-        }
-        if let Some(l) = loss {
-            outln!("log-loss       {l:.4} (of its probabilities)");
-        }
-        out!("{}\n{}", spam.to_text(), metrics.to_text());
-    }
-    Ok(())
-}
-
-/// The mean log-loss of a filter's probabilities of spam (true class index 1) over
-/// `scores`, where it has them: how well calibrated they are on mail it did not learn.
-fn log_loss(model: &Model, scores: &[f32], truth: &[usize]) -> Option<f64> {
-    let mut sum = 0.0;
-    for (&s, &t) in scores.iter().zip(truth) {
-        let p = f64::from(model.probability(s)?).clamp(1e-15, 1.0 - 1e-15);
-        sum -= if t == 1 { p.ln() } else { (1.0 - p).ln() };
-    }
-    Some(sum / scores.len().max(1) as f64)
-}
-
-/// The model's mail rules, or an error when it is not a spam filter (an analyzer that
-/// reads mail, classes ham and spam).
-pub fn check_filter<'m>(model: &'m Model, path: &Path) -> Result<&'m MailRules> {
-    match model.analyzer().source().mail_rules() {
-        Some(rules) if model.classes() == ["ham", "spam"] => Ok(rules),
-        _ => bail!(
-            "{}: not a spam filter (train one with --spam PATH... --ham PATH...)",
-            path.display()
-        ),
-    }
-}
-
 /// `eval` of the filter at `path` on labelled mail, drawing its ROC curve with `--plot`.
 pub fn mail(path: &Path, mail: &Mail, json: bool, chart: Option<&EvalChart>) -> Result<ExitCode> {
     let model = crate::load::model(path)?;
-    let rules = check_filter(&model, path)?;
+    let rules = eval_report::check_filter(&model, path)?;
     let phase = Phase::start("reading mail");
     let corpus = load::mail(&mail.spam, &mail.ham, rules)?;
     if corpus.docs.is_empty() {
@@ -97,17 +30,17 @@ pub fn mail(path: &Path, mail: &Mail, json: bool, chart: Option<&EvalChart>) -> 
     let scores: Vec<f32> = evaluated.decisions.iter().map(|d| d.score).collect();
     let (metrics, truth) = (evaluated.metrics, evaluated.truth);
     drop(phase);
-    print_filter(&model, &metrics, &spam, &scores, &truth, json)?;
+    eval_report::print_filter(&model, &metrics, &spam, &scores, &truth, json)?;
     if let Some(c) = chart {
         let other = |m2: &Model| {
-            check_filter(m2, c.compare.as_deref().unwrap_or(path))?;
+            eval_report::check_filter(m2, c.compare.as_deref().unwrap_or(path))?;
             let x2 = pipeline::vectorize_for(m2, &corpus.docs).matrix;
             Ok(pipeline::decide(m2, &x2).iter().map(|d| d.score).collect())
         };
         let mut data: Vec<_> = mail.spam.clone();
         data.extend(mail.ham.iter().cloned());
         let data = crate::plot::names(&data);
-        super::eval::single_chart(c, &model, path, &data, &metrics, &truth, &scores, other)?;
+        eval_report::single_chart(c, &model, path, &data, &metrics, &truth, &scores, other)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -127,7 +60,7 @@ pub fn online(
     let mut model = match start {
         Some(p) => {
             let m = crate::load::model(p)?;
-            check_filter(&m, p)?;
+            eval_report::check_filter(&m, p)?;
             m
         }
         None => empty_model(empty.clone(), "ham", "spam")?,
@@ -162,7 +95,7 @@ pub fn online(
         crate::plot::curve::draw(file, &of, &rule, &curve, block)?;
     }
     if json {
-        let mut v = spam_json(None, &run.metrics);
+        let mut v = eval_report::spam_json(None, &run.metrics);
         v["rule"] = rule.into();
         v["analyzer"] = model.analyzer().to_string().into();
         v["threshold"] = model.threshold().into();

@@ -11,6 +11,7 @@ mod convert;
 mod eval;
 mod eval_cluster;
 mod eval_mail;
+mod eval_report;
 mod inspect;
 mod learn;
 mod man;

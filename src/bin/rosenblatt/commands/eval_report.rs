@@ -1,0 +1,152 @@
+//! What the `eval` commands share, whatever reads their documents (one process, a
+//! cluster, a mail filter): the `--plot` chart of a single-label evaluation and a spam
+//! filter's report. `eval` dispatches to `eval_mail` and `eval_cluster`; those and `eval`
+//! itself draw and print through here, so no two of them import each other.
+
+use crate::flags::EvalChart;
+use anyhow::{Context, Result, bail};
+use rosenblatt::eval::{Metrics, SpamMetrics, log_loss, roc_auc, roc_points};
+use rosenblatt::input::mail::MailRules;
+use rosenblatt::model::Model;
+use std::path::Path;
+
+/// Refuses `--plot-compare` for a model of `k` classes other than two.
+pub fn no_compare(c: &EvalChart, path: &Path, k: usize) -> Result<()> {
+    if let Some(other) = &c.compare {
+        bail!(
+            "--plot-compare {}: ROC curves are drawn for binary models; {} has {k} classes \
+             (its --plot is a confusion heat map)",
+            other.display(),
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Draws `eval --plot` for a single-label model at `path`: the ROC curve of a binary one
+/// (with the `--plot-compare` model's, scored by `other`), the confusion heat map of a
+/// multiclass one. `data` names the inputs; `truth` and `scores` are per document.
+#[allow(clippy::too_many_arguments)] // the evaluation's parts, each used once
+pub fn single_chart(
+    c: &EvalChart,
+    model: &Model,
+    path: &Path,
+    data: &str,
+    metrics: &Metrics,
+    truth: &[usize],
+    scores: &[f32],
+    other: impl FnOnce(&Model) -> Result<Vec<f32>>,
+) -> Result<()> {
+    use crate::plot::roc::{self, Labels};
+    let k = model.classes().len();
+    if k != 2 {
+        no_compare(c, path, k)?;
+        let confusion = crate::plot::confusion::Confusion {
+            classes: model.classes(),
+            counts: metrics.confusion.clone(),
+            f1: (0..k).map(|i| metrics.class(i).f1).collect(),
+            support: (0..k).map(|i| metrics.class(i).support).collect(),
+            multilabel: false,
+        };
+        let of = format!("{} on {data}", crate::plot::name(path));
+        return crate::plot::confusion::draw(&c.file, &of, &confusion, c.classes);
+    }
+    let positive: Vec<bool> = truth.iter().map(|&t| t == 1).collect();
+    let mut curves = vec![curve(crate::plot::name(path), scores, &positive)?];
+    if let Some(p2) = &c.compare {
+        let m2 = crate::load::model(p2)?;
+        if m2.classes() != model.classes() {
+            bail!(
+                "--plot-compare {}: its classes ({}) are not those of {} ({})",
+                p2.display(),
+                m2.classes().join(", "),
+                path.display(),
+                model.classes().join(", ")
+            );
+        }
+        let s2 = other(&m2).with_context(|| format!("scoring with {}", p2.display()))?;
+        curves.push(curve(crate::plot::name(p2), &s2, &positive)?);
+    }
+    let labels = Labels {
+        negative: &model.classes()[0],
+        positive: &model.classes()[1],
+        data,
+    };
+    roc::draw(&c.file, &labels, &curves)
+}
+
+/// One model's ROC curve for the chart, or the error when one class is absent.
+fn curve(name: String, scores: &[f32], positive: &[bool]) -> Result<crate::plot::roc::Curve> {
+    let (Some(points), Some(auc)) = (roc_points(scores, positive), roc_auc(scores, positive))
+    else {
+        bail!("--plot: a ROC curve needs documents of both classes among those evaluated");
+    };
+    Ok(crate::plot::roc::Curve {
+        name,
+        points,
+        auc,
+        negatives: positive.iter().filter(|&&p| !p).count() as u64,
+        positives: positive.iter().filter(|&&p| p).count() as u64,
+    })
+}
+
+/// The JSON of both metric sets: `accuracy`, `per_class`, … plus `spam_recall`,
+/// `ham_fp_rate`, `auc`, `one_minus_roca_pct`, `false_positives`, `false_negatives`.
+pub fn spam_json(metrics: Option<&Metrics>, spam: &SpamMetrics) -> serde_json::Value {
+    let mut v = metrics.map_or_else(|| serde_json::json!({}), Metrics::to_json);
+    if let (Some(o), serde_json::Value::Object(s)) = (v.as_object_mut(), spam.to_json()) {
+        o.extend(s);
+    }
+    v
+}
+
+/// Prints a filter's evaluation: the spam figures and the metrics, where it decides and
+/// the log-loss of its probabilities (JSON: `threshold`, `threshold_probability`,
+/// `log_loss`).
+pub fn print_filter(
+    model: &Model,
+    metrics: &Metrics,
+    spam: &SpamMetrics,
+    scores: &[f32],
+    truth: &[usize],
+    json: bool,
+) -> Result<()> {
+    let loss = probabilities(model, scores).map(|p| log_loss(&p, truth));
+    if json {
+        let mut v = spam_json(Some(metrics), spam);
+        v["threshold"] = model.threshold().into();
+        if let Some(p) = model.probability(model.threshold()) {
+            v["threshold_probability"] = p.into();
+        }
+        if let Some(l) = loss {
+            v["log_loss"] = l.into();
+        }
+        outln!("{v}");
+    } else {
+        if let Some(t) = crate::report::threshold(model) {
+            outln!("decides        {t}");
+        }
+        if let Some(l) = loss {
+            outln!("log-loss       {l:.4} (of its probabilities)");
+        }
+        out!("{}\n{}", spam.to_text(), metrics.to_text());
+    }
+    Ok(())
+}
+
+/// A filter's P(spam) for each of `scores`, where it has a probability.
+fn probabilities(model: &Model, scores: &[f32]) -> Option<Vec<f32>> {
+    scores.iter().map(|&s| model.probability(s)).collect()
+}
+
+/// The model's mail rules, or an error when it is not a spam filter (an analyzer that
+/// reads mail, classes ham and spam).
+pub fn check_filter<'m>(model: &'m Model, path: &Path) -> Result<&'m MailRules> {
+    match model.analyzer().source().mail_rules() {
+        Some(rules) if model.classes() == ["ham", "spam"] => Ok(rules),
+        _ => bail!(
+            "{}: not a spam filter (train one with --spam PATH... --ham PATH...)",
+            path.display()
+        ),
+    }
+}
