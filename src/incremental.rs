@@ -15,6 +15,10 @@
 //! in the model's `meta.learned`; steps in `meta.report.updates`. Rows are read in the
 //! model's geometry, as in training: x is the document's idf-weighted, scaled row when
 //! the model was trained so, and a new word weighs as a word no training document had.
+//!
+//! Rows of feature vectors are learned one at a time too, by models of any number of
+//! classes (`rows`: [`learn_rows`], [`empty_rows_model`]; the Python package's
+//! `partial_fit`).
 
 use crate::features::Geometry;
 use crate::input::Document;
@@ -24,6 +28,9 @@ use crate::text::Analyzer;
 use crate::vocab::Vocabulary;
 use crate::{Error, Result};
 use hashbrown::HashSet;
+
+mod rows;
+pub use rows::{empty_rows_model, learn_rows};
 
 /// What a filter that starts from no message is made of: how it reads mail, the geometry
 /// of its rows and its update rule. [`Default`] is what `eval --online` starts from
@@ -109,11 +116,8 @@ pub fn empty_model(filter: OnlineFilter, negative: &str, positive: &str) -> Resu
     let vocab = analyzer
         .hashing()
         .map_or_else(Vocabulary::default, Vocabulary::hashed);
-    let zeros = LinearModel::zeros(vocab.len());
-    let model = match rule {
-        UpdateRule::Logistic { .. } => AnyModel::Logistic(zeros),
-        _ => AnyModel::Linear(zeros),
-    };
+    let logistic = matches!(rule, UpdateRule::Logistic { .. });
+    let model = zero_model(vocab.len(), logistic);
     Model::new(ModelParts {
         analyzer,
         vocab,
@@ -131,6 +135,16 @@ pub fn empty_model(filter: OnlineFilter, negative: &str, positive: &str) -> Resu
         threshold,
         calibration: None,
     })
+}
+
+/// A linear model of `n` zero weights; logistic (its scores are log-odds) when `logistic`.
+fn zero_model(n: usize, logistic: bool) -> AnyModel {
+    let zeros = LinearModel::zeros(n);
+    if logistic {
+        AnyModel::Logistic(zeros)
+    } else {
+        AnyModel::Linear(zeros)
+    }
 }
 
 /// What learning one document did.

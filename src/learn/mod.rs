@@ -75,7 +75,7 @@ pub use registry::AnyLearner;
 pub use setting::Setting;
 pub use softmax::{SoftmaxModel, SoftmaxRegression};
 pub use target::{MultiLabel, Multiclass};
-pub use update::{OnlineState, Rate, UpdateRule};
+pub use update::{OnlineState, Rate, UpdateRule, learn_rows_ovr};
 pub use winnow::Winnow;
 
 use crate::features::{RowRef, SparseRows};

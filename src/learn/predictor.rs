@@ -1,8 +1,10 @@
 //! What a fitted classifier is, whatever its shape: two classes, one-vs-rest, softmax or
 //! multi-label, and the decision it makes for a row.
 
-use super::{AnyModel, Classifier, MultiLabelModel, SoftmaxModel};
+use super::{AnyModel, Classifier, LabelScorer, MultiLabelModel, SoftmaxModel};
 use crate::RowRef;
+use crate::features::SparseRows;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// How the classifier turns rows into class decisions.
@@ -89,5 +91,149 @@ impl Predictor {
                 vec![(d.class, self.probability(row, &d).unwrap_or(d.score))]
             }
         }
+    }
+
+    /// How many scores a row gets: 1 for two classes (the positive class's), else one
+    /// per class or label.
+    pub fn n_scores(&self) -> usize {
+        match self {
+            Predictor::Binary(_) => 1,
+            Predictor::OneVsRest(ms) => ms.len(),
+            Predictor::Softmax(m) => m.k,
+            Predictor::MultiLabel(m) => m.scorer.len(),
+        }
+    }
+
+    /// A row's raw scores, [`Predictor::n_scores`] of them: w·x + b of each binary model,
+    /// or softmax's logits (a multi-label softmax scorer's too, not the probabilities it
+    /// compares with its thresholds). It exists for front ends that report every class's
+    /// score beside the weights (scikit-learn's `decision_function` beside `coef_`),
+    /// which the logits match.
+    pub fn scores(&self, row: RowRef<'_>) -> Vec<f32> {
+        match self {
+            Predictor::Binary(m) => vec![m.score(row)],
+            Predictor::OneVsRest(ms) => ms.iter().map(|m| m.score(row)).collect(),
+            Predictor::Softmax(m)
+            | Predictor::MultiLabel(MultiLabelModel {
+                scorer: LabelScorer::Softmax(m),
+                ..
+            }) => {
+                let mut z = vec![0.0; m.k];
+                m.logits(row, &mut z);
+                z
+            }
+            Predictor::MultiLabel(m) => m.scorer.scores(row),
+        }
+    }
+
+    /// Every row's [`Predictor::scores`], row after row (`n_rows · n_scores` values),
+    /// rows in parallel: the same as row by row.
+    pub fn score_rows<X: SparseRows>(&self, x: &X) -> Vec<f32> {
+        let rows: Vec<Vec<f32>> = (0..x.n_rows())
+            .into_par_iter()
+            .map(|i| self.scores(x.row(i)))
+            .collect();
+        rows.concat()
+    }
+
+    /// The binary models inside (one for two classes, one per class or label), or `None`
+    /// for a softmax scorer.
+    fn binary_models(&self) -> Option<&[AnyModel]> {
+        match self {
+            Predictor::Binary(m) => Some(std::slice::from_ref(m)),
+            Predictor::OneVsRest(ms)
+            | Predictor::MultiLabel(MultiLabelModel {
+                scorer: LabelScorer::OneVsRest(ms),
+                ..
+            }) => Some(ms),
+            Predictor::Softmax(_) | Predictor::MultiLabel(_) => None,
+        }
+    }
+
+    /// Whether every score is a logit (logistic and softmax models), so that it reads
+    /// as a probability.
+    pub fn probabilistic(&self) -> bool {
+        self.binary_models()
+            .is_none_or(|ms| ms.iter().all(|m| matches!(m, AnyModel::Logistic(_))))
+    }
+
+    /// The weights as one row per score ([`Predictor::scores`]: one for two classes, one
+    /// per class or label; a softmax model's feature-major weights read out per class)
+    /// and the bias of each; `None` when a kernel model is inside. It exists for front
+    /// ends that show a linear model's weights (scikit-learn's `coef_`, `intercept_`).
+    pub fn linear_weights(&self) -> Option<(Vec<Vec<f32>>, Vec<f32>)> {
+        if let Some(ms) = self.binary_models() {
+            let ls = ms
+                .iter()
+                .map(AnyModel::as_linear)
+                .collect::<Option<Vec<_>>>()?;
+            let w = ls.iter().map(|m| m.w.clone()).collect();
+            return Some((w, ls.iter().map(|m| m.bias).collect()));
+        }
+        let (Predictor::Softmax(m)
+        | Predictor::MultiLabel(MultiLabelModel {
+            scorer: LabelScorer::Softmax(m),
+            ..
+        })) = self
+        else {
+            unreachable!("the predictors without binary models are softmax models")
+        };
+        let w = (0..m.k)
+            .map(|c| m.w.iter().skip(c).step_by(m.k).copied().collect())
+            .collect();
+        Some((w, m.bias.clone()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learn::{LinearModel, MultiLabelModel};
+
+    fn softmax() -> SoftmaxModel {
+        // Feature-major: feature 0 weighs (1, 2, 3), feature 1 (4, 5, 6).
+        SoftmaxModel {
+            k: 3,
+            w: vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+            bias: vec![0.5, 0.0, -0.5],
+        }
+    }
+
+    #[test]
+    fn scores_are_each_models_or_softmaxs_logits() {
+        let row = RowRef::binary(&[1]);
+        let lin = |w: Vec<f32>, bias| AnyModel::Linear(LinearModel { w, bias });
+        let b = Predictor::Binary(lin(vec![1.0, 2.0], 0.5));
+        assert_eq!((b.n_scores(), b.scores(row)), (1, vec![2.5]));
+        let ovr = Predictor::OneVsRest(vec![lin(vec![0.0, 1.0], 0.0), lin(vec![1.0, 3.0], -1.0)]);
+        assert_eq!(ovr.scores(row), vec![1.0, 2.0]);
+        let sm = Predictor::Softmax(softmax());
+        assert_eq!((sm.n_scores(), sm.scores(row)), (3, vec![4.5, 5.0, 5.5]));
+        // A multi-label softmax scorer reports logits too, not its probabilities.
+        let ml = Predictor::MultiLabel(MultiLabelModel {
+            scorer: LabelScorer::Softmax(softmax()),
+            thresholds: vec![0.5; 3],
+            train_counts: vec![1; 3],
+            at_least_one: true,
+        });
+        assert_eq!(ml.scores(row), vec![4.5, 5.0, 5.5]);
+        let x = crate::features::real_from_dense(&[vec![0.0, 1.0], vec![1.0, 0.0]]);
+        assert_eq!(sm.score_rows(&x), vec![4.5, 5.0, 5.5, 1.5, 2.0, 2.5]);
+    }
+
+    #[test]
+    fn weights_read_out_one_row_per_class() {
+        let (w, b) = Predictor::Softmax(softmax()).linear_weights().unwrap();
+        assert_eq!(w, vec![vec![1.0, 4.0], vec![2.0, 5.0], vec![3.0, 6.0]]);
+        assert_eq!(b, vec![0.5, 0.0, -0.5]);
+        let m = LinearModel {
+            w: vec![1.0, -1.0],
+            bias: 2.0,
+        };
+        let p = Predictor::Binary(AnyModel::Logistic(m.clone()));
+        assert_eq!(p.linear_weights(), Some((vec![m.w.clone()], vec![2.0])));
+        assert!(p.probabilistic());
+        assert!(!Predictor::OneVsRest(vec![AnyModel::Linear(m); 3]).probabilistic());
+        assert!(Predictor::Softmax(softmax()).probabilistic());
     }
 }

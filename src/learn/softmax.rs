@@ -91,6 +91,35 @@ impl SoftmaxModel {
             })
     }
 
+    /// Rows learned in order, one stochastic gradient step on the cross-entropy each, at
+    /// rate η/√(1 + t) after t rows (t counting on from `seen`): for the row's
+    /// probabilities p, class c's weights move by −rate·(p_c − [c = y])·x. It exists so
+    /// that a softmax model goes on learning row by row (the Python package's
+    /// `partial_fit`) where [`SoftmaxRegression`]'s epochs have stopped; no L2. `y` holds
+    /// each row's class; every id of `x` must have its weights. Returns the rows seen
+    /// after these.
+    pub fn learn_rows<X: SparseRows>(&mut self, x: &X, y: &[usize], eta: f32, seen: u64) -> u64 {
+        let k = self.k;
+        let mut z = vec![0.0f32; k];
+        let mut seen = seen;
+        for (i, &yi) in y.iter().enumerate() {
+            let row = x.row(i);
+            self.logits(row, &mut z);
+            softmax_in_place(&mut z);
+            let rate = RateSchedule::InverseSqrt.rate(eta, seen as f32);
+            for (c, g) in z.iter_mut().enumerate() {
+                *g = rate * (*g - if c == yi { 1.0 } else { 0.0 });
+            }
+            for (j, v) in row.iter() {
+                let w = &mut self.w[j as usize * k..(j as usize + 1) * k];
+                w.iter_mut().zip(&z).for_each(|(wc, g)| *wc -= g * v);
+            }
+            self.bias.iter_mut().zip(&z).for_each(|(b, g)| *b -= g);
+            seen += 1;
+        }
+        seen
+    }
+
     /// For two classes: the binary linear model w₁ − w₀, b₁ − b₀ (a logit for class 1).
     pub(crate) fn to_binary(&self) -> Option<super::LinearModel> {
         (self.k == 2).then(|| super::LinearModel {
@@ -367,6 +396,34 @@ mod tests {
         assert!(compared > 150);
         let p = soft.probabilities(x.row(0));
         assert!((p[0] + p[1] - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn rows_learned_one_at_a_time_take_the_steps_worked_by_hand() {
+        // Three classes from zero: p = ⅓ each, so at rate 1 the row's feature and the
+        // biases move by (⅔, −⅓, −⅓) toward class 0.
+        let mut m = SoftmaxModel {
+            k: 3,
+            w: vec![0.0; 6],
+            bias: vec![0.0; 3],
+        };
+        let x = real_from_dense(&[vec![1.0, 0.0]]);
+        assert_eq!(m.learn_rows(&x, &[0], 1.0, 0), 1);
+        let (a, b) = (2.0 / 3.0, -1.0 / 3.0);
+        let near = |u: &[f32], v: &[f32]| u.iter().zip(v).all(|(p, q)| (p - q).abs() < 1e-6);
+        assert!(near(&m.w, &[a, b, b, 0.0, 0.0, 0.0]), "{:?}", m.w);
+        assert!(near(&m.bias, &[a, b, b]), "{:?}", m.bias);
+        // After 3 rows seen the rate is 1/√4: a second feature's step is half as long,
+        // toward class 2 from the probabilities the biases give.
+        let p = {
+            let e: Vec<f32> = m.bias.iter().map(|v| v.exp()).collect();
+            let s: f32 = e.iter().sum();
+            e.iter().map(|v| v / s).collect::<Vec<f32>>()
+        };
+        let x = real_from_dense(&[vec![0.0, 1.0]]);
+        assert_eq!(m.learn_rows(&x, &[2], 1.0, 3), 4);
+        let want = [-0.5 * p[0], -0.5 * p[1], -0.5 * (p[2] - 1.0)];
+        assert!(near(&m.w[3..], &want), "{:?} {want:?}", &m.w[3..]);
     }
 
     #[test]

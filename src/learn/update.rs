@@ -14,11 +14,12 @@
 //!   after t messages, or AdaGrad's per-feature η/√Gⱼ, where Gⱼ sums the squared
 //!   gradients feature j has seen.
 
-use super::LinearModel;
 use super::loss::sigmoid;
 use super::pa::pa1_step;
+use super::{AnyModel, Classifier, LinearModel};
 use crate::RowRef;
 use crate::error::{ConfigError, Param, non_negative, positive};
+use crate::features::SparseRows;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -173,6 +174,21 @@ impl OnlineState {
     /// score before learning was `score`; returns whether the rule took a step (see
     /// `OnlineState::steps_at`). `m.w` must cover every id of `x`.
     pub fn step(&mut self, m: &mut LinearModel, x: RowRef<'_>, y: f32, score: f32) -> bool {
+        self.step_sized(m, x, y, score, 1.0)
+    }
+
+    /// [`OnlineState::step`] with the perceptron's and the margin rule's step `size`·y·x
+    /// in place of y·x: scikit-learn's `eta0`, which the Python package's `partial_fit`
+    /// passes on. The other rules take their own steps (`size` unused); at size 1 this is
+    /// `step`, bit for bit.
+    pub fn step_sized(
+        &mut self,
+        m: &mut LinearModel,
+        x: RowRef<'_>,
+        y: f32,
+        score: f32,
+        size: f32,
+    ) -> bool {
         let margin = y * score;
         if !self.steps_at(margin) {
             self.skip();
@@ -180,7 +196,7 @@ impl OnlineState {
         }
         self.seen += 1;
         match self.rule {
-            UpdateRule::Perceptron | UpdateRule::Margin { .. } => additive(m, x, y, 1.0),
+            UpdateRule::Perceptron | UpdateRule::Margin { .. } => additive(m, x, y, size),
             UpdateRule::PassiveAggressive { c } => {
                 let q = crate::features::ops::nrm2_sq(x) + 1.0;
                 additive(m, x, y, pa1_step(margin, q, c));
@@ -233,6 +249,47 @@ impl OnlineState {
             self.sq_grads.resize(n, 0.0);
         }
     }
+}
+
+/// Rows learned in order, one at a time, by one-vs-rest linear models, each with its own
+/// state: [`OnlineState::step_sized`] for every model on every row. It exists so that a
+/// fitted model of two or more classes goes on learning row by row (the Python package's
+/// `partial_fit`) by the steps `learn` takes on a filter. `models` is one model (two
+/// classes: the rows of class 1 are its positives) or one per class (model c's positives
+/// are the rows of class c), with a state each; `y` holds each row's class; `size` is the
+/// perceptron's step; without `bias` every bias stays 0. Kernel models are left as they
+/// are. The models learn in parallel, each reading the rows in order: the result is that
+/// of learning them one after another.
+pub fn learn_rows_ovr<X: SparseRows>(
+    models: &mut [AnyModel],
+    states: &mut [OnlineState],
+    x: &X,
+    y: &[usize],
+    size: f32,
+    bias: bool,
+) {
+    use rayon::prelude::*;
+    assert_eq!(models.len(), states.len(), "a state per model");
+    let one = models.len() == 1;
+    models
+        .par_iter_mut()
+        .zip(states.par_iter_mut())
+        .enumerate()
+        .for_each(|(c, (m, state))| {
+            let (AnyModel::Linear(m) | AnyModel::Logistic(m)) = m else {
+                return;
+            };
+            let positive = if one { 1 } else { c };
+            for (i, &yi) in y.iter().enumerate() {
+                let row = x.row(i);
+                let y = if yi == positive { 1.0 } else { -1.0 };
+                let score = m.score(row);
+                state.step_sized(m, row, y, score, size);
+                if !bias {
+                    m.bias = 0.0;
+                }
+            }
+        });
 }
 
 /// `w ← w + a·y·x`, `b ← b + a·y`.
@@ -322,6 +379,44 @@ mod tests {
         });
         s.step(&mut m, row(&[0]), 1.0, 60.0);
         assert!(m.w[0].is_finite() && m.bias.is_finite(), "{m:?}");
+    }
+
+    #[test]
+    fn a_sized_perceptron_step_scales_the_unit_step() {
+        let mut m = LinearModel::zeros(2);
+        let mut s = OnlineState::new(UpdateRule::Perceptron);
+        assert!(s.step_sized(&mut m, row(&[1]), -1.0, 0.0, 0.25));
+        assert_eq!((m.w.clone(), m.bias), (vec![0.0, -0.25], -0.25));
+        // PA-I's step is its own: the size is not read.
+        let (mut a, mut b) = (LinearModel::zeros(2), LinearModel::zeros(2));
+        let rule = UpdateRule::PassiveAggressive { c: 1.0 };
+        OnlineState::new(rule).step_sized(&mut a, row(&[0, 1]), 1.0, 0.0, 7.0);
+        OnlineState::new(rule).step(&mut b, row(&[0, 1]), 1.0, 0.0);
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn one_vs_rest_rows_take_each_models_own_steps() {
+        // Three classes, perceptron at size 0.5, rows [0] (class 0) then [1] (class 2).
+        // Every model errs on the first row (score 0). On the second, model 0 scores 0.5
+        // (its bias) for a negative and errs; model 1 scores −0.5 for a negative and does
+        // not; model 2 scores −0.5 for a positive and errs.
+        let x = crate::features::real_from_dense(&[vec![1.0, 0.0], vec![0.0, 1.0]]);
+        let zero = || AnyModel::Linear(LinearModel::zeros(2));
+        let mut models = vec![zero(), zero(), zero()];
+        let mut states = vec![OnlineState::new(UpdateRule::Perceptron); 3];
+        learn_rows_ovr(&mut models, &mut states, &x, &[0, 2], 0.5, true);
+        let w = |c: usize| models[c].as_linear().map(|m| (m.w.clone(), m.bias));
+        assert_eq!(w(0), Some((vec![0.5, -0.5], 0.0)));
+        assert_eq!(w(1), Some((vec![-0.5, 0.0], -0.5)));
+        assert_eq!(w(2), Some((vec![-0.5, 0.5], 0.0)));
+        assert!(states.iter().all(|s| s.seen == 2));
+        // One model: class 1 is its positive class; without a bias the bias stays 0.
+        let mut models = vec![zero()];
+        let mut states = vec![OnlineState::new(UpdateRule::Perceptron)];
+        learn_rows_ovr(&mut models, &mut states, &x, &[1, 0], 1.0, false);
+        let m = models[0].as_linear().unwrap();
+        assert_eq!((m.w.clone(), m.bias), (vec![1.0, -1.0], 0.0));
     }
 
     #[test]

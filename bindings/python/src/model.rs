@@ -3,7 +3,7 @@
 //! released while the library works.
 
 use crate::errors::to_py;
-use crate::rows::{Arrays, Rows};
+use crate::rows::Arrays;
 use crate::settings::learner;
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
@@ -12,12 +12,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use rayon::prelude::*;
 use rosenblatt::features::GeometrySpec;
+use rosenblatt::incremental::{empty_rows_model, learn_rows};
 use rosenblatt::learn::multilabel::{MultiLabelOptions, Thresholds};
-use rosenblatt::learn::{
-    AnyModel, Classifier, LabelScorer, LinearModel, OnlineState, SoftmaxModel,
-};
-use rosenblatt::learn::{Rate, UpdateRule};
-use rosenblatt::model::{FeatureSpace, Metadata, ModelParts, Predictor};
+use rosenblatt::learn::{LabelScorer, OnlineState, Rate, UpdateRule};
+use rosenblatt::model::{FeatureSpace, Predictor};
 use rosenblatt::pipeline::{decide_labels, fit_label_sets, fit_rows};
 use rosenblatt::training::check_width;
 use rosenblatt::{Model, SparseRows, TrainConfig};
@@ -32,20 +30,7 @@ pub struct NativeModel {
     states: Vec<OnlineState>,
 }
 
-/// The binary models inside a one-vs-rest or multi-label predictor (none for softmax).
-fn binary_models(p: &Predictor) -> Option<&[AnyModel]> {
-    match p {
-        Predictor::Binary(m) => Some(std::slice::from_ref(m)),
-        Predictor::OneVsRest(ms) => Some(ms),
-        Predictor::MultiLabel(m) => match &m.scorer {
-            LabelScorer::OneVsRest(ms) => Some(ms),
-            LabelScorer::Softmax(_) => None,
-        },
-        Predictor::Softmax(_) => None,
-    }
-}
-
-/// Rows as a `(n, k)` float32 array.
+/// Values, row after row, as an `(n, k)` float32 array.
 fn matrix<'py>(py: Python<'py>, n: usize, k: usize, v: Vec<f32>) -> Bound<'py, PyArray2<f32>> {
     Array2::from_shape_vec((n, k), v)
         .expect("n·k values")
@@ -60,40 +45,12 @@ impl NativeModel {
         }
     }
 
-    /// Every row's scores, `k` per row (`k` = 1 for two classes), in the model's geometry.
-    fn scores_of(&self, x: &Rows<'_>) -> (usize, Vec<f32>) {
-        let x = &self.model.geometry().apply(x);
-        let p = self.model.predictor();
-        let k = match p {
-            Predictor::Binary(_) => 1,
-            _ => self.model.classes().len(),
-        };
-        let rows: Vec<Vec<f32>> = (0..x.n_rows())
-            .into_par_iter()
-            .map(|i| {
-                let row = x.row(i);
-                match p {
-                    Predictor::Binary(m) => vec![m.score(row)],
-                    Predictor::OneVsRest(ms) => ms.iter().map(|m| m.score(row)).collect(),
-                    Predictor::Softmax(m) => {
-                        let mut z = vec![0.0; k];
-                        m.logits(row, &mut z);
-                        z
-                    }
-                    // Logits, as for a softmax model (the scorer's own scores are its
-                    // probabilities), so that decision_function agrees with coef_.
-                    Predictor::MultiLabel(m) => match &m.scorer {
-                        LabelScorer::Softmax(s) => {
-                            let mut z = vec![0.0; k];
-                            s.logits(row, &mut z);
-                            z
-                        }
-                        LabelScorer::OneVsRest(_) => m.scorer.scores(row),
-                    },
-                }
-            })
-            .collect();
-        (k, rows.concat())
+    /// Each row's class index, checked against the `n` classes.
+    fn class_indices(y: &[i64], n: usize) -> PyResult<Vec<usize>> {
+        y.iter()
+            .map(|&c| usize::try_from(c).ok().filter(|&c| c < n))
+            .collect::<Option<Vec<usize>>>()
+            .ok_or_else(|| PyValueError::new_err("a class index is outside the classes"))
     }
 }
 
@@ -128,12 +85,7 @@ impl NativeModel {
         };
         let n_classes = classes.len();
         if let Ok(y) = y.extract::<PyReadonlyArray1<'_, i64>>() {
-            let idx = y
-                .as_slice()?
-                .iter()
-                .map(|&c| usize::try_from(c).ok().filter(|&c| c < n_classes))
-                .collect::<Option<Vec<usize>>>()
-                .ok_or_else(|| PyValueError::new_err("a class index is outside the classes"))?;
+            let idx = NativeModel::class_indices(y.as_slice()?, n_classes)?;
             let model = py.detach(|| fit_rows(&x, &idx, classes, &cfg, Vec::new()));
             return model.map(NativeModel::wrap).map_err(to_py);
         }
@@ -169,42 +121,10 @@ impl NativeModel {
         logistic: bool,
         softmax: bool,
     ) -> PyResult<NativeModel> {
-        let k = classes.len();
-        if k < 2 {
-            return Err(PyValueError::new_err("a classifier needs two classes"));
-        }
-        check_width(n_features, k, &TrainConfig::default()).map_err(to_py)?;
-        let zero = || {
-            let m = LinearModel::zeros(n_features);
-            if logistic {
-                AnyModel::Logistic(m)
-            } else {
-                AnyModel::Linear(m)
-            }
-        };
-        let predictor = match k {
-            _ if softmax && k > 2 => Predictor::Softmax(SoftmaxModel {
-                k,
-                w: vec![0.0; n_features * k],
-                bias: vec![0.0; k],
-            }),
-            2 => Predictor::Binary(zero()),
-            k => Predictor::OneVsRest((0..k).map(|_| zero()).collect()),
-        };
-        Model::new(ModelParts {
-            analyzer: Default::default(),
-            vocab: Default::default(),
-            features: FeatureSpace::Indexed { n_features },
-            geometry: Default::default(),
-            classes,
-            predictor,
-            meta: Metadata::default(),
-            online: None,
-            threshold: 0.0,
-            calibration: None,
-        })
-        .map(NativeModel::wrap)
-        .map_err(to_py)
+        check_width(n_features, classes.len(), &TrainConfig::default()).map_err(to_py)?;
+        empty_rows_model(n_features, classes, logistic, softmax)
+            .map(NativeModel::wrap)
+            .map_err(to_py)
     }
 
     /// Rows learned so far by each online model (the t of a decaying rate), to carry
@@ -245,81 +165,12 @@ impl NativeModel {
         bias: bool,
     ) -> PyResult<()> {
         let rule = online_rule(rule, c, eta)?;
-        let width = self.n_features();
-        if n_features != width {
-            return Err(PyValueError::new_err(format!(
-                "X has {n_features} features, but the model has {width}"
-            )));
-        }
         let arrays = Arrays::extract(indptr, indices, data, n_features)?;
         let x = arrays.rows()?;
-        let y = y.as_slice()?;
-        if y.len() != x.n_rows() {
-            return Err(PyValueError::new_err(format!(
-                "{} rows but {} labels",
-                x.n_rows(),
-                y.len()
-            )));
-        }
-        let mut parts = self.model.clone().into_parts();
-        let (models, binary) = match &mut parts.predictor {
-            Predictor::Binary(m) => (std::slice::from_mut(m), true),
-            Predictor::OneVsRest(ms) => (&mut ms[..], false),
-            Predictor::Softmax(sm) => {
-                let seen = self.states.first().map_or(0, |s| s.seen);
-                let seen = py.detach(|| softmax_steps(sm, &x, y, eta, seen));
-                self.states = vec![OnlineState {
-                    seen,
-                    ..OnlineState::new(rule)
-                }];
-                self.model = Model::new(parts).map_err(to_py)?;
-                return Ok(());
-            }
-            Predictor::MultiLabel(_) => {
-                return Err(PyValueError::new_err(
-                    "a multi-label model does not learn one row at a time",
-                ));
-            }
-        };
-        if self.states.len() != models.len() || self.states.iter().any(|s| s.rule != rule) {
-            self.states = vec![OnlineState::new(rule); models.len()];
-        }
-        let states = &mut self.states;
-        py.detach(|| {
-            models
-                .par_iter_mut()
-                .zip(states.par_iter_mut())
-                .enumerate()
-                .for_each(|(c, (m, state))| {
-                    let m = match m {
-                        AnyModel::Linear(m) | AnyModel::Logistic(m) => m,
-                        AnyModel::Kernel(_) => return,
-                    };
-                    for (i, &yi) in y.iter().enumerate() {
-                        let row = x.row(i);
-                        let positive = if binary { yi == 1 } else { yi == c as i64 };
-                        let y = if positive { 1.0 } else { -1.0 };
-                        let score = m.score(row);
-                        if state.rule == UpdateRule::Perceptron {
-                            // The perceptron's own step η (the rule's is 1).
-                            state.skip();
-                            if y * score <= 0.0 {
-                                for (j, v) in row.iter() {
-                                    m.w[j as usize] += eta * y * v;
-                                }
-                                m.bias += eta * y;
-                            }
-                        } else {
-                            state.step(m, row, y, score);
-                        }
-                        if !bias {
-                            m.bias = 0.0;
-                        }
-                    }
-                })
-        });
-        self.model = Model::new(parts).map_err(to_py)?;
-        Ok(())
+        let y = NativeModel::class_indices(y.as_slice()?, self.model.classes().len())?;
+        let (model, states) = (&mut self.model, &mut self.states);
+        py.detach(|| learn_rows(model, states, &x, &y, rule, eta, bias))
+            .map_err(to_py)
     }
 
     /// Every row's scores as a float32 `(n, k)` array: w·x + b of each class's model
@@ -335,18 +186,15 @@ impl NativeModel {
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let arrays = Arrays::extract(indptr, indices, data, n_features)?;
         let x = arrays.rows()?;
-        let n = x.n_rows();
-        let (k, v) = py.detach(|| self.scores_of(&x));
-        Ok(matrix(py, n, k, v))
+        let (n, p) = (x.n_rows(), self.model.predictor());
+        let v = py.detach(|| p.score_rows(&self.model.geometry().apply(&x)));
+        Ok(matrix(py, n, p.n_scores(), v))
     }
 
     /// Whether the scores are logits (logistic and softmax models), so that they give
     /// probabilities.
     fn probabilistic(&self) -> bool {
-        match binary_models(self.model.predictor()) {
-            Some(ms) => ms.iter().all(|m| matches!(m, AnyModel::Logistic(_))),
-            None => true,
-        }
+        self.model.predictor().probabilistic()
     }
 
     /// How the scores are laid out: "binary", "ovr", "softmax", "multilabel-ovr" or
@@ -395,7 +243,7 @@ impl NativeModel {
     /// The weights, one row per class's model (one row for two classes; softmax: one
     /// per class), as float32 `(k, n_features)`; `None` for kernel models.
     fn coef<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray2<f32>>> {
-        let (w, _) = self.linear()?;
+        let (w, _) = self.model.predictor().linear_weights()?;
         let k = w.len();
         let n = w.first().map_or(0, Vec::len);
         Some(matrix(py, k, n, w.concat()))
@@ -403,7 +251,7 @@ impl NativeModel {
 
     /// The biases, one per row of `coef`.
     fn intercept<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f32>>> {
-        let (_, b) = self.linear()?;
+        let (_, b) = self.model.predictor().linear_weights()?;
         Some(PyArray1::from_vec(py, b))
     }
 
@@ -515,60 +363,6 @@ impl NativeModel {
     fn save(&self, path: PathBuf) -> PyResult<()> {
         self.model.save(path).map_err(to_py)
     }
-}
-
-impl NativeModel {
-    /// Each linear model's weights and bias, or `None` when a kernel model is inside.
-    fn linear(&self) -> Option<(Vec<Vec<f32>>, Vec<f32>)> {
-        let p = self.model.predictor();
-        if let Some(ms) = binary_models(p) {
-            let ls: Option<Vec<&LinearModel>> = ms.iter().map(AnyModel::as_linear).collect();
-            let ls = ls?;
-            return Some((
-                ls.iter().map(|m| m.w.clone()).collect(),
-                ls.iter().map(|m| m.bias).collect(),
-            ));
-        }
-        let sm = match p {
-            Predictor::Softmax(m) => m,
-            Predictor::MultiLabel(m) => match &m.scorer {
-                LabelScorer::Softmax(m) => m,
-                LabelScorer::OneVsRest(_) => unreachable!("handled above"),
-            },
-            _ => unreachable!("handled above"),
-        };
-        let w = (0..sm.k)
-            .map(|c| sm.w.iter().skip(c).step_by(sm.k).copied().collect())
-            .collect();
-        Some((w, sm.bias.clone()))
-    }
-}
-
-/// Softmax regression's stochastic gradient step on each row in order, at rate
-/// η/√(1 + t) after t rows (t counts from `seen`): for the row's logits z and
-/// probabilities p, class c's weights move by −η·(p_c − [c = y])·x. Returns the rows
-/// seen after these.
-fn softmax_steps(sm: &mut SoftmaxModel, x: &Rows<'_>, y: &[i64], eta: f32, mut seen: u64) -> u64 {
-    let k = sm.k;
-    let mut z = vec![0.0f32; k];
-    for (i, &yi) in y.iter().enumerate() {
-        let row = x.row(i);
-        sm.logits(row, &mut z);
-        let max = z.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let total: f32 = z.iter().map(|v| (v - max).exp()).sum();
-        let rate = eta / (1.0 + seen as f32).sqrt();
-        for (c, zc) in z.iter_mut().enumerate() {
-            let p = (*zc - max).exp() / total;
-            *zc = rate * (p - if c as i64 == yi { 1.0 } else { 0.0 });
-        }
-        for (j, v) in row.iter() {
-            let w = &mut sm.w[j as usize * k..(j as usize + 1) * k];
-            w.iter_mut().zip(&z).for_each(|(wc, g)| *wc -= g * v);
-        }
-        sm.bias.iter_mut().zip(&z).for_each(|(b, g)| *b -= g);
-        seen += 1;
-    }
-    seen
 }
 
 /// The online rule `partial_fit` names: "perceptron", "pa" (aggressiveness `c`) or
