@@ -23,14 +23,15 @@
 use crate::features::Geometry;
 use crate::input::Document;
 use crate::learn::{AnyModel, LinearModel, OnlineState, UpdateRule};
-use crate::model::{FeatureSpace, Metadata, Model, ModelParts, Predictor};
+use crate::model::{Model, Predictor};
 use crate::text::Analyzer;
-use crate::vocab::Vocabulary;
 use crate::{Error, Result};
 use hashbrown::HashSet;
 
+mod empty;
 mod rows;
-pub use rows::{empty_rows_model, learn_rows};
+pub use empty::{empty_model, empty_rows_model};
+pub use rows::learn_rows;
 
 /// What a filter that starts from no message is made of: how it reads mail, the geometry
 /// of its rows and its update rule. [`Default`] is what `eval --online` starts from
@@ -99,52 +100,6 @@ impl OnlineFilter {
         eta: 1.0,
         rate: crate::learn::Rate::AdaGrad,
     };
-}
-
-/// A model that knows nothing yet: an empty vocabulary (the empty hashed space of a
-/// hashing analyzer), zero weights, classes `[negative, positive]`, reading documents as
-/// `filter`'s analyzer says (its source decides whether inputs are parsed as mail) and
-/// rows in its geometry, learning by its rule. Learning starts from it in the TREC online
-/// protocol. A logistic rule makes a logistic model, whose scores read as probabilities.
-pub fn empty_model(filter: OnlineFilter, negative: &str, positive: &str) -> Result<Model> {
-    let OnlineFilter {
-        analyzer,
-        geometry,
-        rule,
-        threshold,
-    } = filter;
-    let vocab = analyzer
-        .hashing()
-        .map_or_else(Vocabulary::default, Vocabulary::hashed);
-    let logistic = matches!(rule, UpdateRule::Logistic { .. });
-    let model = zero_model(vocab.len(), logistic);
-    Model::new(ModelParts {
-        analyzer,
-        vocab,
-        features: FeatureSpace::Text,
-        geometry,
-        classes: vec![negative.to_string(), positive.to_string()],
-        predictor: Predictor::Binary(model),
-        meta: Metadata {
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            learner: "online".to_string(),
-            options: rule.to_string(),
-            ..Default::default()
-        },
-        online: Some(OnlineState::new(rule)),
-        threshold,
-        calibration: None,
-    })
-}
-
-/// A linear model of `n` zero weights; logistic (its scores are log-odds) when `logistic`.
-fn zero_model(n: usize, logistic: bool) -> AnyModel {
-    let zeros = LinearModel::zeros(n);
-    if logistic {
-        AnyModel::Logistic(zeros)
-    } else {
-        AnyModel::Linear(zeros)
-    }
 }
 
 /// What learning one document did.

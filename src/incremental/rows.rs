@@ -1,63 +1,25 @@
 //! Models of feature vectors that learn rows one at a time, of any number of classes:
 //! what the Python package's `partial_fit` needs. A model starts empty over a number of
-//! columns ([`empty_rows_model`]) or from fitted weights, and [`learn_rows`] takes the
+//! columns ([`empty_rows_model`](super::empty_rows_model)) or from fitted weights, and [`learn_rows`] takes the
 //! steps of an [`UpdateRule`] on each row in order — the filter's steps, one binary model
 //! per class — or softmax regression's gradient step. The rule's state (the t of a
 //! decaying rate) is the caller's to keep between calls: a model file keeps only a
 //! two-class filter's.
 
-use super::zero_model;
 use crate::features::SparseRows;
-use crate::learn::{OnlineState, SoftmaxModel, UpdateRule, learn_rows_ovr};
-use crate::model::{FeatureSpace, Metadata, Model, ModelParts, Predictor};
+use crate::learn::{OnlineState, UpdateRule, learn_rows_ovr};
+use crate::model::{FeatureSpace, Model, Predictor};
 use crate::{Error, Result};
-
-/// A model of zero weights over `n_features` columns for `classes`, for rows learned one
-/// at a time ([`learn_rows`]): one linear model (two classes) or one per class, whose
-/// scores are logits when `logistic`; one softmax model over three classes or more when
-/// `softmax`. It reads rows as given (no geometry, no vocabulary). The caller checks
-/// that a model so wide fits in a file first (`training::check_width`).
-pub fn empty_rows_model(
-    n_features: usize,
-    classes: Vec<String>,
-    logistic: bool,
-    softmax: bool,
-) -> Result<Model> {
-    let k = classes.len();
-    if k < 2 {
-        return Err(Error::Data("a classifier needs two classes".into()));
-    }
-    let predictor = match k {
-        _ if softmax && k > 2 => Predictor::Softmax(SoftmaxModel {
-            k,
-            w: vec![0.0; n_features * k],
-            bias: vec![0.0; k],
-        }),
-        2 => Predictor::Binary(zero_model(n_features, logistic)),
-        k => Predictor::OneVsRest((0..k).map(|_| zero_model(n_features, logistic)).collect()),
-    };
-    Model::new(ModelParts {
-        analyzer: Default::default(),
-        vocab: Default::default(),
-        features: FeatureSpace::Indexed { n_features },
-        geometry: Default::default(),
-        classes,
-        predictor,
-        meta: Metadata::default(),
-        online: None,
-        threshold: 0.0,
-        calibration: None,
-    })
-}
 
 /// Learns the rows of `x` in order, one at a time, into `model`, continuing from its
 /// weights; `y` holds each row's class index. A two-class or one-vs-rest model of linear
 /// models learns by `rule` ([`learn_rows_ovr`]: the perceptron with step `eta`; without
 /// `bias` the biases stay 0), `states` holding the rule's state of each binary model
 /// (made afresh when they are not as many or belong to another rule); a softmax model
-/// takes its gradient step at η/√(1 + t) ([`SoftmaxModel::learn_rows`]), `states` then
+/// takes its gradient step at η/√(1 + t) ([`SoftmaxModel::learn_rows`](crate::learn::SoftmaxModel::learn_rows)), `states` then
 /// holding one state whose count is t. Rows are read as given, as the model's weights
-/// were fitted (the models [`empty_rows_model`] makes have no geometry). A multi-label
+/// were fitted (the models [`empty_rows_model`](super::empty_rows_model) makes have no
+/// geometry). A multi-label
 /// model is refused; so are rows of another width than the model's and class indices
 /// beyond its classes. The model changes only when the result is a valid model.
 pub fn learn_rows<X: SparseRows>(
@@ -124,6 +86,7 @@ pub fn learn_rows<X: SparseRows>(
 mod tests {
     use super::*;
     use crate::features::real_from_dense;
+    use crate::incremental::empty_rows_model;
     use crate::learn::{Classifier, Rate};
 
     fn classes(k: usize) -> Vec<String> {
