@@ -52,12 +52,7 @@ pub fn train(docs: &[Document], cfg: &TrainConfig, inputs: Vec<String>) -> Resul
         matrix,
     } = fit_documents(docs, cfg, inputs)?;
     fit.meta.seconds = start.elapsed().as_secs_f64();
-    let model = assemble(
-        cfg.analyzer.clone(),
-        Space::Text(vocab),
-        cfg.learner.update_rule(),
-        fit,
-    )?;
+    let model = assemble(cfg, Space::Text(vocab), fit)?;
     Ok(Trained { model, matrix })
 }
 
@@ -105,7 +100,7 @@ pub fn fit_rows<X: SparseRows>(
 ) -> Result<Model> {
     let fit = fit_parts(stored, idx, classes, cfg, inputs)?;
     let space = Space::Indexed(stored.n_cols());
-    assemble(cfg.analyzer.clone(), space, cfg.learner.update_rule(), fit)
+    assemble(cfg, space, fit)
 }
 
 /// [`fit_rows`]'s work up to the assembly: the geometry, the predictor, a two-class

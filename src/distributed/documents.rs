@@ -236,12 +236,7 @@ where
             calibration: None,
             threshold: 0.0,
         };
-        let model = assemble(
-            cfg.analyzer.clone(),
-            Space::Text(vocab),
-            cfg.learner.update_rule(),
-            fit,
-        )?;
+        let model = assemble(&cfg, Space::Text(vocab), fit)?;
         Ok(Some(model))
     })?;
     Ok(results.into_iter().flatten().next())

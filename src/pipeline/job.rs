@@ -197,13 +197,8 @@ impl TrainingJob {
         };
         fit.meta.tuning = table;
         fit.meta.seconds = start.elapsed().as_secs_f64();
-        let rule = if multilabel {
-            None
-        } else {
-            cfg.learner.update_rule()
-        };
         let trained = Trained {
-            model: assemble(cfg.analyzer.clone(), Space::Text(vocab), rule, fit)?,
+            model: assemble(&cfg, Space::Text(vocab), fit)?,
             matrix,
         };
         let held_out = match &test_docs {
@@ -284,7 +279,7 @@ impl TrainingJob {
         fit.meta.seconds = start.elapsed().as_secs_f64();
         fit.meta.tuning = table;
         let space = Space::Indexed(x_train.n_cols());
-        let model = assemble(cfg.analyzer.clone(), space, cfg.learner.update_rule(), fit)?;
+        let model = assemble(&cfg, space, fit)?;
         let held_out = split.as_ref().map(|s| {
             stage(Stage::Evaluating);
             let truth = pick(&idx, &s.test);

@@ -39,7 +39,7 @@ pub fn train_multilabel(
         matrix,
     } = fit_label_documents(docs, cfg, opt, inputs)?;
     fit.meta.seconds = start.elapsed().as_secs_f64();
-    let model = assemble(cfg.analyzer.clone(), Space::Text(vocab), None, fit)?;
+    let model = assemble(cfg, Space::Text(vocab), fit)?;
     Ok(Trained { model, matrix })
 }
 
@@ -87,12 +87,7 @@ pub fn fit_label_sets<X: SparseRows>(
     inputs: Vec<String>,
 ) -> Result<Model> {
     let fit = fit_label_set_parts(stored, sets, classes, cfg, opt, inputs)?;
-    assemble(
-        cfg.analyzer.clone(),
-        Space::Indexed(stored.n_cols()),
-        None,
-        fit,
-    )
+    assemble(cfg, Space::Indexed(stored.n_cols()), fit)
 }
 
 /// [`fit_label_sets`]'s work up to the assembly.

@@ -192,6 +192,11 @@ impl Store {
     /// lock timeout), readers never wait. An error stops the run at a transaction: it
     /// names how many messages were learned before it.
     pub fn learn(&self, docs: &[Document], class: &str) -> Result<StoreLearned> {
+        // Reader slots of processes killed since the store was opened would keep old
+        // pages from being reused.
+        self.env
+            .clear_stale_readers()
+            .map_err(|e| lmdb_error(&self.path, e))?;
         // Tokenized before any transaction, which then holds the writer's lock for the
         // lookups and the steps alone.
         let tokens: Vec<DocTokens> = docs
@@ -237,8 +242,6 @@ impl Store {
         let data = self.path.join(super::DATA_FILE);
         let _writer = WriterLock::take(&self.path, &data, self.lock_timeout, self.lock_file)?;
         let _watch = self.watch();
-        // Reader slots of killed processes would keep old pages from being reused.
-        self.env.clear_stale_readers().map_err(lmdb)?;
         // A transaction copies each page it changes once: at most one leaf page per token
         // and no more than the tree holds, with the upper pages and splits on top. Most
         // messages change few (the rule steps on some), so half of that is the first

@@ -8,10 +8,10 @@
 //! One process's training (`pipeline::train`, `pipeline::fit_rows`, the multi-label
 //! path, the training job) and training over processes (`distributed`) both end here.
 
+use super::TrainConfig;
 use crate::Result;
-use crate::learn::{AnyModel, Calibration, OnlineState, UpdateRule};
+use crate::learn::{AnyModel, Calibration, OnlineState};
 use crate::model::{FeatureSpace, Metadata, Model, ModelParts, Predictor};
-use crate::text::Analyzer;
 use crate::vocab::Vocabulary;
 
 /// What training fitted, before it is a model.
@@ -59,14 +59,9 @@ pub(crate) fn threshold_for(
     }
 }
 
-/// The model of `fit`, reading rows of `space` through `analyzer`, learning by `rule`
-/// (its learner's) where it is a two-class linear model.
-pub(crate) fn assemble(
-    analyzer: Analyzer,
-    space: Space,
-    rule: Option<UpdateRule>,
-    fit: Fit,
-) -> Result<Model> {
+/// The model of `fit`, reading rows of `space` through `cfg`'s analyzer, learning by
+/// its learner's update rule where it is a two-class linear model.
+pub(crate) fn assemble(cfg: &TrainConfig, space: Space, fit: Fit) -> Result<Model> {
     let linear = matches!(
         fit.predictor,
         Predictor::Binary(AnyModel::Linear(_) | AnyModel::Logistic(_))
@@ -76,14 +71,18 @@ pub(crate) fn assemble(
         Space::Indexed(n_features) => (Vocabulary::default(), FeatureSpace::Indexed { n_features }),
     };
     Model::new(ModelParts {
-        analyzer,
+        analyzer: cfg.analyzer.clone(),
         vocab,
         features,
         geometry: fit.geometry,
         classes: fit.classes,
         predictor: fit.predictor,
         meta: fit.meta,
-        online: rule.filter(|_| linear).map(OnlineState::new),
+        online: if linear {
+            cfg.learner.update_rule().map(OnlineState::new)
+        } else {
+            None
+        },
         threshold: fit.threshold,
         calibration: fit.calibration,
     })

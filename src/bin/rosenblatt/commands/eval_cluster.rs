@@ -146,16 +146,7 @@ fn docs(
         out!("{}", metrics.to_text());
     }
     if let Some(c) = chart {
-        super::eval_report::single_chart(
-            c,
-            &model,
-            path,
-            &data,
-            &metrics,
-            &truth,
-            &scores,
-            |_| bail!("--plot-compare is refused with --processes"),
-        )?;
+        chart_of(c, &model, path, &data, &metrics, &truth, &scores)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -191,16 +182,7 @@ fn spam(
         let mut data: Vec<_> = mail.spam.clone();
         data.extend(mail.ham.iter().cloned());
         let data = crate::plot::names(&data);
-        super::eval_report::single_chart(
-            c,
-            &model,
-            path,
-            &data,
-            &metrics,
-            &truth,
-            &scores,
-            |_| bail!("--plot-compare is refused with --processes"),
-        )?;
+        chart_of(c, &model, path, &data, &metrics, &truth, &scores)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -247,4 +229,20 @@ fn results_named<T>(g: Gathered<T>, me: usize, empty: &str) -> Result<Option<Vec
         );
     }
     Ok(g.results)
+}
+
+/// Draws `eval --plot` of an evaluation over processes (`--plot-compare`, which would
+/// score a second model, is refused with them).
+fn chart_of(
+    c: &EvalChart,
+    model: &Model,
+    path: &Path,
+    data: &str,
+    metrics: &Metrics,
+    truth: &[usize],
+    scores: &[f32],
+) -> Result<()> {
+    super::eval_report::single_chart(c, model, path, data, metrics, truth, scores, |_| {
+        bail!("--plot-compare is refused with --processes")
+    })
 }
