@@ -1,9 +1,9 @@
 //! Reading a model file: the header read and checked first, then — only from a regular
 //! file whose size is the one the header states, of at most [`MAX_MODEL_BYTES`] — the
-//! payload's checksum, streamed from the file through a small buffer, and only when it
-//! matches the payload, read into memory and decoded with every length bounded by the
-//! bytes the file holds, then the decoded parts checked against each other
-//! ([`super::check`]).
+//! payload's checksum (of a payload over 64 MiB), streamed from the file through a small
+//! buffer, and only when it matches the payload, read into memory and decoded with every
+//! length bounded by the bytes the file holds, then the decoded parts checked against
+//! each other ([`super::check`]).
 
 use super::{FORMAT_VERSION, HEADER, MAGIC, Model};
 use crate::fnv::{Fnv1a, fnv1a};
@@ -18,6 +18,11 @@ pub const MAX_MODEL_BYTES: u64 = 4 << 30;
 
 /// Bytes read at a time while a payload's checksum is streamed from its file.
 const CHUNK: usize = 64 << 10;
+
+/// The largest payload read into memory before its checksum is known: a larger one has
+/// its checksum streamed from the file first, so a corrupt file of gigabytes is refused
+/// in a buffer's memory, while the models read per message (megabytes) are hashed once.
+const STREAM_FIRST: u64 = 64 << 20;
 
 /// Sentence start for a file whose contents contradict themselves.
 const DAMAGED: &str = "the model file is damaged";
@@ -207,10 +212,11 @@ impl Model {
 
     /// Reads and checks a model file: a regular file of at most [`MAX_MODEL_BYTES`]. The
     /// header is read and checked first; then, only when the file's size is the one the
-    /// header states, the payload's checksum is streamed from the file through a 64 KiB
-    /// buffer, so that a corrupt file is refused in little memory whatever its size;
-    /// only when it matches is the payload read into memory reserved without aborting
-    /// (and its checksum checked again there, against a file changed in between).
+    /// header states, the payload of a file over 64 MiB has its checksum streamed from
+    /// the file through a 64 KiB buffer, so that a corrupt file is refused in little
+    /// memory whatever its size; then the payload is read into memory reserved without
+    /// aborting and its checksum checked there (again, for a large file, against a file
+    /// changed in between).
     pub fn load(path: impl AsRef<Path>) -> Result<Model> {
         let path = path.as_ref();
         let not_regular = || {
@@ -251,16 +257,18 @@ impl Model {
         if size != h.len {
             return Err(wrong_length(path, size, h.len));
         }
-        let (sum, hashed) = streamed_sum(&mut file, h.len, path)?;
-        if hashed != h.len {
-            // The file shrank after its size was read.
-            return Err(wrong_length(path, hashed, h.len));
+        if h.len > STREAM_FIRST {
+            let (sum, hashed) = streamed_sum(&mut file, h.len, path)?;
+            if hashed != h.len {
+                // The file shrank after its size was read.
+                return Err(wrong_length(path, hashed, h.len));
+            }
+            if sum != h.sum {
+                return Err(checksum_mismatch(path));
+            }
+            file.seek(SeekFrom::Start(HEADER as u64))
+                .map_err(|e| Error::io(path, e))?;
         }
-        if sum != h.sum {
-            return Err(checksum_mismatch(path));
-        }
-        file.seek(SeekFrom::Start(HEADER as u64))
-            .map_err(|e| Error::io(path, e))?;
         let mut bytes = Vec::new();
         bytes.try_reserve_exact(h.len as usize).map_err(|_| {
             Error::model(
