@@ -76,8 +76,8 @@ pub(crate) fn fit_label_documents(
 
 /// Fits a multi-label model on rows whose label sets are indices into `classes`: one
 /// binary classifier per label (softmax: one model over all), read in the geometry `cfg`
-/// asks for, thresholds as `opt` says. The result has an empty vocabulary and an indexed
-/// feature space; [`train_multilabel`] fills in the text side.
+/// asks for, thresholds as `opt` says: a model of feature vectors (an indexed feature
+/// space, no vocabulary); [`train_multilabel`] makes the model of documents.
 pub fn fit_label_sets<X: SparseRows>(
     stored: &X,
     sets: &[Vec<usize>],
