@@ -114,18 +114,25 @@ impl Store {
     /// store, a foreign LMDB environment or a damaged header is refused with a sentence
     /// naming it; nothing is created.
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
-        Store::open_as(path.as_ref(), Access::Write)
+        Store::open_as(path.as_ref(), Access::Write, DEFAULT_LOCK_TIMEOUT)
+    }
+
+    /// [`Store::open`], waiting at most `timeout` for another writer of the store (there
+    /// and in every later [`Store::learn`]) before it gives up with an error naming the
+    /// store: what `learn --lock-timeout` asks for.
+    pub fn open_waiting(path: impl AsRef<Path>, timeout: std::time::Duration) -> Result<Store> {
+        Store::open_as(path.as_ref(), Access::Write, timeout)
     }
 
     /// Opens the store at `path` for reading only (classifying): what a process that
     /// never learns needs, with the same refusals as [`Store::open`]. A process opens a
     /// store one way.
     pub fn open_read_only(path: impl AsRef<Path>) -> Result<Store> {
-        Store::open_as(path.as_ref(), Access::Read)
+        Store::open_as(path.as_ref(), Access::Read, DEFAULT_LOCK_TIMEOUT)
     }
 
     /// Opens the store at `path`.
-    fn open_as(path: &Path, access: Access) -> Result<Store> {
+    fn open_as(path: &Path, access: Access, lock_timeout: std::time::Duration) -> Result<Store> {
         if !Store::is_store(path) {
             return Err(Error::model(
                 path,
@@ -153,8 +160,21 @@ impl Store {
         }
         let fault = fault::sentence(path);
         let _watch = fault::Watch::new(fault);
+        // A process that may write maps the store with LMDB's WRITE_MAP, and LMDB cuts the
+        // data file to the map it opens with: opened while a writer has grown the file for
+        // a transaction not yet committed, it would cut that transaction's pages off. It
+        // opens under the writers' lock.
+        let _writer = match access {
+            Access::Write => Some(writer::WriterLock::take(path, &data, lock_timeout, None)?),
+            Access::Read => None,
+        };
         let env = open_env(path, access, None)?;
         let lmdb = |e| lmdb_error(path, e);
+        // Read again now that the environment is open: a writer may have grown the file
+        // and committed since the first look.
+        let len = std::fs::metadata(&data)
+            .map_err(|e| Error::io(&data, e))?
+            .len();
         let need = (env.info().last_page_number as u64 + 1) * u64::from(env.stat().page_size);
         if len < need {
             return Err(Error::model(
@@ -182,7 +202,7 @@ impl Store {
             meta,
             features,
             path: path.to_path_buf(),
-            lock_timeout: DEFAULT_LOCK_TIMEOUT,
+            lock_timeout,
             lock_file: writer::FileId::of(&path.join(LOCK_FILE)),
             fault,
         })
@@ -192,13 +212,6 @@ impl Store {
     /// `fault`).
     fn watch(&self) -> fault::Watch {
         fault::Watch::new(self.fault)
-    }
-
-    /// Sets how long [`Store::learn`] waits for another writer of the store (a stopped
-    /// or very long `learn`) before it gives up with an error naming the store; 10 s
-    /// unless set.
-    pub fn set_lock_timeout(&mut self, timeout: std::time::Duration) {
-        self.lock_timeout = timeout;
     }
 
     /// The store's folder.
@@ -308,9 +321,13 @@ fn read_txn(env: &Env) -> heed::Result<(heed::RoTxn<'_, heed::WithTls>, MapGuard
         Err(heed::Error::Mdb(heed::MdbError::MapResized)) => {
             drop(guard);
             if let Some(_alone) = alone() {
-                // SAFETY: no transaction of this process is open (the guard is held alone);
-                // 0 adopts the size the growing writer recorded.
-                unsafe { env.resize(0)? };
+                // The map becomes the data file as it is now, which holds every committed
+                // page: the size the last commit recorded could be smaller than a file a
+                // writer has grown for its transaction, and a map that writes (WRITE_MAP)
+                // would cut the file to it.
+                let len = std::fs::metadata(env.path().join(DATA_FILE))?.len();
+                // SAFETY: no transaction of this process is open (the guard is held alone).
+                unsafe { env.resize(usize::try_from(len).unwrap_or(MAX_MAP_BYTES))? };
             }
             let guard = hold_maps();
             Ok((env.read_txn()?, guard))

@@ -122,8 +122,7 @@ pub fn run(a: LearnPlan) -> Result<ExitCode> {
 /// `learn` on a store: the messages read under its mail rules, then learned in one write
 /// transaction.
 fn learn_store(a: &LearnPlan) -> Result<ExitCode> {
-    let mut store = Store::open(&a.model)?;
-    store.set_lock_timeout(a.lock_timeout);
+    let store = Store::open_waiting(&a.model, a.lock_timeout)?;
     let rules = store.analyzer().source().mail_rules().cloned();
     if rules.is_some() {
         load::refuse_line_files(&a.model, &a.inputs, None)?;
