@@ -242,11 +242,6 @@ impl AtomicFile {
         })
     }
 
-    /// The target path as given (for error messages).
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Flushes, syncs and renames the file over its target.
     pub fn commit(mut self) -> Result<()> {
         let out = self.out.take().expect("an uncommitted file has its writer");

@@ -64,7 +64,7 @@ pub enum Error {
 
 impl Error {
     /// An I/O error on `path`.
-    pub fn io(path: impl AsRef<Path>, source: std::io::Error) -> Self {
+    pub(crate) fn io(path: impl AsRef<Path>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.as_ref().to_path_buf(),
             error: source,
@@ -72,7 +72,11 @@ impl Error {
     }
 
     /// A parse error in `path`, at `line` when known.
-    pub fn parse(path: impl AsRef<Path>, line: Option<usize>, message: impl Into<String>) -> Self {
+    pub(crate) fn parse(
+        path: impl AsRef<Path>,
+        line: Option<usize>,
+        message: impl Into<String>,
+    ) -> Self {
         Error::Parse {
             path: path.as_ref().to_path_buf(),
             line,
@@ -81,7 +85,7 @@ impl Error {
     }
 
     /// A model-file error in `path`.
-    pub fn model(path: impl AsRef<Path>, message: impl Into<String>) -> Self {
+    pub(crate) fn model(path: impl AsRef<Path>, message: impl Into<String>) -> Self {
         Error::Model {
             path: path.as_ref().to_path_buf(),
             message: message.into(),

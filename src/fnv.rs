@@ -13,18 +13,18 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 /// FNV-1a fed in pieces: the hash of their concatenation, as [`fnv1a`] gives it, so that
 /// a file's checksum is computed a buffer at a time without holding the file.
 #[derive(Clone, Copy, Debug)]
-pub struct Fnv1a(u64);
+pub(crate) struct Fnv1a(u64);
 
 impl Fnv1a {
     /// The hash of no bytes yet (FNV-1a's offset basis).
     #[inline]
-    pub fn new() -> Fnv1a {
+    pub(crate) fn new() -> Fnv1a {
         Fnv1a(0xcbf2_9ce4_8422_2325)
     }
 
     /// Hashes `bytes` after those hashed before.
     #[inline]
-    pub fn update(&mut self, bytes: &[u8]) {
+    pub(crate) fn update(&mut self, bytes: &[u8]) {
         let mut h = self.0;
         for &b in bytes {
             h ^= u64::from(b);
@@ -35,7 +35,7 @@ impl Fnv1a {
 
     /// The hash of all the bytes hashed so far.
     #[inline]
-    pub fn finish(&self) -> u64 {
+    pub(crate) fn finish(&self) -> u64 {
         self.0
     }
 }

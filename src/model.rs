@@ -281,7 +281,7 @@ impl Model {
 impl Model {
     /// The decision for one row read in the model's geometry: the predictor's, with a
     /// two-class model's score compared to its threshold.
-    pub fn decide(&self, row: RowRef<'_>) -> ClassDecision {
+    pub(crate) fn decide(&self, row: RowRef<'_>) -> ClassDecision {
         decide_at(&self.predictor, self.threshold, row)
     }
 

@@ -176,11 +176,6 @@ pub fn decide<X: SparseRows>(model: &Model, x: &X) -> Vec<ClassDecision> {
     model.decide_rows(x)
 }
 
-/// Evaluates a model on labelled documents.
-pub fn evaluate(model: &Model, docs: &[Document]) -> Result<Metrics> {
-    Ok(evaluate_decisions(model, docs)?.metrics)
-}
-
 /// A model's metrics on labelled documents with what they were computed from: each
 /// document's true class and the model's decision (its score, for ROC curves).
 #[derive(Debug, Clone)]
@@ -204,7 +199,7 @@ impl Evaluated {
 }
 
 /// Evaluates a model on labelled documents, keeping the true classes and the decisions
-/// that [`evaluate`] counts.
+/// that `evaluate` counts.
 pub fn evaluate_decisions(model: &Model, docs: &[Document]) -> Result<Evaluated> {
     let truth = class_indices(docs, model.classes())?;
     let x = vectorize_for(model, docs).matrix;

@@ -32,7 +32,7 @@ pub struct Theory {
 }
 
 /// R = max ‖xᵢ‖ over the rows.
-pub fn radius<X: SparseRows>(x: &X) -> f64 {
+pub(crate) fn radius<X: SparseRows>(x: &X) -> f64 {
     (0..x.n_rows())
         .into_par_iter()
         .map(|i| f64::from(ops::nrm2_sq(x.row(i))))

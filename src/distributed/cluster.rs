@@ -37,7 +37,7 @@ pub struct Processes {
 
 impl Cluster {
     /// How many workers there are in all.
-    pub fn workers(&self) -> usize {
+    pub(crate) fn workers(&self) -> usize {
         match self {
             Cluster::Threads(n) => *n,
             Cluster::Processes(p) => p.addresses.len(),

@@ -11,7 +11,7 @@ use std::io::Read;
 use std::path::Path;
 
 /// Bytes of a key.
-pub const KEY_BYTES: usize = 32;
+pub(crate) const KEY_BYTES: usize = 32;
 
 /// A cluster's shared secret.
 #[derive(Clone, PartialEq, Eq)]
@@ -26,14 +26,14 @@ impl std::fmt::Debug for ClusterKey {
 
 impl ClusterKey {
     /// A fresh key from the operating system's random source.
-    pub fn generate() -> Result<ClusterKey> {
+    pub(crate) fn generate() -> Result<ClusterKey> {
         let mut k = [0u8; KEY_BYTES];
         random(&mut k)?;
         Ok(ClusterKey(k))
     }
 
     /// A key from its bytes (tests and fuzzing; real keys come from [`ClusterKey::generate`]).
-    pub fn from_bytes(bytes: [u8; KEY_BYTES]) -> ClusterKey {
+    pub(crate) fn from_bytes(bytes: [u8; KEY_BYTES]) -> ClusterKey {
         ClusterKey(bytes)
     }
 

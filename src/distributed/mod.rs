@@ -27,7 +27,7 @@ use crate::training::binary_labels;
 /// Fits one binary model per label of multi-label rows (`sets`: each row's label
 /// indices, `k` labels) by parameter mixing over `workers` threads: the scorer of a
 /// multi-label model (its thresholds are tuned apart).
-pub(crate) fn fit_label_sets<X: SparseRows>(
+pub fn fit_label_sets<X: SparseRows>(
     learner: &Checked<AnyLearner>,
     x: &X,
     sets: &[Vec<usize>],

@@ -26,10 +26,10 @@ use timely::dataflow::{InputHandleVec, ProbeHandle};
 use timely::worker::Worker;
 
 /// One sparse record: a key and its value.
-pub type Record<K = u64> = (K, f64);
+pub(crate) type Record<K = u64> = (K, f64);
 
 /// What can key a record: it travels between processes and names its owner.
-pub trait Key: timely::ExchangeData + Clone + Hash + Eq + Ord {
+pub(crate) trait Key: timely::ExchangeData + Clone + Hash + Eq + Ord {
     /// A hash that every process computes alike: the owner is `route() mod workers`.
     fn route(&self) -> u64;
 }
@@ -47,7 +47,7 @@ impl Key for String {
 }
 
 /// A worker's end of the all-reduce.
-pub struct AllReduce<K: Key = u64> {
+pub(crate) struct AllReduce<K: Key = u64> {
     input: InputHandleVec<usize, Record<K>>,
     probe: ProbeHandle<usize>,
     sink: Rc<RefCell<Vec<Record<K>>>>,
@@ -58,7 +58,7 @@ pub struct AllReduce<K: Key = u64> {
 impl<K: Key> AllReduce<K> {
     /// Builds the dataflow on `worker` (every worker must build it, in the same order as
     /// its other dataflows).
-    pub fn new(worker: &mut Worker) -> AllReduce<K> {
+    pub(crate) fn new(worker: &mut Worker) -> AllReduce<K> {
         let mut input = InputHandleVec::new();
         let probe = ProbeHandle::new();
         let sink: Rc<RefCell<Vec<Record<K>>>> = Rc::default();
@@ -128,7 +128,7 @@ impl<K: Key> AllReduce<K> {
     /// Sends this worker's records for the next round and returns every key's sum over
     /// all workers, in no particular order (every worker gets the same sums); an error if
     /// a peer process went away meanwhile.
-    pub fn sum(
+    pub(crate) fn sum(
         &mut self,
         worker: &mut Worker,
         records: impl IntoIterator<Item = Record<K>>,

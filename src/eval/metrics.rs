@@ -36,7 +36,7 @@ impl Metrics {
     }
 
     /// Number of documents evaluated.
-    pub fn documents(&self) -> u64 {
+    pub(crate) fn documents(&self) -> u64 {
         self.confusion.iter().flatten().sum()
     }
 

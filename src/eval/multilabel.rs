@@ -39,7 +39,7 @@ fn ratio(a: u64, b: u64) -> f64 {
 
 impl MultiLabelMetrics {
     /// Counts (truth, predicted) label-index sets; `top` names the labels of the subset.
-    pub fn new(
+    pub(crate) fn new(
         classes: Vec<String>,
         truth: &[Vec<usize>],
         predicted: &[Vec<usize>],

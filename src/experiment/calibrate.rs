@@ -9,7 +9,7 @@ use crate::features::SparseRows;
 use crate::learn::{AnyLearner, Calibration, Checked};
 
 /// Folds of the calibration: five, or fewer when a class has fewer training rows.
-pub const CALIBRATION_FOLDS: usize = 5;
+pub(crate) const CALIBRATION_FOLDS: usize = 5;
 /// The seed of the calibration's folds (the learner keeps its own seed).
 const FOLD_SEED: u64 = 42;
 
@@ -17,7 +17,7 @@ const FOLD_SEED: u64 = 42;
 /// 1, 1 the positive class), from the out-of-fold scores of [`CALIBRATION_FOLDS`]
 /// stratified folds fitted in parallel. `None` when a class has fewer than two rows, or
 /// when the scores do not rank the classes (see [`Calibration::fit`]).
-pub fn calibrate<X: SparseRows>(
+pub(crate) fn calibrate<X: SparseRows>(
     learner: &Checked<AnyLearner>,
     x: &X,
     classes: &[usize],

@@ -11,8 +11,8 @@
 //! ([`kfold`], [`stratified_kfold`]) make the index lists; `run` ([`run_splits`]) runs a
 //! task per split; `classes` ([`cross_validate`]) fits and scores single-label targets,
 //! `labels` ([`cross_validate_labels`]) multi-label ones; `thresholds`
-//! ([`tune_thresholds`]) tunes multi-label thresholds on folds; `calibrate`
-//! ([`calibrate`]) fits a two-class model's probability on out-of-fold scores; `tune` ([`tune_rows`],
+//! (`tune_thresholds`) tunes multi-label thresholds on folds; `calibrate`
+//! (`calibrate`) fits a two-class model's probability on out-of-fold scores; `tune` ([`tune_rows`],
 //! [`TuneRun`]) chooses a learner, its constant and the geometry from a [`Grid`] by
 //! cross-validation on the training rows.
 //!
@@ -42,7 +42,7 @@ mod split;
 mod thresholds;
 mod tune;
 
-pub use calibrate::{CALIBRATION_FOLDS, calibrate};
+pub(crate) use calibrate::calibrate;
 pub use classes::{
     Classes, cross_validate, fit_classes, fold_scores, predict_classes, score_split,
 };
@@ -52,7 +52,7 @@ pub(crate) use labels::most_frequent;
 pub use labels::{LabelSets, cross_validate_labels, score_split_labels};
 pub use run::{run_splits, run_splits_sequential};
 pub use split::{Split, holdout, stratified_holdout};
-pub use thresholds::{fit_multilabel, tune_thresholds};
+pub(crate) use thresholds::{fit_multilabel, tune_thresholds};
 pub use tune::{
     Constant, Grid, GridPoint, LearnerChoice, PointResult, PointSpec, Score, Target, TuneOptions,
     TuneProgress, TuneRow, TuneRun, TuneTable, tune_rows,

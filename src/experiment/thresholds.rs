@@ -15,7 +15,7 @@ use crate::learn::multilabel::{
 use crate::learn::{AnyLearner, Checked, Fitted, MultiLabel, MultiLabelModel};
 
 /// Fits a multi-label model: the scorer on all rows, thresholds as `opt` says.
-pub fn fit_multilabel<X: SparseRows>(
+pub(crate) fn fit_multilabel<X: SparseRows>(
     learner: &Checked<AnyLearner>,
     x: &X,
     sets: &[Vec<usize>],
@@ -39,7 +39,7 @@ pub fn fit_multilabel<X: SparseRows>(
 /// Per-label thresholds for a fitted `scorer` as `opt` says: its default, or the F1-best
 /// cut of out-of-fold scores from scorers fitted like it on k − 1 seeded folds (a label
 /// whose best F1 stays below `min_f1` keeps the default).
-pub fn tune_thresholds<X: SparseRows>(
+pub(crate) fn tune_thresholds<X: SparseRows>(
     learner: &Checked<AnyLearner>,
     x: &X,
     sets: &[Vec<usize>],

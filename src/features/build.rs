@@ -56,7 +56,7 @@ impl MatrixBuilder {
     }
 
     /// Number of rows so far.
-    pub fn rows(&self) -> usize {
+    pub(crate) fn rows(&self) -> usize {
         self.indptr.len().saturating_sub(1)
     }
 

@@ -52,7 +52,7 @@ pub struct RowRef<'a> {
 
 impl<'a> RowRef<'a> {
     /// A binary row.
-    pub fn binary(ids: &'a [u32]) -> Self {
+    pub(crate) fn binary(ids: &'a [u32]) -> Self {
         RowRef::stored(ids, None)
     }
 
@@ -95,7 +95,7 @@ impl<'a> RowRef<'a> {
     }
 
     /// `(id, value)` of every nonzero, in id order.
-    pub fn iter(&self) -> impl Iterator<Item = (u32, f32)> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (u32, f32)> + '_ {
         self.ids
             .iter()
             .enumerate()
@@ -139,7 +139,7 @@ const CSC_REFUSED: &str =
 /// the crate's two matrix types are the only CSR storage it reads without checks.
 mod stored {
     /// The value type of a CSR matrix the crate reads.
-    pub trait Stored: Sized + Sync {
+    pub(crate) trait Stored: Sized + Sync {
         /// The values as row weights (`None`: every value is 1).
         fn weights(data: &[Self]) -> Option<&[f32]>;
     }

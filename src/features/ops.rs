@@ -6,7 +6,7 @@ use super::RowRef;
 
 /// `w · x` for a row `x`; ids must be below `w.len()`.
 #[inline]
-pub fn dot(w: &[f32], x: RowRef<'_>) -> f32 {
+pub(crate) fn dot(w: &[f32], x: RowRef<'_>) -> f32 {
     match (x.vals, x.feature_weights) {
         _ if x.is_uniform() => x.scale * dot_binary(w, x.ids),
         // A weighted binary row: each value is scale × weight, as `RowRef::value` reads it

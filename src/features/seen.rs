@@ -3,14 +3,14 @@
 
 /// Marks of which ids the current document already has.
 #[derive(Debug, Clone, Default)]
-pub struct Seen {
+pub(crate) struct Seen {
     stamp: u32,
     marks: Vec<u32>,
 }
 
 impl Seen {
     /// Scratch for ids below `n`.
-    pub fn new(n: usize) -> Self {
+    pub(crate) fn new(n: usize) -> Self {
         Seen {
             stamp: 1,
             marks: vec![0; n],
@@ -29,7 +29,7 @@ impl Seen {
 
     /// Makes room for ids below `n` (for tables that grow).
     #[inline]
-    pub fn grow(&mut self, n: usize) {
+    pub(crate) fn grow(&mut self, n: usize) {
         if self.marks.len() < n {
             self.marks.resize(n, 0);
         }
@@ -37,7 +37,7 @@ impl Seen {
 
     /// Whether `id` is new in this document (and marks it).
     #[inline]
-    pub fn first(&mut self, id: u32) -> bool {
+    pub(crate) fn first(&mut self, id: u32) -> bool {
         let m = &mut self.marks[id as usize];
         if *m == self.stamp {
             false

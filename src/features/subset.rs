@@ -52,11 +52,6 @@ impl<'a, X: SparseRows> RowSubset<'a, X> {
             nnz,
         }
     }
-
-    /// The row indices into the underlying matrix, in subset order.
-    pub fn indices(&self) -> &[usize] {
-        self.idx
-    }
 }
 
 impl<X: SparseRows> SparseRows for RowSubset<'_, X> {

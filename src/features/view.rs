@@ -74,7 +74,7 @@ impl<'a> CsrView<'a> {
     /// The same rows read through per-feature weights and one scale per row of this
     /// view (a [`Weighted`](super::Weighted) geometry); panics when the weights do not
     /// cover every column or the scales every row.
-    pub fn weighted<'b>(
+    pub(crate) fn weighted<'b>(
         self,
         feature_weights: Option<&'b [f32]>,
         scales: Option<&'b [f32]>,
@@ -92,13 +92,8 @@ impl<'a> CsrView<'a> {
     }
 
     /// The row scales of this view, when it has them (one per row).
-    pub fn scales(&self) -> Option<&'a [f32]> {
+    pub(crate) fn scales(&self) -> Option<&'a [f32]> {
         self.scales
-    }
-
-    /// The per-feature weights of this view, when it has them.
-    pub fn feature_weights(&self) -> Option<&'a [f32]> {
-        self.feature_weights
     }
 
     /// The same arrays showing, as row `i`, the stored stretch `spans[i]` — spans taken
@@ -131,7 +126,7 @@ impl<'a> CsrView<'a> {
     /// Where row `i` lies in the arrays: `(start, end)` into the ids (panics when `i` is
     /// out of range).
     #[inline]
-    pub fn span(&self, i: usize) -> (usize, usize) {
+    pub(crate) fn span(&self, i: usize) -> (usize, usize) {
         match self.spans {
             Some(sp) => sp[i],
             None => (self.indptr[i], self.indptr[i + 1]),
@@ -140,17 +135,11 @@ impl<'a> CsrView<'a> {
 
     /// Number of rows.
     #[inline]
-    pub fn n_rows(&self) -> usize {
+    pub(crate) fn n_rows(&self) -> usize {
         match self.spans {
             Some(sp) => sp.len(),
             None => self.indptr.len() - 1,
         }
-    }
-
-    /// Number of columns.
-    #[inline]
-    pub fn n_cols(&self) -> usize {
-        self.n_cols
     }
 
     /// Row `i` (panics when `i` is out of range).
@@ -171,7 +160,7 @@ impl<'a> CsrView<'a> {
 
     /// `w · xᵢ`.
     #[inline]
-    pub fn dot(&self, i: usize, w: &[f32]) -> f32 {
+    pub(crate) fn dot(&self, i: usize, w: &[f32]) -> f32 {
         assert!(w.len() >= self.n_cols);
         let r = self.row(i);
         // SAFETY (every arm): ids < n_cols ≤ w.len() (checked in `new` and above), and
@@ -241,7 +230,7 @@ impl<'a> CsrView<'a> {
 /// Row arithmetic a learner needs, implemented by the fast [`CsrView`] and by
 /// [`GenericRows`] for any [`SparseRows`](super::SparseRows); learners write their loop
 /// once, generic over this, and pick the implementation with [`with_rows`].
-pub trait RowAccess: Sync {
+pub(crate) trait RowAccess: Sync {
     /// Number of rows.
     fn n_rows(&self) -> usize;
     /// `w · xᵢ`.
@@ -296,7 +285,7 @@ impl RowAccess for CsrView<'_> {
 }
 
 /// [`RowAccess`] through [`SparseRows::row`](super::SparseRows::row) and the checked ops.
-pub struct GenericRows<'a, X>(pub &'a X);
+pub(crate) struct GenericRows<'a, X>(pub &'a X);
 
 impl<X: super::SparseRows> RowAccess for GenericRows<'_, X> {
     fn n_rows(&self) -> usize {
@@ -321,7 +310,7 @@ impl<X: super::SparseRows> RowAccess for GenericRows<'_, X> {
 }
 
 /// Something to run over rows, whatever their access path (a generic closure).
-pub trait RowTask {
+pub(crate) trait RowTask {
     /// What the task returns.
     type Output;
     /// Runs the task.
@@ -329,7 +318,7 @@ pub trait RowTask {
 }
 
 /// Runs `task` over `x`'s fast [`CsrView`] when it has one, else over [`GenericRows`].
-pub fn with_rows<X: super::SparseRows, T: RowTask>(x: &X, task: T) -> T::Output {
+pub(crate) fn with_rows<X: super::SparseRows, T: RowTask>(x: &X, task: T) -> T::Output {
     match x.csr() {
         Some(v) => task.run(&v),
         None => task.run(&GenericRows(x)),

@@ -148,11 +148,6 @@ impl Geometry {
         self.unseen
     }
 
-    /// Whether rows are read exactly as stored.
-    pub fn is_identity(&self) -> bool {
-        self.spec == GeometrySpec::default()
-    }
-
     /// The per-feature weights (`None` for binary weighting).
     pub fn feature_weights(&self) -> Option<&[f32]> {
         (self.spec.weighting != Weighting::Binary).then_some(&self.weights[..])
@@ -168,7 +163,7 @@ impl Geometry {
 
     /// Extends the weights to cover `n` features (new ones weigh as unseen), so rows with
     /// ids beyond the training features — words learned later — can be read.
-    pub fn cover(&mut self, n: usize) {
+    pub(crate) fn cover(&mut self, n: usize) {
         if self.spec.weighting != Weighting::Binary && self.weights.len() < n {
             self.weights.resize(n, self.unseen);
         }
@@ -200,7 +195,7 @@ impl Geometry {
 
     /// The scale of a stored row under this geometry: 1/‖x‖ of the weighted row for l2
     /// (1 for an empty row), else 1.
-    pub fn scale(&self, row: RowRef<'_>) -> f32 {
+    pub(crate) fn scale(&self, row: RowRef<'_>) -> f32 {
         match self.spec.normalize {
             Normalize::None => 1.0,
             Normalize::L2 => {
@@ -224,7 +219,7 @@ impl Geometry {
 
     /// One stored row read through this geometry; its ids must be covered by the weights
     /// (see [`Geometry::cover`]) — ids beyond them panic.
-    pub fn row<'a>(&'a self, row: RowRef<'a>) -> RowRef<'a> {
+    pub(crate) fn row<'a>(&'a self, row: RowRef<'a>) -> RowRef<'a> {
         RowRef {
             feature_weights: self.feature_weights(),
             scale: self.scale(row),

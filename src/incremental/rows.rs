@@ -16,7 +16,7 @@ use crate::{Error, Result};
 /// models learns by `rule` ([`learn_rows_ovr`]: the perceptron with step `eta`; without
 /// `bias` the biases stay 0), `states` holding the rule's state of each binary model
 /// (made afresh when they are not as many or belong to another rule); a softmax model
-/// takes its gradient step at η/√(1 + t) ([`SoftmaxModel::learn_rows`](crate::learn::SoftmaxModel::learn_rows)), `states` then
+/// takes its gradient step at η/√(1 + t) (`SoftmaxModel::learn_rows`), `states` then
 /// holding one state whose count is t. Rows are read as given, as the model's weights
 /// were fitted (the models [`empty_rows_model`](super::empty_rows_model) makes have no
 /// geometry). A multi-label

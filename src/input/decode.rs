@@ -13,7 +13,7 @@ pub fn decode_text(bytes: Vec<u8>) -> String {
 /// Decodes a file of lines (TSV, JSONL) as [`decode_text`] decodes one, but line by line:
 /// one stray latin-1 byte turns only its own line into latin-1, not every UTF-8 line of the
 /// file (as the streaming reader of `classify` and `vectorize` reads them too).
-pub fn decode_lines(bytes: Vec<u8>) -> String {
+pub(crate) fn decode_lines(bytes: Vec<u8>) -> String {
     match String::from_utf8(without_bom(bytes)) {
         Ok(s) => s,
         Err(e) => e

@@ -1,6 +1,6 @@
 //! Bounded reads: no input is read without a bound. A document or message read on its
 //! own (a file of a class folder, a message file given to `classify`/`learn`, standard
-//! input) holds at most [`max_document_bytes`]; a corpus file (TSV, JSONL, SVMlight,
+//! input) holds at most `max_document_bytes`; a corpus file (TSV, JSONL, SVMlight,
 //! mbox, Reuters SGML, an index) is read whole when it is a regular file — its size is
 //! known before reading — and is bounded the same way when it is not (a FIFO, a device
 //! such as `/dev/zero`, a pipe), so an endless stream stops at the bound with a sentence.
@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The default bound: 64 MiB, far above any mail message or document measured.
-pub const DEFAULT_MAX_DOCUMENT_BYTES: u64 = 64 << 20;
+pub(crate) const DEFAULT_MAX_DOCUMENT_BYTES: u64 = 64 << 20;
 
 static MAX_DOCUMENT_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_DOCUMENT_BYTES);
 
@@ -23,7 +23,7 @@ pub fn set_max_document_bytes(bytes: u64) {
 }
 
 /// The bound in force.
-pub fn max_document_bytes() -> u64 {
+pub(crate) fn max_document_bytes() -> u64 {
     MAX_DOCUMENT_BYTES.load(Ordering::Relaxed)
 }
 

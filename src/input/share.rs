@@ -15,17 +15,18 @@ pub struct Share {
 
 impl Share {
     /// The whole input: one process reads every unit.
-    pub const ALL: Share = Share { index: 0, of: 1 };
+    pub(crate) const ALL: Share = Share { index: 0, of: 1 };
 
     /// Whether unit `k` (counted from 0 in input order) is this share's.
     #[inline]
-    pub fn takes(self, k: usize) -> bool {
+    pub(crate) fn takes(self, k: usize) -> bool {
         k % self.of.max(1) == self.index
     }
 
+    #[cfg(test)]
     /// The items of `all` (units in order, numbered from `*next`) this share takes;
     /// advances `*next` past them.
-    pub fn pick<T>(self, all: Vec<T>, next: &mut usize) -> Vec<T> {
+    pub(crate) fn pick<T>(self, all: Vec<T>, next: &mut usize) -> Vec<T> {
         all.into_iter()
             .filter(|_| {
                 let k = *next;

@@ -51,7 +51,7 @@ impl Calibration {
     /// Fits the sigmoid to `scores` whose true classes are `positive`. `None` when a
     /// class is missing, a score is not finite, or the fit does not make a higher score
     /// more probable (scores that rank the classes the wrong way round).
-    pub fn fit(scores: &[f32], positive: &[bool]) -> Option<Calibration> {
+    pub(crate) fn fit(scores: &[f32], positive: &[bool]) -> Option<Calibration> {
         assert_eq!(scores.len(), positive.len(), "one class per score");
         let n_pos = positive.iter().filter(|&&p| p).count() as f64;
         let n_neg = positive.len() as f64 - n_pos;
@@ -116,7 +116,7 @@ impl Calibration {
     }
 
     /// Whether the map is one a model can hold: finite, a higher score more probable.
-    pub fn is_valid(&self) -> bool {
+    pub(crate) fn is_valid(&self) -> bool {
         self.a.is_finite() && self.b.is_finite() && self.a > 0.0
     }
 
@@ -125,8 +125,9 @@ impl Calibration {
         sigmoid(f64::from(self.a) * f64::from(score) + f64::from(self.b)) as f32
     }
 
+    #[cfg(test)]
     /// The calibrated log-odds ln(P/(1 − P)) of a score.
-    pub fn log_odds(&self, score: f32) -> f32 {
+    pub(crate) fn log_odds(&self, score: f32) -> f32 {
         self.a * score + self.b
     }
 

@@ -26,9 +26,9 @@ use crate::features::SparseRows;
 use serde::{Deserialize, Serialize};
 
 /// The default memory budget for the Gram matrix: 1 GiB.
-pub const DEFAULT_MEMORY: u64 = 1 << 30;
+pub(crate) const DEFAULT_MEMORY: u64 = 1 << 30;
 /// The default limit on the estimated training time, in seconds.
-pub const DEFAULT_MAX_SECONDS: f64 = 300.0;
+pub(crate) const DEFAULT_MAX_SECONDS: f64 = 300.0;
 
 /// How the final hypothesis is formed from the sequence of prediction vectors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

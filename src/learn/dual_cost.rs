@@ -2,7 +2,6 @@
 //! bytes, peak memory and seconds, and the refusal when they exceed the limits.
 
 use super::dual::KernelPerceptron;
-use super::gram::Gram;
 use super::kernel::Kernel;
 use super::perceptron::Schedule;
 use super::postings::feature_bytes;
@@ -38,12 +37,6 @@ fn pair_ops<X: SparseRows>(x: &X) -> u64 {
 }
 
 impl KernelPerceptron {
-    /// Predicts time and memory for training on the rows indexed by `gram`, assuming
-    /// about one update per example (text usually needs fewer; noisy data more).
-    pub fn estimate(&self, gram: &Gram) -> Estimate {
-        self.predict(gram.n(), gram.nnz(), gram.n_cols(), gram.pair_ops())
-    }
-
     /// The same prediction as [`KernelPerceptron::estimate`], from the rows themselves:
     /// what `fit` checks before it allocates anything sized by them (the postings index
     /// holds 8 bytes per column, however few of the columns the rows use).
@@ -109,19 +102,8 @@ impl KernelPerceptron {
 mod tests {
     use super::*;
 
-    use crate::features::{BinaryMatrix, real_from_dense};
+    use crate::features::BinaryMatrix;
     use crate::learn::{Check, Classifier, Learner};
-
-    #[test]
-    fn the_estimate_from_rows_is_the_estimate_from_their_index() {
-        let x = real_from_dense(&[
-            vec![1., 0., 2., 0.],
-            vec![0., 1., 1., 0.],
-            vec![3., 1., 0., 1.],
-        ]);
-        let p = KernelPerceptron::default();
-        assert_eq!(p.estimate_rows(&x), p.estimate(&Gram::new(&x, p.kernel)));
-    }
 
     #[test]
     fn a_wide_matrix_costs_its_nonzeros_not_its_width() {
@@ -136,7 +118,6 @@ mod tests {
         let p = KernelPerceptron::default();
         let e = p.estimate_rows(&x);
         assert!(e.state_bytes < 64 << 10, "{e}");
-        assert_eq!(e, p.estimate(&Gram::new(&x, p.kernel)));
         let fit = p.check().unwrap().fit(&x, &[1, -1][..]).unwrap();
         assert!(fit.model.score(x.row(0)) > 0.0);
         // Under a budget smaller than the index, the refusal comes first.

@@ -1,10 +1,10 @@
 //! The Gram matrix K(xᵢ, xⱼ) of a training set, for the dual perceptron.
 //!
-//! A row of it is computed by walking [`Postings`] (the transposed matrix: for each
+//! A row of it is computed by walking `Postings` (the transposed matrix: for each
 //! feature, the rows that contain it) instead of n merge-based sparse dot products: row i
 //! costs Σ_{f ∈ xᵢ} df(f) additions plus n kernel transforms. The additions for one pair
 //! happen in increasing feature order starting from 0, exactly as in `ops::sparse_dot`,
-//! so the values are bit-identical to [`Kernel::eval`]. The full matrix is computed in parallel
+//! so the values are bit-identical to `Kernel::eval`. The full matrix is computed in parallel
 //! over rows (rayon); a single row is split over column ranges when it is long.
 //! `GramRows` holds the full matrix when it fits a memory budget, and otherwise computes
 //! rows on demand, keeping as many as the budget allows.
@@ -15,7 +15,7 @@ use crate::features::{SparseRows, ops};
 use rayon::prelude::*;
 
 pub(crate) use super::gram_rows::GramRows;
-pub use super::postings::Postings;
+pub(crate) use super::postings::Postings;
 
 /// The fewest columns per parallel work item when one row is computed in parallel.
 const MIN_ROW_CHUNK: usize = 2048;
@@ -94,21 +94,6 @@ impl Gram {
     /// Number of rows n (the matrix is n × n).
     pub fn n(&self) -> usize {
         self.sq_norms.len()
-    }
-
-    /// Number of features (columns).
-    pub fn n_cols(&self) -> usize {
-        self.post.n_cols()
-    }
-
-    /// Number of nonzeros indexed.
-    pub fn nnz(&self) -> usize {
-        self.rows.nnz()
-    }
-
-    /// The kernel.
-    pub fn kernel(&self) -> Kernel {
-        self.kernel
     }
 
     /// ‖xᵢ‖² for every row.
@@ -206,16 +191,17 @@ impl Gram {
         }
     }
 
+    #[cfg(test)]
     /// The whole n × n matrix, row-major, rows computed in parallel on the current rayon
     /// pool (run it inside `ThreadPool::install` to choose the number of threads).
-    pub fn full(&self) -> Vec<f32> {
+    pub(crate) fn full(&self) -> Vec<f32> {
         let n = self.n();
         let mut g = vec![0f32; n * n];
         self.full_into(&mut g);
         g
     }
 
-    /// [`Gram::full`] into a caller's n × n buffer (reused across calls, it spares the
+    /// `Gram::full` into a caller's n × n buffer (reused across calls, it spares the
     /// operating system's zeroing of fresh pages).
     ///
     /// # Panics

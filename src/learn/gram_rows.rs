@@ -20,7 +20,7 @@ pub(crate) struct GramRows {
 
 impl GramRows {
     /// Rows of `gram`, caching at most `budget` bytes of them.
-    pub fn new(gram: Gram, budget: u64) -> Self {
+    pub(crate) fn new(gram: Gram, budget: u64) -> Self {
         let n = gram.n();
         let row_bytes = (n as u64 * 4).max(1);
         GramRows {
@@ -35,7 +35,7 @@ impl GramRows {
 
     /// Whether every row fits in the cache (the whole matrix when all are asked for).
     #[cfg(test)]
-    pub fn fits(&self) -> bool {
+    pub(crate) fn fits(&self) -> bool {
         self.capacity_rows == self.gram.n()
     }
 
@@ -51,12 +51,12 @@ impl GramRows {
     }
 
     /// The index behind the rows.
-    pub fn gram(&self) -> &Gram {
+    pub(crate) fn gram(&self) -> &Gram {
         &self.gram
     }
 
     /// Row i: K(xᵢ, xⱼ) for every j.
-    pub fn row(&mut self, i: usize) -> &[f32] {
+    pub(crate) fn row(&mut self, i: usize) -> &[f32] {
         let n = self.gram.n();
         let slot = self.slot_of[i];
         if slot != u32::MAX {

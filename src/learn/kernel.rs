@@ -12,7 +12,7 @@ use crate::features::{RowRef, ops};
 use serde::{Deserialize, Serialize};
 
 /// The largest polynomial degree accepted (higher degrees overflow `f32` on text rows).
-pub const MAX_DEGREE: u32 = 16;
+pub(crate) const MAX_DEGREE: u32 = 16;
 
 /// A positive semi-definite kernel over sparse rows.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -35,7 +35,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Checks the parameters before any work.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    pub(crate) fn validate(&self) -> Result<(), ConfigError> {
         match *self {
             Kernel::Linear => Ok(()),
             Kernel::Polynomial { degree, coef0 } => {
@@ -74,7 +74,7 @@ impl Kernel {
 
     /// K(x, z) for two rows.
     #[inline]
-    pub fn eval(&self, x: RowRef<'_>, z: RowRef<'_>) -> f32 {
+    pub(crate) fn eval(&self, x: RowRef<'_>, z: RowRef<'_>) -> f32 {
         self.from_dot(ops::sparse_dot(x, z), ops::nrm2_sq(x), ops::nrm2_sq(z))
     }
 

@@ -133,13 +133,6 @@ impl KernelModel {
         }
     }
 
-    /// K(x_s, x) for every support vector s.
-    pub fn kernel_values(&self, row: RowRef<'_>) -> Vec<f32> {
-        let mut out = Vec::new();
-        self.kernel_values_into(row, &mut out);
-        out
-    }
-
     /// Scores every row in parallel (rayon), in row order.
     pub fn scores<X: SparseRows>(&self, x: &X) -> Vec<f32> {
         (0..x.n_rows())

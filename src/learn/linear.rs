@@ -15,7 +15,7 @@ pub struct LinearModel {
 
 impl LinearModel {
     /// The zero model over `n` features.
-    pub fn zeros(n: usize) -> Self {
+    pub(crate) fn zeros(n: usize) -> Self {
         LinearModel {
             w: vec![0.0; n],
             bias: 0.0,

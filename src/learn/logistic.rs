@@ -11,7 +11,7 @@
 
 #[cfg(test)]
 use super::loss::objective;
-pub(crate) use super::loss::{log_loss, sigmoid};
+pub use super::loss::{log_loss, sigmoid};
 
 use super::kind::{LearnerKind, bias_of, on_off_bias};
 pub(crate) use super::loss::Scaled;
@@ -48,7 +48,7 @@ pub enum RateSchedule {
 
 impl RateSchedule {
     /// The rate after `e` epochs.
-    pub fn rate(self, eta0: f32, e: f32) -> f32 {
+    pub(crate) fn rate(self, eta0: f32, e: f32) -> f32 {
         match self {
             RateSchedule::Constant => eta0,
             RateSchedule::InverseSqrt => eta0 / (1.0 + e).sqrt(),

@@ -11,7 +11,7 @@ use crate::features::{RowRef, ops};
 
 /// ln(1 + e^−m), without overflow.
 #[inline]
-pub(crate) fn log_loss(m: f32) -> f32 {
+pub fn log_loss(m: f32) -> f32 {
     if m > 0.0 {
         (-m).exp().ln_1p()
     } else {
@@ -21,7 +21,7 @@ pub(crate) fn log_loss(m: f32) -> f32 {
 
 /// θ(s) = 1 / (1 + e^−s).
 #[inline]
-pub(crate) fn sigmoid(s: f32) -> f32 {
+pub fn sigmoid(s: f32) -> f32 {
     1.0 / (1.0 + (-s).exp())
 }
 
@@ -75,35 +75,35 @@ pub(crate) struct Scaled {
 }
 
 impl Scaled {
-    pub fn zeros(n: usize) -> Self {
+    pub(crate) fn zeros(n: usize) -> Self {
         Scaled {
             v: vec![0.0; n],
             s: 1.0,
         }
     }
     #[inline]
-    pub fn dot(&self, x: RowRef<'_>) -> f32 {
+    pub(crate) fn dot(&self, x: RowRef<'_>) -> f32 {
         self.s * ops::dot(&self.v, x)
     }
     /// w ← w + a·x.
     #[inline]
-    pub fn add(&mut self, a: f32, x: RowRef<'_>) {
+    pub(crate) fn add(&mut self, a: f32, x: RowRef<'_>) {
         ops::axpy(a / self.s, x, &mut self.v);
     }
     /// w ← f·w; folds s into v when it gets small (rare, amortized).
-    pub fn shrink(&mut self, f: f32) {
+    pub(crate) fn shrink(&mut self, f: f32) {
         self.s *= f;
         if self.s < 1e-4 {
             self.fold();
         }
     }
-    pub fn fold(&mut self) {
+    pub(crate) fn fold(&mut self) {
         for v in &mut self.v {
             *v *= self.s;
         }
         self.s = 1.0;
     }
-    pub fn to_vec(&self) -> Vec<f32> {
+    pub(crate) fn to_vec(&self) -> Vec<f32> {
         self.v.iter().map(|v| v * self.s).collect()
     }
 }

@@ -66,7 +66,7 @@ pub(crate) fn shard_rows(n: usize, shards: usize, s: usize) -> Vec<usize> {
 }
 
 /// Checks that `n` rows give each of `shards` workers at least one.
-pub fn check_split(n: usize, shards: usize) -> Result<()> {
+pub(crate) fn check_split(n: usize, shards: usize) -> Result<()> {
     if shards == 0 || n < shards {
         return Err(Error::Data(format!(
             "{n} rows cannot be split over {shards} workers: each needs at least one"
@@ -98,7 +98,7 @@ pub(crate) fn close_round(
 
 /// What a worker brings to the mixing after one round.
 #[derive(Debug, Clone)]
-pub struct LocalEpoch {
+pub(crate) struct LocalEpoch {
     /// Its weights after the epoch.
     pub last: LinearModel,
     /// Averaged learners: the epoch's average weights (after each visit).
@@ -130,7 +130,7 @@ pub(crate) fn local_epoch<X: SparseRows>(
 /// no update brings back `start` and weighs nothing, so a rare class's updates, made on
 /// the one shard that holds its examples, are not divided by the number of workers. With
 /// no update anywhere the start stays.
-pub fn mix(start: &LinearModel, parts: &[(&LinearModel, u64)]) -> LinearModel {
+pub(crate) fn mix(start: &LinearModel, parts: &[(&LinearModel, u64)]) -> LinearModel {
     let total: u64 = parts.iter().map(|p| p.1).sum();
     if total == 0 {
         return start.clone();
@@ -156,7 +156,7 @@ pub fn mix(start: &LinearModel, parts: &[(&LinearModel, u64)]) -> LinearModel {
 
 /// A worker's running sum of (epoch average × visits), for averaged learners.
 #[derive(Debug, Clone, Default)]
-pub struct AverageSum {
+pub(crate) struct AverageSum {
     /// Σ visits·average weights.
     pub w: Vec<f64>,
     /// Σ visits·average bias.
@@ -167,7 +167,7 @@ pub struct AverageSum {
 
 impl AverageSum {
     /// Adds an epoch's average over `visits` visits.
-    pub fn add(&mut self, average: &LinearModel, visits: u64) {
+    pub(crate) fn add(&mut self, average: &LinearModel, visits: u64) {
         if self.w.len() < average.w.len() {
             self.w.resize(average.w.len(), 0.0);
         }
@@ -192,7 +192,7 @@ impl AverageSum {
     }
 
     /// The average of the weights after every visit summed in.
-    pub fn model(&self) -> LinearModel {
+    pub(crate) fn model(&self) -> LinearModel {
         let t = self.visits.max(1) as f64;
         LinearModel {
             w: self.w.iter().map(|&s| (s / t) as f32).collect(),

@@ -5,8 +5,8 @@
 //! rare labels be predicted at all: their scores rarely clear 0. `learn` only fits and
 //! scores: the fold loop that produces those out-of-fold scores runs above this layer.
 
+use super::SoftmaxModel;
 use super::{AnyLearner, AnyModel, Checked, Classifier, Fitted, Learner, MultiLabel};
-use super::{SoftmaxModel, ovr};
 use crate::Result;
 use crate::features::{RowRef, SparseRows};
 use serde::{Deserialize, Serialize};
@@ -22,24 +22,10 @@ pub enum LabelScorer {
 
 impl LabelScorer {
     /// Number of labels.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             LabelScorer::OneVsRest(m) => m.len(),
             LabelScorer::Softmax(m) => m.k,
-        }
-    }
-
-    /// Whether there are no labels.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The class with the largest score, and that score (ties: the lower index); softmax
-    /// compares logits, which rank as the probabilities do.
-    pub fn decide(&self, row: RowRef<'_>) -> (usize, f32) {
-        match self {
-            LabelScorer::OneVsRest(ms) => ovr::argmax(ms, row),
-            LabelScorer::Softmax(m) => m.decide(row),
         }
     }
 
@@ -131,7 +117,7 @@ pub struct MultiLabelModel {
 
 impl MultiLabelModel {
     /// The labels of `row` with their scores, best first.
-    pub fn labels(&self, row: RowRef<'_>) -> Vec<(usize, f32)> {
+    pub(crate) fn labels(&self, row: RowRef<'_>) -> Vec<(usize, f32)> {
         let scores = self.scorer.scores(row);
         let mut out: Vec<(usize, f32)> = scores
             .iter()

@@ -46,7 +46,7 @@ impl Default for OnlineOptions {
 
 impl OnlineOptions {
     /// Checks the settings (each learner that holds them checks them as part of its own).
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    pub(crate) fn validate(&self) -> Result<(), ConfigError> {
         at_least_one(Param::Epochs, self.epochs)?;
         positive(Param::PositiveWeight, self.positive_weight)
     }

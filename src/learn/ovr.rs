@@ -5,11 +5,11 @@
 //! fits one model over all classes. Both are what a checked [`AnyLearner`] fits to
 //! [`Multiclass`] and [`MultiLabel`] targets.
 
-use super::{AnyLearner, AnyModel, Checked, Classifier, Fitted, Label};
+use super::{AnyLearner, AnyModel, Checked, Fitted, Label};
 use super::{LabelScorer, Learner, MultiLabel, Multiclass, combine_reports};
 use super::{SoftmaxModel, SoftmaxRegression};
 use crate::Result;
-use crate::features::{RowRef, SparseRows};
+use crate::features::SparseRows;
 use rayon::prelude::*;
 
 /// One class per row: one binary model per class (in parallel), or one softmax model.
@@ -93,21 +93,23 @@ where
         .collect()
 }
 
-/// The class with the largest score, and that score (ties: the lower index).
-pub(crate) fn argmax(models: &[AnyModel], row: RowRef<'_>) -> (usize, f32) {
-    models
-        .iter()
-        .enumerate()
-        .fold((0, f32::NEG_INFINITY), |best, (c, m)| {
-            let s = m.score(row);
-            if s > best.1 { (c, s) } else { best }
-        })
-}
-
 #[cfg(test)]
 #[allow(clippy::needless_range_loop)] // indices name rows and features
 mod tests {
     use super::*;
+    use crate::learn::Classifier;
+
+    /// The class with the largest score, and that score (ties: the lower index).
+    fn argmax(models: &[AnyModel], row: crate::features::RowRef<'_>) -> (usize, f32) {
+        models
+            .iter()
+            .enumerate()
+            .fold((0, f32::NEG_INFINITY), |best, (c, m)| {
+                let s = m.score(row);
+                if s > best.1 { (c, s) } else { best }
+            })
+    }
+
     use crate::features::{RowSubset, real_from_dense};
     use crate::learn::{
         AveragedPerceptron, Check, Learner, MarginPerceptron, OnlineOptions, PassiveAggressive,

@@ -36,7 +36,7 @@ pub(crate) enum Rule {
 impl Rule {
     /// The step size for signed margin `m` and squared norm `q`.
     #[inline]
-    pub fn step(self, m: f32, q: f32) -> f32 {
+    pub(crate) fn step(self, m: f32, q: f32) -> f32 {
         match self {
             Rule::Perceptron => {
                 if m <= 0.0 {

@@ -24,10 +24,10 @@ pub struct PassiveAggressive {
 impl PassiveAggressive {
     /// The default epochs: 7 matched 10 in accuracy on every corpus measured (means over
     /// seeded splits of SpamAssassin and SMS, and Reuters) in 70% of the time.
-    pub const DEFAULT_EPOCHS: usize = 7;
+    pub(crate) const DEFAULT_EPOCHS: usize = 7;
 }
 
-/// C = 1, averaged, [`PassiveAggressive::DEFAULT_EPOCHS`]: the averaged weights beat the
+/// C = 1, averaged, `PassiveAggressive::DEFAULT_EPOCHS`: the averaged weights beat the
 /// last ones on every corpus measured (SpamAssassin, SMS, Reuters; see the README's
 /// accuracy table).
 impl Default for PassiveAggressive {

@@ -94,7 +94,7 @@ pub struct Update<'a> {
 
 impl Schedule {
     /// Checks the epoch count, or the draws and patience of the randomized schedule.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    pub(crate) fn validate(&self) -> Result<(), ConfigError> {
         match *self {
             Schedule::Online => Ok(()),
             Schedule::Epochs(e) | Schedule::UntilConvergence { max_epochs: e } => {

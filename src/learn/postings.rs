@@ -35,7 +35,7 @@ pub(crate) fn feature_bytes(n_cols: usize, nnz: usize) -> u64 {
 
 impl Postings {
     /// Indexes the rows of `x` by feature (a counting sort).
-    pub fn new<X: SparseRows>(x: &X) -> Self {
+    pub(crate) fn new<X: SparseRows>(x: &X) -> Self {
         let n = x.n_rows();
         let real = (0..n).any(|i| !x.row(i).is_binary());
         let width = (0..n)
@@ -84,11 +84,6 @@ impl Postings {
         }
     }
 
-    /// Number of features (columns) of the matrix indexed.
-    pub fn n_cols(&self) -> usize {
-        self.n_cols
-    }
-
     /// Where feature `f`'s postings lie in `rows`; `None` when no indexed row has it.
     #[inline]
     fn range(&self, f: u32) -> Option<(usize, usize)> {
@@ -100,7 +95,7 @@ impl Postings {
     }
 
     /// Σ_f df(f)²: the postings additions of all pairwise dot products.
-    pub fn pair_ops(&self) -> u64 {
+    pub(crate) fn pair_ops(&self) -> u64 {
         self.ptr
             .windows(2)
             .map(|w| ((w[1] - w[0]) as u64).pow(2))

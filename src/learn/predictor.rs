@@ -31,7 +31,7 @@ pub struct ClassDecision {
 
 impl Predictor {
     /// The decision for one row.
-    pub fn decide(&self, row: RowRef<'_>) -> ClassDecision {
+    pub(crate) fn decide(&self, row: RowRef<'_>) -> ClassDecision {
         match self {
             Predictor::Binary(m) => {
                 let score = m.score(row);
@@ -79,7 +79,7 @@ impl Predictor {
 
     /// Every label of a row with its score (probability where the model has one), best
     /// first: all labels above threshold for multi-label models, else the one decision.
-    pub fn labels(&self, row: RowRef<'_>) -> Vec<(usize, f32)> {
+    pub(crate) fn labels(&self, row: RowRef<'_>) -> Vec<(usize, f32)> {
         match self {
             Predictor::MultiLabel(m) => m
                 .labels(row)

@@ -67,13 +67,13 @@ pub struct SoftmaxModel {
 impl SoftmaxModel {
     /// The logits z_c = w_c·x + b_c into `out` (length k): the per-class scores a
     /// front end reports beside the probabilities.
-    pub fn logits(&self, row: RowRef<'_>, out: &mut [f32]) {
+    pub(crate) fn logits(&self, row: RowRef<'_>, out: &mut [f32]) {
         out.copy_from_slice(&self.bias);
         accumulate_logits(&self.w, self.k, 1.0, row, out);
     }
 
     /// The class probabilities.
-    pub fn probabilities(&self, row: RowRef<'_>) -> Vec<f32> {
+    pub(crate) fn probabilities(&self, row: RowRef<'_>) -> Vec<f32> {
         let mut z = vec![0.0; self.k];
         self.logits(row, &mut z);
         softmax_in_place(&mut z);
@@ -81,7 +81,7 @@ impl SoftmaxModel {
     }
 
     /// The most probable class and its logit.
-    pub fn decide(&self, row: RowRef<'_>) -> (usize, f32) {
+    pub(crate) fn decide(&self, row: RowRef<'_>) -> (usize, f32) {
         let mut z = vec![0.0; self.k];
         self.logits(row, &mut z);
         z.iter()

@@ -52,7 +52,7 @@ pub struct MultiLabel<'a> {
 
 impl<'a> MultiLabel<'a> {
     /// Rows with label sets over `k` labels.
-    pub fn new(sets: &'a [Vec<usize>], k: usize) -> Self {
+    pub(crate) fn new(sets: &'a [Vec<usize>], k: usize) -> Self {
         MultiLabel { sets, k }
     }
 

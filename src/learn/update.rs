@@ -35,21 +35,8 @@ pub enum Rate {
 }
 
 impl Rate {
-    /// The command line's names, in [`Rate::from_name`]'s order.
-    pub const NAMES: [&'static str; 3] = ["constant", "decaying", "adagrad"];
-
-    /// The rate called `name`.
-    pub fn from_name(name: &str) -> Option<Rate> {
-        Some(match name {
-            "constant" => Rate::Constant,
-            "decaying" => Rate::Decaying,
-            "adagrad" => Rate::AdaGrad,
-            _ => return None,
-        })
-    }
-
     /// The rate's name.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Rate::Constant => "constant",
             Rate::Decaying => "decaying",
@@ -173,7 +160,7 @@ impl OnlineState {
     /// Learns one row `x` (already in the model's geometry) with label `y` = ±1, whose
     /// score before learning was `score`; returns whether the rule took a step (see
     /// `OnlineState::steps_at`). `m.w` must cover every id of `x`.
-    pub fn step(&mut self, m: &mut LinearModel, x: RowRef<'_>, y: f32, score: f32) -> bool {
+    pub(crate) fn step(&mut self, m: &mut LinearModel, x: RowRef<'_>, y: f32, score: f32) -> bool {
         self.step_sized(m, x, y, score, 1.0)
     }
 
@@ -181,7 +168,7 @@ impl OnlineState {
     /// in place of y·x: scikit-learn's `eta0`, which the Python package's `partial_fit`
     /// passes on. The other rules take their own steps (`size` unused); at size 1 this is
     /// `step`, bit for bit.
-    pub fn step_sized(
+    pub(crate) fn step_sized(
         &mut self,
         m: &mut LinearModel,
         x: RowRef<'_>,
@@ -215,7 +202,7 @@ impl OnlineState {
 
     /// Counts a message the rule takes no step on, for a caller that asked
     /// `OnlineState::steps_at` first and so never built its row.
-    pub fn skip(&mut self) {
+    pub(crate) fn skip(&mut self) {
         self.seen += 1;
     }
 
@@ -244,7 +231,7 @@ impl OnlineState {
     }
 
     /// Makes room for `n` features (new words join with no history).
-    pub fn cover(&mut self, n: usize) {
+    pub(crate) fn cover(&mut self, n: usize) {
         if self.rule.adaptive() && self.sq_grads.len() < n {
             self.sq_grads.resize(n, 0.0);
         }
@@ -252,7 +239,7 @@ impl OnlineState {
 }
 
 /// Rows learned in order, one at a time, by one-vs-rest linear models, each with its own
-/// state: [`OnlineState::step_sized`] for every model on every row. It exists so that a
+/// state: `OnlineState::step_sized` for every model on every row. It exists so that a
 /// fitted model of two or more classes goes on learning row by row (the Python package's
 /// `partial_fit`) by the steps `learn` takes on a filter. `models` is one model (two
 /// classes: the rows of class 1 are its positives) or one per class (model c's positives

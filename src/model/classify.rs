@@ -90,7 +90,7 @@ impl Model {
     }
 
     /// Decisions for documents already read.
-    pub fn classify_documents(&self, docs: &[Document]) -> Result<Vec<Decision>> {
+    pub(crate) fn classify_documents(&self, docs: &[Document]) -> Result<Vec<Decision>> {
         let x = self.text_rows(docs)?;
         Ok(self
             .decide_rows(&x)

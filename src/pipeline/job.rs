@@ -124,9 +124,10 @@ impl TrainingJob {
         )
     }
 
+    #[cfg(feature = "cluster")]
     /// Refuses what a fit over processes cannot do: they read their shares only, so no
     /// process holds a held-out part, folds or a tuning grid's data.
-    pub fn refuse_for_cluster(&self) -> Result<()> {
+    pub(crate) fn refuse_for_cluster(&self) -> Result<()> {
         if self.holdout.is_some() || self.cv.is_some() || self.tune.is_some() {
             return Err(Error::Unsupported(
                 "training over processes fits all the data: held-out parts, cross-validation \

@@ -2,7 +2,7 @@
 //! the `cluster` feature, a sentence naming the feature without it.
 
 #[cfg(feature = "cluster")]
-pub(crate) use crate::distributed::{fit_classes, fit_label_sets};
+pub use crate::distributed::{fit_classes, fit_label_sets};
 
 #[cfg(not(feature = "cluster"))]
 use crate::{
@@ -22,7 +22,7 @@ fn no_cluster() -> crate::Error {
 
 /// Without the `cluster` feature: refused with a sentence.
 #[cfg(not(feature = "cluster"))]
-pub(crate) fn fit_classes<X: SparseRows>(
+pub fn fit_classes<X: SparseRows>(
     _: &Checked<AnyLearner>,
     _: &X,
     _: &[usize],
@@ -34,7 +34,7 @@ pub(crate) fn fit_classes<X: SparseRows>(
 
 /// Without the `cluster` feature: refused with a sentence.
 #[cfg(not(feature = "cluster"))]
-pub(crate) fn fit_label_sets<X: SparseRows>(
+pub fn fit_label_sets<X: SparseRows>(
     _: &Checked<AnyLearner>,
     _: &X,
     _: &[Vec<usize>],

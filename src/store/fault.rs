@@ -25,7 +25,7 @@ pub(crate) struct Watch {
 impl Watch {
     /// Starts watching for faults while this thread works inside a store; `message` is
     /// its [`sentence`].
-    pub fn new(message: &'static [u8]) -> Watch {
+    pub(crate) fn new(message: &'static [u8]) -> Watch {
         imp::enter(message);
         Watch {
             _not_send: std::marker::PhantomData,
@@ -70,14 +70,14 @@ mod imp {
     /// in builds with debug assertions).
     const SIGNALS: [libc::c_int; 3] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGABRT];
 
-    pub fn enter(message: &'static [u8]) {
+    pub(crate) fn enter(message: &'static [u8]) {
         INSTALL.call_once(install);
         MESSAGE_LEN.store(message.len(), Ordering::SeqCst);
         MESSAGE.store(message.as_ptr().cast_mut(), Ordering::SeqCst);
         DEPTH.fetch_add(1, Ordering::SeqCst);
     }
 
-    pub fn leave() {
+    pub(crate) fn leave() {
         DEPTH.fetch_sub(1, Ordering::SeqCst);
     }
 
@@ -119,6 +119,6 @@ mod imp {
 
 #[cfg(not(unix))]
 mod imp {
-    pub fn enter(_: &'static [u8]) {}
-    pub fn leave() {}
+    pub(crate) fn enter(_: &'static [u8]) {}
+    pub(crate) fn leave() {}
 }

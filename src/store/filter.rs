@@ -385,7 +385,7 @@ impl Snapshot<'_> {
         crate::learn::probability(h.calibration.as_ref(), h.logistic, score)
     }
 
-    /// The decision for `doc`, the same as the model's ([`crate::Model::decide`] on its
+    /// The decision for `doc`, the same as the model's (`crate::Model::decide` on its
     /// row): its score w·x + b and the class it is above or below the threshold.
     pub fn decide(&self, doc: &Document) -> Result<ClassDecision> {
         let h = &self.header;

@@ -54,7 +54,7 @@ pub(crate) struct Header {
 impl Header {
     /// How many ids the store's features may take: its words so far, or 2^B in a hashed
     /// space; a record with a larger id is damage.
-    pub fn ids(&self) -> u64 {
+    pub(crate) fn ids(&self) -> u64 {
         self.analyzer
             .hashing()
             .map_or(self.features, |b| b.ids() as u64)
@@ -62,7 +62,7 @@ impl Header {
 
     /// The geometry's weight of a feature the store has no entry for: the unseen
     /// feature's idf, or 1 under binary weighting.
-    pub fn absent_weight(&self) -> f32 {
+    pub(crate) fn absent_weight(&self) -> f32 {
         match self.spec.weighting {
             crate::features::Weighting::Binary => 1.0,
             crate::features::Weighting::Idf => self.unseen,
@@ -70,14 +70,14 @@ impl Header {
     }
 
     /// The header's bytes.
-    pub fn encode(&self) -> crate::Result<Vec<u8>> {
+    pub(crate) fn encode(&self) -> crate::Result<Vec<u8>> {
         let body = bincode::serde::encode_to_vec(self, bincode::config::standard())
             .map_err(|e| crate::Error::Data(format!("cannot encode the store's header: {e}")))?;
         Ok([&STORE_MAGIC[..], &STORE_VERSION.to_le_bytes(), &body].concat())
     }
 
     /// A header from its bytes, or the end of a sentence saying what is wrong with them.
-    pub fn decode(bytes: &[u8]) -> Result<Header, String> {
+    pub(crate) fn decode(bytes: &[u8]) -> Result<Header, String> {
         let Some(rest) = bytes.strip_prefix(&STORE_MAGIC[..]) else {
             return Err("its header is not a rosenblatt store header".into());
         };

@@ -28,7 +28,7 @@
 //! store and [`Store::to_model`] reads it back as the same model, bit for bit, so the two
 //! forms decide every message alike (the single-file form stays the way to move a
 //! filter between machines). [`Snapshot::decide`] and [`Store::learn`] compute exactly
-//! what [`crate::Model::decide`] and [`crate::incremental::learn_document`] compute, on
+//! what `crate::Model::decide` and [`crate::incremental::learn_document`] compute, on
 //! the message's features alone.
 
 mod convert;
@@ -41,7 +41,7 @@ mod table;
 mod writer;
 
 pub use filter::{Snapshot, StoreLearned};
-pub use writer::DEFAULT_LOCK_TIMEOUT;
+pub(crate) use writer::DEFAULT_LOCK_TIMEOUT;
 
 use crate::{Error, Result};
 use header::Header;
@@ -113,11 +113,11 @@ impl Store {
     /// Opens the store at `path` for reading and learning. A folder that is not a
     /// store, a foreign LMDB environment or a damaged header is refused with a sentence
     /// naming it; nothing is created.
-    pub fn open(path: impl AsRef<Path>) -> Result<Store> {
+    pub(crate) fn open(path: impl AsRef<Path>) -> Result<Store> {
         Store::open_as(path.as_ref(), Access::Write, DEFAULT_LOCK_TIMEOUT)
     }
 
-    /// [`Store::open`], waiting at most `timeout` for another writer of the store (there
+    /// `Store::open`, waiting at most `timeout` for another writer of the store (there
     /// and in every later [`Store::learn`]) before it gives up with an error naming the
     /// store: what `learn --lock-timeout` asks for.
     pub fn open_waiting(path: impl AsRef<Path>, timeout: std::time::Duration) -> Result<Store> {
@@ -125,7 +125,7 @@ impl Store {
     }
 
     /// Opens the store at `path` for reading only (classifying): what a process that
-    /// never learns needs, with the same refusals as [`Store::open`]. A process opens a
+    /// never learns needs, with the same refusals as `Store::open`. A process opens a
     /// store one way.
     pub fn open_read_only(path: impl AsRef<Path>) -> Result<Store> {
         Store::open_as(path.as_ref(), Access::Read, DEFAULT_LOCK_TIMEOUT)
@@ -212,11 +212,6 @@ impl Store {
     /// `fault`).
     fn watch(&self) -> fault::Watch {
         fault::Watch::new(self.fault)
-    }
-
-    /// The store's folder.
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     /// How the store's filter reads messages (read when the store was opened; a store's

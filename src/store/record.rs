@@ -29,7 +29,7 @@ pub(crate) struct Record {
 
 impl Record {
     /// The record of a hashed id the store has no entry for.
-    pub fn absent(id: u32, unseen: f32) -> Record {
+    pub(crate) fn absent(id: u32, unseen: f32) -> Record {
         Record {
             id,
             w: 0.0,
@@ -41,7 +41,7 @@ impl Record {
 
     /// Whether a hashed id's record says no more than its absence would, bit for bit (so
     /// a −0 weight is kept).
-    pub fn is_absent(&self, unseen: f32) -> bool {
+    pub(crate) fn is_absent(&self, unseen: f32) -> bool {
         self.w.to_bits() == 0
             && self.df == 0
             && self.sq.to_bits() == 0
@@ -51,7 +51,7 @@ impl Record {
     /// What is wrong with a record read from a store whose features take ids below `n`:
     /// an id out of range, or a value that is not a finite number (which would make every
     /// score it enters NaN); `None` for a sound record.
-    pub fn fault(&self, n: u64) -> Option<String> {
+    pub(crate) fn fault(&self, n: u64) -> Option<String> {
         if u64::from(self.id) >= n {
             return Some(format!("has id {} of {n}", self.id));
         }
@@ -60,7 +60,7 @@ impl Record {
     }
 
     /// The record's bytes, followed by `word` when its key could not hold it whole.
-    pub fn encode(&self, word: Option<&str>) -> Vec<u8> {
+    pub(crate) fn encode(&self, word: Option<&str>) -> Vec<u8> {
         let mut out = Vec::with_capacity(RECORD_BYTES);
         out.extend_from_slice(&self.id.to_le_bytes());
         out.extend_from_slice(&self.w.to_le_bytes());
@@ -75,7 +75,7 @@ impl Record {
 
     /// A record from its bytes, with the whole word a long key carries; `None` when the
     /// bytes are not a record.
-    pub fn decode(bytes: &[u8]) -> Option<(Record, &[u8])> {
+    pub(crate) fn decode(bytes: &[u8]) -> Option<(Record, &[u8])> {
         let (fixed, rest) = bytes.split_first_chunk::<RECORD_BYTES>()?;
         let u = |i: usize| u32::from_le_bytes([fixed[i], fixed[i + 1], fixed[i + 2], fixed[i + 3]]);
         let f = |i: usize| f32::from_bits(u(i));

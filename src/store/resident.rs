@@ -21,10 +21,10 @@ pub(crate) struct Resident {
 
 impl Resident {
     /// Lookups between two releases: at most about 16 pages each, so about 8 MB mapped.
-    pub const EVERY: usize = 128;
+    pub(crate) const EVERY: usize = 128;
 
     /// The current map of `data` (LMDB's data file) in this process.
-    pub fn find(data: &Path) -> Resident {
+    pub(crate) fn find(data: &Path) -> Resident {
         Resident {
             range: find_map(data),
         }
@@ -32,12 +32,12 @@ impl Resident {
 
     /// Whether the map was found.
     #[cfg(test)]
-    pub fn found(&self) -> bool {
+    pub(crate) fn found(&self) -> bool {
         self.range.is_some()
     }
 
     /// Unmaps the store's pages from this process (a no-op where the map is unknown).
-    pub fn release(&self) {
+    pub(crate) fn release(&self) {
         #[cfg(target_os = "linux")]
         if let Some((start, len)) = self.range {
             // SAFETY: the range is LMDB's shared file mapping of the store; dropping its

@@ -21,7 +21,7 @@ const IDS: &str = "ids";
 
 impl Table {
     /// Creates the table of a hashed space (`hashed`) or of a vocabulary of words.
-    pub fn create(env: &Env, txn: &mut RwTxn, hashed: bool) -> heed::Result<Table> {
+    pub(crate) fn create(env: &Env, txn: &mut RwTxn, hashed: bool) -> heed::Result<Table> {
         let mut options = env.database_options().types::<Bytes, Bytes>();
         Ok(if hashed {
             Table::Ids(
@@ -36,7 +36,7 @@ impl Table {
     }
 
     /// The store's table, `None` when it has neither (no store of ours).
-    pub fn open(env: &Env, txn: &RoTxn) -> heed::Result<Option<Table>> {
+    pub(crate) fn open(env: &Env, txn: &RoTxn) -> heed::Result<Option<Table>> {
         let options = || env.database_options().types::<Bytes, Bytes>();
         if let Some(db) = options().name(WORDS).open(txn)? {
             return Ok(Some(Table::Words(db)));
@@ -49,7 +49,7 @@ impl Table {
     }
 
     /// The value of `key`.
-    pub fn get<'t>(&self, txn: &'t RoTxn, key: &[u8]) -> heed::Result<Option<&'t [u8]>> {
+    pub(crate) fn get<'t>(&self, txn: &'t RoTxn, key: &[u8]) -> heed::Result<Option<&'t [u8]>> {
         match self {
             Table::Words(db) => db.get(txn, key),
             Table::Ids(db) => db.get(txn, key),
@@ -57,7 +57,7 @@ impl Table {
     }
 
     /// Sets the value of `key`.
-    pub fn put(&self, txn: &mut RwTxn, key: &[u8], value: &[u8]) -> heed::Result<()> {
+    pub(crate) fn put(&self, txn: &mut RwTxn, key: &[u8], value: &[u8]) -> heed::Result<()> {
         match self {
             Table::Words(db) => db.put(txn, key, value),
             Table::Ids(db) => db.put(txn, key, value),
@@ -66,7 +66,7 @@ impl Table {
 
     /// Calls `f` with every entry in key order, stopping at its first error; LMDB's
     /// errors become crate errors through `lmdb`.
-    pub fn each(
+    pub(crate) fn each(
         &self,
         txn: &RoTxn,
         lmdb: impl Fn(heed::Error) -> crate::Error,
@@ -91,7 +91,7 @@ impl Table {
 
     /// How many entries.
     #[cfg(test)]
-    pub fn len(&self, txn: &RoTxn) -> heed::Result<u64> {
+    pub(crate) fn len(&self, txn: &RoTxn) -> heed::Result<u64> {
         match self {
             Table::Words(db) => db.len(txn),
             Table::Ids(db) => db.len(txn),

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// How long a writer waits for another by default (as `learn --lock-timeout`).
-pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The pause between two tries of a held lock.
 const POLL: Duration = Duration::from_millis(5);
@@ -27,7 +27,7 @@ pub(crate) struct FileId(u64, u64);
 
 impl FileId {
     /// The identity of the file at `path`, `None` where it is missing (or not Unix).
-    pub fn of(path: &Path) -> Option<FileId> {
+    pub(crate) fn of(path: &Path) -> Option<FileId> {
         #[cfg(unix)]
         {
             use std::os::unix::fs::MetadataExt;
@@ -52,7 +52,7 @@ impl WriterLock {
     /// Takes the writer's lock of the store at `store` (whose data file is `data`),
     /// trying again until `timeout` has passed; then checks that the store's lock file
     /// is still `opened`.
-    pub fn take(
+    pub(crate) fn take(
         store: &Path,
         data: &Path,
         timeout: Duration,

@@ -13,7 +13,7 @@ pub struct AnalyzerBuilder {
 
 impl AnalyzerBuilder {
     /// A builder for an analyzer reading `source`, with no steps yet.
-    pub fn new(source: Source) -> Self {
+    pub(crate) fn new(source: Source) -> Self {
         AnalyzerBuilder {
             source,
             steps: Vec::new(),

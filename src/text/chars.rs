@@ -19,11 +19,11 @@ pub struct CharGrams {
 
 impl CharGrams {
     /// The step's name in a model file and in `inspect`, before its `(N)`.
-    pub const NAME: &'static str = "chars";
+    pub(crate) const NAME: &'static str = "chars";
     /// The longest grams: beyond that nearly every gram is seen once.
     pub const MAX: u8 = 8;
     /// What separates a gram from its field's prefix.
-    pub const MARK: char = '#';
+    pub(crate) const MARK: char = '#';
 
     /// Checks `n`: grams of 2 to [`CharGrams::MAX`] characters.
     pub fn new(n: u8) -> Result<CharGrams, String> {
@@ -39,7 +39,7 @@ impl CharGrams {
 
     /// Every gram of `text`, written after `prefix` and the mark, lowercased when
     /// `lowercase`; `bufs` are scratch buffers the caller reuses from field to field.
-    pub fn field(
+    pub(crate) fn field(
         &self,
         text: &str,
         prefix: &str,

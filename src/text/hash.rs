@@ -19,7 +19,7 @@ pub struct Hashing {
 
 impl Hashing {
     /// The step's name in a model file and in `inspect`, before its `(B)`.
-    pub const NAME: &'static str = "hash";
+    pub(crate) const NAME: &'static str = "hash";
     /// The widest hashed space: 2^28 ids, whose weights alone take 1 GiB per model.
     pub const MAX_BITS: u8 = 28;
 
@@ -36,7 +36,7 @@ impl Hashing {
     }
 
     /// Number of ids: 2^`bits`.
-    pub fn ids(self) -> usize {
+    pub(crate) fn ids(self) -> usize {
         1 << self.bits
     }
 

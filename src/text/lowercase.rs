@@ -8,15 +8,15 @@
 
 /// The lowercase step of an analyzer (stored in the model as `lowercase`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Lowercase;
+pub(crate) struct Lowercase;
 
 impl Lowercase {
     /// The step's name in a model file and in `inspect`.
-    pub const NAME: &'static str = "lowercase";
+    pub(crate) const NAME: &'static str = "lowercase";
 
     /// The lowercase form of `token`: `token` itself when it has nothing to lowercase
     /// (ASCII without capitals), else written into `scratch`.
-    pub fn apply<'a>(&self, token: &'a str, scratch: &'a mut String) -> &'a str {
+    pub(crate) fn apply<'a>(&self, token: &'a str, scratch: &'a mut String) -> &'a str {
         if token.is_ascii() && !token.bytes().any(|b| b.is_ascii_uppercase()) {
             return token;
         }

@@ -24,7 +24,7 @@ pub struct Ngrams {
 
 impl Ngrams {
     /// The step's name in a model file and in `inspect`, before its `(N)`.
-    pub const NAME: &'static str = "ngrams";
+    pub(crate) const NAME: &'static str = "ngrams";
     /// The longest n-grams an analyzer makes: beyond that, nearly every n-gram is seen
     /// once, and a document's features grow with N.
     pub const MAX: u8 = 8;
@@ -45,7 +45,7 @@ impl Ngrams {
     /// Tokens of one field of `text` as `words` gives them, each followed by the n-grams
     /// that end with it, shortest first; every one is written after `prefix` (empty for
     /// the body, `subject:` for a header field).
-    pub fn field(&self, words: Words, text: &str, prefix: &str, sink: &mut dyn FnMut(&str)) {
+    pub(crate) fn field(&self, words: Words, text: &str, prefix: &str, sink: &mut dyn FnMut(&str)) {
         let n = usize::from(self.n);
         // The last tokens joined by spaces, and where each starts in `window`.
         let mut window = String::new();

@@ -14,12 +14,12 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(into = "String", try_from = "String")]
 pub enum Step {
-    /// Split text into UAX #29 words ([`Words`]); a tokenizer, first.
+    /// Split text into UAX #29 words (`Words`); a tokenizer, first.
     Words,
     /// Every run of N characters of each field ([`CharGrams`]), N = 2 to
     /// [`CharGrams::MAX`]; a tokenizer, first or right after `words`; stored as `chars(N)`.
     Chars(u8),
-    /// Lowercase every token ([`Lowercase`]).
+    /// Lowercase every token (`Lowercase`).
     Lowercase,
     /// Add the n-grams of 2 to N adjacent tokens of a field ([`Ngrams`]), N = 2 to
     /// [`Ngrams::MAX`]; stored as `ngrams(N)`.
@@ -46,7 +46,8 @@ pub enum Stage {
 
 impl Step {
     /// The stored form of every step this build knows, for messages.
-    pub const KNOWN: [&'static str; 5] = ["words", "chars(N)", "lowercase", "ngrams(N)", "hash(B)"];
+    pub(crate) const KNOWN: [&'static str; 5] =
+        ["words", "chars(N)", "lowercase", "ngrams(N)", "hash(B)"];
 
     /// The step's name, as stored in a model file before its parameter (`ngrams` of
     /// `ngrams(2)`).
@@ -61,7 +62,7 @@ impl Step {
     }
 
     /// The step's stage.
-    pub fn stage(self) -> Stage {
+    pub(crate) fn stage(self) -> Stage {
         match self {
             Step::Words | Step::Chars(_) => Stage::Tokenizer,
             Step::Lowercase => Stage::Filter,
@@ -71,7 +72,7 @@ impl Step {
     }
 
     /// Checks the step's parameter, if it has one; the error is a sentence.
-    pub fn check(self) -> Result<(), String> {
+    pub(crate) fn check(self) -> Result<(), String> {
         match self {
             Step::Words | Step::Lowercase => Ok(()),
             Step::Ngrams(n) => Ngrams::new(n).map(drop),
@@ -82,7 +83,7 @@ impl Step {
 
     /// The step stored as `name` (`words`, `ngrams(2)`, …), or a sentence saying that this
     /// build knows no such step or that its parameter is out of range.
-    pub fn from_name(name: &str) -> Result<Step, String> {
+    pub(crate) fn from_name(name: &str) -> Result<Step, String> {
         let unknown = || {
             format!(
                 "unknown analyzer step {name:?} (this build knows {})",
@@ -114,7 +115,7 @@ impl Step {
 }
 
 impl fmt::Display for Step {
-    /// The stored form of the step, as [`Step::from_name`] reads it back: its name, and
+    /// The stored form of the step, as `Step::from_name` reads it back: its name, and
     /// its parameter in parentheses (`ngrams(2)`, `hash(18)`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())?;

@@ -25,7 +25,7 @@ impl Default for Words {
 
 impl Words {
     /// The step's name in a model file and in `inspect`.
-    pub const NAME: &'static str = "words";
+    pub(crate) const NAME: &'static str = "words";
 
     /// The reference path: `unicode_words`, then lowercasing. Used for non-ASCII text.
     pub fn tokens_unicode(&self, text: &str, sink: &mut dyn FnMut(&str)) {

@@ -41,7 +41,7 @@ pub fn vectorize_training(
 /// give every input the same score. A vocabulary pruned to nothing is refused earlier
 /// ([`check_vocabulary`]); this catches hashed ids that no token reached and SVMlight
 /// lines that are a label alone.
-pub fn check_rows(nnz: usize, n: usize, what: &str, inputs: &[String]) -> Result<()> {
+pub(crate) fn check_rows(nnz: usize, n: usize, what: &str, inputs: &[String]) -> Result<()> {
     if nnz > 0 {
         return Ok(());
     }

@@ -15,7 +15,7 @@ pub struct VocabConfig {
     /// From this many documents on, a word must be in at least two of them (`min_df` is
     /// raised to 2): in a large corpus a word of one document is mostly a name, a number
     /// or a typo that no other document shares, while in a small one it may be all the
-    /// evidence there is. `None`: `min_df` alone. Default: [`Self::SINGLETONS_FROM`].
+    /// evidence there is. `None`: `min_df` alone. Default: `Self::SINGLETONS_FROM`.
     pub singletons_from: Option<u64>,
 }
 
@@ -33,7 +33,7 @@ impl VocabConfig {
     /// The corpus size from which words of one document are dropped by default: 1,000
     /// documents. Chosen on validation parts of Reuters-21578's training documents and
     /// on seeded splits of SpamAssassin and the SMS collection (docs/ACCURACY.md).
-    pub const SINGLETONS_FROM: u64 = 1000;
+    pub(crate) const SINGLETONS_FROM: u64 = 1000;
 
     /// Every word kept: no floor, no cap, whatever the corpus's size.
     pub fn every_word() -> Self {
@@ -55,7 +55,7 @@ impl VocabConfig {
     }
 
     /// The document frequency a word needs among `documents` documents.
-    pub fn min_df_for(&self, documents: u64) -> u32 {
+    pub(crate) fn min_df_for(&self, documents: u64) -> u32 {
         match self.singletons_from {
             Some(n) if documents >= n => self.min_df.max(2),
             _ => self.min_df,

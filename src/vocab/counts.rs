@@ -22,7 +22,7 @@ pub struct DfCounts {
 
 impl DfCounts {
     /// Empty counts, per word (`None`) or per id of `hashing`.
-    pub fn new(hashing: Option<Hashing>) -> DfCounts {
+    pub(crate) fn new(hashing: Option<Hashing>) -> DfCounts {
         DfCounts {
             hashing,
             ..Default::default()
@@ -37,7 +37,7 @@ impl DfCounts {
 
     /// Counts `word` (or its hashed id) once per document however often it occurs.
     #[inline]
-    pub fn add(&mut self, word: &str) {
+    pub(crate) fn add(&mut self, word: &str) {
         let doc = self.doc;
         if let Some(h) = self.hashing {
             let e = self.ids.entry(h.id(word)).or_insert((0, 0));
@@ -76,22 +76,6 @@ impl DfCounts {
         big.hashing = big.hashing.or(small.hashing);
         big.docs += small.docs;
         big
-    }
-
-    /// Number of documents counted.
-    pub fn documents(&self) -> u64 {
-        self.docs
-    }
-
-    /// Each word (per-word counts) with its document frequency, in no order: what a
-    /// process hands in to the cluster's vocabulary.
-    pub fn word_df(&self) -> impl Iterator<Item = (&str, u32)> {
-        self.map.iter().map(|(w, &(df, _))| (&**w, df))
-    }
-
-    /// Each hashed id (hashed counts) with its document frequency, in no order.
-    pub fn id_df(&self) -> impl Iterator<Item = (u32, u32)> {
-        self.ids.iter().map(|(&j, &(df, _))| (j, df))
     }
 
     /// Counts made elsewhere: document frequencies per word (`hashing` `None`) or per

@@ -3,7 +3,7 @@
 //! document frequency of every id and no words kept.
 //!
 //! Counting runs in parallel: each thread counts document frequencies into its own map
-//! ([`DfCounts`]) and the partial counts are merged. Ids are assigned in a deterministic
+//! (`DfCounts`) and the partial counts are merged. Ids are assigned in a deterministic
 //! order (document frequency descending, then the word), so the result never depends on
 //! how work was split between threads.
 //!
@@ -20,7 +20,7 @@ mod counts;
 mod table;
 
 pub use config::VocabConfig;
-pub use counts::DfCounts;
+pub(crate) use counts::DfCounts;
 pub(crate) use table::{WordTable, key};
 
 use crate::Result;
@@ -104,7 +104,7 @@ impl From<Vocabulary> for VocabRepr {
 impl Vocabulary {
     /// Builds the vocabulary from merged counts, pruned by `config`; counts per hashed id
     /// give the hashed vocabulary, every id kept (`config` does not apply).
-    pub fn from_counts(counts: DfCounts, config: &VocabConfig) -> Vocabulary {
+    pub(crate) fn from_counts(counts: DfCounts, config: &VocabConfig) -> Vocabulary {
         if let Some(h) = counts.hashing {
             let mut df = vec![0; h.ids()];
             for (j, (n, _)) in counts.ids {
@@ -182,7 +182,7 @@ impl Vocabulary {
 
     /// The hashed space of `hashing` before any document: 2^B ids, each of document
     /// frequency 0 (a model that learns from nothing, one message at a time).
-    pub fn hashed(hashing: Hashing) -> Vocabulary {
+    pub(crate) fn hashed(hashing: Hashing) -> Vocabulary {
         Vocabulary::from_hashed_df(hashing, vec![0; hashing.ids()], 0)
     }
 
@@ -217,7 +217,7 @@ impl Vocabulary {
     }
 
     /// The word index itself, for hot loops that precompute keys (empty when hashed).
-    pub fn table(&self) -> &WordTable {
+    pub(crate) fn table(&self) -> &WordTable {
         &self.table
     }
 
@@ -284,7 +284,10 @@ impl Vocabulary {
     /// document frequency of each of its words and appends unseen words with the next
     /// ids (so existing ids never change; a hashed space has an id for every word
     /// already). Returns its ids, sorted and unique.
-    pub fn add_document<'a>(&mut self, words: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
+    pub(crate) fn add_document<'a>(
+        &mut self,
+        words: impl IntoIterator<Item = &'a str>,
+    ) -> Vec<u32> {
         let hashing = self.hashing;
         let mut ids: Vec<u32> = words
             .into_iter()

@@ -16,7 +16,7 @@ struct Slot {
 
 /// A word's precomputed key: its first 8 bytes and its hash.
 #[derive(Debug, Clone, Copy)]
-pub struct Key {
+pub(crate) struct Key {
     head: u64,
     hash: u64,
 }
@@ -46,7 +46,7 @@ fn head_of(b: &[u8]) -> u64 {
 /// The key of `word`: a multiply-rotate hash over 8-byte chunks (fast, and good enough for
 /// words; the table is not exposed to adversarial keys that matter).
 #[inline]
-pub fn key(word: &str) -> Key {
+pub(crate) fn key(word: &str) -> Key {
     let b = word.as_bytes();
     let head = head_of(b);
     let mut h = (head ^ (b.len() as u64).wrapping_mul(K)).wrapping_mul(K);
@@ -72,7 +72,7 @@ fn tail_eq(a: &[u8], b: &[u8]) -> bool {
 
 /// Word ↔ dense id, insertion-ordered.
 #[derive(Debug, Clone, Default)]
-pub struct WordTable {
+pub(crate) struct WordTable {
     /// Open addressing with linear probing, at most half full; `id == EMPTY` marks a
     /// free slot. One cache line answers most lookups.
     slots: Vec<Slot>,
@@ -89,7 +89,7 @@ const FREE: Slot = Slot {
 
 impl WordTable {
     /// An empty table with room for `n` words.
-    pub fn with_capacity(n: usize) -> Self {
+    pub(crate) fn with_capacity(n: usize) -> Self {
         let mut t = WordTable {
             slots: Vec::new(),
             arena: Vec::new(),
@@ -101,18 +101,13 @@ impl WordTable {
 
     /// Number of words.
     #[inline]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.ends.len()
-    }
-
-    /// Whether the table is empty.
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
     }
 
     /// The word with id `id`.
     #[inline]
-    pub fn word(&self, id: u32) -> &str {
+    pub(crate) fn word(&self, id: u32) -> &str {
         let id = id as usize;
         let start = if id == 0 {
             0
@@ -175,7 +170,7 @@ impl WordTable {
 
     /// The id of `word`.
     #[inline]
-    pub fn get(&self, word: &str) -> Option<u32> {
+    pub(crate) fn get(&self, word: &str) -> Option<u32> {
         self.get_key(word, key(word))
     }
 
@@ -204,12 +199,12 @@ impl WordTable {
     }
 
     /// The id of `word`, inserting it when absent.
-    pub fn insert(&mut self, word: &str) -> u32 {
+    pub(crate) fn insert(&mut self, word: &str) -> u32 {
         self.insert_key(word, key(word)).0
     }
 
     /// Every word in id order.
-    pub fn words(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn words(&self) -> impl Iterator<Item = &str> {
         (0..self.len() as u32).map(|i| self.word(i))
     }
 }

@@ -82,7 +82,7 @@ const LONGEST_PAUSE: Duration = Duration::from_secs(1);
 /// wait for the real peer goes on; a join this process makes that fails short of the key
 /// (refused, reset, closed, unanswered) is tried again until the timeout. Failed joins are
 /// logged on standard error at most `NOTES_PER_SECOND` lines a second.
-pub fn connect(
+pub(crate) fn connect(
     addresses: &[String],
     me: usize,
     timeout: Duration,

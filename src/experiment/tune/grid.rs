@@ -21,7 +21,7 @@ pub enum Constant {
 
 impl Constant {
     /// The constant as the command line spells it (`--pa-c 0.1`).
-    pub fn flag(&self) -> String {
+    pub(crate) fn flag(&self) -> String {
         match self {
             Constant::C(c) => format!("--pa-c {c}"),
             Constant::Epochs(e) => format!("--epochs {e}"),
@@ -30,7 +30,7 @@ impl Constant {
     }
 
     /// The constant as a learner setting.
-    pub fn setting(&self) -> Setting {
+    pub(crate) fn setting(&self) -> Setting {
         match *self {
             Constant::C(c) => Setting::C(c),
             Constant::Epochs(e) => Setting::Epochs(e),
@@ -49,7 +49,7 @@ impl Constant {
     }
 
     /// Sets the constant in `learner` (learners that do not have it are left as they are).
-    pub fn apply(&self, learner: &mut AnyLearner) {
+    pub(crate) fn apply(&self, learner: &mut AnyLearner) {
         // A grid constant is a value every learner that takes it accepts.
         let _ = learner.set_where_taken(self.setting());
     }

@@ -120,7 +120,7 @@ pub struct TuneProgress {
 impl<'p> TuneRun<'p> {
     /// A run of `total` points on `target`'s rows: the seeded stratified folds are made
     /// here, so every point sees the same ones.
-    pub fn new(
+    pub(crate) fn new(
         target: Target<'_>,
         total: usize,
         opt: TuneOptions,
@@ -146,11 +146,6 @@ impl<'p> TuneRun<'p> {
         })
     }
 
-    /// The folds every point is scored on.
-    pub fn splits(&self) -> &[Split] {
-        &self.splits
-    }
-
     fn spent(&self) -> bool {
         self.done > 0 && self.opt.budget.is_some_and(|b| self.start.elapsed() >= b)
     }
@@ -172,7 +167,7 @@ impl<'p> TuneRun<'p> {
     /// Evaluates the points `(row index, point)` on rows `x` (stored; each point's
     /// geometry is fitted on them), in batches, until the budget is spent; the rest are
     /// marked skipped.
-    pub fn evaluate<X: SparseRows>(
+    pub(crate) fn evaluate<X: SparseRows>(
         &mut self,
         x: &X,
         target: Target<'_>,
@@ -243,7 +238,7 @@ impl<'p> TuneRun<'p> {
 
     /// The table: every row (a point never evaluated counts as skipped) and the best
     /// mean (ties: the earlier row).
-    pub fn finish(self, points: &[GridPoint]) -> Result<TuneTable> {
+    pub(crate) fn finish(self, points: &[GridPoint]) -> Result<TuneTable> {
         let rows: Vec<TuneRow> = self
             .rows
             .into_iter()

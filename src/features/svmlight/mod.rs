@@ -252,8 +252,9 @@ pub fn feature_name(id: u32) -> String {
 }
 
 impl Rows {
+    #[cfg(test)]
     /// Rows `idx`, in that order (for splits and folds).
-    pub fn select(&self, idx: &[usize]) -> Rows {
+    pub(crate) fn select(&self, idx: &[usize]) -> Rows {
         match self {
             Rows::Binary(m) => Rows::Binary(crate::features::select_rows(m, idx)),
             Rows::Real(m) => {
@@ -285,7 +286,7 @@ impl Rows {
     }
 
     /// The number of features (columns).
-    pub fn n_cols(&self) -> usize {
+    pub(crate) fn n_cols(&self) -> usize {
         match self {
             Rows::Binary(m) => m.cols(),
             Rows::Real(m) => m.cols(),

@@ -78,7 +78,7 @@ impl FieldGroup {
     ];
 
     /// The groups whose words the default rules keep: all but routing.
-    pub const DEFAULT: [FieldGroup; 4] = [
+    pub(crate) const DEFAULT: [FieldGroup; 4] = [
         FieldGroup::Sender,
         FieldGroup::Recipients,
         FieldGroup::Subject,
@@ -113,8 +113,9 @@ impl FieldGroup {
         }
     }
 
+    #[cfg(any(feature = "mail", test))]
     /// The group of field `name` (lowercase).
-    pub fn of(name: &str) -> FieldGroup {
+    pub(crate) fn of(name: &str) -> FieldGroup {
         FieldGroup::ALL
             .into_iter()
             .find(|g| g.fields().contains(&name))

@@ -127,7 +127,7 @@ pub fn parse_message(
 }
 
 /// Drops a leading mbox envelope line (`From ` + anything; a header would be `From:`).
-pub fn strip_envelope(raw: &[u8]) -> &[u8] {
+pub(crate) fn strip_envelope(raw: &[u8]) -> &[u8] {
     if raw.starts_with(b"From ") {
         match raw.iter().position(|&b| b == b'\n') {
             Some(i) => &raw[i + 1..],

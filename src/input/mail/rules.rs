@@ -27,7 +27,7 @@ pub struct MailRules {
     pub max_body_bytes: u32,
     /// How deep attached messages (`message/rfc822` parts) are followed for body text.
     pub max_depth: u8,
-    /// The tag families added, in the order listed by [`TagFamily::ALL`].
+    /// The tag families added, in the order listed by `TagFamily::ALL`.
     pub tags: Vec<TagFamily>,
     /// Whether the routing fields ([`FieldGroup::Routing`]) give their `hdr:NAME` tags,
     /// and the `Received` fields their count (`mail:received=N`), while their words are
@@ -73,7 +73,7 @@ impl From<RulesBeforeSwitches> for MailRules {
 
 impl Default for MailRules {
     /// Words from every header field but the dates and the routing fields
-    /// ([`FieldGroup::DEFAULT`]), every tag family.
+    /// (`FieldGroup::DEFAULT`), every tag family.
     fn default() -> Self {
         MailRules::with_groups(&FieldGroup::DEFAULT)
     }
@@ -121,14 +121,16 @@ impl MailRules {
                 .is_none_or(|only| only.iter().any(|f| f == name))
     }
 
+    #[cfg(any(feature = "mail", test))]
     /// Whether tags of `family` are added.
-    pub fn tags(&self, family: TagFamily) -> bool {
+    pub(crate) fn tags(&self, family: TagFamily) -> bool {
         self.tags.contains(&family)
     }
 
+    #[cfg(feature = "mail")]
     /// Whether field `name` (lowercase) gives its `hdr:NAME` tag: every field present,
     /// but a routing field whose words are left out unless [`MailRules::routing_tags`].
-    pub fn tags_field(&self, name: &str) -> bool {
+    pub(crate) fn tags_field(&self, name: &str) -> bool {
         self.tags(TagFamily::Headers)
             && (self.routing_tags
                 || self.keeps_field(name)
@@ -159,7 +161,7 @@ pub enum TagFamily {
 
 impl TagFamily {
     /// Every family, in order.
-    pub const ALL: [TagFamily; 6] = [
+    pub(crate) const ALL: [TagFamily; 6] = [
         TagFamily::Headers,
         TagFamily::Domains,
         TagFamily::Subject,
@@ -169,7 +171,7 @@ impl TagFamily {
     ];
 
     /// The family's short name, as `inspect` shows it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             TagFamily::Headers => "headers",
             TagFamily::Domains => "domains",
