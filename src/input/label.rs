@@ -18,7 +18,7 @@
 /// assert!(label_problem("  ").is_some());
 /// assert!(label_problem("a\tb").is_some());
 /// ```
-pub(crate) fn label_problem(label: &str) -> Option<String> {
+pub fn label_problem(label: &str) -> Option<String> {
     if label.is_empty() {
         return Some("the label is empty: a labelled document needs a class name".into());
     }

@@ -20,7 +20,7 @@ pub(crate) use decode::decode_lines;
 pub use decode::decode_text;
 pub use dirs::read_dirs;
 pub use jsonl::{parse_jsonl, read_jsonl};
-pub(crate) use label::label_problem;
+pub use label::label_problem;
 pub use reuters::{Split, parse_reuters, read_reuters};
 pub use share::Share;
 pub use stream::DocStream;
