@@ -9,8 +9,8 @@
 //! `experiment::stratified_holdout` splits them, each option set (a named builder of
 //! `TrainConfig::default()`, or `TrainConfig::spam_filter()` for mail: `default`,
 //! `averaged-perceptron`, `pa`, `logistic`, `perceptron`, any `--learner NAME`, any
-//! `--set SPEC`) is fitted by a `pipeline::TrainingJob` shuffling with the split's seed,
-//! and scored by `pipeline::evaluate_decisions` with `eval::SpamMetrics` (Reuters:
+//! `--set SPEC`) is fitted by a `training::TrainingJob` shuffling with the split's seed,
+//! and scored by `training::evaluate_decisions` with `eval::SpamMetrics` (Reuters:
 //! `evaluate_multilabel`). Two-class accuracy is taken where the peers decide, P > 0.5:
 //! a mail filter's calibrated P(spam) > 0.5 (as `train --threshold 0` trains it), a text
 //! model's default; the ham false-positive rate and the spam recall at the set's own
@@ -36,7 +36,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, ValueEnum};
 use rosenblatt::input::{self, Document, Format, mail};
 use rosenblatt::learn::Check;
-use rosenblatt::pipeline::{TrainingJob, evaluate_decisions, evaluate_multilabel};
+use rosenblatt::training::{TrainingJob, evaluate_decisions, evaluate_multilabel};
 use rosenblatt::training::{class_indices, classes_of};
 use rosenblatt::{TrainConfig, experiment::stratified_holdout};
 use std::hash::{DefaultHasher, Hash, Hasher};

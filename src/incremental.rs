@@ -30,6 +30,8 @@ use hashbrown::HashSet;
 
 mod empty;
 mod rows;
+#[cfg(feature = "mail")]
+pub mod trec;
 pub use empty::{empty_model, empty_rows_model};
 pub use rows::learn_rows;
 

@@ -14,8 +14,9 @@
 //! A [`model::Model`] bundles the analyzer configuration, the vocabulary and the
 //! classifier, so that classification tokenizes exactly as training did. Above the
 //! stages, [`experiment`] measures a learner on rows it was not fitted on (seeded
-//! holdout, k-fold cross-validation over views of one matrix), and [`pipeline`] chains
-//! everything for documents (training, evaluation, the TREC online run).
+//! holdout, k-fold cross-validation over views of one matrix), [`training`] is the one
+//! place a fresh model is made (one process, worker threads or a cluster), and
+//! [`incremental`] changes a saved filter one message at a time (the TREC online run).
 //!
 //! The front door: train on labelled documents, classify strings, save and load.
 //!
@@ -58,7 +59,6 @@ pub mod incremental;
 pub mod input;
 pub mod learn;
 pub mod model;
-pub mod pipeline;
 #[cfg(feature = "store")]
 pub mod store;
 pub mod text;

@@ -3,7 +3,7 @@
 //!
 //! `eval` only measures; it never fits or changes a model. Splitting data and
 //! cross-validating belong to the experiment layer above it, and the TREC online run,
-//! which learns as it goes, to the pipeline.
+//! which learns as it goes, to `incremental::trec`.
 
 mod curve;
 mod loss;

@@ -65,7 +65,7 @@ fn same_in_both_forms(mut model: Model) {
     let probe: Vec<Document> = probe.collect();
     let check = |store: &Store, model: &Model| {
         let snap = store.snapshot().unwrap();
-        let whole = model.decide_rows(&crate::pipeline::vectorize_for(model, &probe).matrix);
+        let whole = model.decide_rows(&crate::training::vectorize_for(model, &probe).matrix);
         for (d, w) in probe.iter().zip(whole) {
             let s = snap.decide(d).unwrap();
             assert_eq!(
@@ -292,7 +292,7 @@ fn a_reader_that_unmaps_the_store_as_it_goes_decides_as_the_model() {
     assert!(snap.resident.found(), "the map was not found");
     let probe = Document::new("p", text[..900].join(" ") + " lunch noon", None);
     let whole = model
-        .decide_rows(&crate::pipeline::vectorize_for(&model, std::slice::from_ref(&probe)).matrix)
+        .decide_rows(&crate::training::vectorize_for(&model, std::slice::from_ref(&probe)).matrix)
         [0];
     for _ in 0..2 {
         let d = snap.decide(&probe).unwrap();

@@ -5,7 +5,7 @@
 //! calibration and the threshold its decision probability stands for here; the parts are
 //! checked once, by [`Model::new`], and nothing is set on the model afterwards.
 //!
-//! One process's training (`pipeline::train`, `pipeline::fit_rows`, the multi-label
+//! One process's training (`training::train`, `training::fit_rows`, the multi-label
 //! path, the training job) and training over processes (`distributed`) both end here.
 
 use super::TrainConfig;

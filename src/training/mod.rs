@@ -1,142 +1,46 @@
-//! What every way of training shares, below the ways themselves (one process, worker
-//! threads, processes joined over the network): the configuration, the classes and
-//! labels of a corpus, and the training vocabulary with its rows.
+//! The one place a fresh model is made. Every way of training — one process
+//! ([`train`], [`fit_rows`], [`train_multilabel`], [`Model::fit`](crate::Model::fit)),
+//! worker threads (parameter mixing), processes joined over the network
+//! ([`TrainingJob::run_cluster`]) — checks its corpus here (classes, labels, the training
+//! vocabulary), fits a predictor, and hands it with the vocabulary, the geometry and the
+//! classes to one assembly step that makes the [`Model`](crate::Model), checked once.
+//! [`TrainingJob`] is the job the command line runs: a held-out part, tuning,
+//! cross-validation, the fit and its evaluation.
 
 pub(crate) mod assemble;
+#[cfg(feature = "cluster")]
+mod cluster;
 mod config;
+mod corpus;
+mod fit;
+mod job;
 mod labels;
+mod mixed;
+mod multilabel;
+#[cfg(feature = "cluster")]
+mod rounds;
+mod train;
+mod tune;
 
+#[cfg(feature = "cluster")]
+pub(crate) use cluster::train_documents;
 pub use config::{TrainConfig, training_metadata};
+pub(crate) use corpus::check_rows;
+pub use corpus::{check_vocabulary, check_width, fit_vocab, vectorize_training};
+pub use job::{Holdout, Outcome, Stage, TrainingJob, Tuning};
 pub use labels::{
     binary_labels, class_indices, classes_from, classes_of, label_indices, label_sets,
 };
-
-use crate::features::Weighting;
-use crate::features::{BinaryMatrix, StreamVectorizer, count_df};
-use crate::input::Document;
-use crate::learn::AnyLearner;
-use crate::model::MAX_MODEL_BYTES;
-use crate::text::Analyzer;
-use crate::vocab::{VocabConfig, Vocabulary};
-use crate::{Error, Result};
-
-/// Builds the vocabulary of `docs`.
-pub fn fit_vocab(analyzer: &Analyzer, config: &VocabConfig, docs: &[Document]) -> Vocabulary {
-    Vocabulary::from_counts(count_df(analyzer, docs), config)
-}
-
-/// Builds the vocabulary of training documents and their rows in one tokenizing pass.
-pub fn vectorize_training(
-    analyzer: &Analyzer,
-    config: &VocabConfig,
-    docs: &[Document],
-) -> (Vocabulary, BinaryMatrix) {
-    let mut s = StreamVectorizer::new(analyzer.clone());
-    s.push(docs);
-    s.finish(config)
-}
-
-/// Refuses training rows without a single feature (`nnz` nonzeros over `n` rows, from
-/// `inputs`; `what` names the rows, e.g. "documents"): every row empty, a model would
-/// give every input the same score. A vocabulary pruned to nothing is refused earlier
-/// ([`check_vocabulary`]); this catches hashed ids that no token reached and SVMlight
-/// lines that are a label alone.
-pub(crate) fn check_rows(nnz: usize, n: usize, what: &str, inputs: &[String]) -> Result<()> {
-    if nnz > 0 {
-        return Ok(());
-    }
-    let from = match inputs {
-        [] => String::new(),
-        _ => format!("{}: ", inputs.join(" ")),
-    };
-    Err(Error::Data(format!(
-        "{from}none of the {n} training {what} has a feature: there is nothing to learn \
-         from (every input would get the same score)"
-    )))
-}
-
-/// Refuses a feature space too wide for a model: the vectors of 4 bytes per feature that
-/// training under `cfg` keeps — the learner's weights (one vector for two classes, one per
-/// class otherwise; none for the kernel perceptron, whose model keeps support vectors) and
-/// the idf weights — must fit in a model file ([`MAX_MODEL_BYTES`]), or the model could be
-/// neither saved whole nor loaded. Checked before anything is sized by the width, so a
-/// stray SVMlight id of 2^32 − 1 is a sentence, not an allocation of 17 GB.
-pub fn check_width(n_features: usize, classes: usize, cfg: &TrainConfig) -> Result<()> {
-    let learner = match *cfg.learner {
-        AnyLearner::KernelPerceptron(_) => 0,
-        _ if classes <= 2 => 1,
-        _ => classes,
-    };
-    let idf = usize::from(cfg.geometry.weighting == Weighting::Idf);
-    let vectors = learner + idf;
-    let bytes = (n_features as u128) * 4 * vectors as u128;
-    if bytes <= u128::from(MAX_MODEL_BYTES) {
-        return Ok(());
-    }
-    let per = match (learner, idf) {
-        (0, _) => "the idf weights".to_string(),
-        (1, 0) => "one weight vector".to_string(),
-        (1, _) => "one weight vector and the idf weights".to_string(),
-        (k, 0) => format!("{k} weight vectors (one per class)"),
-        (k, _) => format!("{k} weight vectors (one per class) and the idf weights"),
-    };
-    Err(Error::Data(format!(
-        "{n_features} features take {per} of 4 bytes per feature, {:.1} GB: more than a \
-         model file can hold ({MAX_MODEL_BYTES} bytes, 4 GiB)",
-        bytes as f64 / 1e9
-    )))
-}
-
-/// Refuses a training vocabulary that pruning left empty: a model over no words would
-/// give every document the same score.
-pub fn check_vocabulary(vocab: &Vocabulary, config: &VocabConfig, docs: usize) -> Result<()> {
-    if vocab.is_empty() {
-        return Err(Error::Data(format!(
-            "no word is left in the vocabulary: pruning to words in at least {} of the {docs} \
-             documents{} removed them all",
-            config.min_df_for(docs as u64),
-            config
-                .max_features
-                .map(|m| format!(" (and to at most {m} words)"))
-                .unwrap_or_default()
-        )));
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::learn::Check;
-
-    #[test]
-    fn a_feature_space_wider_than_a_model_file_is_a_sentence() {
-        let binary = TrainConfig {
-            geometry: crate::features::GeometrySpec::default(),
-            ..TrainConfig::default()
-        };
-        assert_eq!(binary.geometry.weighting, Weighting::Binary);
-        assert!(check_width(1 << 24, 2, &binary).is_ok());
-        assert!(check_width(1 << 28, 4, &binary).is_ok());
-        let e = check_width(u32::MAX as usize, 2, &binary)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("4294967295 features take one weight vector of") && e.contains("17.2 GB"),
-            "{e}"
-        );
-        let e = check_width(1 << 28, 5, &binary).unwrap_err().to_string();
-        assert!(e.contains("5 weight vectors (one per class)"), "{e}");
-        let e = check_width(1 << 28, 4, &TrainConfig::default()).unwrap_err();
-        assert!(e.to_string().contains("and the idf weights"), "{e}");
-        // The kernel perceptron keeps support vectors, not a weight per feature.
-        let kernel = TrainConfig {
-            learner: AnyLearner::from_name("kernel-perceptron")
-                .unwrap()
-                .check()
-                .unwrap(),
-            ..binary
-        };
-        assert!(check_width(u32::MAX as usize, 2, &kernel).is_ok());
-    }
-}
+pub use mixed::{fit_classes_mixed, fit_label_sets_mixed};
+pub use multilabel::{
+    LabelSets, LabelledRows, decide_labels, evaluate_label_sets, evaluate_multilabel,
+    fit_label_sets, is_multilabel, label_set_metrics, labels_and_probabilities, train_multilabel,
+};
+#[cfg(feature = "cluster")]
+pub use rounds::{Round, Shard, shards, train_mixed};
+pub use train::{
+    Evaluated, Trained, cross_validate_documents, cross_validate_rows, evaluate_decisions,
+    fit_rows, train, vectorize_for,
+};
+pub(crate) use train::{TextFit, fit_documents, fit_parts};
+pub use tune::{config_of, tune, tune_training_rows};

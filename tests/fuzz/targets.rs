@@ -7,8 +7,8 @@ use rosenblatt::features::svmlight::parse_svmlight;
 use rosenblatt::input::mail::{MailRules, MboxReader, read_message_bytes};
 use rosenblatt::input::{Corpus, Document, parse_jsonl, parse_reuters, parse_tsv};
 use rosenblatt::model::{MAGIC, Model};
-use rosenblatt::pipeline::{decide, vectorize_for};
 use rosenblatt::text::{Analyzer, Source};
+use rosenblatt::training::vectorize_for;
 use std::path::Path;
 
 /// Tokenizes every document as `train` would, so the text a reader produced is used.
@@ -108,7 +108,7 @@ fn score_model(data: &[u8]) {
     let text: Vec<&str> = (0..n).map(|id| m.vocab().word(id)).collect();
     let doc = Document::new("d", text.join(" "), None);
     let x = vectorize_for(&m, &[doc]).matrix;
-    let _ = decide(&m, &x);
+    let _ = m.decide_rows(&x);
     let _ = m.to_bytes();
 }
 

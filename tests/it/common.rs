@@ -13,7 +13,7 @@ pub fn classify_gives_the_training_scores(
     model: &Path,
     m: &rosenblatt::model::Model,
 ) -> (Vec<rosenblatt::input::Document>, String) {
-    use rosenblatt::pipeline;
+    use rosenblatt::training;
     use rosenblatt::training::TrainConfig;
     let corpus = rosenblatt::input::read_dirs(&data("tiny")).unwrap();
     // (`train` with no learner flags is the library's default configuration.)
@@ -21,9 +21,11 @@ pub fn classify_gives_the_training_scores(
         analyzer: m.analyzer().clone(),
         ..TrainConfig::default()
     };
-    let t = pipeline::train(&corpus.docs, &cfg, vec![]).unwrap();
+    let t = training::train(&corpus.docs, &cfg, vec![]).unwrap();
     assert_eq!(t.model.predictor(), m.predictor());
-    let trained: Vec<f32> = pipeline::decide(&t.model, &t.matrix)
+    let trained: Vec<f32> = t
+        .model
+        .decide_rows(&t.matrix)
         .iter()
         .map(|d| d.score)
         .collect();

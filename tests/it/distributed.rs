@@ -2,10 +2,11 @@
 //! shards (to float rounding), for every mixing learner, two- and many-problem; with one
 //! worker it is the lone learner.
 
-use rosenblatt::distributed::{Cluster, shards, train_mixed};
+use rosenblatt::distributed::Cluster;
 use rosenblatt::features::{RealMatrix, real_from_dense};
 use rosenblatt::learn::mixing::fit_mixed;
 use rosenblatt::learn::{AnyLearner, Check, Label, Learner, LinearModel};
+use rosenblatt::training::{shards, train_mixed};
 
 /// 120 rows of 30 features from a seeded generator; three problems: the sign of a fixed
 /// linear score with some noise, and two others on other feature pairs.

@@ -9,7 +9,7 @@ use rosenblatt::features::{
     BinaryMatrix, MatrixBuilder, RowSubset, SparseRows, real_from_dense, select_rows,
 };
 use rosenblatt::learn::{AnyLearner, AveragedPerceptron, Perceptron};
-use rosenblatt::pipeline;
+use rosenblatt::training;
 use rosenblatt::training::TrainConfig;
 
 /// Every learner, with its defaults.
@@ -162,7 +162,7 @@ fn train_cv_reports_the_library_cross_validation_of_the_documents() {
         threshold: None,
     };
     let splits = kfold(docs.len(), 4, 3).unwrap();
-    let lib: Vec<f64> = pipeline::cross_validate(&docs, &cfg, &splits)
+    let lib: Vec<f64> = training::cross_validate_documents(&docs, &cfg, &splits)
         .unwrap()
         .iter()
         .map(|m| m.accuracy())
@@ -221,6 +221,6 @@ fn svmlight_cv_and_holdout_run_on_views_of_the_rows() {
         threshold: None,
     };
     let lib =
-        pipeline::cross_validate_rows(x, &idx, &classes, &cfg, &kfold(40, 5, 42).unwrap()).unwrap();
+        training::cross_validate_rows(x, &idx, &classes, &cfg, &kfold(40, 5, 42).unwrap()).unwrap();
     assert_eq!(lib.iter().map(|m| m.accuracy()).collect::<Vec<_>>(), folds);
 }

@@ -29,8 +29,8 @@
 use crate::common::{bin, data, stdout_of};
 use rosenblatt::input::Document;
 use rosenblatt::model::{FORMAT_VERSION, Model};
-use rosenblatt::pipeline;
 use rosenblatt::text::{Analyzer, Source, Step};
+use rosenblatt::training;
 use rosenblatt::training::TrainConfig;
 use std::path::Path;
 
@@ -62,8 +62,8 @@ pub(crate) fn golden() -> Model {
 /// Score of `text` (a plain-text document) under `model`.
 fn score(model: &Model, text: &str) -> f32 {
     let docs = [Document::new("q", text, None)];
-    let x = pipeline::vectorize_for(model, &docs).matrix;
-    pipeline::decide(model, &x)[0].score
+    let x = training::vectorize_for(model, &docs).matrix;
+    model.decide_rows(&x)[0].score
 }
 
 #[test]
@@ -135,7 +135,7 @@ fn training_today_gives_the_golden_model() {
         workers: None,
         threshold: None,
     };
-    let t = pipeline::train(&corpus.docs, &cfg, vec![]).unwrap();
+    let t = training::train(&corpus.docs, &cfg, vec![]).unwrap();
     assert_eq!(t.model.analyzer(), g.analyzer());
     assert_eq!(t.model.classes(), g.classes());
     assert_eq!(t.model.predictor(), g.predictor());
@@ -224,7 +224,7 @@ fn a_model_of_many_short_words_loads_again() {
         Document::new("b", words(350_000), Some("b")),
     ];
     let cfg = TrainConfig::default();
-    let trained = pipeline::train(&docs, &cfg, vec![]).unwrap();
+    let trained = training::train(&docs, &cfg, vec![]).unwrap();
     assert_eq!(trained.model.vocab().len(), 700_000);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.model");

@@ -9,8 +9,8 @@ use rosenblatt::input::Document;
 use rosenblatt::input::mail::{MailRules, parse_message};
 use rosenblatt::learn::{AnyLearner, Bias, Check, Perceptron, Schedule};
 use rosenblatt::model::Model;
-use rosenblatt::pipeline;
 use rosenblatt::text::{Analyzer, Source, Step};
+use rosenblatt::training;
 use rosenblatt::training::TrainConfig;
 use rosenblatt::vocab::VocabConfig;
 use std::collections::BTreeMap;
@@ -259,7 +259,7 @@ proptest! {
             steps.push(Step::Ngrams(n));
         }
         steps.push(Step::Hash(bits));
-        let t = pipeline::train(&docs, &config(analyzer(Source::Text, &steps)), vec![]).unwrap();
+        let t = training::train(&docs, &config(analyzer(Source::Text, &steps)), vec![]).unwrap();
         prop_assert_eq!(t.model.vocab().len(), 1 << bits);
         prop_assert!(t.matrix.indices().iter().all(|&j| j < 1 << bits));
         let dir = tempfile::tempdir().unwrap();
@@ -267,11 +267,11 @@ proptest! {
         t.model.save(&path).unwrap();
         let loaded = Model::load(&path).unwrap();
         prop_assert_eq!(&loaded.analyzer(), &t.model.analyzer());
-        let x1 = pipeline::vectorize_for(&t.model, &docs).matrix;
-        let x2 = pipeline::vectorize_for(&loaded, &docs).matrix;
+        let x1 = training::vectorize_for(&t.model, &docs).matrix;
+        let x2 = training::vectorize_for(&loaded, &docs).matrix;
         prop_assert_eq!(&x1, &t.matrix);
         prop_assert_eq!(&x1, &x2);
-        prop_assert_eq!(pipeline::decide(&t.model, &x1), pipeline::decide(&loaded, &x2));
+        prop_assert_eq!(t.model.decide_rows(&x1), loaded.decide_rows(&x2));
         for j in 0..1u32 << bits {
             prop_assert_eq!(loaded.vocab().df(j), t.model.vocab().df(j));
         }

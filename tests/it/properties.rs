@@ -7,8 +7,8 @@ use rosenblatt::features::{vectorize, vectorize_sequential};
 use rosenblatt::input::Document;
 use rosenblatt::learn::{AnyLearner, Bias, Check, Perceptron, Schedule};
 use rosenblatt::model::Model;
-use rosenblatt::pipeline;
 use rosenblatt::text::Analyzer;
+use rosenblatt::training;
 use rosenblatt::training::TrainConfig;
 use rosenblatt::vocab::VocabConfig;
 
@@ -90,7 +90,7 @@ proptest! {
         let seq = vectorize_sequential(&a, &vocab, &docs);
         prop_assert_eq!(&par.matrix, &seq.matrix);
         prop_assert_eq!(par.unknown_tokens, seq.unknown_tokens);
-        let trained = pipeline::train(&docs, &config(), vec![]).unwrap();
+        let trained = training::train(&docs, &config(), vec![]).unwrap();
         let rosenblatt::model::Predictor::Binary(m) = &trained.model.predictor() else { panic!() };
         prop_assert_eq!(scores(m, &par.matrix), scores_sequential(m, &seq.matrix));
     }
@@ -122,15 +122,15 @@ proptest! {
     fn save_load_gives_identical_scores(mut docs in corpus()) {
         docs[0].labels = vec!["spam".into()];
         docs[1].labels = vec!["ham".into()];
-        let trained = pipeline::train(&docs, &config(), vec!["mem".into()]).unwrap();
+        let trained = training::train(&docs, &config(), vec!["mem".into()]).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.model");
         trained.model.save(&path).unwrap();
         let loaded = Model::load(&path).unwrap();
-        let x1 = pipeline::vectorize_for(&trained.model, &docs).matrix;
-        let x2 = pipeline::vectorize_for(&loaded, &docs).matrix;
+        let x1 = training::vectorize_for(&trained.model, &docs).matrix;
+        let x2 = training::vectorize_for(&loaded, &docs).matrix;
         prop_assert_eq!(&x1, &x2);
-        prop_assert_eq!(pipeline::decide(&trained.model, &x1), pipeline::decide(&loaded, &x2));
+        prop_assert_eq!(trained.model.decide_rows(&x1), loaded.decide_rows(&x2));
         prop_assert_eq!(loaded.meta(), trained.model.meta());
     }
 }

@@ -7,8 +7,8 @@ use crate::common::{bin, data, stderr_of_failure, stdout_of};
 use rosenblatt::experiment::{Grid, GridPoint, TuneOptions, stratified_kfold};
 use rosenblatt::input::Document;
 use rosenblatt::model::Model;
-use rosenblatt::pipeline;
 use rosenblatt::text::{Analyzer, Source};
+use rosenblatt::training;
 use rosenblatt::training::TrainConfig;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -155,7 +155,7 @@ fn the_winner_is_the_best_mean_of_the_library_cross_validation() {
         .iter()
         .map(|p| p.with_defaults().unwrap())
         .collect();
-    let table = pipeline::tune(&docs, &cfg, &points, TuneOptions::default(), &|_| {}).unwrap();
+    let table = training::tune(&docs, &cfg, &points, TuneOptions::default(), &|_| {}).unwrap();
     assert_eq!(table.evaluated(), points.len());
     // Every point, independently: the documents vectorized once, the same stratified
     // folds, `cross_validate_rows` with the point's configuration.
@@ -165,8 +165,8 @@ fn the_winner_is_the_best_mean_of_the_library_cross_validation() {
     let splits = stratified_kfold(&idx, 5, 42).unwrap();
     let mut best = (0, f64::MIN);
     for (i, p) in points.iter().enumerate() {
-        let c = pipeline::config_of(&cfg, p).unwrap();
-        let folds: Vec<f64> = pipeline::cross_validate_rows(&x, &idx, &classes, &c, &splits)
+        let c = training::config_of(&cfg, p).unwrap();
+        let folds: Vec<f64> = training::cross_validate_rows(&x, &idx, &classes, &c, &splits)
             .unwrap()
             .iter()
             .map(|m| m.accuracy())
@@ -382,7 +382,7 @@ fn a_model_deciding_at_a_calibrated_probability_is_tuned_by_its_ranking() {
         .map(|p| p.with_defaults().unwrap())
         .collect();
     let tune = |c: &TrainConfig| {
-        pipeline::tune(&docs, c, &points, TuneOptions::default(), &|_| {}).unwrap()
+        training::tune(&docs, c, &points, TuneOptions::default(), &|_| {}).unwrap()
     };
     // Deciding at P > 0.9: every fold scored by ROC AUC, which ranks better than chance
     // on this corpus and is no accuracy (a fold may rank perfectly and still misclassify).

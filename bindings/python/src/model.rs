@@ -16,7 +16,7 @@ use rosenblatt::incremental::{empty_rows_model, learn_rows};
 use rosenblatt::learn::multilabel::{MultiLabelOptions, Thresholds};
 use rosenblatt::learn::{LabelScorer, OnlineState, Rate, UpdateRule};
 use rosenblatt::model::{FeatureSpace, Predictor};
-use rosenblatt::pipeline::{decide_labels, fit_label_sets, fit_rows};
+use rosenblatt::training::{decide_labels, fit_label_sets, fit_rows};
 use rosenblatt::training::check_width;
 use rosenblatt::{Model, SparseRows, TrainConfig};
 use std::path::{Path, PathBuf};

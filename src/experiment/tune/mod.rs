@@ -24,7 +24,7 @@
 //! its budget by at most one batch. Ties go to the earlier, cheaper point.
 //!
 //! Geometry weights (idf) are fitted on all the rows tuned on, as the vocabulary is (see
-//! [`crate::pipeline::cross_validate`]): labels take no part in either.
+//! [`crate::training::cross_validate_documents`]): labels take no part in either.
 
 mod fold;
 mod grid;

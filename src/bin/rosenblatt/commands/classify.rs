@@ -9,8 +9,8 @@ use crate::report;
 use anyhow::{Context, Result, bail};
 use rosenblatt::input::{Corpus, Document, decode_text};
 use rosenblatt::model::{FeatureSpace, Model};
-use rosenblatt::pipeline;
 use rosenblatt::store::Store;
+use rosenblatt::training;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
@@ -64,10 +64,10 @@ pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
             )?);
         }
     }
-    let x = pipeline::vectorize_for(&model, &corpus.docs).matrix;
+    let x = training::vectorize_for(&model, &corpus.docs).matrix;
     // Each document's labels (one, or all above threshold for multi-label models) with
     // their scores, probabilities where the model has them.
-    let (decisions, probabilities) = pipeline::labels_and_probabilities(&model, &x);
+    let (decisions, probabilities) = training::labels_and_probabilities(&model, &x);
     let ids = corpus.docs.iter().map(|d| d.id.as_str());
     write_all(&plan, &model, ids, &decisions, &probabilities)
 }
@@ -86,7 +86,7 @@ fn svmlight(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
     let (data, ids) =
         load::svm_rows(paths, limit).with_context(|| load::vectors_hint(&plan.model))?;
     let (labels, probabilities) =
-        with_rows!(&data.rows, x => pipeline::labels_and_probabilities(model, x));
+        with_rows!(&data.rows, x => training::labels_and_probabilities(model, x));
     write_all(
         plan,
         model,

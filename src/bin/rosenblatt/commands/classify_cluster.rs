@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 use rosenblatt::distributed::{Cluster, Processes, gather_scores};
 use rosenblatt::input::{DocStream, Share, mail, stream::DEFAULT_BATCH};
 use rosenblatt::model::Model;
-use rosenblatt::pipeline;
+use rosenblatt::training;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -39,8 +39,8 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
             let m = mail::read_share(&shared.documents.paths, &rules, share)?;
             let units = m.units.clone();
             let corpus = load::mail_corpus(m);
-            let x = pipeline::vectorize_for(&model, &corpus.docs).matrix;
-            let decisions = pipeline::decide(&model, &x);
+            let x = training::vectorize_for(&model, &corpus.docs).matrix;
+            let decisions = model.decide_rows(&x);
             Ok(units
                 .into_iter()
                 .zip(corpus.docs.iter().zip(&decisions))
@@ -67,8 +67,8 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
             let mut lines = Vec::new();
             while let Some(batch) = stream.next() {
                 let docs = batch?;
-                let x = pipeline::vectorize_for(&model, &docs).matrix;
-                let (decisions, probabilities) = pipeline::labels_and_probabilities(&model, &x);
+                let x = training::vectorize_for(&model, &docs).matrix;
+                let (decisions, probabilities) = training::labels_and_probabilities(&model, &x);
                 let units = stream.units().iter().zip(&docs);
                 for (((k, doc), labels), &p) in units.zip(&decisions).zip(&probabilities) {
                     let mut line = Vec::new();

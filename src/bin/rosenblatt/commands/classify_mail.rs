@@ -10,9 +10,9 @@ use anyhow::{Result, bail};
 use rosenblatt::input::Document;
 use rosenblatt::input::mail::{self, MailCorpus, MailRules};
 use rosenblatt::model::{ClassDecision, Model};
-use rosenblatt::pipeline;
 use rosenblatt::store::Snapshot;
 use rosenblatt::text::Analyzer;
+use rosenblatt::training;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
@@ -52,7 +52,7 @@ impl Filter<'_> {
     /// The decisions for `docs`, in order.
     fn decide(&self, docs: &[Document]) -> Result<Vec<ClassDecision>> {
         Ok(match self {
-            Filter::Model(m) => pipeline::decide(m, &pipeline::vectorize_for(m, docs).matrix),
+            Filter::Model(m) => m.decide_rows(&training::vectorize_for(m, docs).matrix),
             Filter::Store(s) => docs.iter().map(|d| s.decide(d)).collect::<Result<_, _>>()?,
         })
     }

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use rosenblatt::eval::Metrics;
 use rosenblatt::input::Split;
 use rosenblatt::model::{FeatureSpace, Model, Predictor};
-use rosenblatt::pipeline;
+use rosenblatt::training;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -107,7 +107,7 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
         let truth = rosenblatt::training::label_indices(&rows.labels, model.classes())
             .context("the test rows' labels must be the model's classes")?;
         let (m, decisions) = with_rows!(&rows.rows, x => {
-            let decisions = pipeline::decide(&model, x);
+            let decisions = model.decide_rows(x);
             let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
             (Metrics::new(model.classes().to_vec(), &truth, &predicted), decisions)
         });
@@ -115,7 +115,7 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
         if let Some(c) = chart {
             let scores: Vec<f32> = decisions.iter().map(|d| d.score).collect();
             let other = |m2: &Model| {
-                Ok(with_rows!(&rows.rows, x => pipeline::decide(m2, x))
+                Ok(with_rows!(&rows.rows, x => m2.decide_rows(x))
                     .iter()
                     .map(|d| d.score)
                     .collect())
@@ -143,7 +143,7 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
     load::require_known_labels(labelled, model.classes(), &d.paths)?;
     if matches!(model.predictor(), Predictor::MultiLabel(_)) {
         // Micro/macro-F1 over the labels (keys micro_f1, macro_f1, micro_f1_top10).
-        let (m, truth, given) = pipeline::evaluate_label_sets(&model, &corpus.docs)?;
+        let (m, truth, given) = training::evaluate_label_sets(&model, &corpus.docs)?;
         drop(phase);
         print_metrics!(m, json);
         let Some(c) = chart else {
@@ -164,7 +164,7 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
         return Ok(ExitCode::SUCCESS);
     }
     load::require_labels(&corpus, &d.paths)?;
-    let e = pipeline::evaluate_decisions(&model, &corpus.docs)?;
+    let e = training::evaluate_decisions(&model, &corpus.docs)?;
     drop(phase);
     print_metrics!(e.metrics, json);
     let Some(c) = chart else {
@@ -172,7 +172,7 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
     };
     let scores: Vec<f32> = e.decisions.iter().map(|d| d.score).collect();
     let other = |m2: &Model| {
-        Ok(pipeline::evaluate_decisions(m2, &corpus.docs)?
+        Ok(training::evaluate_decisions(m2, &corpus.docs)?
             .decisions
             .iter()
             .map(|d| d.score)

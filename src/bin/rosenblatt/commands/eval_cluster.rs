@@ -13,7 +13,7 @@ use rosenblatt::distributed::{Cluster, Gathered, Processes, gather_scores};
 use rosenblatt::eval::{Metrics, SpamMetrics};
 use rosenblatt::input::{DocStream, Document, Share, Split, mail, stream::DEFAULT_BATCH};
 use rosenblatt::model::{Model, Predictor};
-use rosenblatt::pipeline;
+use rosenblatt::training;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -89,8 +89,8 @@ fn docs(
             let mut out = Vec::new();
             each_batch(&inputs, share, |units, docs| {
                 let truth = rosenblatt::training::label_sets(&docs, m.classes())?;
-                let x = pipeline::vectorize_for(&m, &docs).matrix;
-                let given = pipeline::decide_labels(&m, &x)
+                let x = training::vectorize_for(&m, &docs).matrix;
+                let given = training::decide_labels(&m, &x)
                     .into_iter()
                     .map(|ls| ls.into_iter().map(|l| l.0).collect::<Vec<usize>>());
                 out.extend(units.iter().copied().zip(truth.into_iter().zip(given)));
@@ -102,7 +102,7 @@ fn docs(
             return Ok(ExitCode::SUCCESS);
         };
         let (truth, given): (Vec<Vec<usize>>, Vec<Vec<usize>>) = sets.into_iter().unzip();
-        let metrics = pipeline::label_set_metrics(&model, &truth, &given);
+        let metrics = training::label_set_metrics(&model, &truth, &given);
         if json {
             outln!("{}", metrics.to_json());
         } else {
@@ -190,8 +190,8 @@ fn spam(
 /// Each labelled document's true class, the class the model gives and its score.
 fn score(model: &Model, docs: &[Document]) -> rosenblatt::Result<Vec<Scored>> {
     let truth = rosenblatt::training::class_indices(docs, model.classes())?;
-    let x = pipeline::vectorize_for(model, docs).matrix;
-    let decisions = pipeline::decide(model, &x);
+    let x = training::vectorize_for(model, docs).matrix;
+    let decisions = model.decide_rows(&x);
     Ok(truth
         .into_iter()
         .zip(decisions)

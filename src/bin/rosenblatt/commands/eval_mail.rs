@@ -8,10 +8,10 @@ use crate::load;
 use crate::progress::Phase;
 use anyhow::{Result, bail};
 use rosenblatt::eval::learning_curve;
+use rosenblatt::incremental::trec::{read_index, run_online};
 use rosenblatt::incremental::{OnlineFilter, empty_model};
 use rosenblatt::model::Model;
-use rosenblatt::pipeline;
-use rosenblatt::pipeline::trec::{read_index, run_online};
+use rosenblatt::training;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -25,7 +25,7 @@ pub fn mail(path: &Path, mail: &Mail, json: bool, chart: Option<&EvalChart>) -> 
         bail!("no messages to evaluate");
     }
     phase.set("evaluating");
-    let evaluated = pipeline::evaluate_decisions(&model, &corpus.docs)?;
+    let evaluated = training::evaluate_decisions(&model, &corpus.docs)?;
     let spam = evaluated.spam_metrics(1, model.threshold());
     let scores: Vec<f32> = evaluated.decisions.iter().map(|d| d.score).collect();
     let (metrics, truth) = (evaluated.metrics, evaluated.truth);
@@ -34,8 +34,8 @@ pub fn mail(path: &Path, mail: &Mail, json: bool, chart: Option<&EvalChart>) -> 
     if let Some(c) = chart {
         let other = |m2: &Model| {
             eval_report::check_filter(m2, c.compare.as_deref().unwrap_or(path))?;
-            let x2 = pipeline::vectorize_for(m2, &corpus.docs).matrix;
-            Ok(pipeline::decide(m2, &x2).iter().map(|d| d.score).collect())
+            let x2 = training::vectorize_for(m2, &corpus.docs).matrix;
+            Ok(m2.decide_rows(&x2).iter().map(|d| d.score).collect())
         };
         let mut data: Vec<_> = mail.spam.clone();
         data.extend(mail.ham.iter().cloned());

@@ -26,7 +26,7 @@ use anyhow::Result;
 use rosenblatt::eval::{Metrics, SpamMetrics};
 use rosenblatt::experiment::TuneProgress;
 use rosenblatt::model::Model;
-use rosenblatt::pipeline::{Outcome, Stage};
+use rosenblatt::training::{Outcome, Stage};
 use std::process::ExitCode;
 
 /// Runs a plan; its exit code on success.

@@ -8,7 +8,7 @@ use crate::load;
 use crate::progress::Phase;
 use anyhow::{Result, bail};
 use rosenblatt::input::Document;
-use rosenblatt::pipeline;
+use rosenblatt::training;
 use std::process::ExitCode;
 
 /// Runs `train`.
@@ -46,7 +46,7 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
         };
         bail!("no documents in {}{hint}", inputs.join(" "));
     }
-    if pipeline::is_multilabel(&docs) && (plan.holdout.is_some() || plan.cv.is_some()) {
+    if training::is_multilabel(&docs) && (plan.holdout.is_some() || plan.cv.is_some()) {
         bail!(
             "--holdout and --cv are for single-label corpora; this one has documents with \
              several labels (or none): train, then run `eval` on a test part"

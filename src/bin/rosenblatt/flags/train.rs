@@ -16,9 +16,9 @@ use rosenblatt::features::GeometrySpec;
 use rosenblatt::input::Format;
 use rosenblatt::learn::multilabel::{MultiLabelOptions, Thresholds};
 use rosenblatt::learn::{AnyLearner, Check};
-use rosenblatt::pipeline::{Holdout, TrainingJob, Tuning};
 use rosenblatt::text::Source as TextSource;
 use rosenblatt::training::TrainConfig;
+use rosenblatt::training::{Holdout, TrainingJob, Tuning};
 use std::path::PathBuf;
 
 /// `rosenblatt train`.

@@ -6,8 +6,8 @@
 //! cluster (`TrainingJob::run_cluster`).
 
 use super::multilabel::fit_label_documents;
-use super::{Evaluated, cross_validate, cross_validate_rows, decide, evaluate_decisions};
-use super::{TextFit, Trained, fit_documents, fit_parts, is_multilabel, tune, tune_rows};
+use super::{Evaluated, cross_validate_documents, cross_validate_rows, evaluate_decisions};
+use super::{TextFit, Trained, fit_documents, fit_parts, is_multilabel, tune, tune_training_rows};
 use crate::error::{ConfigError, Param};
 use crate::eval::Metrics;
 use crate::experiment::{GridPoint, Split, TuneOptions, TuneProgress, TuneTable, holdout, kfold};
@@ -111,10 +111,10 @@ impl TrainingJob {
     ) -> Result<Option<Model>>
     where
         R: Fn(crate::input::Share) -> Result<Vec<Document>> + Send + Sync + 'static,
-        P: Fn(crate::distributed::Round) + Send + Sync + 'static,
+        P: Fn(crate::training::Round) + Send + Sync + 'static,
     {
         self.refuse_for_cluster()?;
-        crate::distributed::train_documents(
+        crate::training::train_documents(
             cluster,
             &self.config,
             self.multilabel,
@@ -162,7 +162,7 @@ impl TrainingJob {
         let mut folds = None;
         if let (Some(splits), Some(_)) = (&cv, self.holdout) {
             stage(Stage::CrossValidating);
-            folds = Some(cross_validate(&docs, &cfg, splits)?);
+            folds = Some(cross_validate_documents(&docs, &cfg, splits)?);
         }
         let (train_docs, test_docs) = match self.holdout {
             Some(h) => {
@@ -261,10 +261,14 @@ impl TrainingJob {
         let (cfg, table) = match &self.tune {
             Some(t) => {
                 let t = self.tuning_for(t, train_rows.len())?;
-                let table =
-                    tune_rows(&x_train, &train_idx, &classes, &t.points, t.options, &|p| {
-                        stage(Stage::Tuning(p))
-                    })?;
+                let table = tune_training_rows(
+                    &x_train,
+                    &train_idx,
+                    &classes,
+                    &t.points,
+                    t.options,
+                    &|p| stage(Stage::Tuning(p)),
+                )?;
                 (self.winner(&cfg, &t, &table)?, Some(table))
             }
             None => (cfg, None),
@@ -284,7 +288,7 @@ impl TrainingJob {
         let held_out = split.as_ref().map(|s| {
             stage(Stage::Evaluating);
             let truth = pick(&idx, &s.test);
-            let decisions = decide(&model, &RowSubset::new(x, &s.test));
+            let decisions = model.decide_rows(&RowSubset::new(x, &s.test));
             let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
             Evaluated {
                 metrics: Metrics::new(classes.clone(), &truth, &predicted),

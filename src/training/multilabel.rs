@@ -114,7 +114,7 @@ fn fit_label_set_parts<X: SparseRows>(
     // The scorer's fit is timed alone; threshold tuning refits it on folds.
     let fit_start = Instant::now();
     let scorer = match cfg.workers {
-        Some(w) => super::mixed::fit_label_sets(&cfg.learner, &x, sets, classes.len(), w)?,
+        Some(w) => super::fit_label_sets_mixed(&cfg.learner, &x, sets, classes.len(), w)?,
         None => fit_scorer(&cfg.learner, &x, sets, classes.len())?,
     };
     let fit_seconds = fit_start.elapsed().as_secs_f64();

@@ -12,16 +12,17 @@
 //!    them. Under `--hash-bits` the words never travel: the document frequencies of the
 //!    hashed ids do;
 //! 3. the feature weights (idf) from those document frequencies;
-//! 4. the training rounds ([`super::train::run_worker`]) on the local rows: one binary
+//! 4. the training rounds (`run_worker`) on the local rows: one binary
 //!    problem, one per class (one-vs-rest), or one per label (multi-label: the label
 //!    thresholds are tuned by each process on its own rows and averaged);
 //! 5. the training accuracy, from the counts of correct answers.
 //!
 //! Worker 0 (process 0) assembles the model; the others return nothing.
 
-use super::Cluster;
-use super::reduce::{AllReduce, agree};
-use super::train::{Round, Shard, owned_rows, run_worker};
+use super::assemble::{Fit, Space, assemble};
+use super::rounds::{Round, Shard, owned_rows, run_worker};
+use crate::distributed::Cluster;
+use crate::distributed::reduce::{AllReduce, agree};
 use crate::experiment::{exact_label_sets, predict_classes, tune_thresholds};
 use crate::features::{BinaryMatrix, Geometry, MatrixBuilder, SparseRows};
 use crate::input::{Document, Share};
@@ -29,7 +30,6 @@ use crate::learn::mixing::mixed_model;
 use crate::learn::multilabel::MultiLabelOptions;
 use crate::learn::{AnyModel, LabelScorer, MultiLabel, MultiLabelModel};
 use crate::model::{Metadata, Model, Predictor};
-use crate::training::assemble::{Fit, Space, assemble};
 use crate::training::{
     TrainConfig, binary_labels, check_vocabulary, class_indices, classes_from, label_sets,
     training_metadata, vectorize_training,

@@ -9,8 +9,8 @@
 //! Keys of the records: problem c, feature j is `c·(d + 1) + j` and its bias
 //! `c·(d + 1) + d`; after those come each problem's updates, mistakes and visits.
 
-use super::Cluster;
-use super::reduce::{AllReduce, Record};
+use crate::distributed::Cluster;
+use crate::distributed::reduce::{AllReduce, Record};
 use crate::features::{RealMatrix, SparseRows};
 use crate::learn::mixing::{
     AverageSum, check_mixable, check_split, close_round, local_epoch, mix_plan, shard_rows,

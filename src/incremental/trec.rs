@@ -6,7 +6,7 @@
 //! The index is TREC's `full/index` format: one `spam PATH` or `ham PATH` line per
 //! message, paths relative to the index file's folder.
 //!
-//! The run changes the model it is given, so it belongs to the pipeline, not to `eval`:
+//! The run changes the model it is given, so it belongs beside the filter it runs, not to `eval`:
 //! it chains reading, parsing, scoring and learning, and hands the scores to
 //! [`SpamMetrics`].
 

@@ -1,8 +1,7 @@
-//! The whole pipeline in a few calls: documents → vocabulary → rows → model, a saved
-//! model applied to new documents, cross-validation of a training configuration on
-//! documents, model selection by cross-validation over a grid (`train --tune`), and the
-//! TREC online run. The CLI and library users share these.
+//! Training in one process: documents → vocabulary → rows → a fit → the assembled model,
+//! and a saved model applied to new documents for evaluation and cross-validation.
 
+use super::assemble::{Fit, Space, assemble, threshold_for};
 use crate::Result;
 use crate::eval::{Metrics, SpamMetrics};
 use crate::experiment::{Classes, Split, calibrate, fit_classes};
@@ -11,28 +10,14 @@ use crate::input::Document;
 use crate::learn::AnyModel;
 use crate::model::{ClassDecision, Metadata, Model, Predictor, decide_at};
 use crate::theory;
-use crate::training::assemble::{Fit, Space, assemble, threshold_for};
 use crate::vocab::Vocabulary;
 use rayon::prelude::*;
 use std::time::Instant;
 
-mod fit;
-mod job;
-mod mixed;
-mod multilabel;
-#[cfg(feature = "mail")]
-pub mod trec;
-mod tune;
-use crate::training::{
+use super::{
     TrainConfig, binary_labels, check_rows, check_vocabulary, check_width, class_indices,
     classes_of, training_metadata, vectorize_training,
 };
-pub use job::{Holdout, Outcome, Stage, TrainingJob, Tuning};
-pub use multilabel::{
-    LabelSets, LabelledRows, decide_labels, evaluate_label_sets, evaluate_multilabel,
-    fit_label_sets, is_multilabel, label_set_metrics, labels_and_probabilities, train_multilabel,
-};
-pub use tune::{config_of, tune, tune_rows};
 
 /// A trained model with the training matrix it was fitted on.
 #[derive(Debug)]
@@ -119,7 +104,7 @@ pub(crate) fn fit_parts<X: SparseRows>(
     let geometry = Geometry::fit(cfg.geometry, stored);
     let x = &geometry.apply(stored);
     let fitted = match cfg.workers {
-        Some(w) => mixed::fit_classes(&cfg.learner, x, idx, classes.len(), w)?,
+        Some(w) => super::fit_classes_mixed(&cfg.learner, x, idx, classes.len(), w)?,
         None => fit_classes(&cfg.learner, x, idx, classes.len())?,
     };
     let (predictor, report) = (fitted.model, fitted.report);
@@ -170,12 +155,6 @@ pub fn vectorize_for(model: &Model, docs: &[Document]) -> Vectorized {
     vectorize(model.analyzer(), model.vocab(), docs)
 }
 
-/// The decision for every stored row (read in the model's geometry), computed in
-/// parallel, in row order.
-pub fn decide<X: SparseRows>(model: &Model, x: &X) -> Vec<ClassDecision> {
-    model.decide_rows(x)
-}
-
 /// A model's metrics on labelled documents with what they were computed from: each
 /// document's true class and the model's decision (its score, for ROC curves).
 #[derive(Debug, Clone)]
@@ -203,7 +182,7 @@ impl Evaluated {
 pub fn evaluate_decisions(model: &Model, docs: &[Document]) -> Result<Evaluated> {
     let truth = class_indices(docs, model.classes())?;
     let x = vectorize_for(model, docs).matrix;
-    let decisions = decide(model, &x);
+    let decisions = model.decide_rows(&x);
     let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
     Ok(Evaluated {
         metrics: Metrics::new(model.classes().to_vec(), &truth, &predicted),
@@ -224,7 +203,7 @@ pub fn evaluate_decisions(model: &Model, docs: &[Document]) -> Result<Evaluated>
 /// but Winnow counts (its weights start at 1); and feature ids follow document frequency
 /// over all the documents, so a row's real-valued weights may be summed in another order
 /// and SGD learners (logistic, softmax) can end a little differently.
-pub fn cross_validate(
+pub fn cross_validate_documents(
     docs: &[Document],
     cfg: &TrainConfig,
     splits: &[Split],
