@@ -6,7 +6,7 @@
 use super::kind::LearnerKind;
 use super::mixing::{LocalEpoch, MixPlan};
 use super::online::OnlineOptions;
-use super::ovr_online::Rule;
+use super::step::Rule;
 use super::registry::each;
 use super::{AnyLearner, Bias, Classifier, KernelModel, Label, LinearModel, PassiveAggressive};
 use super::{Schedule, Setting, TrainReport, UpdateRule};

@@ -5,7 +5,7 @@
 
 use super::kind::{LearnerKind, bias_of};
 use super::online::{OnlineOptions, train_online};
-use super::ovr_online::Rule;
+use super::step::Rule;
 use super::{Bias, Setting, UpdateRule};
 use super::{Check, Checked, Fitted, Label, Learner, LinearModel};
 use crate::Result;
@@ -45,7 +45,7 @@ impl Learner for Checked<AveragedPerceptron> {
             ..self.online
         };
         // A mistake (y·(w·x + b) ≤ 0) costs a unit step, as in Rosenblatt's rule.
-        train_online(x, y, &opt, |m, _| if m <= 0.0 { 1.0 } else { 0.0 })
+        train_online(x, y, &opt, |m, q| Rule::Perceptron.step(m, q))
     }
 }
 

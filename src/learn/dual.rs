@@ -11,10 +11,10 @@
 //! both before any work — before anything is allocated by the rows' size or width — and
 //! `fit` refuses when they exceed the limits (unless `force`).
 
-pub use crate::error::{Estimate, OverBudget, human_bytes};
 
 use super::Setting;
-use super::gram::{Gram, GramRows};
+use super::gram::Gram;
+use super::gram_rows::GramRows;
 use super::kernel::Kernel;
 use super::kernel_model::{KernelModel, SupportRows, Vote};
 use super::kind::LearnerKind;

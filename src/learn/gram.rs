@@ -14,8 +14,7 @@ use super::kernel_model::SupportRows;
 use crate::features::{SparseRows, ops};
 use rayon::prelude::*;
 
-pub(crate) use super::gram_rows::GramRows;
-pub(crate) use super::postings::Postings;
+use super::postings::Postings;
 
 /// The fewest columns per parallel work item when one row is computed in parallel.
 const MIN_ROW_CHUNK: usize = 2048;
@@ -220,6 +219,7 @@ impl Gram {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::learn::gram_rows::GramRows;
     use crate::features::{MatrixBuilder, real_from_dense};
     use proptest::prelude::*;
 

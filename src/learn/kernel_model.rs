@@ -7,8 +7,8 @@
 //! plus one kernel transform per support vector, instead of one sparse merge per vector.
 
 use super::Classifier;
-use super::dual::Estimate;
-use super::gram::Postings;
+use crate::error::Estimate;
+use super::postings::Postings;
 use super::kernel::Kernel;
 use crate::features::{RowRef, SparseRows, ops};
 use rayon::prelude::*;

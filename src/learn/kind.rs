@@ -8,8 +8,8 @@
 use super::UpdateRule;
 use super::mixing::{LocalEpoch, MixPlan};
 use super::online::{OnlineOptions, run_online};
-use super::ovr_online::Rule;
-use super::{AnyModel, Bias, Check, KernelModel, Label, LinearModel, Schedule, Setting};
+use super::step::Rule;
+use super::{Bias, Check, Label, LinearModel, Schedule, Setting};
 use crate::Result;
 use crate::error::{ConfigError, Param};
 use crate::features::SparseRows;
@@ -101,43 +101,7 @@ pub(crate) trait LearnerKind: Check + Copy + Default {
     }
 }
 
-/// A fitted binary model as the model file holds it.
-pub(crate) trait IntoAny {
-    /// The model; `probabilistic` learners' linear models are logits.
-    fn into_any(self, probabilistic: bool) -> AnyModel;
-}
 
-impl IntoAny for LinearModel {
-    fn into_any(self, probabilistic: bool) -> AnyModel {
-        if probabilistic {
-            AnyModel::Logistic(self)
-        } else {
-            AnyModel::Linear(self)
-        }
-    }
-}
-
-impl IntoAny for KernelModel {
-    fn into_any(self, _: bool) -> AnyModel {
-        AnyModel::Kernel(Box::new(self))
-    }
-}
-
-/// The on/off bias of the learners that have no R² bias.
-pub(crate) fn on_off_bias(learner: &str, bias: Bias) -> Result<bool, ConfigError> {
-    match bias {
-        Bias::None => Ok(false),
-        Bias::Augmented => Ok(true),
-        Bias::R2 => Err(ConfigError::new(
-            Param::Bias,
-            "r2",
-            format!(
-                "must be none or augmented for {learner} (the R² bias is the perceptrons' \
-                 and the kernel perceptron's)"
-            ),
-        )),
-    }
-}
 
 /// The bias of a learner with an on/off bias.
 pub(crate) fn bias_of(on: bool) -> Bias {

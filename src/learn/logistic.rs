@@ -13,7 +13,8 @@
 use super::loss::objective;
 pub use super::loss::{log_loss, sigmoid};
 
-use super::kind::{LearnerKind, bias_of, on_off_bias};
+use super::kind::{LearnerKind, bias_of};
+use super::online::on_off_bias;
 pub(crate) use super::loss::Scaled;
 use super::mixing::{LocalEpoch, MixPlan};
 use super::online::epoch_order;

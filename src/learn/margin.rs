@@ -4,7 +4,7 @@
 
 use super::kind::{LearnerKind, bias_of};
 use super::online::{OnlineOptions, train_online};
-use super::ovr_online::Rule;
+use super::step::Rule;
 use super::{Bias, Setting, UpdateRule};
 use super::{Check, Checked, Fitted, Label, Learner, LinearModel};
 use crate::Result;
@@ -45,7 +45,7 @@ impl Learner for Checked<MarginPerceptron> {
     type Model = LinearModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
         let (tau, eta) = (self.tau, self.eta);
-        train_online(x, y, &self.online, |m, _| if m <= tau { eta } else { 0.0 })
+        train_online(x, y, &self.online, |m, q| Rule::Margin { tau, eta }.step(m, q))
     }
 }
 

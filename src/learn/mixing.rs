@@ -16,7 +16,7 @@
 //! Only the last weights travel in each round, the sums once at the end. With one shard
 //! every learner here fits exactly the model it fits alone.
 
-use super::kind::IntoAny;
+use super::into_any::IntoAny;
 use super::{AnyLearner, AnyModel, Checked, Fitted, Label, LinearModel, TrainReport};
 use crate::features::{RowSubset, SparseRows};
 use crate::{Error, Result};

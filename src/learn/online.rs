@@ -7,7 +7,8 @@
 //! after each visit, (1/T)·Σₜ wₜ, equals `w − u/T`. No dense work per example.
 
 use super::Setting;
-use super::kind::on_off_bias;
+use super::Bias;
+use crate::error::ConfigError as BiasError;
 use super::{Fitted, Label, LinearModel, TrainReport, check_binary};
 use crate::Result;
 use crate::error::{ConfigError, Param, at_least_one, positive};
@@ -261,5 +262,21 @@ fn accumulate(u: &mut [f64], x: crate::RowRef<'_>, c: f64) {
         for (j, v) in x.iter() {
             u[j as usize] += c * f64::from(v);
         }
+    }
+}
+
+/// The on/off bias of the learners that have no R² bias.
+pub(crate) fn on_off_bias(learner: &str, bias: Bias) -> Result<bool, BiasError> {
+    match bias {
+        Bias::None => Ok(false),
+        Bias::Augmented => Ok(true),
+        Bias::R2 => Err(BiasError::new(
+            Param::Bias,
+            "r2",
+            format!(
+                "must be none or augmented for {learner} (the R² bias is the perceptrons' \
+                 and the kernel perceptron's)"
+            ),
+        )),
     }
 }

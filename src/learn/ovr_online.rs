@@ -9,53 +9,12 @@
 //! models equal the ones [`super::online::train_online`] fits class by class.
 
 use super::online::{OnlineOptions, epoch_order};
+use super::step::Rule;
 use super::{Fitted, Label, LinearModel, TrainReport, check_binary};
 use crate::Result;
 use crate::features::{SparseRows, ops};
 use rayon::prelude::*;
 
-/// The step-size rule of an additive online learner.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Rule {
-    /// A unit step on a mistake (y·(w·x + b) ≤ 0).
-    Perceptron,
-    /// A step η when y·(w·x + b) ≤ τ.
-    Margin {
-        /// τ.
-        tau: f32,
-        /// η.
-        eta: f32,
-    },
-    /// PA-I: min(C, (1 − m)/‖x‖²) when the margin m is below 1.
-    PassiveAggressive {
-        /// C.
-        c: f32,
-    },
-}
-
-impl Rule {
-    /// The step size for signed margin `m` and squared norm `q`.
-    #[inline]
-    pub(crate) fn step(self, m: f32, q: f32) -> f32 {
-        match self {
-            Rule::Perceptron => {
-                if m <= 0.0 {
-                    1.0
-                } else {
-                    0.0
-                }
-            }
-            Rule::Margin { tau, eta } => {
-                if m <= tau {
-                    eta
-                } else {
-                    0.0
-                }
-            }
-            Rule::PassiveAggressive { c } => super::pa::pa1_step(m, q, c),
-        }
-    }
-}
 
 /// Classes per block: enough blocks to keep every thread busy, at most 32 classes each.
 fn block_size(k: usize) -> usize {

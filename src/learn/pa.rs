@@ -4,7 +4,7 @@
 
 use super::kind::{LearnerKind, bias_of};
 use super::online::{OnlineOptions, train_online};
-use super::ovr_online::Rule;
+use super::step::Rule;
 use super::{Bias, Setting, UpdateRule};
 use super::{Check, Checked, Fitted, Label, Learner, LinearModel};
 use crate::Result;
@@ -50,22 +50,12 @@ impl Check for PassiveAggressive {
     }
 }
 
-/// PA-I's step for signed margin `m` and squared row norm `q`.
-#[inline]
-pub(crate) fn pa1_step(m: f32, q: f32, c: f32) -> f32 {
-    let loss = 1.0 - m;
-    if loss > 0.0 && q > 0.0 {
-        (loss / q).min(c)
-    } else {
-        0.0
-    }
-}
 
 impl Learner for Checked<PassiveAggressive> {
     type Model = LinearModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
         let c = self.c;
-        train_online(x, y, &self.online, |m, q| pa1_step(m, q, c))
+        train_online(x, y, &self.online, |m, q| Rule::PassiveAggressive { c }.step(m, q))
     }
 }
 
@@ -117,6 +107,7 @@ impl LearnerKind for PassiveAggressive {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::learn::step::pa1_step;
     use crate::features::{SparseRows, real_from_dense};
     use crate::learn::Classifier;
 

@@ -9,7 +9,7 @@
 use super::kind::{LearnerKind, order};
 use super::online::OnlineOptions;
 use super::online::epoch_order;
-use super::ovr_online::Rule;
+use super::step::Rule;
 use super::{Check, Checked, Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
 use super::{Setting, UpdateRule};
 use crate::Result;

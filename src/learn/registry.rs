@@ -4,7 +4,8 @@
 //! [`super::kind::LearnerKind`] and one entry here.
 
 use super::AnyModel;
-use super::kind::{IntoAny, LearnerKind};
+use super::into_any::IntoAny;
+use super::kind::LearnerKind;
 use super::{
     AveragedPerceptron, Check, Checked, Fitted, KernelPerceptron, Label, Learner,
     LogisticRegression, MarginPerceptron, NearestCentroid, PassiveAggressive, Perceptron,

@@ -15,7 +15,7 @@
 //!   gradients feature j has seen.
 
 use super::loss::sigmoid;
-use super::pa::pa1_step;
+use super::step::pa1_step;
 use super::{AnyModel, Classifier, LinearModel};
 use crate::RowRef;
 use crate::error::{ConfigError, Param, non_negative, positive};

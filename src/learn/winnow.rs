@@ -11,7 +11,8 @@
 //! product. Scores are compared with 0 only, so all weights may share a common factor:
 //! when θ grows large the weights are recomputed with a smaller one (rare, amortized).
 
-use super::kind::{LearnerKind, bias_of, on_off_bias};
+use super::kind::{LearnerKind, bias_of};
+use super::online::on_off_bias;
 use super::online::epoch_order;
 use super::{Bias, Setting};
 use super::{Check, Checked, Fitted, Label, Learner, LinearModel, TrainReport, check_binary};

@@ -301,7 +301,7 @@ pub fn support(p: &Predictor) -> Option<(usize, String)> {
         Some((e, rows)) => format!(
             "; estimated {:.2} s and {}, {rows} Gram rows computed",
             e.seconds,
-            rosenblatt::learn::dual::human_bytes(e.memory_bytes)
+            rosenblatt::error::human_bytes(e.memory_bytes)
         ),
         None => String::new(),
     };
