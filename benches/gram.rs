@@ -6,8 +6,8 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use rosenblatt::features::vectorize;
+use rosenblatt::learn::Gram;
 use rosenblatt::learn::Kernel;
-use rosenblatt::learn::gram::Gram;
 use rosenblatt::text::Analyzer;
 use rosenblatt::training::fit_vocab;
 use rosenblatt::vocab::VocabConfig;

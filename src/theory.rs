@@ -9,7 +9,7 @@
 //! feature space φ of K + β (β = c²), and get the same diagnostics computed through K.
 
 use crate::features::{SparseRows, ops};
-use crate::learn::gram::Gram;
+use crate::learn::Gram;
 use crate::learn::{AnyLearner, AnyModel, Bias, Classifier, KernelModel, Label, LinearModel};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

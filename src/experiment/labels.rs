@@ -5,7 +5,7 @@
 use super::{Split, fit_multilabel, run_splits};
 use crate::eval::MultiLabelMetrics;
 use crate::features::{RowSubset, SparseRows};
-use crate::learn::multilabel::{MultiLabelOptions, label_counts};
+use crate::learn::compose::multilabel::{MultiLabelOptions, label_counts};
 use crate::learn::{AnyLearner, Checked};
 use crate::{Error, Result};
 use rayon::prelude::*;

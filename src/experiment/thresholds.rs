@@ -9,7 +9,7 @@ use super::{kfold, run_splits};
 use crate::Result;
 use crate::error::{ConfigError, Param};
 use crate::features::{RowSubset, SparseRows};
-use crate::learn::multilabel::{
+use crate::learn::compose::multilabel::{
     LabelScorer, MultiLabelOptions, Thresholds, best_threshold, fit_scorer, label_counts,
 };
 use crate::learn::{AnyLearner, Checked, Fitted, MultiLabel, MultiLabelModel};

@@ -6,8 +6,8 @@
 use super::kind::LearnerKind;
 use super::mixing::{LocalEpoch, MixPlan};
 use super::online::OnlineOptions;
-use super::step::Rule;
 use super::registry::each;
+use super::step::Rule;
 use super::{AnyLearner, Bias, Classifier, KernelModel, Label, LinearModel, PassiveAggressive};
 use super::{Schedule, Setting, TrainReport, UpdateRule};
 use crate::error::Param;

@@ -101,8 +101,6 @@ pub(crate) trait LearnerKind: Check + Copy + Default {
     }
 }
 
-
-
 /// The bias of a learner with an on/off bias.
 pub(crate) fn bias_of(on: bool) -> Bias {
     if on { Bias::Augmented } else { Bias::None }

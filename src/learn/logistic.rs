@@ -14,10 +14,10 @@ use super::loss::objective;
 pub use super::loss::{log_loss, sigmoid};
 
 use super::kind::{LearnerKind, bias_of};
-use super::online::on_off_bias;
 pub(crate) use super::loss::Scaled;
 use super::mixing::{LocalEpoch, MixPlan};
 use super::online::epoch_order;
+use super::online::on_off_bias;
 use super::{Bias, Rate, Setting, UpdateRule};
 use super::{Check, Checked, Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
 use crate::error::{ConfigError, Param, at_least_one, non_negative, positive};

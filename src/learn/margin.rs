@@ -45,7 +45,9 @@ impl Learner for Checked<MarginPerceptron> {
     type Model = LinearModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
         let (tau, eta) = (self.tau, self.eta);
-        train_online(x, y, &self.online, |m, q| Rule::Margin { tau, eta }.step(m, q))
+        train_online(x, y, &self.online, |m, q| {
+            Rule::Margin { tau, eta }.step(m, q)
+        })
     }
 }
 

@@ -6,11 +6,11 @@
 //! `t` (1-based) add `(t − 1)·τ·y·x` to `u`; after `T` visits the average of the weights
 //! after each visit, (1/T)·Σₜ wₜ, equals `w − u/T`. No dense work per example.
 
-use super::Setting;
 use super::Bias;
-use crate::error::ConfigError as BiasError;
+use super::Setting;
 use super::{Fitted, Label, LinearModel, TrainReport, check_binary};
 use crate::Result;
+use crate::error::ConfigError as BiasError;
 use crate::error::{ConfigError, Param, at_least_one, positive};
 use crate::features::{RowAccess, RowTask, SparseRows, with_rows};
 use rand::SeedableRng;

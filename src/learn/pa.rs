@@ -50,12 +50,13 @@ impl Check for PassiveAggressive {
     }
 }
 
-
 impl Learner for Checked<PassiveAggressive> {
     type Model = LinearModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
         let c = self.c;
-        train_online(x, y, &self.online, |m, q| Rule::PassiveAggressive { c }.step(m, q))
+        train_online(x, y, &self.online, |m, q| {
+            Rule::PassiveAggressive { c }.step(m, q)
+        })
     }
 }
 
@@ -107,9 +108,9 @@ impl LearnerKind for PassiveAggressive {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::learn::step::pa1_step;
     use crate::features::{SparseRows, real_from_dense};
     use crate::learn::Classifier;
+    use crate::learn::step::pa1_step;
 
     #[test]
     fn one_uncapped_step_reaches_margin_one() {

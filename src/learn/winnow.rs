@@ -12,8 +12,8 @@
 //! when θ grows large the weights are recomputed with a smaller one (rare, amortized).
 
 use super::kind::{LearnerKind, bias_of};
-use super::online::on_off_bias;
 use super::online::epoch_order;
+use super::online::on_off_bias;
 use super::{Bias, Setting};
 use super::{Check, Checked, Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
 use crate::Result;

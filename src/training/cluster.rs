@@ -26,8 +26,8 @@ use crate::distributed::reduce::{AllReduce, agree};
 use crate::experiment::{exact_label_sets, predict_classes, tune_thresholds};
 use crate::features::{BinaryMatrix, Geometry, MatrixBuilder, SparseRows};
 use crate::input::{Document, Share};
+use crate::learn::compose::multilabel::MultiLabelOptions;
 use crate::learn::mixing::mixed_model;
-use crate::learn::multilabel::MultiLabelOptions;
 use crate::learn::{AnyModel, LabelScorer, MultiLabel, MultiLabelModel};
 use crate::model::{Metadata, Model, Predictor};
 use crate::training::{

@@ -4,7 +4,7 @@
 use super::{is_multilabel, train, train_multilabel};
 use crate::Result;
 use crate::input::Document;
-use crate::learn::multilabel::MultiLabelOptions;
+use crate::learn::compose::multilabel::MultiLabelOptions;
 use crate::model::Model;
 use crate::training::TrainConfig;
 

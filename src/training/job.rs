@@ -13,7 +13,7 @@ use crate::eval::Metrics;
 use crate::experiment::{GridPoint, Split, TuneOptions, TuneProgress, TuneTable, holdout, kfold};
 use crate::features::{RowSubset, SparseRows};
 use crate::input::Document;
-use crate::learn::multilabel::MultiLabelOptions;
+use crate::learn::compose::multilabel::MultiLabelOptions;
 use crate::learn::{AnyLearner, Check, Checked, Schedule};
 use crate::model::Model;
 use crate::training::assemble::{Space, assemble};

@@ -7,7 +7,7 @@ use crate::eval::MultiLabelMetrics;
 use crate::experiment::{exact_label_sets, labels_of, most_frequent, tune_thresholds};
 use crate::features::{Geometry, SparseRows, vectorize};
 use crate::input::Document;
-use crate::learn::multilabel::{MultiLabelOptions, fit_scorer, label_counts};
+use crate::learn::compose::multilabel::{MultiLabelOptions, fit_scorer, label_counts};
 use crate::learn::{Fitted, MultiLabelModel};
 use crate::model::{Metadata, Model, Predictor};
 use crate::training::assemble::{Fit, Space, assemble};

@@ -13,7 +13,7 @@ use pyo3::types::{PyBytes, PyDict};
 use rayon::prelude::*;
 use rosenblatt::features::GeometrySpec;
 use rosenblatt::incremental::{empty_rows_model, learn_rows};
-use rosenblatt::learn::multilabel::{MultiLabelOptions, Thresholds};
+use rosenblatt::learn::{MultiLabelOptions, Thresholds};
 use rosenblatt::learn::{LabelScorer, OnlineState, Rate, UpdateRule};
 use rosenblatt::model::{FeatureSpace, Predictor};
 use rosenblatt::training::{decide_labels, fit_label_sets, fit_rows};

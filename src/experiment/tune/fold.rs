@@ -9,7 +9,7 @@ use crate::eval::MultiLabelMetrics;
 use crate::eval::roc_auc;
 use crate::experiment::{Classes, LabelSets, Split, fold_scores, holdout, score_split};
 use crate::features::{RowSubset, SparseRows};
-use crate::learn::multilabel::{Thresholds, best_threshold, fit_scorer, label_counts};
+use crate::learn::compose::multilabel::{Thresholds, best_threshold, fit_scorer, label_counts};
 use crate::learn::{AnyLearner, Checked, MultiLabelModel};
 use rayon::prelude::*;
 

@@ -9,7 +9,7 @@ use crate::Result;
 use crate::error::{ConfigError, Param};
 use crate::experiment::{Classes, LabelSets, Split, stratified_kfold};
 use crate::features::{Geometry, GeometrySpec, SparseRows};
-use crate::learn::multilabel::{MultiLabelOptions, Thresholds, label_counts};
+use crate::learn::compose::multilabel::{MultiLabelOptions, Thresholds, label_counts};
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
 

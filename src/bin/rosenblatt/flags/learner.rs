@@ -10,7 +10,7 @@ use super::schedule::ScheduleArgs;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use rosenblatt::error::Param;
-use rosenblatt::learn::multilabel::MultiLabelOptions;
+use rosenblatt::learn::MultiLabelOptions;
 use rosenblatt::learn::{AnyLearner, EarlyStopping, Setting, Solver, Thresholds};
 
 /// The gradient solvers `--solver` accepts.

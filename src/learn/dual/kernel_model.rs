@@ -6,11 +6,11 @@
 //! the support vectors (built on first use), so a row costs Σ_{f ∈ x} df_SV(f) additions
 //! plus one kernel transform per support vector, instead of one sparse merge per vector.
 
-use super::Classifier;
-use crate::error::Estimate;
-use super::postings::Postings;
 use super::kernel::Kernel;
+use super::postings::Postings;
+use crate::error::Estimate;
 use crate::features::{RowRef, SparseRows, ops};
+use crate::learn::Classifier;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;

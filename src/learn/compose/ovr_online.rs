@@ -6,15 +6,14 @@
 //! row's nonzeros of the classes that need them. Blocks of classes run in parallel.
 //!
 //! Every class visits the rows in the same seeded order its own binary fit would, so the
-//! models equal the ones [`super::online::train_online`] fits class by class.
+//! models equal the ones [`crate::learn::online::train_online`] fits class by class.
 
-use super::online::{OnlineOptions, epoch_order};
-use super::step::Rule;
-use super::{Fitted, Label, LinearModel, TrainReport, check_binary};
 use crate::Result;
 use crate::features::{SparseRows, ops};
+use crate::learn::online::{OnlineOptions, epoch_order};
+use crate::learn::step::Rule;
+use crate::learn::{Fitted, Label, LinearModel, TrainReport, check_binary};
 use rayon::prelude::*;
-
 
 /// Classes per block: enough blocks to keep every thread busy, at most 32 classes each.
 fn block_size(k: usize) -> usize {

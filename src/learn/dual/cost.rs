@@ -1,12 +1,12 @@
 //! What the dual (kernel) perceptron will cost, predicted before any work: Gram matrix
 //! bytes, peak memory and seconds, and the refusal when they exceed the limits.
 
-use super::dual::KernelPerceptron;
 use super::kernel::Kernel;
-use super::perceptron::Schedule;
+use super::kernel_perceptron::KernelPerceptron;
 use super::postings::feature_bytes;
 use crate::error::{Estimate, OverBudget};
 use crate::features::SparseRows;
+use crate::learn::perceptron::Schedule;
 use crate::{Error, Result};
 
 /// Nanoseconds per postings addition, per kernel transform and per score update, measured

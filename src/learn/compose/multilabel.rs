@@ -5,10 +5,10 @@
 //! rare labels be predicted at all: their scores rarely clear 0. `learn` only fits and
 //! scores: the fold loop that produces those out-of-fold scores runs above this layer.
 
-use super::SoftmaxModel;
-use super::{AnyLearner, AnyModel, Checked, Classifier, Fitted, Learner, MultiLabel};
 use crate::Result;
 use crate::features::{RowRef, SparseRows};
+use crate::learn::SoftmaxModel;
+use crate::learn::{AnyLearner, AnyModel, Checked, Classifier, Fitted, Learner, MultiLabel};
 use serde::{Deserialize, Serialize};
 
 /// What scores the classes of a multiclass problem or the labels of a multi-label one.

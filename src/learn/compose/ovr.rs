@@ -5,11 +5,11 @@
 //! fits one model over all classes. Both are what a checked [`AnyLearner`] fits to
 //! [`Multiclass`] and [`MultiLabel`] targets.
 
-use super::{AnyLearner, AnyModel, Checked, Fitted, Label};
-use super::{LabelScorer, Learner, MultiLabel, Multiclass, combine_reports};
-use super::{SoftmaxModel, SoftmaxRegression};
 use crate::Result;
 use crate::features::SparseRows;
+use crate::learn::{AnyLearner, AnyModel, Checked, Fitted, Label};
+use crate::learn::{LabelScorer, Learner, MultiLabel, Multiclass, combine_reports};
+use crate::learn::{SoftmaxModel, SoftmaxRegression};
 use rayon::prelude::*;
 
 /// One class per row: one binary model per class (in parallel), or one softmax model.
@@ -22,7 +22,7 @@ impl Learner<Multiclass<'_>> for Checked<AnyLearner> {
 }
 
 /// Label sets: one binary model per label (in parallel), or one softmax model over the
-/// labels; thresholds are chosen apart (see [`super::multilabel`]).
+/// labels; thresholds are chosen apart (see `compose::multilabel`).
 impl Learner<MultiLabel<'_>> for Checked<AnyLearner> {
     type Model = LabelScorer;
     fn fit<X: SparseRows>(&self, x: &X, y: &MultiLabel<'_>) -> Result<Fitted<LabelScorer>> {

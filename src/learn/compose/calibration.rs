@@ -144,7 +144,7 @@ impl Calibration {
 pub fn probability(calibration: Option<&Calibration>, logistic: bool, score: f32) -> Option<f32> {
     match calibration {
         Some(c) => Some(c.probability(score)),
-        None => logistic.then(|| super::loss::sigmoid(score)),
+        None => logistic.then(|| crate::learn::loss::sigmoid(score)),
     }
 }
 

@@ -11,18 +11,17 @@
 //! both before any work — before anything is allocated by the rows' size or width — and
 //! `fit` refuses when they exceed the limits (unless `force`).
 
-
-use super::Setting;
 use super::gram::Gram;
 use super::gram_rows::GramRows;
 use super::kernel::Kernel;
 use super::kernel_model::{KernelModel, SupportRows, Vote};
-use super::kind::LearnerKind;
-use super::perceptron::drive;
-use super::{Bias, Check, Checked, Fitted, Label, Learner, Schedule, check_binary};
 use crate::Result;
 use crate::error::{ConfigError, Param};
 use crate::features::SparseRows;
+use crate::learn::Setting;
+use crate::learn::kind::LearnerKind;
+use crate::learn::perceptron::drive;
+use crate::learn::{Bias, Check, Checked, Fitted, Label, Learner, Schedule, check_binary};
 use serde::{Deserialize, Serialize};
 
 /// The default memory budget for the Gram matrix: 1 GiB.

@@ -219,8 +219,8 @@ impl Gram {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::learn::gram_rows::GramRows;
     use crate::features::{MatrixBuilder, real_from_dense};
+    use crate::learn::dual::gram_rows::GramRows;
     use proptest::prelude::*;
 
     fn kernels() -> [Kernel; 3] {
