@@ -29,10 +29,12 @@ use crate::{Error, Result};
 use hashbrown::HashSet;
 
 mod empty;
+mod filter;
 mod rows;
 #[cfg(feature = "mail")]
 pub mod trec;
 pub use empty::{empty_model, empty_rows_model};
+pub use filter::Filter;
 pub use rows::learn_rows;
 
 /// What a filter that starts from no message is made of: how it reads mail, the geometry

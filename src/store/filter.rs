@@ -398,3 +398,21 @@ impl Snapshot<'_> {
         })
     }
 }
+
+impl crate::incremental::Filter for Snapshot<'_> {
+    fn analyzer(&self) -> &Analyzer {
+        Snapshot::analyzer(self)
+    }
+
+    fn classes(&self) -> &[String] {
+        Snapshot::classes(self)
+    }
+
+    fn probability(&self, score: f32) -> Option<f32> {
+        Snapshot::probability(self, score)
+    }
+
+    fn decide_documents(&self, docs: &[Document]) -> Result<Vec<ClassDecision>> {
+        docs.iter().map(|d| self.decide(d)).collect()
+    }
+}

@@ -23,6 +23,7 @@ mod maildir;
 mod mbox;
 #[cfg(feature = "mail")]
 mod message;
+mod rewrite;
 mod rules;
 
 pub use fields::{DATE_FIELDS, FieldGroup, VERDICT_FIELD};
@@ -41,5 +42,6 @@ pub use read::{
     MailCorpus, MailSource, detect, read_labelled, read_labelled_share, read_mail,
     read_message_bytes, read_share,
 };
+pub use rewrite::with_field;
 pub(crate) use rules::RulesBeforeSwitches;
 pub use rules::{MailRules, TagFamily};

@@ -2,7 +2,6 @@
 //! `id<TAB>label<TAB>score` or a JSON object per line — for text and SVMlight input;
 //! spam filters go to [`super::classify_mail`].
 
-use super::classify_mail::Filter;
 use crate::flags::ClassifyPlan;
 use crate::load::{self, with_rows};
 use crate::report;
@@ -26,7 +25,7 @@ pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
                 bail!("{}", crate::flags::NOT_SVM);
             }
             load::refuse_line_files(&plan.model, &plan.documents.paths, plan.documents.format)?;
-            return super::classify_mail::run(&plan, &Filter::Store(&snapshot));
+            return super::classify_mail::run(&plan, &snapshot);
         }
     }
     let model = load::model(&plan.model)?;
@@ -45,7 +44,7 @@ pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
     // The model's analyzer says how its inputs are read: a mail source parses messages.
     if model.analyzer().source().mail_rules().is_some() || plan.filter() {
         load::refuse_line_files(&plan.model, &plan.documents.paths, plan.documents.format)?;
-        return super::classify_mail::run(&plan, &Filter::Model(&model));
+        return super::classify_mail::run(&plan, &model);
     }
     let d = &plan.documents;
     let mut corpus = Corpus::default();

@@ -7,61 +7,17 @@
 use crate::flags::{ClassifyPlan, OutputFormat, Unsure};
 use crate::load;
 use anyhow::{Result, bail};
-use rosenblatt::input::Document;
+use rosenblatt::incremental::Filter;
 use rosenblatt::input::mail::{self, MailCorpus, MailRules};
-use rosenblatt::model::{ClassDecision, Model};
-use rosenblatt::store::Snapshot;
+use rosenblatt::model::ClassDecision;
 use rosenblatt::text::Analyzer;
-use rosenblatt::training;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
-
-/// A filter classify reads: a whole model, or a store's read transaction.
-pub enum Filter<'a> {
-    /// A model file, loaded.
-    Model(&'a Model),
-    /// A store, read per message.
-    Store(&'a Snapshot<'a>),
-}
-
-impl Filter<'_> {
-    /// How the filter reads its inputs.
-    fn analyzer(&self) -> &Analyzer {
-        match self {
-            Filter::Model(m) => m.analyzer(),
-            Filter::Store(s) => s.analyzer(),
-        }
-    }
-
-    /// The filter's two classes.
-    fn classes(&self) -> &[String] {
-        match self {
-            Filter::Model(m) => m.classes(),
-            Filter::Store(s) => s.classes(),
-        }
-    }
-
-    /// P(spam) for a score, where the filter has a probability.
-    fn probability(&self, score: f32) -> Option<f32> {
-        match self {
-            Filter::Model(m) => m.probability(score),
-            Filter::Store(s) => s.probability(score),
-        }
-    }
-
-    /// The decisions for `docs`, in order.
-    fn decide(&self, docs: &[Document]) -> Result<Vec<ClassDecision>> {
-        Ok(match self {
-            Filter::Model(m) => m.decide_rows(&training::vectorize_for(m, docs).matrix),
-            Filter::Store(s) => docs.iter().map(|d| s.decide(d)).collect::<Result<_, _>>()?,
-        })
-    }
-}
 
 /// `classify` with a spam filter; see the module docs. Messages are parsed under the mail
 /// rules the filter records. With `--passthrough` the exit code is 0 whatever the verdict
 /// (3 on error), as with bogofilter's `-p -e`.
-pub fn run(a: &ClassifyPlan, filter: &Filter) -> Result<ExitCode> {
+pub fn run(a: &ClassifyPlan, filter: &dyn Filter) -> Result<ExitCode> {
     let classes = filter.classes();
     let rules = filter_rules(a, filter.analyzer(), filter.probability(0.0).is_some())?;
     let inputs = &a.documents.paths;
@@ -113,7 +69,7 @@ pub fn run(a: &ClassifyPlan, filter: &Filter) -> Result<ExitCode> {
     if corpus.docs.is_empty() {
         bail!("no message to classify");
     }
-    let decisions = filter.decide(&corpus.docs)?;
+    let decisions = filter.decide_documents(&corpus.docs)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if let Some(bytes) = raw {
         // The verdict travels in the header; a filter's exit code must say "delivered"
@@ -125,7 +81,7 @@ pub fn run(a: &ClassifyPlan, filter: &Filter) -> Result<ExitCode> {
         if let Some(p) = p {
             header.push_str(&format!("; probability={p:.6}"));
         }
-        out.write_all(&add_header(&bytes, mail::VERDICT_FIELD, &header))?;
+        out.write_all(&mail::with_field(&bytes, mail::VERDICT_FIELD, &header))?;
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     } else {
@@ -201,140 +157,5 @@ pub fn line(
             }
             o.to_string()
         }
-    }
-}
-
-/// `raw` with the field `name: value` added at the end of its header (before the blank
-/// line) and any `name:` fields already there removed (a sender could forge one). Keeps
-/// an mbox envelope line first and the message's line ending (CRLF or LF).
-fn add_header(raw: &[u8], name: &str, value: &str) -> Vec<u8> {
-    let crlf = raw
-        .iter()
-        .position(|&b| b == b'\n')
-        .is_some_and(|i| i > 0 && raw[i - 1] == b'\r');
-    let eol: &[u8] = if crlf { b"\r\n" } else { b"\n" };
-    let field = [format!("{name}: {value}").as_bytes(), eol].concat();
-    let mut out = Vec::with_capacity(raw.len() + field.len());
-    let mut lines = raw.split_inclusive(|&b| b == b'\n').peekable();
-    if let Some(first) = lines.peek()
-        && first.starts_with(b"From ")
-    {
-        out.extend_from_slice(first);
-        lines.next();
-    }
-    let is_blank = |l: &[u8]| l.iter().all(|&b| b == b'\r' || b == b'\n');
-    // Our field, in any case, with spaces or tabs before its ':' (the obsolete syntax).
-    let is_ours = |l: &[u8]| {
-        l.len() > name.len()
-            && l[..name.len()].eq_ignore_ascii_case(name.as_bytes())
-            && l[name.len()..].iter().find(|&&b| b != b' ' && b != b'\t') == Some(&b':')
-    };
-    // A header field line: a name of printable characters but ':', then ':' (after
-    // spaces or tabs, as the obsolete syntax allows).
-    let is_field = |l: &[u8]| {
-        let n = l
-            .iter()
-            .take_while(|&&b| b.is_ascii_graphic() && b != b':')
-            .count();
-        let gap = l[n..]
-            .iter()
-            .take_while(|&&b| b == b' ' || b == b'\t')
-            .count();
-        n > 0 && l.get(n + gap) == Some(&b':')
-    };
-    let is_continuation = |l: &[u8]| l.first().is_some_and(|&b| b == b' ' || b == b'\t');
-    let mut header = Vec::new();
-    let mut in_ours = false;
-    // Where the header block ends: a blank line, or a line that is no header field (the
-    // body, as the parser reads it, when the blank line is missing), or the end.
-    let mut end = None;
-    for l in lines.by_ref() {
-        let continues = is_continuation(l) && (in_ours || !header.is_empty());
-        if is_blank(l) || !(is_field(l) || continues) {
-            end = Some(l);
-            break;
-        }
-        if is_continuation(l) && in_ours {
-            continue; // continuation of a dropped field
-        }
-        in_ours = is_ours(l);
-        if !in_ours {
-            header.push(l);
-        }
-    }
-    header.iter().for_each(|l| out.extend_from_slice(l));
-    if header.last().is_some_and(|l| !l.ends_with(b"\n")) {
-        out.extend_from_slice(eol);
-    }
-    out.extend_from_slice(&field);
-    match end {
-        Some(blank) if is_blank(blank) => out.extend_from_slice(blank),
-        Some(body) => {
-            // The body began without the blank line: give it one, so that the body's
-            // lines are not read as header lines below the new field.
-            out.extend_from_slice(eol);
-            out.extend_from_slice(body);
-        }
-        None => {}
-    }
-    lines.for_each(|l| out.extend_from_slice(l));
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn add(s: &str) -> String {
-        String::from_utf8(add_header(s.as_bytes(), "X-Rosenblatt", "spam; score=1.5")).unwrap()
-    }
-
-    #[test]
-    fn header_goes_before_the_blank_line_and_forgeries_go() {
-        assert_eq!(
-            add(
-                "From a@b Mon Jan  1 00:00:00 2001\nSubject: hi\nX-rosenblatt: ham;\n x\n\nbody\n\nmore\n"
-            ),
-            "From a@b Mon Jan  1 00:00:00 2001\nSubject: hi\nX-Rosenblatt: spam; score=1.5\n\nbody\n\nmore\n"
-        );
-        assert_eq!(
-            add("Subject: hi\r\n\r\nbody\r\n"),
-            "Subject: hi\r\nX-Rosenblatt: spam; score=1.5\r\n\r\nbody\r\n"
-        );
-        // Text without a header: the field, the blank line, then the text as the body.
-        assert_eq!(
-            add("no header at all\nfree: money\n"),
-            "X-Rosenblatt: spam; score=1.5\n\nno header at all\nfree: money\n"
-        );
-        // A header ended by a body line instead of a blank line gets the blank line.
-        assert_eq!(
-            add("Subject: hi\r\n folded\r\nbody text\r\n\r\nmore\r\n"),
-            "Subject: hi\r\n folded\r\nX-Rosenblatt: spam; score=1.5\r\n\r\nbody text\r\n\r\nmore\r\n"
-        );
-        // A forged field right before a body line that lost its blank line.
-        assert_eq!(
-            add("Subject: hi\nX-Rosenblatt: ham\n folded\nbody\n"),
-            "Subject: hi\nX-Rosenblatt: spam; score=1.5\n\nbody\n"
-        );
-        // The obsolete `Name :` form is a field too.
-        assert_eq!(
-            add("Subject : hi\nTo: a@b\n\nbody\n"),
-            "Subject : hi\nTo: a@b\nX-Rosenblatt: spam; score=1.5\n\nbody\n"
-        );
-        // A forgery in that form goes too; a longer name that starts with ours stays.
-        assert_eq!(
-            add("X-Rosenblatt \t: ham\nX-Rosenblatt-Seen: 1\n\nbody\n"),
-            "X-Rosenblatt-Seen: 1\nX-Rosenblatt: spam; score=1.5\n\nbody\n"
-        );
-        // A header and no body.
-        assert_eq!(
-            add("Subject: hi\nX-Rosenblatt: ham\n"),
-            "Subject: hi\nX-Rosenblatt: spam; score=1.5\n"
-        );
-        assert_eq!(
-            add("Subject: hi"),
-            "Subject: hi\nX-Rosenblatt: spam; score=1.5\n"
-        );
-        assert_eq!(add(""), "X-Rosenblatt: spam; score=1.5\n");
     }
 }

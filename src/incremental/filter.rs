@@ -1,0 +1,82 @@
+//! A spam filter as a program meets it, whichever form it is kept in: a model file
+//! loaded whole, or a store read per message (one read transaction, `store::Snapshot`).
+//! Both classify messages read under their own analyzer and give P(spam) where they
+//! record a calibration, so `classify` and library users write one path for both.
+
+use crate::Result;
+use crate::input::Document;
+use crate::model::{ClassDecision, Model};
+use crate::text::Analyzer;
+
+/// A two-class filter that classifies messages: a [`Model`] or a store's snapshot.
+pub trait Filter {
+    /// How the filter reads its inputs (mail rules and steps).
+    fn analyzer(&self) -> &Analyzer;
+
+    /// Its classes, in the order decisions index them.
+    fn classes(&self) -> &[String];
+
+    /// P(positive class) for `score`, where the filter records a calibration.
+    fn probability(&self, score: f32) -> Option<f32>;
+
+    /// The decision for each document (read under [`Filter::analyzer`]), in order.
+    fn decide_documents(&self, docs: &[Document]) -> Result<Vec<ClassDecision>>;
+
+    /// Classifies one raw message, parsed under the filter's mail rules (text otherwise).
+    #[cfg(feature = "mail")]
+    fn classify_mail(&self, raw: &[u8]) -> Result<crate::model::Decision> {
+        let doc = match self.analyzer().source().mail_rules() {
+            Some(rules) => crate::input::mail::parse_message(raw, String::new(), None, rules).doc,
+            None => Document::new("", crate::input::decode_text(raw.to_vec()), None),
+        };
+        let d = self.decide_documents(std::slice::from_ref(&doc))?.remove(0);
+        Ok(crate::model::Decision {
+            label: self.classes()[d.class].clone(),
+            score: d.score,
+        })
+    }
+}
+
+impl Filter for Model {
+    fn analyzer(&self) -> &Analyzer {
+        Model::analyzer(self)
+    }
+
+    fn classes(&self) -> &[String] {
+        Model::classes(self)
+    }
+
+    fn probability(&self, score: f32) -> Option<f32> {
+        Model::probability(self, score)
+    }
+
+    fn decide_documents(&self, docs: &[Document]) -> Result<Vec<ClassDecision>> {
+        let x = crate::features::vectorize(self.analyzer(), self.vocab(), docs);
+        Ok(self.decide_rows(&x.matrix))
+    }
+}
+
+#[cfg(all(test, feature = "mail"))]
+mod tests {
+    use super::*;
+    use crate::TrainConfig;
+
+    #[test]
+    fn a_model_classifies_a_message_through_the_trait_as_it_does_itself() {
+        let docs = [
+            Document::labelled("spam", "cheap meds, buy now"),
+            Document::labelled("ham", "lunch at noon tomorrow"),
+            Document::labelled("spam", "buy cheap watches now"),
+            Document::labelled("ham", "the meeting moved to noon"),
+        ];
+        let model = Model::fit(&docs, &TrainConfig::spam_filter()).unwrap();
+        for raw in [
+            &b"From: a@example.org\nSubject: meds\n\ncheap, buy now\n"[..],
+            &b"Subject: lunch\n\nnoon tomorrow?\n"[..],
+        ] {
+            let own = model.classify_mail(raw).unwrap();
+            let through = Filter::classify_mail(&model, raw).unwrap();
+            assert_eq!((own.label, own.score), (through.label, through.score));
+        }
+    }
+}
