@@ -55,28 +55,3 @@ impl Filter for Model {
         Ok(self.decide_rows(&x.matrix))
     }
 }
-
-#[cfg(all(test, feature = "mail"))]
-mod tests {
-    use super::*;
-    use crate::TrainConfig;
-
-    #[test]
-    fn a_model_classifies_a_message_through_the_trait_as_it_does_itself() {
-        let docs = [
-            Document::labelled("spam", "cheap meds, buy now"),
-            Document::labelled("ham", "lunch at noon tomorrow"),
-            Document::labelled("spam", "buy cheap watches now"),
-            Document::labelled("ham", "the meeting moved to noon"),
-        ];
-        let model = Model::fit(&docs, &TrainConfig::spam_filter()).unwrap();
-        for raw in [
-            &b"From: a@example.org\nSubject: meds\n\ncheap, buy now\n"[..],
-            &b"Subject: lunch\n\nnoon tomorrow?\n"[..],
-        ] {
-            let own = model.classify_mail(raw).unwrap();
-            let through = Filter::classify_mail(&model, raw).unwrap();
-            assert_eq!((own.label, own.score), (through.label, through.score));
-        }
-    }
-}

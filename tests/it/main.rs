@@ -13,6 +13,7 @@ mod delivery;
 mod distributed;
 mod experiment;
 mod faults;
+mod filter_trait;
 mod fuzz_seeds;
 mod hostile;
 mod kernel;
