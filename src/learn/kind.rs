@@ -7,7 +7,7 @@
 
 use super::UpdateRule;
 use super::mixing::{LocalEpoch, MixPlan};
-use super::online::{OnlineOptions, run_online};
+use super::online::{OnlineOptions, run_epochs};
 use super::step::Rule;
 use super::{Bias, Check, Label, LinearModel, Schedule, Setting};
 use crate::Result;
@@ -83,7 +83,7 @@ pub(crate) trait LearnerKind: Check + Copy + Default {
         let (opt, rule) = self.mixing_rule()?;
         let opt = OnlineOptions { epochs: 1, ..opt };
         Some(
-            run_online(x, y, &opt, |m, q| rule.step(m, q), Some(start), round).map(|run| {
+            run_epochs(x, y, &opt, |m, q| rule.step(m, q), Some(start), round).map(|run| {
                 LocalEpoch {
                     last: run.last,
                     average: run.average,

@@ -119,7 +119,7 @@ pub(crate) fn train_online<X: SparseRows>(
     opt: &OnlineOptions,
     rule: impl FnMut(f32, f32) -> f32,
 ) -> Result<Fitted<LinearModel>> {
-    let run = run_online(x, y, opt, rule, None, 0)?;
+    let run = run_epochs(x, y, opt, rule, None, 0)?;
     Ok(Fitted {
         model: run.average.unwrap_or(run.last),
         report: run.report,
@@ -139,7 +139,7 @@ pub(crate) struct OnlineRun {
 /// The loop from `start` (zero weights when `None`), its epochs numbered from
 /// `first_epoch` for the shuffle: a later call goes on where an earlier one stopped, as
 /// iterative parameter mixing needs (one epoch per round from the mixed weights).
-pub(crate) fn run_online<X: SparseRows>(
+pub(crate) fn run_epochs<X: SparseRows>(
     x: &X,
     y: &[Label],
     opt: &OnlineOptions,
