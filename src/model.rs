@@ -158,6 +158,11 @@ pub struct Model {
     /// Two-class models whose scores are not probabilities: the map from a score to
     /// P(`classes[1]`), fitted on out-of-fold scores (see [`ModelParts::calibration`]).
     pub(crate) calibration: Option<Calibration>,
+    /// The predictor's class-blocked weights, made at the first batch scored (models of
+    /// three classes or more); not saved. Only a two-class model's predictor changes in
+    /// place (`incremental`), and it has none.
+    #[serde(skip)]
+    block: std::sync::OnceLock<Option<crate::learn::compose::blocked::ClassBlock>>,
 }
 
 impl Model {
@@ -188,6 +193,7 @@ impl Model {
             online,
             threshold,
             calibration,
+            block: std::sync::OnceLock::new(),
         };
         model
             .check()
@@ -282,7 +288,18 @@ impl Model {
     /// The decision for one row read in the model's geometry: the predictor's, with a
     /// two-class model's score compared to its threshold.
     pub(crate) fn decide(&self, row: RowRef<'_>) -> ClassDecision {
-        decide_at(&self.predictor, self.threshold, row)
+        match self.block() {
+            Some(b) => self.predictor.decide_blocked(row, Some(b)),
+            None => decide_at(&self.predictor, self.threshold, row),
+        }
+    }
+
+    /// The predictor's class-blocked weights, where it has them (see
+    /// [`Predictor::class_block`]): every class of a row scored in one pass.
+    pub(crate) fn block(&self) -> Option<&crate::learn::compose::blocked::ClassBlock> {
+        self.block
+            .get_or_init(|| self.predictor.class_block())
+            .as_ref()
     }
 
     /// The decision for every stored row (read in the model's geometry), computed in

@@ -136,11 +136,13 @@ pub(crate) fn exact_label_sets<X: SparseRows>(
         .count()
 }
 
-/// The labels of every row as given (already read in the predictor's geometry).
-pub(crate) fn labels_of<X: SparseRows>(predictor: &Predictor, x: &X) -> Vec<Vec<(usize, f32)>> {
+/// The labels of every row as given (already read in the predictor's geometry), every
+/// class of a row scored in one pass where the predictor allows it.
+fn labels_of<X: SparseRows>(predictor: &Predictor, x: &X) -> Vec<Vec<(usize, f32)>> {
+    let block = predictor.class_block();
     (0..x.n_rows())
         .into_par_iter()
-        .map(|i| predictor.labels(x.row(i)))
+        .map(|i| predictor.labels_blocked(x.row(i), block.as_ref()))
         .collect()
 }
 

@@ -43,10 +43,10 @@ mod thresholds;
 mod tune;
 
 pub(crate) use calibrate::calibrate;
+pub(crate) use classes::exact_label_sets;
 pub use classes::{
     Classes, cross_validate, fit_classes, fold_scores, predict_classes, score_split,
 };
-pub(crate) use classes::{exact_label_sets, labels_of};
 pub use folds::{kfold, stratified_kfold};
 pub(crate) use labels::most_frequent;
 pub use labels::{LabelSets, cross_validate_labels, score_split_labels};

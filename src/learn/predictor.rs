@@ -1,6 +1,7 @@
 //! What a fitted classifier is, whatever its shape: two classes, one-vs-rest, softmax or
 //! multi-label, and the decision it makes for a row.
 
+use super::compose::blocked::ClassBlock;
 use super::{AnyModel, Classifier, LabelScorer, MultiLabelModel, SoftmaxModel};
 use crate::RowRef;
 use crate::features::SparseRows;
@@ -40,19 +41,7 @@ impl Predictor {
                     score,
                 }
             }
-            Predictor::OneVsRest(ms) => {
-                let mut best = ClassDecision {
-                    class: 0,
-                    score: f32::NEG_INFINITY,
-                };
-                for (c, m) in ms.iter().enumerate() {
-                    let s = m.score(row);
-                    if s > best.score {
-                        best = ClassDecision { class: c, score: s };
-                    }
-                }
-                best
-            }
+            Predictor::OneVsRest(ms) => best_of(ms.iter().map(|m| m.score(row))),
             Predictor::Softmax(m) => {
                 let (class, score) = m.decide(row);
                 ClassDecision { class, score }
@@ -61,6 +50,63 @@ impl Predictor {
                 let (class, score) = m.labels(row).first().copied().unwrap_or((0, f32::NAN));
                 ClassDecision { class, score }
             }
+        }
+    }
+
+    /// The class-blocked weights of a one-vs-rest or multi-label model of three classes
+    /// or more whose models are linear: what scores every class in one pass over a row.
+    pub(crate) fn class_block(&self) -> Option<ClassBlock> {
+        match self {
+            Predictor::OneVsRest(ms)
+            | Predictor::MultiLabel(MultiLabelModel {
+                scorer: LabelScorer::OneVsRest(ms),
+                ..
+            }) if ms.len() >= 3 => ClassBlock::of(ms),
+            _ => None,
+        }
+    }
+
+    /// [`Predictor::decide`], every class scored through `block` (this predictor's
+    /// [`Predictor::class_block`]) where there is one: the same decision.
+    pub(crate) fn decide_blocked(
+        &self,
+        row: RowRef<'_>,
+        block: Option<&ClassBlock>,
+    ) -> ClassDecision {
+        let Some(b) = block else {
+            return self.decide(row);
+        };
+        with_scores(b, row, |scores| match self {
+            Predictor::MultiLabel(m) => {
+                let (class, score) = m
+                    .labels_of_scores(scores)
+                    .first()
+                    .copied()
+                    .unwrap_or((0, f32::NAN));
+                ClassDecision { class, score }
+            }
+            _ => best_of(scores.iter().copied()),
+        })
+    }
+
+    /// [`Predictor::labels`] through `block` where there is one: the same labels.
+    pub(crate) fn labels_blocked(
+        &self,
+        row: RowRef<'_>,
+        block: Option<&ClassBlock>,
+    ) -> Vec<(usize, f32)> {
+        match (self, block) {
+            (Predictor::MultiLabel(m), Some(b)) => with_scores(b, row, |scores| {
+                m.labels_of_scores(scores)
+                    .into_iter()
+                    .map(|(c, s)| (c, m.scorer.probability(c, s).unwrap_or(s)))
+                    .collect()
+            }),
+            (_, Some(_)) => {
+                let d = self.decide_blocked(row, block);
+                vec![(d.class, self.probability(row, &d).unwrap_or(d.score))]
+            }
+            (_, None) => self.labels(row),
         }
     }
 
@@ -183,6 +229,37 @@ impl Predictor {
             .collect();
         Some((w, m.bias.clone()))
     }
+}
+
+/// The class with the highest score (the first on ties; class 0 when every score is NaN).
+fn best_of(scores: impl Iterator<Item = f32>) -> ClassDecision {
+    let mut best = ClassDecision {
+        class: 0,
+        score: f32::NEG_INFINITY,
+    };
+    for (c, s) in scores.enumerate() {
+        if s > best.score {
+            best = ClassDecision { class: c, score: s };
+        }
+    }
+    best
+}
+
+thread_local! {
+    /// Each thread's scores and partial sums for [`ClassBlock::scores`].
+    static SCRATCH: std::cell::RefCell<(Vec<f32>, Vec<f32>)> = const {
+        std::cell::RefCell::new((Vec::new(), Vec::new()))
+    };
+}
+
+/// `f` of a row's class scores computed through `block`.
+fn with_scores<T>(block: &ClassBlock, row: RowRef<'_>, f: impl FnOnce(&[f32]) -> T) -> T {
+    SCRATCH.with(|s| {
+        let (out, acc) = &mut *s.borrow_mut();
+        out.resize(block.k(), 0.0);
+        block.scores(row, out, acc);
+        f(out)
+    })
 }
 
 #[cfg(test)]

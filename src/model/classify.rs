@@ -140,7 +140,8 @@ impl Model {
         Ok((0..x.n_rows())
             .into_par_iter()
             .map(|i| {
-                let labels = self.predictor.labels(x.row(i)).into_iter();
+                let labels = self.predictor.labels_blocked(x.row(i), self.block());
+                let labels = labels.into_iter();
                 labels.map(|(c, s)| self.decision(c, s)).collect()
             })
             .collect())

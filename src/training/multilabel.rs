@@ -4,7 +4,7 @@
 
 use super::{TextFit, Trained, vectorize_for};
 use crate::eval::MultiLabelMetrics;
-use crate::experiment::{exact_label_sets, labels_of, most_frequent, tune_thresholds};
+use crate::experiment::{exact_label_sets, most_frequent, tune_thresholds};
 use crate::features::{Geometry, SparseRows, vectorize};
 use crate::input::Document;
 use crate::learn::compose::multilabel::{MultiLabelOptions, fit_scorer, label_counts};
@@ -164,7 +164,11 @@ pub type LabelledRows = (Vec<Vec<(usize, f32)>>, Vec<Option<f32>>);
 pub fn labels_and_probabilities<X: SparseRows>(model: &Model, x: &X) -> LabelledRows {
     let x = &model.geometry().apply(x);
     let Predictor::Binary(_) = model.predictor() else {
-        return (labels_of(model.predictor(), x), vec![None; x.n_rows()]);
+        let labels = (0..x.n_rows())
+            .into_par_iter()
+            .map(|i| model.predictor().labels_blocked(x.row(i), model.block()))
+            .collect();
+        return (labels, vec![None; x.n_rows()]);
     };
     (0..x.n_rows())
         .into_par_iter()

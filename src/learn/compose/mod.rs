@@ -3,6 +3,7 @@
 //! per label and tuned thresholds), and the calibration of a two-class model's scores
 //! into probabilities.
 
+pub(crate) mod blocked;
 pub(crate) mod calibration;
 pub(crate) mod multilabel;
 pub(crate) mod ovr;

@@ -118,7 +118,11 @@ pub struct MultiLabelModel {
 impl MultiLabelModel {
     /// The labels of `row` with their scores, best first.
     pub(crate) fn labels(&self, row: RowRef<'_>) -> Vec<(usize, f32)> {
-        let scores = self.scorer.scores(row);
+        self.labels_of_scores(&self.scorer.scores(row))
+    }
+
+    /// [`MultiLabelModel::labels`] from a row's scores, however they were computed.
+    pub(crate) fn labels_of_scores(&self, scores: &[f32]) -> Vec<(usize, f32)> {
         let mut out: Vec<(usize, f32)> = scores
             .iter()
             .enumerate()

@@ -1,0 +1,215 @@
+//! Every class scored in one pass over a row: the weights of K linear models laid out
+//! class-blocked (for each feature, its K weights side by side), so a row's nonzeros are
+//! walked once and each adds a contiguous run of K weights, where K separate dot products
+//! would walk the row K times and gather from K weight vectors.
+//!
+//! The sums are taken in exactly the order `ops::dot` takes them for each class (four
+//! partial sums for a uniform binary row, one running sum otherwise), so every score is
+//! bit-identical to the one the class's own model gives.
+
+use crate::features::RowRef;
+use crate::learn::AnyModel;
+
+/// K linear models' weights, class-blocked, and their biases.
+#[derive(Debug, Clone)]
+pub(crate) struct ClassBlock {
+    /// Classes.
+    k: usize,
+    /// Features (every model's weight count).
+    n: usize,
+    /// `w[j·k + c]`: class c's weight of feature j.
+    w: Vec<f32>,
+    /// Each class's bias.
+    bias: Vec<f32>,
+}
+
+impl ClassBlock {
+    /// The block of `models`, when each is linear (or logistic) over the same number of
+    /// features; `None` otherwise (kernel models score through their support rows).
+    pub(crate) fn of(models: &[AnyModel]) -> Option<ClassBlock> {
+        let linear: Vec<_> = models
+            .iter()
+            .map(|m| match m {
+                AnyModel::Linear(l) | AnyModel::Logistic(l) => Some(l),
+                AnyModel::Kernel(_) => None,
+            })
+            .collect::<Option<_>>()?;
+        let n = linear.first()?.w.len();
+        if linear.iter().any(|l| l.w.len() != n) {
+            return None;
+        }
+        let k = linear.len();
+        let mut w = vec![0.0; n * k];
+        for (c, l) in linear.iter().enumerate() {
+            for (j, &v) in l.w.iter().enumerate() {
+                w[j * k + c] = v;
+            }
+        }
+        Some(ClassBlock {
+            k,
+            n,
+            w,
+            bias: linear.iter().map(|l| l.bias).collect(),
+        })
+    }
+
+    /// The number of classes.
+    pub(crate) fn k(&self) -> usize {
+        self.k
+    }
+
+    /// The k classes' scores of `row` into `out` (`k` long), each equal to its model's
+    /// `score(row)`; `acc` is scratch space kept between calls.
+    pub(crate) fn scores(&self, row: RowRef<'_>, out: &mut [f32], acc: &mut Vec<f32>) {
+        let k = self.k;
+        // Ids beyond the weights (a wider matrix than the model) contribute nothing.
+        let keep = row.ids.partition_point(|&j| (j as usize) < self.n);
+        let ids = &row.ids[..keep];
+        let block = |j: u32| &self.w[j as usize * k..(j as usize + 1) * k];
+        if row.is_uniform() {
+            // `ops::dot_binary`: four partial sums over chunks of four ids, added in
+            // pairs, then the remaining ids one by one, times the row's scale.
+            acc.clear();
+            acc.resize(4 * k, 0.0);
+            let (a0, rest) = acc.split_at_mut(k);
+            let (a1, rest) = rest.split_at_mut(k);
+            let (a2, a3) = rest.split_at_mut(k);
+            let chunks = ids.chunks_exact(4);
+            let tail = chunks.remainder();
+            for ch in chunks {
+                add(a0, block(ch[0]));
+                add(a1, block(ch[1]));
+                add(a2, block(ch[2]));
+                add(a3, block(ch[3]));
+            }
+            for c in 0..k {
+                out[c] = (a0[c] + a1[c]) + (a2[c] + a3[c]);
+            }
+            for &j in tail {
+                add(out, block(j));
+            }
+            for (o, b) in out.iter_mut().zip(&self.bias) {
+                *o = row.scale * *o + b;
+            }
+            return;
+        }
+        // `ops::dot` otherwise: one running sum per class from the neutral element of
+        // `f32`'s `Sum`, each nonzero's value read as `RowRef::value` reads it (a weighted
+        // binary row's value is scale × weight).
+        let zero: f32 = std::iter::empty::<f32>().sum();
+        out.fill(zero);
+        for (i, &j) in ids.iter().enumerate() {
+            let v = match (row.vals, row.feature_weights) {
+                (None, Some(f)) => row.scale * f[j as usize],
+                _ => row.value(i),
+            };
+            for (o, &wc) in out.iter_mut().zip(block(j)) {
+                *o += wc * v;
+            }
+        }
+        for (o, b) in out.iter_mut().zip(&self.bias) {
+            *o += b;
+        }
+    }
+}
+
+/// `acc[c] += w[c]` for every class.
+#[inline(always)]
+fn add(acc: &mut [f32], w: &[f32]) {
+    for (a, &x) in acc.iter_mut().zip(w) {
+        *a += x;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::{BinaryMatrix, Geometry, GeometrySpec, SparseRows, real_from_dense};
+    use crate::learn::{Classifier, LinearModel};
+    use rand::{Rng, SeedableRng};
+
+    fn models(k: usize, n: usize, seed: u64) -> Vec<AnyModel> {
+        let mut r = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        (0..k)
+            .map(|c| {
+                let l = LinearModel {
+                    w: (0..n).map(|_| r.gen_range(-1.0..1.0)).collect(),
+                    bias: r.gen_range(-0.5..0.5),
+                };
+                if c % 2 == 0 {
+                    AnyModel::Linear(l)
+                } else {
+                    AnyModel::Logistic(l)
+                }
+            })
+            .collect()
+    }
+
+    fn check<X: SparseRows>(ms: &[AnyModel], x: &X) {
+        let b = ClassBlock::of(ms).unwrap();
+        let (mut out, mut acc) = (vec![0.0; ms.len()], Vec::new());
+        for i in 0..x.n_rows() {
+            b.scores(x.row(i), &mut out, &mut acc);
+            for (c, m) in ms.iter().enumerate() {
+                assert_eq!(
+                    out[c].to_bits(),
+                    m.score(x.row(i)).to_bits(),
+                    "row {i} class {c}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_class_scores_bit_for_bit_as_its_own_model() {
+        let (k, n) = (7, 40);
+        let ms = models(k, n, 3);
+        let mut r = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        // Rows of 0 to 23 nonzeros (chunks of four and their remainders), some with ids
+        // beyond the models' 40 features.
+        let (mut indptr, mut ids) = (vec![0], Vec::new());
+        for len in 0..24 {
+            let mut row: Vec<u32> = (0..len).map(|_| r.gen_range(0..48)).collect();
+            row.sort_unstable();
+            row.dedup();
+            ids.extend(row);
+            indptr.push(ids.len());
+        }
+        let x = BinaryMatrix::new((24, 48), indptr, ids.clone(), vec![(); ids.len()]);
+        check(&ms, &x);
+        // The same rows l2-scaled, idf-weighted and both: the weighted paths.
+        for spec in [
+            GeometrySpec::BINARY_L2,
+            GeometrySpec {
+                weighting: crate::features::Weighting::Idf,
+                ..GeometrySpec::BINARY_L2
+            },
+        ] {
+            let g = Geometry::fit(spec, &x);
+            check(&ms, &g.apply(&x));
+        }
+        // Real-valued rows.
+        let dense: Vec<Vec<f32>> = (0..10)
+            .map(|_| {
+                (0..n)
+                    .map(|_| {
+                        if r.gen_bool(0.3) {
+                            r.gen_range(-2.0..2.0)
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        check(&ms, &real_from_dense(&dense));
+    }
+
+    #[test]
+    fn kernel_models_and_unequal_widths_have_no_block() {
+        let mut ms = models(3, 5, 1);
+        ms.push(AnyModel::Linear(LinearModel::zeros(6)));
+        assert!(ClassBlock::of(&ms).is_none());
+        assert!(ClassBlock::of(&[]).is_none());
+    }
+}
