@@ -27,6 +27,15 @@ pub(crate) fn decode_lines(bytes: Vec<u8>) -> String {
     }
 }
 
+/// Decodes one line of a file of lines as [`decode_lines`] decodes it: UTF-8 where valid,
+/// latin-1 otherwise; a byte-order mark is not dropped (it starts only the file).
+pub(crate) fn decode_line(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => latin1(&e.into_bytes()),
+    }
+}
+
 /// `bytes` without a leading UTF-8 byte-order mark.
 fn without_bom(mut bytes: Vec<u8>) -> Vec<u8> {
     if bytes.starts_with(b"\xEF\xBB\xBF") {

@@ -16,6 +16,7 @@ pub mod stream;
 mod tsv;
 
 pub(crate) use decode::decode_latin1;
+pub(crate) use decode::decode_line;
 pub(crate) use decode::decode_lines;
 pub use decode::decode_text;
 pub use dirs::read_dirs;
@@ -140,12 +141,7 @@ pub fn read(path: &Path, format: Option<Format>) -> Result<Corpus> {
 /// Reads `path` in `format`, only the `split` part for formats with a fixed split
 /// (Reuters ModApte); other formats ignore `split`.
 pub fn read_part(path: &Path, format: Option<Format>, split: Option<Split>) -> Result<Corpus> {
-    if !path.exists() {
-        return Err(Error::io(
-            path,
-            std::io::Error::new(std::io::ErrorKind::NotFound, "no such file or folder"),
-        ));
-    }
+    require_exists(path)?;
     match format.unwrap_or_else(|| Format::detect(path)) {
         Format::Dir => read_dirs(path),
         Format::Text => read_text(path),
@@ -157,6 +153,18 @@ pub fn read_part(path: &Path, format: Option<Format>, split: Option<Split>) -> R
             path.display()
         ))),
     }
+}
+
+/// Refuses a path that does not exist, naming it, as every reader refuses it before
+/// reading anything.
+pub fn require_exists(path: &Path) -> Result<()> {
+    if path.exists() {
+        return Ok(());
+    }
+    Err(Error::io(
+        path,
+        std::io::Error::new(std::io::ErrorKind::NotFound, "no such file or folder"),
+    ))
 }
 
 /// Reads unlabelled documents: each file (or each regular file under a folder) is one

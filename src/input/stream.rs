@@ -1,15 +1,15 @@
 //! Documents in batches, for corpora too large to hold as strings: a [`DocStream`] yields
-//! a few thousand documents at a time, so a consumer (the streaming vectorizer) can
-//! tokenize a batch and drop its text before the next one is read.
+//! a few thousand documents at a time, so a consumer (the streaming vectorizer, `classify`)
+//! can tokenize a batch and drop its text before the next one is read.
 //!
 //! Folders are listed first (paths only), then their files are read batch by batch in
 //! parallel; TSV and JSONL files are read line by line through a buffered reader. Each
-//! batch equals the corresponding slice of what the whole-corpus readers return, except
-//! that line files are decoded line by line (a line that is not UTF-8 is read as latin-1
-//! on its own). Formats without a streaming reader (Reuters SGML) are read whole and
-//! handed out in batches.
+//! batch equals the corresponding slice of what the whole-corpus readers return (they
+//! too decode line files line by line: a line that is not UTF-8 is read as latin-1 on its
+//! own), line ends and byte-order marks included. Formats without a streaming reader
+//! (Reuters SGML) are read whole and handed out in batches.
 
-use super::{Document, Format, Share, Split, decode_text, dirs, jsonl, read_part, tsv};
+use super::{Document, Format, Share, Split, decode_line, dirs, jsonl, read_part, tsv};
 use crate::{Error, Result};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -73,12 +73,7 @@ impl DocStream {
     ) -> Result<DocStream> {
         let mut inputs = Vec::with_capacity(paths.len());
         for p in paths {
-            if !p.exists() {
-                return Err(Error::io(
-                    p,
-                    std::io::Error::from(std::io::ErrorKind::NotFound),
-                ));
-            }
+            super::require_exists(p)?;
             let f = format.unwrap_or_else(|| detect(p));
             if f == Format::Svmlight {
                 return Err(Error::Unsupported(format!(
@@ -173,15 +168,21 @@ impl DocStream {
         };
         match src {
             Source::Files(jobs) => {
-                let (ks, part): (Vec<usize>, Vec<_>) = jobs.by_ref().take(batch).unzip();
-                let mut docs = Vec::with_capacity(part.len());
-                for (k, r) in ks.into_iter().zip(dirs::read_each(part)) {
-                    match r {
-                        Ok(d) => {
-                            numbers.push(k);
-                            docs.push(d);
+                let mut docs = Vec::new();
+                // Files that were all skipped are not the end of the source: read on.
+                while docs.is_empty() {
+                    let (ks, part): (Vec<usize>, Vec<_>) = jobs.by_ref().take(batch).unzip();
+                    if part.is_empty() {
+                        break;
+                    }
+                    for (k, r) in ks.into_iter().zip(dirs::read_each(part)) {
+                        match r {
+                            Ok(d) => {
+                                numbers.push(k);
+                                docs.push(d);
+                            }
+                            Err(s) => self.skipped.push(s),
                         }
-                        Err(s) => self.skipped.push(s),
                     }
                 }
                 Ok(docs)
@@ -218,13 +219,22 @@ impl DocStream {
                     if !share.takes(*units - 1) {
                         continue;
                     }
-                    if buf.last() == Some(&b'\n') {
+                    // The line ends the whole-file readers drop: `str::lines` takes `\n`
+                    // or `\r\n`, and a TSV line loses one more `\r`.
+                    let newline = buf.last() == Some(&b'\n');
+                    let mut crs = usize::from(newline) + usize::from(!*jsonl);
+                    if newline {
                         buf.pop();
                     }
-                    if buf.last() == Some(&b'\r') {
+                    while crs > 0 && buf.last() == Some(&b'\r') {
                         buf.pop();
+                        crs -= 1;
                     }
-                    let line = decode_text(std::mem::take(&mut buf));
+                    // A byte-order mark is dropped at the start of the file only.
+                    if *line_no == 1 && buf.starts_with(b"\xEF\xBB\xBF") {
+                        buf.drain(..3);
+                    }
+                    let line = decode_line(std::mem::take(&mut buf));
                     if line.trim().is_empty() {
                         continue;
                     }
@@ -314,6 +324,32 @@ mod tests {
                 assert!(sizes.iter().all(|&n| n >= 1 && n <= batch), "{sizes:?}");
                 assert_eq!(collect(s), whole, "{name}, batch {batch}");
             }
+        }
+    }
+
+    #[test]
+    fn line_ends_and_byte_order_marks_are_read_as_whole_files_read_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut text = b"\xEF\xBB\xBFa\tone\r\r\n\xEF\xBB\xBFb\ttwo\r\n".to_vec();
+        text.extend(b"a\tcaf\xE9\r\n\r\r\n\xEF\xBB\xBF\n");
+        for (name, end) in [("t.tsv", &b"b\tlast\r\r"[..]), ("t.jsonl", b"")] {
+            let p = dir.path().join(name);
+            let mut bytes = text.clone();
+            if name.ends_with("jsonl") {
+                bytes = concat!(
+                    "\u{feff}{\"label\":\"a\",\"text\":\"x\"}\r\r\n",
+                    "\u{feff}{\"text\":\"y\"}\r\n{\"text\":\"z\"}\r"
+                )
+                .as_bytes()
+                .to_vec();
+            }
+            bytes.extend(end);
+            std::fs::write(&p, &bytes).unwrap();
+            let whole = crate::input::read(&p, None).unwrap();
+            let mut s = DocStream::open(std::slice::from_ref(&p), None, None, 2).unwrap();
+            let docs: Vec<Document> = s.by_ref().flat_map(|b| b.unwrap()).collect();
+            assert_eq!(docs, whole.docs, "{name}");
+            assert_eq!(s.skipped, whole.skipped, "{name}");
         }
     }
 

@@ -7,7 +7,7 @@ use crate::report;
 use anyhow::{Result, bail};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
-use rosenblatt::features::svmlight::{self, SvmData};
+use rosenblatt::features::svmlight::{self, SvmChunks, SvmData};
 use rosenblatt::input::mail::{self, MailCorpus, MailRules};
 use rosenblatt::input::{self, Corpus, Format};
 use rosenblatt::model::{FeatureSpace, Model};
@@ -239,10 +239,27 @@ pub fn svm_rows(paths: &[PathBuf], limit: Option<u32>) -> Result<(SvmData, Vec<S
     let limit = limit.unwrap_or(svmlight::DEFAULT_MAX_FEATURE_ID);
     let (d, ids) = svmlight::read_svmlight_files_limited(paths, limit)?;
     if d.labels.is_empty() {
-        let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        bail!("no rows in {}", names.join(" "));
+        bail!("no rows in {}", names(paths));
     }
     Ok((d, ids))
+}
+
+/// The rows of SVMlight files (regular files) `batch` at a time, with their ids as
+/// [`svm_rows`] gives them; the files are checked whole first, with the errors of
+/// [`svm_rows`], and no rows at all is an error.
+pub fn svm_chunks(paths: &[PathBuf], limit: Option<u32>, batch: usize) -> Result<SvmChunks> {
+    let limit = limit.unwrap_or(svmlight::DEFAULT_MAX_FEATURE_ID);
+    let chunks = SvmChunks::open(paths, limit, batch)?;
+    if chunks.rows() == 0 {
+        bail!("no rows in {}", names(paths));
+    }
+    Ok(chunks)
+}
+
+/// The paths, as a sentence names them.
+fn names(paths: &[PathBuf]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    names.join(" ")
 }
 
 /// Refuses a model/input mismatch: vectors for a text model, or documents for an

@@ -28,9 +28,15 @@ pub fn threshold(m: &Model) -> Option<String> {
 /// Tells the user how many inputs were skipped and why (the first few): unreadable or broken
 /// documents, and folder entries that are not files to read (FIFOs, link cycles).
 pub fn skipped(items: &[(String, String)]) {
-    let n = items.len();
+    skipped_of(items, items.len());
+}
+
+/// As [`skipped`], for `n` skipped inputs of which `first` are the first (at least five of
+/// them, or all).
+fn skipped_of(first: &[(String, String)], n: usize) {
     note(
-        items,
+        first,
+        n,
         &format!("skipped {n} input(s) (unreadable, broken, or not a file to read)"),
     );
 }
@@ -40,22 +46,50 @@ pub fn unparsed(items: &[(String, String)]) {
     let n = items.len();
     note(
         items,
+        n,
         &format!("{n} message(s) did not parse as mail and were read as raw text"),
     );
 }
 
-/// A note on stderr: `rosenblatt: HEADLINE:`, the first five `id: reason` lines and how
-/// many more there are. Nothing when there are no items.
-fn note(items: &[(String, String)], headline: &str) {
-    if items.is_empty() {
+/// The `id: reason` lines a note shows; the rest are counted.
+const SHOWN: usize = 5;
+
+/// A note on stderr about `n` items, of which `first` are the first: `rosenblatt:
+/// HEADLINE:`, the first five `id: reason` lines and how many more there are. Nothing when
+/// there are no items.
+fn note(first: &[(String, String)], n: usize, headline: &str) {
+    if n == 0 {
         return;
     }
     errln!("rosenblatt: {headline}:");
-    for (id, why) in items.iter().take(5) {
+    for (id, why) in first.iter().take(SHOWN) {
         errln!("  {id}: {why}");
     }
-    if items.len() > 5 {
-        errln!("  … and {} more", items.len() - 5);
+    if n > SHOWN {
+        errln!("  … and {} more", n - SHOWN);
+    }
+}
+
+/// Skipped inputs tallied as a stream of documents is read: the first five kept, the rest
+/// counted, so a run over an input of millions of broken lines holds five. Its
+/// [`Skipped::report`] is what [`skipped`] prints of them all.
+#[derive(Debug, Default)]
+pub struct Skipped {
+    first: Vec<(String, String)>,
+    n: usize,
+}
+
+impl Skipped {
+    /// Takes `items` (emptied), in the order they were skipped.
+    pub fn take(&mut self, items: &mut Vec<(String, String)>) {
+        self.n += items.len();
+        let room = SHOWN.saturating_sub(self.first.len());
+        self.first.extend(items.drain(..).take(room));
+    }
+
+    /// Tells the user about them, as [`skipped`] does.
+    pub fn report(&self) {
+        skipped_of(&self.first, self.n);
     }
 }
 

@@ -7,9 +7,11 @@
 //! tokens are ignored; a malformed line is an error naming the file and line. Files whose
 //! values are all 1 load as a [`BinaryMatrix`]; others as a [`RealMatrix`].
 
+mod chunks;
 mod labels;
 mod write;
 
+pub use chunks::{SvmChunk, SvmChunks};
 pub use labels::{class_labels, classes_of_labels};
 pub use write::{write_svmlight, write_svmlight_with};
 
@@ -55,28 +57,40 @@ pub struct SvmData {
     pub lines: Vec<usize>,
 }
 
-/// Refuses a label outside {+1, -1} in a file that holds both +1 and -1 rows: in a
-/// two-class file such a row would silently become a third class.
-fn check_two_class(labels: &[String], lines: &[usize], path: &Path) -> Result<()> {
-    let pm = |l: &str| l == "1" || l == "-1";
-    let (has_pos, has_neg) = (
-        labels.iter().any(|l| l == "1"),
-        labels.iter().any(|l| l == "-1"),
-    );
-    if let Some(i) = labels.iter().position(|l| !pm(l))
-        && has_pos
-        && has_neg
-    {
-        return Err(Error::parse(
-            path,
-            Some(lines[i]),
-            format!(
-                "the label {:?} is outside the file's two classes +1 and -1",
-                labels[i]
-            ),
-        ));
+/// The labels of a file seen so far, for the check that a file holding both +1 and -1
+/// rows has no other label: in a two-class file such a row would silently become a third
+/// class.
+#[derive(Debug, Default)]
+pub(crate) struct TwoClass {
+    has_pos: bool,
+    has_neg: bool,
+    /// The first label outside {+1, -1} and its line.
+    other: Option<(String, usize)>,
+}
+
+impl TwoClass {
+    /// Records the (normalized) label of the row on line `line`.
+    pub(crate) fn see(&mut self, label: &str, line: usize) {
+        match label {
+            "1" => self.has_pos = true,
+            "-1" => self.has_neg = true,
+            _ if self.other.is_none() => self.other = Some((label.to_string(), line)),
+            _ => {}
+        }
     }
-    Ok(())
+
+    /// Refuses the file at `path` once all of its rows are seen, naming its first label
+    /// outside {+1, -1} when it holds both +1 and -1 rows.
+    pub(crate) fn check(&self, path: &Path) -> Result<()> {
+        match &self.other {
+            Some((label, line)) if self.has_pos && self.has_neg => Err(Error::parse(
+                path,
+                Some(*line),
+                format!("the label {label:?} is outside the file's two classes +1 and -1"),
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
 pub(crate) fn normalize_label(s: &str) -> String {
@@ -126,104 +140,174 @@ pub fn parse_svmlight(bytes: &[u8], path: &Path) -> Result<SvmData> {
 /// naming its line and the limit, before anything is sized by it.
 /// `limit` is a number of features: ids run from 1 to `limit`.
 pub(crate) fn parse_svmlight_limited(bytes: &[u8], path: &Path, limit: u32) -> Result<SvmData> {
-    let mut labels = Vec::new();
-    let mut lines = Vec::new();
-    let mut indptr = vec![0usize];
-    let mut indices: Vec<u32> = Vec::with_capacity(bytes.len() / 6);
-    let mut values: Vec<f32> = Vec::with_capacity(bytes.len() / 6);
-    let mut binary = true;
-    let mut max_id: u64 = 0;
+    let mut b = RowsBuilder::with_capacity(bytes.len() / 6);
+    let mut two = TwoClass::default();
     let mut row: Vec<(u32, f32)> = Vec::new();
     for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let line_no = n + 1;
-        let line = match line.iter().position(|&b| b == b'#') {
-            Some(p) => &line[..p],
-            None => line,
+        let Some(label) = parse_line(line, line_no, path, limit, &mut row)? else {
+            continue;
         };
-        let mut toks = line
-            .split(|b| b.is_ascii_whitespace())
-            .filter(|t| !t.is_empty());
-        let Some(label) = toks.next() else { continue };
-        let err = |m: String| Error::parse(path, Some(line_no), m);
-        let label = std::str::from_utf8(label).map_err(|_| err("label is not UTF-8".into()))?;
-        if label.contains(':') {
-            return Err(err(format!("expected a label first, found {label:?}")));
-        }
-        row.clear();
-        for t in toks {
-            let colon = t.iter().position(|&b| b == b':').ok_or_else(|| {
-                err(format!(
-                    "expected id:value, found {:?}",
-                    String::from_utf8_lossy(t)
-                ))
-            })?;
-            let (id, val) = (&t[..colon], &t[colon + 1..]);
-            if id == b"qid" {
-                continue;
-            }
-            let id = match parse_id(id) {
-                Id::Valid(i) if i <= limit => i,
-                Id::Valid(i) => return Err(err(above_limit(i, limit))),
-                Id::TooLarge => {
-                    return Err(err(format!(
-                        "feature id {} is beyond the largest id SVMlight files may hold, \
-                         {} (2^32 - 1)",
-                        String::from_utf8_lossy(id),
-                        u32::MAX
-                    )));
-                }
-                Id::Bad => {
-                    return Err(err(format!(
-                        "bad feature id {:?} (ids start at 1)",
-                        String::from_utf8_lossy(id)
-                    )));
-                }
-            };
-            let v: f32 = if val == b"1" {
-                1.0
-            } else {
-                std::str::from_utf8(val)
-                    .ok()
-                    .and_then(|s| s.parse().ok())
-                    .filter(|v: &f32| v.is_finite())
-                    .ok_or_else(|| err(format!("bad value {:?}", String::from_utf8_lossy(val))))?
-            };
-            if v != 0.0 {
-                binary &= v == 1.0;
-                row.push((id - 1, v));
-            }
-        }
-        if !label.parse::<f64>().is_ok_and(f64::is_finite) {
-            return Err(err(format!("the label {label:?} is not a number")));
-        }
-        if !row.windows(2).all(|w| w[0].0 < w[1].0) {
-            row.sort_unstable_by_key(|p| p.0);
-            if let Some(w) = row.windows(2).find(|w| w[0].0 == w[1].0) {
-                return Err(err(format!("feature id {} appears twice", w[0].0 + 1)));
-            }
-        }
-        if let Some(&(last, _)) = row.last() {
-            max_id = max_id.max(u64::from(last) + 1);
-        }
-        indices.extend(row.iter().map(|p| p.0));
-        values.extend(row.iter().map(|p| p.1));
-        indptr.push(indices.len());
-        labels.push(normalize_label(label));
-        lines.push(line_no);
+        two.see(&label, line_no);
+        b.push(label, line_no, &row);
     }
-    check_two_class(&labels, &lines, path)?;
-    let shape = (labels.len(), max_id as usize);
-    let rows = if binary {
-        let nnz = indices.len();
-        Rows::Binary(BinaryMatrix::new(shape, indptr, indices, vec![(); nnz]))
-    } else {
-        Rows::Real(RealMatrix::new(shape, indptr, indices, values))
+    two.check(path)?;
+    let binary = b.binary;
+    Ok(b.finish(binary))
+}
+
+/// One line of an SVMlight file (numbered `line_no`, of the file `path`, named in
+/// errors): its normalized label, with its nonzeros in `row` (0-based ids, sorted), or
+/// `None` for a blank or comment line.
+pub(crate) fn parse_line(
+    line: &[u8],
+    line_no: usize,
+    path: &Path,
+    limit: u32,
+    row: &mut Vec<(u32, f32)>,
+) -> Result<Option<String>> {
+    let line = match line.iter().position(|&b| b == b'#') {
+        Some(p) => &line[..p],
+        None => line,
     };
-    Ok(SvmData {
-        labels,
-        rows,
-        lines,
-    })
+    let mut toks = line
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|t| !t.is_empty());
+    let Some(label) = toks.next() else {
+        return Ok(None);
+    };
+    let err = |m: String| Error::parse(path, Some(line_no), m);
+    let label = std::str::from_utf8(label).map_err(|_| err("label is not UTF-8".into()))?;
+    if label.contains(':') {
+        return Err(err(format!("expected a label first, found {label:?}")));
+    }
+    row.clear();
+    for t in toks {
+        let colon = t.iter().position(|&b| b == b':').ok_or_else(|| {
+            err(format!(
+                "expected id:value, found {:?}",
+                String::from_utf8_lossy(t)
+            ))
+        })?;
+        let (id, val) = (&t[..colon], &t[colon + 1..]);
+        if id == b"qid" {
+            continue;
+        }
+        let id = match parse_id(id) {
+            Id::Valid(i) if i <= limit => i,
+            Id::Valid(i) => return Err(err(above_limit(i, limit))),
+            Id::TooLarge => {
+                return Err(err(format!(
+                    "feature id {} is beyond the largest id SVMlight files may hold, \
+                     {} (2^32 - 1)",
+                    String::from_utf8_lossy(id),
+                    u32::MAX
+                )));
+            }
+            Id::Bad => {
+                return Err(err(format!(
+                    "bad feature id {:?} (ids start at 1)",
+                    String::from_utf8_lossy(id)
+                )));
+            }
+        };
+        let v: f32 = if val == b"1" {
+            1.0
+        } else {
+            std::str::from_utf8(val)
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .filter(|v: &f32| v.is_finite())
+                .ok_or_else(|| err(format!("bad value {:?}", String::from_utf8_lossy(val))))?
+        };
+        if v != 0.0 {
+            row.push((id - 1, v));
+        }
+    }
+    if !label.parse::<f64>().is_ok_and(f64::is_finite) {
+        return Err(err(format!("the label {label:?} is not a number")));
+    }
+    if !row.windows(2).all(|w| w[0].0 < w[1].0) {
+        row.sort_unstable_by_key(|p| p.0);
+        if let Some(w) = row.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(err(format!("feature id {} appears twice", w[0].0 + 1)));
+        }
+    }
+    Ok(Some(normalize_label(label)))
+}
+
+/// Rows being gathered into an [`SvmData`].
+#[derive(Debug)]
+pub(crate) struct RowsBuilder {
+    labels: Vec<String>,
+    lines: Vec<usize>,
+    indptr: Vec<usize>,
+    indices: Vec<u32>,
+    values: Vec<f32>,
+    /// Whether every value so far is 1.
+    pub(crate) binary: bool,
+    max_id: u64,
+}
+
+impl RowsBuilder {
+    /// An empty set of rows, room reserved for `nnz` nonzeros.
+    pub(crate) fn with_capacity(nnz: usize) -> RowsBuilder {
+        RowsBuilder {
+            labels: Vec::new(),
+            lines: Vec::new(),
+            indptr: vec![0],
+            indices: Vec::with_capacity(nnz),
+            values: Vec::with_capacity(nnz),
+            binary: true,
+            max_id: 0,
+        }
+    }
+
+    /// Adds the row of line `line_no`: its label and its sorted nonzeros.
+    pub(crate) fn push(&mut self, label: String, line_no: usize, row: &[(u32, f32)]) {
+        self.binary &= row.iter().all(|p| p.1 == 1.0);
+        if let Some(&(last, _)) = row.last() {
+            self.max_id = self.max_id.max(u64::from(last) + 1);
+        }
+        self.indices.extend(row.iter().map(|p| p.0));
+        self.values.extend(row.iter().map(|p| p.1));
+        self.indptr.push(self.indices.len());
+        self.labels.push(label);
+        self.lines.push(line_no);
+    }
+
+    /// The rows read so far.
+    pub(crate) fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// The rows gathered, binary when `binary` (every value must then be 1), real
+    /// otherwise; as many columns as the largest id needs.
+    pub(crate) fn finish(self, binary: bool) -> SvmData {
+        debug_assert!(!binary || self.binary);
+        let shape = (self.labels.len(), self.max_id as usize);
+        let rows = if binary {
+            let nnz = self.indices.len();
+            Rows::Binary(BinaryMatrix::new(
+                shape,
+                self.indptr,
+                self.indices,
+                vec![(); nnz],
+            ))
+        } else {
+            Rows::Real(RealMatrix::new(
+                shape,
+                self.indptr,
+                self.indices,
+                self.values,
+            ))
+        };
+        SvmData {
+            labels: self.labels,
+            rows,
+            lines: self.lines,
+        }
+    }
 }
 
 /// The sentence for an id above the limit.

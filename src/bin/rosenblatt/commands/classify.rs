@@ -1,12 +1,14 @@
 //! `rosenblatt classify`: one line per document, in input order —
 //! `id<TAB>label<TAB>score` or a JSON object per line — for text and SVMlight input;
-//! spam filters go to [`super::classify_mail`].
+//! spam filters go to [`super::classify_mail`]. Documents and rows are read, scored and
+//! written a batch at a time, so memory holds the model and a few batches, not the input.
 
 use crate::flags::ClassifyPlan;
 use crate::load::{self, with_rows};
 use crate::report;
 use anyhow::{Context, Result, bail};
-use rosenblatt::input::{Corpus, Document, decode_text};
+use rosenblatt::features::svmlight::SvmData;
+use rosenblatt::input::{DocStream, Document, decode_text};
 use rosenblatt::model::{FeatureSpace, Model};
 use rosenblatt::store::Store;
 use rosenblatt::training;
@@ -46,33 +48,90 @@ pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
         load::refuse_line_files(&plan.model, &plan.documents.paths, plan.documents.format)?;
         return super::classify_mail::run(&plan, &model);
     }
+    documents(&plan, &model)
+}
+
+/// `classify` on documents, `--batch` at a time: a batch is vectorized, scored and
+/// written while the next one is read, so memory holds the model and three batches at
+/// most (the one scored, the one waiting, the one being read). Each input is read alone,
+/// as it always was: a line file's ids are its line numbers without its name, and the
+/// documents it skipped are reported after its lines.
+fn documents(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
     let d = &plan.documents;
-    let mut corpus = Corpus::default();
+    // Every input is there before the first line is written.
+    for p in d.paths.iter().filter(|p| p.as_os_str() != "-") {
+        rosenblatt::input::require_exists(p)?;
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
     for p in &d.paths {
         if p.as_os_str() == "-" {
             let bytes = load::read_raw(p, "the document")?;
-            corpus
-                .docs
-                .push(Document::new("-", decode_text(bytes), None));
-        } else {
-            corpus.extend(load::documents(
-                std::slice::from_ref(p),
-                d.format,
-                d.split,
-                d.detect,
-            )?);
+            let docs = [Document::new("-", decode_text(bytes), None)];
+            write_documents(&mut out, plan, model, &docs)?;
+            continue;
         }
+        let one = std::slice::from_ref(p);
+        let stream = DocStream::open_detected(one, d.format, d.split, plan.batch, d.detect)?;
+        let mut skipped = report::Skipped::default();
+        // The next batch is read while this one is scored.
+        std::thread::scope(|s| -> Result<()> {
+            let (tx, rx) = std::sync::mpsc::sync_channel(1);
+            s.spawn(move || read_ahead(stream, tx));
+            for (batch, mut passed_over) in rx {
+                skipped.take(&mut passed_over);
+                write_documents(&mut out, plan, model, &batch?)?;
+            }
+            Ok(())
+        })?;
+        out.flush()?;
+        skipped.report();
     }
-    let x = training::vectorize_for(&model, &corpus.docs).matrix;
-    // Each document's labels (one, or all above threshold for multi-label models) with
-    // their scores, probabilities where the model has them.
-    let (decisions, probabilities) = training::labels_and_probabilities(&model, &x);
-    let ids = corpus.docs.iter().map(|d| d.id.as_str());
-    write_all(&plan, &model, ids, &decisions, &probabilities)
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
-/// `classify` on SVMlight rows, for a model trained on vectors. Ids are line numbers
-/// (`FILE:LINE` with several files); labels in the file are ignored.
+/// A batch of documents, or the error that ends the input, with the documents skipped
+/// since the batch before.
+type Read = (rosenblatt::Result<Vec<Document>>, Vec<(String, String)>);
+
+/// Sends `stream`'s batches to `tx` until the input ends, an error (sent too) or the
+/// receiver goes away; the documents skipped after the last batch come with an empty one.
+fn read_ahead(mut stream: DocStream, tx: std::sync::mpsc::SyncSender<Read>) {
+    while let Some(batch) = stream.next() {
+        let end = batch.is_err();
+        if tx
+            .send((batch, std::mem::take(&mut stream.skipped)))
+            .is_err()
+            || end
+        {
+            return;
+        }
+    }
+    let _ = tx.send((Ok(Vec::new()), std::mem::take(&mut stream.skipped)));
+}
+
+/// Vectorizes and scores `docs` (in parallel) and writes their lines.
+fn write_documents(
+    out: &mut impl Write,
+    plan: &ClassifyPlan,
+    model: &Model,
+    docs: &[Document],
+) -> Result<()> {
+    if docs.is_empty() {
+        return Ok(());
+    }
+    let x = training::vectorize_for(model, docs).matrix;
+    // Each document's labels (one, or all above threshold for multi-label models) with
+    // their scores, probabilities where the model has them.
+    let (decisions, probabilities) = training::labels_and_probabilities(model, &x);
+    let ids = docs.iter().map(|d| d.id.as_str());
+    write_lines(out, plan, model, ids, &decisions, &probabilities)
+}
+
+/// `classify` on SVMlight rows, for a model trained on vectors, `--batch` rows at a time
+/// (files are checked whole first, then read again in batches; a stream such as a FIFO
+/// is read whole, within --max-document-bytes). Ids are line numbers (`FILE:LINE` with
+/// several files); labels in the file are ignored.
 fn svmlight(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
     if plan.filter() {
         bail!("the spam-filter options apply to mail models, not SVMlight vectors");
@@ -82,31 +141,38 @@ fn svmlight(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
         bail!("classify reads SVMlight vectors from files; give their paths");
     }
     let limit = plan.documents.max_feature_id;
-    let (data, ids) =
-        load::svm_rows(paths, limit).with_context(|| load::vectors_hint(&plan.model))?;
-    let (labels, probabilities) =
-        with_rows!(&data.rows, x => training::labels_and_probabilities(model, x));
-    write_all(
-        plan,
-        model,
-        ids.iter().map(String::as_str),
-        &labels,
-        &probabilities,
-    )
+    let hint = || load::vectors_hint(&plan.model);
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut write = |data: SvmData, ids: Vec<String>| {
+        let (labels, probabilities) =
+            with_rows!(&data.rows, x => training::labels_and_probabilities(model, x));
+        let ids = ids.iter().map(String::as_str);
+        write_lines(&mut out, plan, model, ids, &labels, &probabilities)
+    };
+    if paths.iter().all(|p| p.is_file()) {
+        for chunk in load::svm_chunks(paths, limit, plan.batch).with_context(hint)? {
+            let chunk = chunk.with_context(hint)?;
+            write(chunk.data, chunk.ids)?;
+        }
+    } else {
+        let (data, ids) = load::svm_rows(paths, limit).with_context(hint)?;
+        write(data, ids)?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
-/// Writes each document's line to stdout.
-fn write_all<'a>(
+/// Writes each document's line.
+fn write_lines<'a>(
+    out: &mut impl Write,
     plan: &ClassifyPlan,
     model: &Model,
     ids: impl Iterator<Item = &'a str>,
     decisions: &[Vec<(usize, f32)>],
     probabilities: &[Option<f32>],
-) -> Result<ExitCode> {
-    let mut out = BufWriter::new(std::io::stdout().lock());
+) -> Result<()> {
     for ((id, labels), &p) in ids.zip(decisions).zip(probabilities) {
-        report::labels(&mut out, plan.output, model, id, labels, p)?;
+        report::labels(out, plan.output, model, id, labels, p)?;
     }
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

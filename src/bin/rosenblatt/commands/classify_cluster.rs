@@ -8,7 +8,7 @@ use crate::load;
 use crate::report;
 use anyhow::{Result, bail};
 use rosenblatt::distributed::{Cluster, Processes, gather_scores};
-use rosenblatt::input::{DocStream, Share, mail, stream::DEFAULT_BATCH};
+use rosenblatt::input::{DocStream, Share, mail};
 use rosenblatt::model::Model;
 use rosenblatt::training;
 use std::io::{BufWriter, Write};
@@ -61,7 +61,7 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
         gather_scores(&cluster, move |share: Share| {
             let d = &shared.documents;
             let stream =
-                DocStream::open_detected(&d.paths, d.format, d.split, DEFAULT_BATCH, d.detect)?;
+                DocStream::open_detected(&d.paths, d.format, d.split, shared.batch, d.detect)?;
             // As `classify` reads each input alone: line numbers without the file's name.
             let mut stream = stream.share(share).prefix_ids(false);
             let mut lines = Vec::new();

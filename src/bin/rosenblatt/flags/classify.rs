@@ -39,6 +39,10 @@ pub struct ClassifyArgs {
     pub split: Option<Split>,
     #[command(flatten)]
     pub svm: super::inputs::SvmArgs,
+    /// Documents (or SVMlight rows) read, scored and written at a time: memory holds the
+    /// model and a few batches, however large the input. Mail is read whole.
+    #[arg(long, default_value_t = rosenblatt::input::stream::DEFAULT_BATCH, help_heading = "Input", value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
+    pub batch: usize,
     /// Spam-filter options (exit codes, --passthrough, --unsure).
     #[command(flatten)]
     pub filter: FilterArgs,
@@ -159,6 +163,8 @@ pub struct ClassifyPlan {
     pub unsure: Option<Unsure>,
     /// `--processes`: this process's place among those that share the inputs.
     pub cluster: Option<Processes>,
+    /// `--batch`: documents or SVMlight rows read, scored and written at a time.
+    pub batch: usize,
 }
 
 impl ClassifyPlan {
@@ -178,6 +184,9 @@ pub fn plan(a: ClassifyArgs) -> Result<ClassifyPlan> {
         ClassifyFormat::Svmlight => Format::Svmlight,
     });
     inputs::check_split(a.split, format)?;
+    if a.batch == 0 {
+        bail!("--batch must be at least 1");
+    }
     let max_feature_id = a
         .svm
         .limit_for(format.is_none_or(|f| f == Format::Svmlight))?;
@@ -231,6 +240,7 @@ pub fn plan(a: ClassifyArgs) -> Result<ClassifyPlan> {
         passthrough: a.filter.passthrough,
         unsure,
         cluster,
+        batch: a.batch,
     })
 }
 

@@ -283,6 +283,10 @@ fn every_flag_rule_is_refused_with_its_sentence() {
         ),
         // classify
         (
+            "classify -m m in.tsv --batch 0".into(),
+            "--batch must be at least 1",
+        ),
+        (
             "classify -m m --split test a.sgm".into(),
             "--split applies to --format reuters",
         ),
