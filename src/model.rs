@@ -41,6 +41,8 @@ mod classify;
 mod read;
 
 pub use classify::Decision;
+#[cfg(feature = "mail")]
+pub(crate) use classify::document_of;
 pub use read::MAX_MODEL_BYTES;
 
 /// What the model was trained on and how; shown by `inspect`.

@@ -142,7 +142,7 @@ fn labels_of<X: SparseRows>(predictor: &Predictor, x: &X) -> Vec<Vec<(usize, f32
     let block = predictor.class_block();
     (0..x.n_rows())
         .into_par_iter()
-        .map(|i| predictor.labels_blocked(x.row(i), block.as_ref()))
+        .map(|i| predictor.labels(x.row(i), block.as_ref()))
         .collect()
 }
 

@@ -25,10 +25,7 @@ pub trait Filter {
     /// Classifies one raw message, parsed under the filter's mail rules (text otherwise).
     #[cfg(feature = "mail")]
     fn classify_mail(&self, raw: &[u8]) -> Result<crate::model::Decision> {
-        let doc = match self.analyzer().source().mail_rules() {
-            Some(rules) => crate::input::mail::parse_message(raw, String::new(), None, rules).doc,
-            None => Document::new("", crate::input::decode_text(raw.to_vec()), None),
-        };
+        let doc = crate::model::document_of(self.analyzer(), raw);
         let d = self.decide_documents(std::slice::from_ref(&doc))?.remove(0);
         Ok(crate::model::Decision {
             label: self.classes()[d.class].clone(),
@@ -51,7 +48,6 @@ impl Filter for Model {
     }
 
     fn decide_documents(&self, docs: &[Document]) -> Result<Vec<ClassDecision>> {
-        let x = crate::features::vectorize(self.analyzer(), self.vocab(), docs);
-        Ok(self.decide_rows(&x.matrix))
+        Ok(self.decide_rows(&self.text_rows(docs)?))
     }
 }

@@ -89,24 +89,26 @@ impl Predictor {
         })
     }
 
-    /// [`Predictor::labels`] through `block` where there is one: the same labels.
-    pub(crate) fn labels_blocked(
-        &self,
-        row: RowRef<'_>,
-        block: Option<&ClassBlock>,
-    ) -> Vec<(usize, f32)> {
-        match (self, block) {
-            (Predictor::MultiLabel(m), Some(b)) => with_scores(b, row, |scores| {
-                m.labels_of_scores(scores)
+    /// Every label of a row with its score (probability where the model has one), best
+    /// first: all labels above threshold for multi-label models, else the one decision.
+    /// Every class is scored through `block` (this predictor's
+    /// [`Predictor::class_block`]) where there is one: the same labels.
+    pub(crate) fn labels(&self, row: RowRef<'_>, block: Option<&ClassBlock>) -> Vec<(usize, f32)> {
+        match self {
+            Predictor::MultiLabel(m) => {
+                let labels = match block {
+                    Some(b) => with_scores(b, row, |scores| m.labels_of_scores(scores)),
+                    None => m.labels(row),
+                };
+                labels
                     .into_iter()
                     .map(|(c, s)| (c, m.scorer.probability(c, s).unwrap_or(s)))
                     .collect()
-            }),
-            (_, Some(_)) => {
+            }
+            _ => {
                 let d = self.decide_blocked(row, block);
                 vec![(d.class, self.probability(row, &d).unwrap_or(d.score))]
             }
-            (_, None) => self.labels(row),
         }
     }
 
@@ -120,22 +122,6 @@ impl Predictor {
             Predictor::OneVsRest(ms) => ms[d.class].probability(d.score),
             Predictor::Softmax(m) => Some(m.probabilities(row)[d.class]),
             Predictor::MultiLabel(m) => m.scorer.probability(d.class, d.score),
-        }
-    }
-
-    /// Every label of a row with its score (probability where the model has one), best
-    /// first: all labels above threshold for multi-label models, else the one decision.
-    pub(crate) fn labels(&self, row: RowRef<'_>) -> Vec<(usize, f32)> {
-        match self {
-            Predictor::MultiLabel(m) => m
-                .labels(row)
-                .into_iter()
-                .map(|(c, s)| (c, m.scorer.probability(c, s).unwrap_or(s)))
-                .collect(),
-            _ => {
-                let d = self.decide(row);
-                vec![(d.class, self.probability(row, &d).unwrap_or(d.score))]
-            }
         }
     }
 

@@ -140,7 +140,7 @@ impl Model {
         Ok((0..x.n_rows())
             .into_par_iter()
             .map(|i| {
-                let labels = self.predictor.labels_blocked(x.row(i), self.block());
+                let labels = self.predictor.labels(x.row(i), self.block());
                 let labels = labels.into_iter();
                 labels.map(|(c, s)| self.decision(c, s)).collect()
             })
@@ -157,7 +157,7 @@ impl Model {
 
     /// Documents as rows over the vocabulary; a model of feature vectors has no words
     /// to read them with.
-    fn text_rows(&self, docs: &[Document]) -> Result<crate::features::BinaryMatrix> {
+    pub(crate) fn text_rows(&self, docs: &[Document]) -> Result<crate::features::BinaryMatrix> {
         if let FeatureSpace::Indexed { n_features } = self.features {
             return Err(Error::Data(format!(
                 "this model was trained on feature vectors ({n_features} features, SVMlight), \
@@ -178,10 +178,17 @@ impl Model {
     /// A text as the model's training documents were read: parsed as a mail message by
     /// a mail filter (with the `mail` feature), else taken as the body.
     fn document(&self, bytes: &[u8]) -> Document {
-        #[cfg(feature = "mail")]
-        if let Some(rules) = self.analyzer.source().mail_rules() {
-            return crate::input::mail::parse_message(bytes, String::new(), None, rules).doc;
-        }
-        Document::new("", crate::input::decode_text(bytes.to_vec()), None)
+        document_of(&self.analyzer, bytes)
     }
+}
+
+/// A text as a filter reading with `analyzer` reads it: parsed as a mail message under its
+/// mail rules (with the `mail` feature), else taken as the body.
+#[cfg_attr(not(feature = "mail"), allow(unused_variables))] // the rules are mail's
+pub(crate) fn document_of(analyzer: &crate::text::Analyzer, bytes: &[u8]) -> Document {
+    #[cfg(feature = "mail")]
+    if let Some(rules) = analyzer.source().mail_rules() {
+        return crate::input::mail::parse_message(bytes, String::new(), None, rules).doc;
+    }
+    Document::new("", crate::input::decode_text(bytes.to_vec()), None)
 }

@@ -166,7 +166,7 @@ pub fn labels_and_probabilities<X: SparseRows>(model: &Model, x: &X) -> Labelled
     let Predictor::Binary(_) = model.predictor() else {
         let labels = (0..x.n_rows())
             .into_par_iter()
-            .map(|i| model.predictor().labels_blocked(x.row(i), model.block()))
+            .map(|i| model.predictor().labels(x.row(i), model.block()))
             .collect();
         return (labels, vec![None; x.n_rows()]);
     };

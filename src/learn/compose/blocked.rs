@@ -94,15 +94,12 @@ impl ClassBlock {
             return;
         }
         // `ops::dot` otherwise: one running sum per class from the neutral element of
-        // `f32`'s `Sum`, each nonzero's value read as `RowRef::value` reads it (a weighted
-        // binary row's value is scale × weight).
+        // `f32`'s `Sum`, each nonzero's value as `RowRef::value` reads it (for a weighted
+        // binary row, (scale × 1) × weight: the scale × weight `ops::dot` multiplies by).
         let zero: f32 = std::iter::empty::<f32>().sum();
         out.fill(zero);
         for (i, &j) in ids.iter().enumerate() {
-            let v = match (row.vals, row.feature_weights) {
-                (None, Some(f)) => row.scale * f[j as usize],
-                _ => row.value(i),
-            };
+            let v = row.value(i);
             for (o, &wc) in out.iter_mut().zip(block(j)) {
                 *o += wc * v;
             }
