@@ -43,7 +43,7 @@ mod read;
 pub use classify::Decision;
 #[cfg(feature = "mail")]
 pub(crate) use classify::document_of;
-pub use read::MAX_MODEL_BYTES;
+pub(crate) use read::MAX_MODEL_BYTES;
 
 /// What the model was trained on and how; shown by `inspect`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -252,12 +252,6 @@ impl Model {
     /// What the model was trained on and how.
     pub fn meta(&self) -> &Metadata {
         &self.meta
-    }
-
-    /// The metadata, to record what happened around training (the tuning table, the
-    /// time spent reading); nothing in it changes a decision.
-    pub fn meta_mut(&mut self) -> &mut Metadata {
-        &mut self.meta
     }
 
     /// How a two-class filter learns one message at a time, and its state.

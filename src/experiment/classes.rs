@@ -30,7 +30,7 @@ impl Classes<'_> {
 
 /// Fits `learner` on rows `x` whose classes are `classes` (indices below `k`): a binary
 /// model for two classes, else one-vs-rest (softmax: one model over all classes).
-pub fn fit_classes<X: SparseRows>(
+pub(crate) fn fit_classes<X: SparseRows>(
     learner: &Checked<AnyLearner>,
     x: &X,
     classes: &[usize],
@@ -58,7 +58,7 @@ pub fn fit_classes<X: SparseRows>(
 /// The scores of `split`'s test rows by a two-class model fitted on its training rows
 /// (`of_row[i]` is row i's class, 0 or 1): a fold's out-of-fold scores, as calibration and
 /// ranking take them.
-pub fn fold_scores<X: SparseRows>(
+pub(crate) fn fold_scores<X: SparseRows>(
     learner: &Checked<AnyLearner>,
     x: &X,
     of_row: &[usize],
@@ -74,7 +74,7 @@ pub fn fold_scores<X: SparseRows>(
 }
 
 /// The decided class of every row, in parallel, in row order.
-pub fn predict_classes<X: SparseRows>(model: &Predictor, x: &X) -> Vec<usize> {
+pub(crate) fn predict_classes<X: SparseRows>(model: &Predictor, x: &X) -> Vec<usize> {
     (0..x.n_rows())
         .into_par_iter()
         .map(|i| model.decide(x.row(i)).class)
@@ -82,7 +82,7 @@ pub fn predict_classes<X: SparseRows>(model: &Predictor, x: &X) -> Vec<usize> {
 }
 
 /// Fits `learner` on the split's training rows of `x` and scores its test rows.
-pub fn score_split<X: SparseRows>(
+pub(crate) fn score_split<X: SparseRows>(
     learner: &Checked<AnyLearner>,
     x: &X,
     classes: Classes<'_>,
@@ -99,7 +99,7 @@ pub fn score_split<X: SparseRows>(
     ))
 }
 
-/// Cross-validates `learner`: every split fitted and scored by [`score_split`], folds in
+/// Cross-validates `learner`: every split fitted and scored by `score_split`, folds in
 /// parallel, results in fold order (equal to a sequential run). A data error names the
 /// fold (1-based) it happened in.
 pub fn cross_validate<X: SparseRows>(

@@ -8,7 +8,7 @@
 //! `train --holdout` and `--cv` have always made) or stratified by class.
 //!
 //! One job per file: `split` ([`holdout`], [`stratified_holdout`]) and `folds`
-//! ([`kfold`], [`stratified_kfold`]) make the index lists; `run` ([`run_splits`]) runs a
+//! ([`kfold`], [`stratified_kfold`]) make the index lists; `run` (`run_splits`) runs a
 //! task per split; `classes` ([`cross_validate`]) fits and scores single-label targets,
 //! `labels` ([`cross_validate_labels`]) multi-label ones; `thresholds`
 //! (`tune_thresholds`) tunes multi-label thresholds on folds; `calibrate`
@@ -41,16 +41,23 @@ mod run;
 mod split;
 mod thresholds;
 mod tune;
+#[cfg(test)]
+mod view_tests;
 
 pub(crate) use calibrate::calibrate;
 pub(crate) use classes::exact_label_sets;
-pub use classes::{
-    Classes, cross_validate, fit_classes, fold_scores, predict_classes, score_split,
-};
+pub(crate) use classes::fit_classes;
+pub(crate) use classes::fold_scores;
+#[cfg(feature = "cluster")]
+pub(crate) use classes::predict_classes;
+pub(crate) use classes::score_split;
+pub use classes::{Classes, cross_validate};
 pub use folds::{kfold, stratified_kfold};
 pub(crate) use labels::most_frequent;
 pub use labels::{LabelSets, cross_validate_labels, score_split_labels};
-pub use run::{run_splits, run_splits_sequential};
+pub(crate) use run::run_splits;
+#[cfg(test)]
+pub(crate) use run::run_splits_sequential;
 pub use split::{Split, holdout, stratified_holdout};
 pub(crate) use thresholds::{fit_multilabel, tune_thresholds};
 pub use tune::{

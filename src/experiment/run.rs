@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 /// Runs `task(f, split)` for every split `f` in parallel; the results come back in split
 /// order, equal to [`run_splits_sequential`]'s.
-pub fn run_splits<T, F>(splits: &[Split], task: F) -> Result<Vec<T>>
+pub(crate) fn run_splits<T, F>(splits: &[Split], task: F) -> Result<Vec<T>>
 where
     T: Send,
     F: Fn(usize, &Split) -> Result<T> + Sync,
@@ -25,7 +25,8 @@ where
 }
 
 /// The sequential reference path of [`run_splits`].
-pub fn run_splits_sequential<T, F>(splits: &[Split], task: F) -> Result<Vec<T>>
+#[cfg(test)]
+pub(crate) fn run_splits_sequential<T, F>(splits: &[Split], task: F) -> Result<Vec<T>>
 where
     F: Fn(usize, &Split) -> Result<T>,
 {

@@ -22,7 +22,7 @@ impl MatrixBuilder {
     }
 
     /// Appends a row given as any ids; they are sorted and deduplicated in place.
-    pub fn push_unsorted(&mut self, ids: &mut Vec<u32>) {
+    pub(crate) fn push_unsorted(&mut self, ids: &mut Vec<u32>) {
         ids.sort_unstable();
         ids.dedup();
         self.push_sorted(ids);

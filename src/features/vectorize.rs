@@ -25,7 +25,7 @@ pub struct Vectorized {
 
 /// Document frequencies of every token of `docs` (of every hashed id, when the analyzer
 /// hashes), counted in parallel.
-pub fn count_df(analyzer: &Analyzer, docs: &[Document]) -> DfCounts {
+pub(crate) fn count_df(analyzer: &Analyzer, docs: &[Document]) -> DfCounts {
     let new = || DfCounts::new(analyzer.hashing());
     docs.par_iter()
         .fold(new, |mut c, d| {
@@ -95,14 +95,50 @@ pub fn vectorize(analyzer: &Analyzer, vocab: &Vocabulary, docs: &[Document]) -> 
 }
 
 /// The sequential reference path of [`vectorize`].
-pub fn vectorize_sequential(
-    analyzer: &Analyzer,
-    vocab: &Vocabulary,
-    docs: &[Document],
-) -> Vectorized {
+#[cfg(test)]
+fn vectorize_sequential(analyzer: &Analyzer, vocab: &Vocabulary, docs: &[Document]) -> Vectorized {
     let (b, unknown_tokens) = vectorize_chunk(analyzer, vocab, docs, &mut Default::default());
     Vectorized {
         matrix: b.finish(vocab.len()),
         unknown_tokens,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vocab::VocabConfig;
+    use proptest::prelude::*;
+
+    /// Words with non-ASCII letters among them.
+    const WORDS: &[&str] = &["free", "win", "prize", "café", "Ünïcode", "now", "x1"];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        /// Vectorizing in parallel chunks gives the rows and the unknown-token count of the
+        /// one sequential pass, for corpora smaller and larger than a chunk.
+        #[test]
+        fn parallel_vectorizing_equals_sequential(
+            texts in proptest::collection::vec(proptest::collection::vec(0..WORDS.len(), 0..12), 1..700),
+            known in 1usize..400,
+        ) {
+            let docs: Vec<Document> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, ws)| {
+                    let text: Vec<&str> = ws.iter().map(|&w| WORDS[w]).collect();
+                    Document::new(i.to_string(), text.join(" "), None)
+                })
+                .collect();
+            let a = Analyzer::default();
+            // The vocabulary of a prefix, so later documents hold unknown words.
+            let seen = &docs[..known.min(docs.len())];
+            let vocab = Vocabulary::from_counts(count_df(&a, seen), &VocabConfig::default());
+            let par = vectorize(&a, &vocab, &docs);
+            let seq = vectorize_sequential(&a, &vocab, &docs);
+            prop_assert_eq!(&par.matrix, &seq.matrix);
+            prop_assert_eq!(par.unknown_tokens, seq.unknown_tokens);
+        }
     }
 }

@@ -121,7 +121,7 @@ pub(crate) fn walk_files(dir: &Path) -> Result<Walk> {
 }
 
 /// Reads a class-per-folder corpus; files are read in parallel, order is sorted by path.
-pub fn read_dirs(dir: &Path) -> Result<Corpus> {
+pub(crate) fn read_dirs(dir: &Path) -> Result<Corpus> {
     let (jobs, skipped) = list_dirs(dir)?;
     let mut corpus = read_files(jobs)?;
     corpus.skipped.splice(0..0, skipped);

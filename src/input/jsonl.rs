@@ -65,11 +65,11 @@ impl LineError {
 
 /// Reads a JSONL file; a malformed line is counted and skipped with its reason, a label
 /// that breaks the label rule is an error naming the file and line.
-pub fn read_jsonl(path: &Path) -> Result<Corpus> {
+pub(crate) fn read_jsonl(path: &Path) -> Result<Corpus> {
     parse_jsonl(read_bytes(path)?, path)
 }
 
-/// The documents of JSONL text held in memory, as [`read_jsonl`] reads a file; `path`
+/// The documents of JSONL text held in memory, as `read_jsonl` reads a file; `path`
 /// names the source in errors and in the skipped lines' ids (`PATH:LINE`).
 pub fn parse_jsonl(bytes: Vec<u8>, path: &Path) -> Result<Corpus> {
     let text = decode_lines(bytes);

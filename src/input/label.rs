@@ -10,15 +10,7 @@
 
 /// Why `label` cannot be a class name, as a sentence without its place; `None` when it
 /// can.
-///
-/// ```
-/// use rosenblatt::input::label_problem;
-/// assert_eq!(label_problem("spam"), None);
-/// assert!(label_problem("").is_some());
-/// assert!(label_problem("  ").is_some());
-/// assert!(label_problem("a\tb").is_some());
-/// ```
-pub fn label_problem(label: &str) -> Option<String> {
+pub(crate) fn label_problem(label: &str) -> Option<String> {
     if label.is_empty() {
         return Some("the label is empty: a labelled document needs a class name".into());
     }

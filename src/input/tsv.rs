@@ -8,11 +8,11 @@ use crate::{Error, Result};
 use std::path::Path;
 
 /// Reads a TSV file; blank lines are skipped.
-pub fn read_tsv(path: &Path) -> Result<Corpus> {
+pub(crate) fn read_tsv(path: &Path) -> Result<Corpus> {
     parse_tsv(read_bytes(path)?, path)
 }
 
-/// The documents of TSV text held in memory, as [`read_tsv`] reads a file; `path` names
+/// The documents of TSV text held in memory, as `read_tsv` reads a file; `path` names
 /// the source in errors.
 pub fn parse_tsv(bytes: Vec<u8>, path: &Path) -> Result<Corpus> {
     let text = decode_lines(bytes);

@@ -9,9 +9,10 @@
 //! batch solver is the mini-batch solver with one batch of all rows, so it takes exactly
 //! the step w ← w − η·∇J(w) that the objective in `loss` computes.
 
+pub(crate) use super::loss::log_loss;
 #[cfg(test)]
 use super::loss::objective;
-pub use super::loss::{log_loss, sigmoid};
+pub(crate) use super::loss::sigmoid;
 
 use super::kind::{LearnerKind, bias_of};
 pub(crate) use super::loss::Scaled;

@@ -11,7 +11,7 @@ use crate::features::{RowRef, ops};
 
 /// ln(1 + e^−m), without overflow.
 #[inline]
-pub fn log_loss(m: f32) -> f32 {
+pub(crate) fn log_loss(m: f32) -> f32 {
     if m > 0.0 {
         (-m).exp().ln_1p()
     } else {
@@ -21,7 +21,7 @@ pub fn log_loss(m: f32) -> f32 {
 
 /// θ(s) = 1 / (1 + e^−s).
 #[inline]
-pub fn sigmoid(s: f32) -> f32 {
+pub(crate) fn sigmoid(s: f32) -> f32 {
     1.0 / (1.0 + (-s).exp())
 }
 

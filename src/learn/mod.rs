@@ -68,7 +68,8 @@ pub use registry::AnyLearner;
 pub use setting::Setting;
 pub(crate) use softmax::{SoftmaxModel, SoftmaxRegression};
 pub use target::{MultiLabel, Multiclass};
-pub use update::{OnlineState, Rate, UpdateRule, learn_rows_ovr};
+pub(crate) use update::learn_rows_ovr;
+pub use update::{OnlineState, Rate, UpdateRule};
 pub use winnow::Winnow;
 
 use crate::features::{RowRef, SparseRows};

@@ -247,7 +247,7 @@ impl OnlineState {
 /// perceptron's step; without `bias` every bias stays 0. Kernel models are left as they
 /// are. The models learn in parallel, each reading the rows in order: the result is that
 /// of learning them one after another.
-pub fn learn_rows_ovr<X: SparseRows>(
+pub(crate) fn learn_rows_ovr<X: SparseRows>(
     models: &mut [AnyModel],
     states: &mut [OnlineState],
     x: &X,

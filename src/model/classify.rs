@@ -69,11 +69,12 @@ impl Model {
     ///
     /// ```
     /// use rosenblatt::{Document, Model, TrainConfig};
-    /// use rosenblatt::input::mail::{MailRules, parse_message};
+    /// use rosenblatt::input::mail::{MailRules, read_message_bytes};
     ///
     /// let mail = |label: &str, subject: &str, body: &str| {
     ///     let raw = format!("From: a@example.org\nSubject: {subject}\n\n{body}\n");
-    ///     parse_message(raw.as_bytes(), subject.into(), Some(label), &MailRules::default()).doc
+    ///     let rules = MailRules::default();
+    ///     read_message_bytes(raw.as_bytes(), subject, Some(label), &rules).corpus.docs.remove(0)
     /// };
     /// let docs: Vec<Document> = vec![
     ///     mail("spam", "cheap meds", "buy now"),

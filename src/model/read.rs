@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// The largest model file read: 4 GiB. Larger files (or a device that never ends, such
 /// as `/dev/zero`) are refused before they are read.
-pub const MAX_MODEL_BYTES: u64 = 4 << 30;
+pub(crate) const MAX_MODEL_BYTES: u64 = 4 << 30;
 
 /// Bytes read at a time while a payload's checksum is streamed from its file.
 const CHUNK: usize = 64 << 10;
@@ -210,7 +210,7 @@ impl Model {
         payload(&h, &bytes[HEADER..], path)
     }
 
-    /// Reads and checks a model file: a regular file of at most [`MAX_MODEL_BYTES`]. The
+    /// Reads and checks a model file: a regular file of at most `MAX_MODEL_BYTES`. The
     /// header is read and checked first; then, only when the file's size is the one the
     /// header states, the payload of a file over 64 MiB has its checksum streamed from
     /// the file through a 64 KiB buffer, so that a corrupt file is refused in little

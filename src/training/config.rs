@@ -156,7 +156,7 @@ impl TrainConfig {
 
 /// What every freshly trained model records: this build's version, the learner and its
 /// options, the inputs, the training set's size and the training report.
-pub fn training_metadata(
+pub(crate) fn training_metadata(
     cfg: &TrainConfig,
     inputs: Vec<String>,
     documents: usize,

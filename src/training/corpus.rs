@@ -49,7 +49,7 @@ pub(crate) fn check_rows(nnz: usize, n: usize, what: &str, inputs: &[String]) ->
 /// Refuses a feature space too wide for a model: the vectors of 4 bytes per feature that
 /// training under `cfg` keeps — the learner's weights (one vector for two classes, one per
 /// class otherwise; none for the kernel perceptron, whose model keeps support vectors) and
-/// the idf weights — must fit in a model file ([`MAX_MODEL_BYTES`]), or the model could be
+/// the idf weights — must fit in a model file (`MAX_MODEL_BYTES`), or the model could be
 /// neither saved whole nor loaded. Checked before anything is sized by the width, so a
 /// stray SVMlight id of 2^32 − 1 is a sentence, not an allocation of 17 GB.
 pub fn check_width(n_features: usize, classes: usize, cfg: &TrainConfig) -> Result<()> {

@@ -16,7 +16,10 @@ pub fn classes_of(docs: &[Document], positive: Option<&str>) -> Result<Vec<Strin
 
 /// The sorted distinct class names among `classes` (labels as they occur, repeats
 /// allowed), ordered as [`classes_of`] orders them.
-pub fn classes_from(mut classes: Vec<String>, positive: Option<&str>) -> Result<Vec<String>> {
+pub(crate) fn classes_from(
+    mut classes: Vec<String>,
+    positive: Option<&str>,
+) -> Result<Vec<String>> {
     classes.sort();
     classes.dedup();
     // The readers refuse such labels naming their line; documents made in code meet the

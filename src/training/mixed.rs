@@ -7,7 +7,7 @@ use crate::learn::{AnyLearner, Checked, Fitted, LabelScorer};
 use crate::model::Predictor;
 
 #[cfg(feature = "cluster")]
-pub use over_threads::{fit_classes_mixed, fit_label_sets_mixed};
+pub(crate) use over_threads::{fit_classes_mixed, fit_label_sets_mixed};
 
 /// The refusal when this build cannot train over workers.
 #[cfg(not(feature = "cluster"))]
@@ -19,7 +19,7 @@ fn no_cluster() -> crate::Error {
 
 /// Without the `cluster` feature: refused with a sentence.
 #[cfg(not(feature = "cluster"))]
-pub fn fit_classes_mixed<X: SparseRows>(
+pub(crate) fn fit_classes_mixed<X: SparseRows>(
     _: &Checked<AnyLearner>,
     _: &X,
     _: &[usize],
@@ -31,7 +31,7 @@ pub fn fit_classes_mixed<X: SparseRows>(
 
 /// Without the `cluster` feature: refused with a sentence.
 #[cfg(not(feature = "cluster"))]
-pub fn fit_label_sets_mixed<X: SparseRows>(
+pub(crate) fn fit_label_sets_mixed<X: SparseRows>(
     _: &Checked<AnyLearner>,
     _: &X,
     _: &[Vec<usize>],
@@ -51,7 +51,7 @@ mod over_threads {
     /// Fits one binary model per label of multi-label rows (`sets`: each row's label
     /// indices, `k` labels) by parameter mixing over `workers` threads: the scorer of a
     /// multi-label model (its thresholds are tuned apart).
-    pub fn fit_label_sets_mixed<X: SparseRows>(
+    pub(crate) fn fit_label_sets_mixed<X: SparseRows>(
         learner: &Checked<AnyLearner>,
         x: &X,
         sets: &[Vec<usize>],
@@ -95,7 +95,7 @@ mod over_threads {
     /// Fits rows whose labels are class indices (`k` classes: binary for two, one-vs-rest
     /// otherwise) by parameter mixing over `workers` threads, as
     /// [`crate::experiment::fit_classes`] fits them with one learner.
-    pub fn fit_classes_mixed<X: SparseRows>(
+    pub(crate) fn fit_classes_mixed<X: SparseRows>(
         learner: &Checked<AnyLearner>,
         x: &X,
         classes: &[usize],

@@ -1,5 +1,5 @@
 //! The one place a fresh model is made. Every way of training — one process
-//! ([`train`], [`fit_rows`], [`train_multilabel`], [`Model::fit`](crate::Model::fit)),
+//! ([`train`], [`fit_rows`], `train_multilabel`, [`Model::fit`](crate::Model::fit)),
 //! worker threads (parameter mixing), processes joined over the network
 //! ([`TrainingJob::run_cluster`]) — checks its corpus here (classes, labels, the training
 //! vocabulary), fits a predictor, and hands it with the vocabulary, the geometry and the
@@ -24,17 +24,20 @@ mod tune;
 
 #[cfg(feature = "cluster")]
 pub(crate) use cluster::train_documents;
-pub use config::{TrainConfig, training_metadata};
+pub use config::TrainConfig;
+pub(crate) use config::training_metadata;
 pub(crate) use corpus::check_rows;
 pub use corpus::{check_vocabulary, check_width, fit_vocab, vectorize_training};
 pub use job::{Holdout, Outcome, Stage, TrainingJob, Tuning};
-pub use labels::{
-    binary_labels, class_indices, classes_from, classes_of, label_indices, label_sets,
-};
-pub use mixed::{fit_classes_mixed, fit_label_sets_mixed};
+#[cfg(feature = "cluster")]
+pub(crate) use labels::classes_from;
+pub use labels::{binary_labels, class_indices, classes_of, label_indices, label_sets};
+pub(crate) use mixed::fit_classes_mixed;
+pub(crate) use mixed::fit_label_sets_mixed;
+pub(crate) use multilabel::train_multilabel;
 pub use multilabel::{
     LabelSets, LabelledRows, decide_labels, evaluate_label_sets, evaluate_multilabel,
-    fit_label_sets, is_multilabel, label_set_metrics, labels_and_probabilities, train_multilabel,
+    fit_label_sets, is_multilabel, label_set_metrics, labels_and_probabilities,
 };
 #[cfg(feature = "cluster")]
 pub use rounds::{Round, Shard, shards, train_mixed};
@@ -43,4 +46,5 @@ pub use train::{
     fit_rows, train, vectorize_for,
 };
 pub(crate) use train::{TextFit, fit_documents, fit_parts};
-pub use tune::{config_of, tune, tune_training_rows};
+pub(crate) use tune::tune_training_rows;
+pub use tune::{config_of, tune};

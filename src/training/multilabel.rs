@@ -26,7 +26,7 @@ pub fn is_multilabel(docs: &[Document]) -> bool {
 
 /// Trains a multi-label model: one binary classifier per label (softmax: one model over
 /// all), thresholds as `opt` says.
-pub fn train_multilabel(
+pub(crate) fn train_multilabel(
     docs: &[Document],
     cfg: &TrainConfig,
     opt: &MultiLabelOptions,
@@ -77,7 +77,7 @@ pub(crate) fn fit_label_documents(
 /// Fits a multi-label model on rows whose label sets are indices into `classes`: one
 /// binary classifier per label (softmax: one model over all), read in the geometry `cfg`
 /// asks for, thresholds as `opt` says: a model of feature vectors (an indexed feature
-/// space, no vocabulary); [`train_multilabel`] makes the model of documents.
+/// space, no vocabulary); `train_multilabel` makes the model of documents.
 pub fn fit_label_sets<X: SparseRows>(
     stored: &X,
     sets: &[Vec<usize>],

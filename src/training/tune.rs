@@ -136,7 +136,7 @@ pub fn tune(
 
 /// [`tune`] for vectorized rows with their class indices (SVMlight rows): one matrix,
 /// no n-gram dimension.
-pub fn tune_training_rows<X: SparseRows>(
+pub(crate) fn tune_training_rows<X: SparseRows>(
     x: &X,
     idx: &[usize],
     classes: &[String],

@@ -7,7 +7,7 @@ use hashbrown::HashMap;
 /// Document-frequency counts of one thread's share of the documents: per word, or per
 /// hashed id when counting for a hashing analyzer.
 #[derive(Debug, Default)]
-pub struct DfCounts {
+pub(crate) struct DfCounts {
     /// Per word: its document frequency and the last document that counted it.
     pub(super) map: HashMap<Box<str>, (u32, u64)>,
     /// The hashed space counted in, if any.

@@ -217,8 +217,13 @@ fn a_model_trained_on_vectors_shows_no_analyzer() {
 
 #[test]
 fn the_recorded_mail_rules_decide_what_a_message_gives() {
-    use rosenblatt::input::mail::{TagFamily, parse_message};
-    let parse = |rules: &MailRules| parse_message(MESSAGE.as_bytes(), "m".into(), None, rules).doc;
+    use rosenblatt::input::mail::{TagFamily, read_message_bytes};
+    let parse = |rules: &MailRules| {
+        read_message_bytes(MESSAGE.as_bytes(), "m", None, rules)
+            .corpus
+            .docs
+            .remove(0)
+    };
     let d = parse(&MailRules::default());
     let fields: Vec<&str> = d.fields.iter().map(|(n, _)| &**n).collect();
     assert_eq!(fields, ["from", "subject"], "the date's words are left out");

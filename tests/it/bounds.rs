@@ -6,7 +6,7 @@
 use crate::common::{bin, data, limited, stderr_of_failure};
 use rosenblatt::features::{BinaryMatrix, MatrixBuilder};
 use rosenblatt::learn::{AnyLearner, AnyModel, Check, KernelModel, Learner, Multiclass};
-use rosenblatt::model::{FORMAT_VERSION, MAGIC, MAX_MODEL_BYTES, Model, Predictor};
+use rosenblatt::model::{FORMAT_VERSION, MAGIC, Model, Predictor};
 use std::path::Path;
 
 /// The reproducer: three rows, the last with the largest id a file may hold.
@@ -365,9 +365,9 @@ fn a_model_path_that_is_not_a_bounded_file_is_refused_before_reading() {
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("/dev/zero: not a regular file"), "{err}");
     // The review's reproducer: a sparse 4 GiB file is refused from its first 8 bytes, in
-    // a fraction of a second and little memory; so is one above the cap.
+    // a fraction of a second and little memory; so is one above the documented 4 GiB cap.
     let dir = tempfile::tempdir().unwrap();
-    for (name, len) in [("z.model", 4u64 << 30), ("big.model", MAX_MODEL_BYTES + 1)] {
+    for (name, len) in [("z.model", 4u64 << 30), ("big.model", (4u64 << 30) + 1)] {
         let big = dir.path().join(name);
         std::fs::File::create(&big).unwrap().set_len(len).unwrap();
         let t = std::time::Instant::now();

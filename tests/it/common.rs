@@ -15,7 +15,7 @@ pub fn classify_gives_the_training_scores(
 ) -> (Vec<rosenblatt::input::Document>, String) {
     use rosenblatt::training;
     use rosenblatt::training::TrainConfig;
-    let corpus = rosenblatt::input::read_dirs(&data("tiny")).unwrap();
+    let corpus = rosenblatt::input::read(&data("tiny"), None).unwrap();
     // (`train` with no learner flags is the library's default configuration.)
     let cfg = TrainConfig {
         analyzer: m.analyzer().clone(),

@@ -233,7 +233,7 @@ fn a_stray_latin1_byte_changes_only_its_own_line() {
     tsv.extend(b"ham\trendez-vous demain midi\nham\tune caf\xE9 lointaine\n");
     let input = dir.path().join("mixed.tsv");
     std::fs::write(&input, &tsv).unwrap();
-    let corpus = rosenblatt::input::read_tsv(&input).unwrap();
+    let corpus = rosenblatt::input::read(&input, None).unwrap();
     assert_eq!(corpus.docs[0].text, "café crème offre spéciale");
     assert_eq!(corpus.docs[21].text, "une café lointaine");
     // Training reads the file as classify's stream reads it: the same words either way.

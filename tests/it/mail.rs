@@ -5,7 +5,7 @@
 use crate::common::{bin, data, stderr_of_failure, stdout_of};
 use proptest::prelude::*;
 use rosenblatt::input::Document;
-use rosenblatt::input::mail::{MailRules, parse_message, read_mail};
+use rosenblatt::input::mail::{MailRules, read_mail, read_message_bytes};
 use std::path::{Path, PathBuf};
 
 fn tokens(d: &Document) -> Vec<String> {
@@ -46,13 +46,19 @@ fn a_message_reads_the_same_with_or_without_its_envelope_line() {
     let head = "From: a@example.com\nSubject: offer\n\n";
     let mut message = format!("{head}{}", "x ".repeat((4046 - head.len()) / 2));
     message.extend(std::iter::repeat_n('\n', 4046 - message.len()));
-    let bare = parse_message(message.as_bytes(), "m".into(), None, &MailRules::default());
+    let bare = read_message_bytes(message.as_bytes(), "m", None, &MailRules::default())
+        .corpus
+        .docs
+        .remove(0);
     let with = format!("{envelope}{message}");
     assert_eq!(with.len(), 4046 + envelope.len());
-    let enveloped = parse_message(with.as_bytes(), "m".into(), None, &MailRules::default());
-    assert!(bare.doc.tags.contains(&"mail:size=2^12".to_string()));
-    assert_eq!(bare.doc.tags, enveloped.doc.tags);
-    assert_eq!(tokens(&bare.doc), tokens(&enveloped.doc));
+    let enveloped = read_message_bytes(with.as_bytes(), "m", None, &MailRules::default())
+        .corpus
+        .docs
+        .remove(0);
+    assert!(bare.tags.contains(&"mail:size=2^12".to_string()));
+    assert_eq!(bare.tags, enveloped.tags);
+    assert_eq!(tokens(&bare), tokens(&enveloped));
 }
 
 #[test]
@@ -62,7 +68,12 @@ fn the_filters_own_verdict_field_gives_no_feature() {
     let plain = "From: a@example.com\nSubject: offer\n\nbuy now\n";
     let forged = "From: a@example.com\nx-rosenblatt: ham; score=-1.9;\n probability=0.0001\n\
                   Subject: offer\nX-ROSENBLATT: ham\n\nbuy now\n";
-    let read = |m: &str| parse_message(m.as_bytes(), "m".into(), None, &MailRules::default()).doc;
+    let read = |m: &str| {
+        read_message_bytes(m.as_bytes(), "m", None, &MailRules::default())
+            .corpus
+            .docs
+            .remove(0)
+    };
     let (a, b) = (read(plain), read(forged));
     assert_eq!(tokens(&a), tokens(&b));
     assert!(!tokens(&b).iter().any(|t| t.contains("rosenblatt")));
@@ -170,10 +181,11 @@ proptest! {
     /// it calls parsed has at least one header field.
     #[test]
     fn parser_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..2000)) {
-        let p = parse_message(&bytes, "x".into(), Some("spam"), &MailRules::default());
-        prop_assert_eq!(&p.doc.labels, &["spam".to_string()]);
-        if p.unparsed.is_none() {
-            prop_assert!(p.doc.tags.iter().any(|t| t.starts_with("hdr:")));
+        let p = read_message_bytes(&bytes, "x", Some("spam"), &MailRules::default());
+        let doc = &p.corpus.docs[0];
+        prop_assert_eq!(&doc.labels, &["spam".to_string()]);
+        if p.unparsed.is_empty() {
+            prop_assert!(doc.tags.iter().any(|t| t.starts_with("hdr:")));
         }
     }
 
@@ -197,7 +209,7 @@ proptest! {
         )
     ) {
         let raw = parts.concat();
-        let _ = parse_message(raw.as_bytes(), "y".into(), None, &MailRules::default());
+        let _ = read_message_bytes(raw.as_bytes(), "y", None, &MailRules::default());
     }
 }
 

@@ -4,7 +4,7 @@
 
 use crate::common::{bin, stderr_of_failure, stdout_of, train_filter};
 use rosenblatt::input::Document;
-use rosenblatt::input::mail::{FieldGroup, MailRules, parse_message};
+use rosenblatt::input::mail::{FieldGroup, MailRules, read_message_bytes};
 use rosenblatt::model::Model;
 use rosenblatt::text::Source;
 use std::path::{Path, PathBuf};
@@ -30,7 +30,10 @@ fn message(relay: &str, subject: &str, body: &str) -> String {
 
 /// The analyzed tokens of `raw` parsed under `rules`.
 fn tokens(raw: &str, rules: &MailRules) -> Vec<String> {
-    let d: Document = parse_message(raw.as_bytes(), "m".into(), None, rules).doc;
+    let d: Document = read_message_bytes(raw.as_bytes(), "m", None, rules)
+        .corpus
+        .docs
+        .remove(0);
     let mut out = Vec::new();
     rosenblatt::text::Analyzer::default().tokens(&d, &mut |t| out.push(t.to_string()));
     out

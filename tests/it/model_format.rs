@@ -121,7 +121,7 @@ fn the_golden_model_loads_and_scores_as_the_format_1_build_did() {
 #[test]
 fn training_today_gives_the_golden_model() {
     let g = golden();
-    let corpus = rosenblatt::input::read_dirs(&data("tiny")).unwrap();
+    let corpus = rosenblatt::input::read(&data("tiny"), None).unwrap();
     let cfg = TrainConfig {
         analyzer: Analyzer::default(),
         vocab: Default::default(),

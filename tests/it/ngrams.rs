@@ -6,7 +6,7 @@ use crate::common::{bin, classify_gives_the_training_scores, data, stderr_of_fai
 use proptest::prelude::*;
 use rosenblatt::features::{StreamVectorizer, vectorize};
 use rosenblatt::input::Document;
-use rosenblatt::input::mail::{MailRules, parse_message};
+use rosenblatt::input::mail::{MailRules, read_message_bytes};
 use rosenblatt::learn::{AnyLearner, Bias, Check, Perceptron, Schedule};
 use rosenblatt::model::Model;
 use rosenblatt::text::{Analyzer, Source, Step};
@@ -84,7 +84,10 @@ Subject: Cheap meds\n\
 \n\
 buy now\n";
     let rules = MailRules::default();
-    let doc = parse_message(msg, "m".into(), Some("spam"), &rules).doc;
+    let doc = read_message_bytes(msg, "m", Some("spam"), &rules)
+        .corpus
+        .docs
+        .remove(0);
     let a = analyzer(Source::Mail(rules), &[Step::Ngrams(2)]);
     // The body, then each header field with its prefix, then the tags as they are. The
     // From field reads "desk desk example.com": its bigrams are its own, and no bigram

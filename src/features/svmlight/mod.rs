@@ -381,11 +381,13 @@ impl Rows {
 /// Several SVMlight files read as one, in order, ids up to [`DEFAULT_MAX_FEATURE_ID`].
 /// Row `lines` stay per file; the returned ids name each row (`LINE`, or `FILE:LINE`
 /// with several files).
-pub fn read_svmlight_files(paths: &[std::path::PathBuf]) -> Result<(SvmData, Vec<String>)> {
+#[cfg(test)]
+pub(crate) fn read_svmlight_files(paths: &[std::path::PathBuf]) -> Result<(SvmData, Vec<String>)> {
     read_svmlight_files_limited(paths, DEFAULT_MAX_FEATURE_ID)
 }
 
-/// [`read_svmlight_files`] with feature ids up to `max_id`.
+/// Several SVMlight files read as one, in order, ids up to `max_id`. Row `lines` stay per
+/// file; the returned ids name each row (`LINE`, or `FILE:LINE` with several files).
 pub fn read_svmlight_files_limited(
     paths: &[std::path::PathBuf],
     max_id: u32,

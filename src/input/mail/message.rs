@@ -68,7 +68,7 @@ static PARSER: LazyLock<MessageParser> = LazyLock::new(|| {
 
 /// A message as a document, and why it had to be read as raw bytes, if it had to.
 #[derive(Debug, Clone)]
-pub struct ParsedMessage {
+pub(crate) struct ParsedMessage {
     /// The document to tokenize.
     pub doc: Document,
     /// `Some(reason)` when the message could not be parsed as mail.
@@ -78,7 +78,7 @@ pub struct ParsedMessage {
 /// Turns a raw message into a document with id `id` and label `label`, under `rules`.
 /// Never panics: a failure inside the MIME parser is caught and the raw bytes are used
 /// instead.
-pub fn parse_message(
+pub(crate) fn parse_message(
     raw: &[u8],
     id: String,
     label: Option<&str>,

@@ -4,7 +4,7 @@
 //! `new/` is a Maildir, any other folder is walked recursively (one message per file, as
 //! the SpamAssassin corpus is laid out), and a file whose first line is an envelope line
 //! (`From sender date`) is an mbox, streamed message by message. Messages are parsed in
-//! parallel; each becomes a document through [`parse_message`], under the [`MailRules`]
+//! parallel; each becomes a document through `parse_message`, under the [`MailRules`]
 //! the caller gives (a model's own, when it classifies). A message that is not mail
 //! still becomes a document (from its raw bytes) and is listed in [`MailCorpus::unparsed`];
 //! a file that cannot be read is listed in the corpus's `skipped`. Nothing aborts the run
@@ -36,7 +36,7 @@ pub(crate) use maildir::{is_maildir, maildir_files};
 pub(crate) use mbox::starts_with_envelope;
 pub use mbox::{MboxMessage, MboxReader};
 #[cfg(feature = "mail")]
-pub use message::{ParsedMessage, parse_message};
+pub(crate) use message::{ParsedMessage, parse_message};
 #[cfg(feature = "mail")]
 pub use read::{
     MailCorpus, MailSource, detect, read_labelled, read_labelled_share, read_mail,

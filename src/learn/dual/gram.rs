@@ -41,7 +41,7 @@ pub struct Gram {
 const MAX_TABLE_NORM: f32 = 65536.0;
 
 /// For binary rows every dot product and squared distance is a small integer, so the
-/// kernel transform is a table lookup, bit-identical to [`Kernel::from_dot`] (the integers
+/// kernel transform is a table lookup, bit-identical to [`Kernel::of_dot`] (the integers
 /// are exact in `f32`).
 fn binary_table(kernel: Kernel, max_sq: f32) -> Option<Vec<f32>> {
     if max_sq > MAX_TABLE_NORM {
@@ -50,14 +50,12 @@ fn binary_table(kernel: Kernel, max_sq: f32) -> Option<Vec<f32>> {
     let m = max_sq as usize;
     match kernel {
         Kernel::Linear => None,
-        Kernel::Polynomial { .. } => Some(
-            (0..=m)
-                .map(|k| kernel.from_dot(k as f32, 0.0, 0.0))
-                .collect(),
-        ),
+        Kernel::Polynomial { .. } => {
+            Some((0..=m).map(|k| kernel.of_dot(k as f32, 0.0, 0.0)).collect())
+        }
         Kernel::Rbf { .. } => Some(
             (0..=2 * m)
-                .map(|k| kernel.from_dot(0.0, k as f32, 0.0))
+                .map(|k| kernel.of_dot(0.0, k as f32, 0.0))
                 .collect(),
         ),
     }
@@ -103,7 +101,7 @@ impl Gram {
     /// K(xᵢ, xᵢ).
     pub fn diag(&self, i: usize) -> f32 {
         let s = self.sq_norms[i];
-        self.kernel.from_dot(s, s, s)
+        self.kernel.of_dot(s, s, s)
     }
 
     /// Postings additions a full matrix costs: Σ_f df(f)².
@@ -142,7 +140,7 @@ impl Gram {
             }
             (None, k) => {
                 for (o, &sj) in out.iter_mut().zip(norms) {
-                    *o = k.from_dot(*o, si, sj);
+                    *o = k.of_dot(*o, si, sj);
                 }
             }
         }
@@ -168,7 +166,7 @@ impl Gram {
             }
             (None, k) => {
                 for ((o, &c), &n) in out.iter_mut().zip(counts).zip(nj) {
-                    *o = k.from_dot(c as f32, ni as f32, n as f32);
+                    *o = k.of_dot(c as f32, ni as f32, n as f32);
                 }
             }
         }

@@ -61,7 +61,7 @@ impl Kernel {
 
     /// K from the dot product and the two squared norms.
     #[inline]
-    pub fn from_dot(&self, dot: f32, sq_x: f32, sq_z: f32) -> f32 {
+    pub(crate) fn of_dot(&self, dot: f32, sq_x: f32, sq_z: f32) -> f32 {
         match *self {
             Kernel::Linear => dot,
             Kernel::Polynomial { degree, coef0 } => (dot + coef0).powi(degree as i32),
@@ -75,7 +75,7 @@ impl Kernel {
     /// K(x, z) for two rows.
     #[inline]
     pub(crate) fn eval(&self, x: RowRef<'_>, z: RowRef<'_>) -> f32 {
-        self.from_dot(ops::sparse_dot(x, z), ops::nrm2_sq(x), ops::nrm2_sq(z))
+        self.of_dot(ops::sparse_dot(x, z), ops::nrm2_sq(x), ops::nrm2_sq(z))
     }
 
     /// A short description for model metadata and messages.

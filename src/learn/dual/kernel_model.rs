@@ -128,7 +128,7 @@ impl KernelModel {
         if self.kernel != Kernel::Linear {
             let sq = ops::nrm2_sq(row);
             for (k, &s) in out.iter_mut().zip(&self.sq_norms) {
-                *k = self.kernel.from_dot(*k, s, sq);
+                *k = self.kernel.of_dot(*k, s, sq);
             }
         }
     }
