@@ -11,7 +11,7 @@
 
 use super::{Document, Format, Share, Split, decode_line, dirs, jsonl, read_part, tsv};
 use crate::{Error, Result};
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 
 /// Documents per batch unless told otherwise.
@@ -41,12 +41,29 @@ enum Source {
     /// A line file being read.
     Lines {
         path: PathBuf,
-        reader: BufReader<std::fs::File>,
+        reader: BufReader<LineInput>,
         jsonl: bool,
         line_no: usize,
     },
     /// Documents read whole, with their unit numbers, handed out in batches.
     Whole(std::vec::IntoIter<(usize, Document)>),
+}
+
+/// Where a line file's bytes come from: the file itself, or a stream's bytes read up to
+/// the bound.
+#[derive(Debug)]
+enum LineInput {
+    File(std::fs::File),
+    Held(std::io::Cursor<Vec<u8>>),
+}
+
+impl Read for LineInput {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            LineInput::File(f) => f.read(buf),
+            LineInput::Held(c) => c.read(buf),
+        }
+    }
 }
 
 impl DocStream {
@@ -137,8 +154,17 @@ impl DocStream {
             }
             Format::Tsv | Format::Jsonl => {
                 let f = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
+                let meta = f.metadata().map_err(|e| Error::io(&path, e))?;
+                // A stream or device (a FIFO, `/dev/zero`) is read up to the bound first,
+                // as the whole-file readers read it, so an endless one stops with a
+                // sentence; a regular file is read line by line.
+                let reader = if meta.is_file() {
+                    LineInput::File(f)
+                } else {
+                    LineInput::Held(std::io::Cursor::new(super::limit::read_corpus_file(&path)?))
+                };
                 Source::Lines {
-                    reader: BufReader::with_capacity(1 << 20, f),
+                    reader: BufReader::with_capacity(1 << 20, reader),
                     path,
                     jsonl: format == Format::Jsonl,
                     line_no: 0,

@@ -5,7 +5,9 @@
 //! step (`TrainConfig::workers`), and training over processes runs that step on a
 //! cluster (`TrainingJob::run_cluster`).
 
-use super::multilabel::fit_label_documents;
+use super::multilabel::{fit_label_documents, fit_label_text};
+use super::text_rows::TextRows;
+use super::train::fit_text;
 use super::{Evaluated, cross_validate_documents, cross_validate_rows, evaluate_decisions};
 use super::{TextFit, Trained, fit_documents, fit_parts, is_multilabel, tune, tune_training_rows};
 use crate::error::{ConfigError, Param};
@@ -226,6 +228,36 @@ impl TrainingJob {
             model: trained.model,
             held_out,
             folds,
+        })
+    }
+
+    /// Runs the job on documents already taken in as rows ([`TextRows`]: read in batches,
+    /// each batch's text dropped once tokenized): the fit of every document, equal to what
+    /// [`TrainingJob::run_documents`] fits on the same documents held whole. A held-out
+    /// part, cross-validation and tuning fit vocabularies on parts of the documents, so
+    /// they need the documents and are refused here.
+    pub fn run_text(&self, rows: TextRows, stage: &(dyn Fn(Stage<'_>) + Sync)) -> Result<Outcome> {
+        if self.holdout.is_some() || self.cv.is_some() || self.tune.is_some() {
+            return Err(Error::Unsupported(
+                "held-out parts, cross-validation and tuning fit on parts of the documents: \
+                 run them on the documents held whole (`run_documents`)"
+                    .into(),
+            ));
+        }
+        let start = Instant::now();
+        let cfg = self.config_for(&self.config, rows.len())?;
+        stage(Stage::Training);
+        let inputs = self.inputs.clone();
+        let TextFit { mut fit, vocab, .. } = if rows.labels().is_multilabel() {
+            fit_label_text(rows, &cfg, &self.multilabel, inputs)?
+        } else {
+            fit_text(rows, &cfg, inputs)?
+        };
+        fit.meta.seconds = start.elapsed().as_secs_f64();
+        Ok(Outcome {
+            model: assemble(&cfg, Space::Text(vocab), fit)?,
+            held_out: None,
+            folds: None,
         })
     }
 

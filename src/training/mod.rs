@@ -14,11 +14,13 @@ mod config;
 mod corpus;
 mod fit;
 mod job;
+mod label_column;
 mod labels;
 mod mixed;
 mod multilabel;
 #[cfg(feature = "cluster")]
 mod rounds;
+mod text_rows;
 mod train;
 mod tune;
 
@@ -29,6 +31,7 @@ pub(crate) use config::training_metadata;
 pub(crate) use corpus::check_rows;
 pub use corpus::{check_vocabulary, check_width, fit_vocab, vectorize_training};
 pub use job::{Holdout, Outcome, Stage, TrainingJob, Tuning};
+pub use label_column::LabelColumn;
 #[cfg(feature = "cluster")]
 pub(crate) use labels::classes_from;
 pub use labels::{binary_labels, class_indices, classes_of, label_indices, label_sets};
@@ -41,6 +44,7 @@ pub use multilabel::{
 };
 #[cfg(feature = "cluster")]
 pub use rounds::{Round, Shard, shards, train_mixed};
+pub use text_rows::TextRows;
 pub use train::{
     Evaluated, Trained, cross_validate_documents, cross_validate_rows, evaluate_decisions,
     fit_rows, train, vectorize_for,

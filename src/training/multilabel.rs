@@ -2,18 +2,18 @@
 //! through the pipeline: label sets, training with per-label thresholds, evaluation by
 //! micro- and macro-F1.
 
-use super::{TextFit, Trained, vectorize_for};
+use super::text_rows::TextRows;
+use super::{TextFit, Trained, vectorize_for, vectorize_training};
 use crate::eval::MultiLabelMetrics;
 use crate::experiment::{exact_label_sets, most_frequent, tune_thresholds};
-use crate::features::{Geometry, SparseRows, vectorize};
+use crate::features::{BinaryMatrix, Geometry, SparseRows};
 use crate::input::Document;
 use crate::learn::compose::multilabel::{MultiLabelOptions, fit_scorer, label_counts};
 use crate::learn::{Fitted, MultiLabelModel};
 use crate::model::{Metadata, Model, Predictor};
 use crate::training::assemble::{Fit, Space, assemble};
-use crate::training::{
-    TrainConfig, check_rows, check_vocabulary, check_width, fit_vocab, label_sets,
-};
+use crate::training::{TrainConfig, check_rows, check_vocabulary, check_width, label_sets};
+use crate::vocab::Vocabulary;
 use crate::{Error, Result};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -62,11 +62,38 @@ pub(crate) fn fit_label_documents(
         return Err(Error::Data(why));
     }
     let sets = label_sets(docs, &classes)?;
-    let vocab = fit_vocab(&cfg.analyzer, &cfg.vocab, docs);
-    check_vocabulary(&vocab, &cfg.vocab, docs.len())?;
-    let stored = vectorize(&cfg.analyzer, &vocab, docs).matrix;
-    check_rows(stored.nnz(), docs.len(), "documents", &inputs)?;
-    let fit = fit_label_set_parts(&stored, &sets, classes, cfg, opt, inputs)?;
+    let (vocab, stored) = vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
+    fit_label_vectorized(vocab, stored, &sets, classes, cfg, opt, inputs)
+}
+
+/// [`fit_label_documents`] for documents already taken in as rows (read in batches,
+/// their text dropped): the same labels, rows and fit.
+pub(crate) fn fit_label_text(
+    rows: TextRows,
+    cfg: &TrainConfig,
+    opt: &MultiLabelOptions,
+    inputs: Vec<String>,
+) -> Result<TextFit> {
+    cfg.vocab.validate()?;
+    let classes = rows.labels().label_names()?;
+    let sets = rows.labels().label_sets(&classes)?;
+    let (vocab, stored, _) = rows.finish(&cfg.vocab);
+    fit_label_vectorized(vocab, stored, &sets, classes, cfg, opt, inputs)
+}
+
+/// The checks of a training vocabulary and its rows, then the multi-label fit.
+fn fit_label_vectorized(
+    vocab: Vocabulary,
+    stored: BinaryMatrix,
+    sets: &[Vec<usize>],
+    classes: Vec<String>,
+    cfg: &TrainConfig,
+    opt: &MultiLabelOptions,
+    inputs: Vec<String>,
+) -> Result<TextFit> {
+    check_vocabulary(&vocab, &cfg.vocab, stored.rows())?;
+    check_rows(stored.nnz(), stored.rows(), "documents", &inputs)?;
+    let fit = fit_label_set_parts(&stored, sets, classes, cfg, opt, inputs)?;
     Ok(TextFit {
         fit,
         vocab,

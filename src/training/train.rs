@@ -14,6 +14,7 @@ use crate::vocab::Vocabulary;
 use rayon::prelude::*;
 use std::time::Instant;
 
+use super::text_rows::TextRows;
 use super::{
     TrainConfig, binary_labels, check_rows, check_vocabulary, check_width, class_indices,
     classes_of, training_metadata, vectorize_training,
@@ -62,9 +63,31 @@ pub(crate) fn fit_documents(
     let classes = classes_of(docs, cfg.positive.as_deref())?;
     let idx = class_indices(docs, &classes)?;
     let (vocab, x) = vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
-    check_vocabulary(&vocab, &cfg.vocab, docs.len())?;
-    check_rows(x.nnz(), docs.len(), "documents", &inputs)?;
-    let fit = fit_parts(&x, &idx, classes, cfg, inputs)?;
+    fit_vectorized(vocab, x, &idx, classes, cfg, inputs)
+}
+
+/// [`fit_documents`] for documents already taken in as rows (read in batches, their text
+/// dropped): the same classes, rows and fit.
+pub(crate) fn fit_text(rows: TextRows, cfg: &TrainConfig, inputs: Vec<String>) -> Result<TextFit> {
+    cfg.vocab.validate()?;
+    let classes = rows.labels().classes(cfg.positive.as_deref())?;
+    let idx = rows.labels().class_indices(&classes)?;
+    let (vocab, x, _) = rows.finish(&cfg.vocab);
+    fit_vectorized(vocab, x, &idx, classes, cfg, inputs)
+}
+
+/// The checks of a training vocabulary and its rows, then the fit.
+fn fit_vectorized(
+    vocab: Vocabulary,
+    x: BinaryMatrix,
+    idx: &[usize],
+    classes: Vec<String>,
+    cfg: &TrainConfig,
+    inputs: Vec<String>,
+) -> Result<TextFit> {
+    check_vocabulary(&vocab, &cfg.vocab, x.rows())?;
+    check_rows(x.nnz(), x.rows(), "documents", &inputs)?;
+    let fit = fit_parts(&x, idx, classes, cfg, inputs)?;
     Ok(TextFit {
         fit,
         vocab,

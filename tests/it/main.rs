@@ -37,4 +37,5 @@ mod shell;
 mod store;
 mod store_operation;
 mod svmlight;
+mod train_stream;
 mod tune;

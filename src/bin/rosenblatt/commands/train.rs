@@ -1,15 +1,19 @@
 //! `rosenblatt train`: read labelled documents or mail, fit, print a summary, save the
 //! model; optionally evaluate on a seeded held-out part, run k-fold cross-validation, or
 //! choose the learner and geometry by cross-validation on the training part (`--tune`).
-//! SVMlight rows go to [`super::train_svm`].
+//! SVMlight rows go to [`super::train_svm`]. Documents fitted whole (no held-out part,
+//! folds or tuning, the default) are read in batches whose text is dropped once tokenized.
 
-use crate::flags::{Source, TrainPlan};
+use crate::flags::{Documents, Source, TrainPlan};
 use crate::load;
 use crate::progress::Phase;
+use crate::report;
 use anyhow::{Result, bail};
-use rosenblatt::input::Document;
-use rosenblatt::training;
+use rosenblatt::input::DocStream;
+use rosenblatt::input::stream::DEFAULT_BATCH;
+use rosenblatt::training::{self, LabelColumn, Outcome, TextRows};
 use std::process::ExitCode;
+use std::time::Instant;
 
 /// Runs `train`.
 pub fn run(plan: TrainPlan) -> Result<ExitCode> {
@@ -27,6 +31,11 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
         }
         (Source::Mail(m), Some(rules)) => load::mail_shuffled(&m.spam, &m.ham, rules, plan.seed)?,
         (Source::Mail(_), None) => unreachable!("a mail source has mail rules"),
+        (Source::Documents(d), _)
+            if plan.holdout.is_none() && plan.cv.is_none() && plan.tune.is_none() =>
+        {
+            return run_streamed(&plan, d, phase);
+        }
         (Source::Documents(d), _) => {
             let c = load::documents(&d.paths, d.format, d.split, d.detect)?;
             load::require_labels(&c, &d.paths)?;
@@ -36,15 +45,7 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
     let docs = corpus.docs;
     let inputs = plan.source.names();
     if docs.is_empty() {
-        let reuters = matches!(&plan.source, Source::Documents(d)
-            if d.format == Some(rosenblatt::input::Format::Reuters));
-        let hint = if reuters {
-            " (ModApte labels documents with the topics that have training and test documents \
-             among the files read: give the whole SGML folder rather than one file)"
-        } else {
-            ""
-        };
-        bail!("no documents in {}{hint}", inputs.join(" "));
+        return Err(no_documents(&plan, &inputs));
     }
     if training::is_multilabel(&docs) && (plan.holdout.is_some() || plan.cv.is_some()) {
         bail!(
@@ -53,8 +54,66 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
         );
     }
     plan.check_cv(docs.len(), "documents")?;
+    warn_if_sorted(&plan, &LabelColumn::of(&docs), &phase);
+    let job = plan.job(docs.len(), inputs);
+    let out = job.run_documents(docs, &|s| phase.set(&super::stage_line(s)))?;
+    save_and_report(&plan, out, corpus.skipped.len(), phase)
+}
+
+/// Trains on documents read `DEFAULT_BATCH` at a time, each batch's text dropped once it
+/// is tokenized: the fit of every document needs only their rows and labels, so memory
+/// holds the rows, not the text. The model equals the one of the documents held whole.
+fn run_streamed(plan: &TrainPlan, d: &Documents, phase: Phase) -> Result<ExitCode> {
+    let inputs = plan.source.names();
+    let mut stream =
+        DocStream::open_detected(&d.paths, d.format, d.split, DEFAULT_BATCH, d.detect)?;
+    let mut rows = TextRows::new(&plan.config.analyzer);
+    let start = Instant::now();
+    for batch in stream.by_ref() {
+        let batch = batch?;
+        if let Some(doc) = batch.iter().find(|doc| doc.labels.is_empty()) {
+            return Err(load::no_label(&doc.id, &d.paths));
+        }
+        rows.push(&batch);
+        phase.set(&reading_line(rows.len(), rows.bytes(), start.elapsed()));
+    }
+    phase.suspend(|| report::skipped(&stream.skipped));
+    if rows.is_empty() {
+        return Err(no_documents(plan, &inputs));
+    }
+    warn_if_sorted(plan, rows.labels(), &phase);
+    let job = plan.job(rows.len(), inputs);
+    let out = job.run_text(rows, &|s| phase.set(&super::stage_line(s)))?;
+    save_and_report(plan, out, stream.skipped.len(), phase)
+}
+
+/// What the spinner shows while documents are read: how many, how much text, how fast.
+fn reading_line(docs: usize, bytes: u64, took: std::time::Duration) -> String {
+    let secs = took.as_secs_f64().max(1e-3);
+    format!(
+        "reading documents: {docs} read ({:.0} MB, {:.0} documents/s)",
+        bytes as f64 / 1e6,
+        docs as f64 / secs
+    )
+}
+
+/// The refusal of inputs that hold no document, with a hint for a Reuters file alone.
+fn no_documents(plan: &TrainPlan, inputs: &[String]) -> anyhow::Error {
+    let reuters = matches!(&plan.source, Source::Documents(d)
+        if d.format == Some(rosenblatt::input::Format::Reuters));
+    let hint = if reuters {
+        " (ModApte labels documents with the topics that have training and test documents \
+         among the files read: give the whole SGML folder rather than one file)"
+    } else {
+        ""
+    };
+    anyhow::anyhow!("no documents in {}{hint}", inputs.join(" "))
+}
+
+/// Warns when `--no-shuffle` would visit documents that arrive sorted by class in order.
+fn warn_if_sorted(plan: &TrainPlan, labels: &LabelColumn, phase: &Phase) {
     // A held-out part keeps the input's order, so sorted documents stay sorted.
-    if plan.no_shuffle && sorted_by_class(&docs) {
+    if plan.no_shuffle && labels.sorted_by_class() {
         phase.suspend(|| {
             errln!(
                 "warning: the training documents arrive sorted by class and --no-shuffle \
@@ -63,8 +122,15 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
             )
         });
     }
-    let job = plan.job(docs.len(), inputs);
-    let out = job.run_documents(docs, &|s| phase.set(&super::stage_line(s)))?;
+}
+
+/// Saves the model and prints the summary (`skipped` inputs could not be read).
+fn save_and_report(
+    plan: &TrainPlan,
+    out: Outcome,
+    skipped: usize,
+    phase: Phase,
+) -> Result<ExitCode> {
     phase.set("saving");
     crate::model_lock::save(&out.model, &plan.output)?;
     let classes = out.model.classes();
@@ -75,21 +141,5 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
         _ => None,
     };
     drop(phase);
-    super::train_report(&plan, &out, corpus.skipped.len(), spam)
-}
-
-/// Whether the documents come in one block per class (as class folders are read), with at
-/// least two classes: the order in which an in-order learner collapses.
-fn sorted_by_class(docs: &[Document]) -> bool {
-    let mut seen = std::collections::HashSet::new();
-    let mut last: Option<&[String]> = None;
-    for d in docs {
-        if last != Some(&d.labels[..]) {
-            if !seen.insert(&d.labels[..]) {
-                return false;
-            }
-            last = Some(&d.labels[..]);
-        }
-    }
-    seen.len() >= 2
+    super::train_report(plan, &out, skipped, spam)
 }

@@ -1,0 +1,104 @@
+//! Training on documents read in batches (their text dropped once tokenized) makes the
+//! model that training on the same documents held whole makes: single-label and
+//! multi-label corpora, through the library's job and through `train`.
+
+use crate::common::{bin, stdout_of};
+use rosenblatt::input::Document;
+use rosenblatt::model::Model;
+use rosenblatt::training::{Stage, TextRows, TrainConfig, TrainingJob};
+
+/// Documents of three topics; with `multi`, every fifth also carries a second topic and
+/// every seventh none.
+fn corpus(multi: bool) -> Vec<Document> {
+    let topics = ["grain", "oil", "ship"];
+    (0..240)
+        .map(|i| {
+            let t = i % 3;
+            let text = format!(
+                "{} {} report w{} w{} {}",
+                topics[t],
+                ["harvest wheat", "crude barrel", "port vessel"][t],
+                i % 17,
+                i % 29,
+                if i % 4 == 0 { "market" } else { "" }
+            );
+            let mut d = Document::new(format!("d{i}"), text, Some(topics[t]));
+            if multi && i % 5 == 0 {
+                d.labels.push(topics[(t + 1) % 3].to_string());
+            }
+            if multi && i % 7 == 0 {
+                d.labels.clear();
+            }
+            d
+        })
+        .collect()
+}
+
+/// Asserts two models decide alike because they are alike: the same vocabulary, classes,
+/// geometry, predictor, threshold and calibration.
+fn assert_same_model(a: &Model, b: &Model) {
+    assert_eq!(a.vocab().len(), b.vocab().len());
+    for id in 0..a.vocab().len() as u32 {
+        assert_eq!(a.vocab().word(id), b.vocab().word(id));
+    }
+    assert_eq!(a.classes(), b.classes());
+    assert_eq!(a.geometry(), b.geometry());
+    assert_eq!(a.predictor(), b.predictor());
+    assert_eq!(a.threshold(), b.threshold());
+    assert_eq!(a.calibration(), b.calibration());
+}
+
+#[test]
+fn rows_read_in_batches_train_the_model_of_the_documents_held_whole() {
+    let quiet = |_: Stage<'_>| {};
+    for multi in [false, true] {
+        let docs = corpus(multi);
+        for learner in ["perceptron", "averaged-perceptron", "logistic"] {
+            let cfg = TrainConfig::default().learner(learner).unwrap();
+            let job = TrainingJob::new(cfg.clone());
+            let whole = job.run_documents(docs.clone(), &quiet).unwrap().model;
+            let mut rows = TextRows::new(&cfg.analyzer);
+            for batch in docs.chunks(31) {
+                rows.push(batch);
+            }
+            assert_eq!(rows.labels().is_multilabel(), multi);
+            let streamed = job.run_text(rows, &quiet).unwrap().model;
+            assert_same_model(&whole, &streamed);
+        }
+    }
+}
+
+#[test]
+fn a_job_with_a_held_out_part_or_folds_needs_the_documents() {
+    let quiet = |_: Stage<'_>| {};
+    let mut job = TrainingJob::new(TrainConfig::default());
+    job.cv = Some((3, 1));
+    let rows = TextRows::of(&corpus(false), &job.config.analyzer);
+    let err = job.run_text(rows, &quiet).unwrap_err().to_string();
+    assert!(err.contains("run_documents"), "{err}");
+}
+
+#[test]
+fn train_reads_in_batches_and_saves_the_model_train_with_folds_saves() {
+    // `--cv` keeps the documents whole; its saved model is the fit of all of them, the
+    // model the default (streamed) run saves.
+    let dir = tempfile::tempdir().unwrap();
+    let tsv = dir.path().join("c.tsv");
+    let lines: String = corpus(false)
+        .iter()
+        .map(|d| format!("{}\t{}\n", d.labels[0], d.text))
+        .collect();
+    std::fs::write(&tsv, lines).unwrap();
+    let (streamed, whole) = (dir.path().join("s"), dir.path().join("w"));
+    stdout_of(bin().args(["train", "-o"]).arg(&streamed).arg(&tsv));
+    stdout_of(
+        bin()
+            .args(["train", "--cv", "3", "-o"])
+            .arg(&whole)
+            .arg(&tsv),
+    );
+    assert_same_model(
+        &Model::load(&streamed).unwrap(),
+        &Model::load(&whole).unwrap(),
+    );
+}
