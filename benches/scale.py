@@ -12,7 +12,8 @@ on the whole TSV with its defaults, then labels every document of that same TSV:
                              two-class probability calibration), then
                              `rosenblatt classify -m MODEL --input-format tsv TSV` (output to a file)
   sklearn Tfidf+LinearSVC    one Python process reads the TSV (streamed into the vectorizer),
-                             TfidfVectorizer().fit_transform, LinearSVC().fit, pickles both;
+                             TfidfVectorizer().fit_transform, LinearSVC(random_state=0).fit,
+                             pickles both;
                              a second loads them and predicts the TSV in batches of 8,192 lines
   sklearn Hashing+SGD        the same with HashingVectorizer() and SGDClassifier(random_state=0)
   VW                         `convert`: the TSV written once in VW's own text format
@@ -29,12 +30,13 @@ on the whole TSV with its defaults, then labels every document of that same TSV:
                              `classify`: predict over the TSV's text in batches of 8,192 lines
 scikit-learn, VW and fastText run through their Python packages in the peer Python (what
 ../shared/tools/peers/setup.sh prints; it installs them), so their figures include starting
-Python and importing the package (about 1 s, 60-100 MiB for scikit-learn). A peer that is not
-installed is skipped with a note.
+Python and importing the package: for scikit-learn about 1.5 CPU seconds and 120 MiB before the
+first document, for VW and fastText under 0.2 s and 30 MiB (VW's -b 24 table then adds about
+130 MiB). A peer that is not installed is skipped with a note.
 
 Usage: benches/scale.py [--sizes N,N,...] [--json FILE] [--chart FILE.svg] [options]
-Reproduces the table and chart of docs/PERFORMANCE.md (about 60 GB of free disk for the
-largest size, see below; hours):
+Reproduces the table and chart of docs/PERFORMANCE.md (several hours; for the largest size
+about 31 GB of free disk, 62 GB for VW and fastText, 90 GB for VW's cache: see Disk below):
   python3 benches/scale.py --sizes 100000,400000,1600000,8000000 --json scale.json --chart docs/scale.svg
 Options (paths of the defaults are relative to the repository root; given paths to the
 current folder):
@@ -71,13 +73,16 @@ Output: a Markdown table on stdout; progress (step, size, figures) on stderr. Co
   peak RSS MiB  its largest resident memory ("Maximum resident set size" of time -v)
   docs/s        documents / wall s
 A failed step shows why in the wall s column ("out of memory", "timeout", "failed (exit N)",
-"skipped: ..."); notes below the table give details (e.g. LinearSVC stopping at max_iter).
+"skipped: ..."); notes below the table give details (e.g. LinearSVC stopping at max_iter), and
+its standard error stays in the work folder as TOOL-STEP-N.err (with --work or --keep). A
+classify step whose output has not one line per document is reported as failed.
 
 Disk: a corpus is about 3.9 kB a document (8,000,000: about 31 GB); VW's and fastText's
 converted copies are as large, each made and deleted in turn, and VW's cache about 0.8 of it.
-A step whose file would not fit in the free space is skipped and says so. Corpora up to
-1.6 million documents (6 GB) fit in the page cache of a 24 GiB machine, the largest does not:
-its steps read it from disk.
+A step whose file would not fit in the free space is skipped and says so. In the temporary
+folder a size's corpus is deleted when its steps are done; in --work it stays (for reuse).
+Corpora up to 1.6 million documents (6 GB) fit in the page cache of a 24 GiB machine, the
+largest does not: its steps read it from disk.
 """
 import argparse
 import json
@@ -612,7 +617,8 @@ class Bench:
                 note = "did not converge (ConvergenceWarning: max_iter reached)"
         if status == "ok" and figures["wall_s"]:
             figures["docs_per_s"] = round(n / max(figures["wall_s"], 0.01))
-        self.keep_or_remove(errfile) if status == "ok" else None
+        if status == "ok":
+            self.keep_or_remove(errfile)
         r = self.record(tool, step, n, status, note, **figures)
         # the command as run, the work folder written WORK and the peer Python by its name
         shown_cmd = [os.path.basename(str(cmd[0]))] + [str(c) for c in cmd[1:]]
@@ -914,6 +920,8 @@ def main():
 
     if merged:
         meta["merged_from"] = merged
+        if "rosenblatt" not in meta:
+            meta["rosenblatt"] = next((m["rosenblatt"] for m in merged if m.get("rosenblatt")), "rosenblatt")
     data = {"meta": meta, "corpora": corpora, "results": results}
     peers = ", ".join(f"{k} {v}" for k, v in have.items() if v and k != "matplotlib")
     print(f"{meta['cpu']}, {meta['cores']} cores, {meta['mem_gib']:g} GiB"
