@@ -113,6 +113,22 @@ mod tests {
     /// Words with non-ASCII letters among them.
     const WORDS: &[&str] = &["free", "win", "prize", "café", "Ünïcode", "now", "x1"];
 
+    #[test]
+    fn a_million_word_vocabulary_works() {
+        let words: Vec<Box<str>> = (0..1_000_000)
+            .map(|i| format!("w{i}").into_boxed_str())
+            .collect();
+        let vocab = Vocabulary::from_parts(words, vec![1; 1_000_000], 1);
+        assert_eq!(vocab.get("w999999"), Some(999_999));
+        let docs = vec![Document::new("d", "w0 w999999 w500000 zzz", None)];
+        let v = vectorize(&Analyzer::default(), &vocab, &docs);
+        assert_eq!(
+            crate::features::SparseRows::row(&v.matrix, 0).ids,
+            &[0, 500_000, 999_999]
+        );
+        assert_eq!(v.matrix.cols(), 1_000_000);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(24))]
 

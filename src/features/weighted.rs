@@ -149,7 +149,7 @@ impl Geometry {
     }
 
     /// The per-feature weights (`None` for binary weighting).
-    pub fn feature_weights(&self) -> Option<&[f32]> {
+    pub(crate) fn feature_weights(&self) -> Option<&[f32]> {
         (self.spec.weighting != Weighting::Binary).then_some(&self.weights[..])
     }
 

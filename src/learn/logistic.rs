@@ -275,7 +275,9 @@ impl Learner for Checked<LogisticRegression> {
         let mut best: Option<(f64, LinearModel)> = None;
         let mut since_best = 0usize;
         let mut seen = 0u64;
+        crate::learn::progress::plan(self.epochs);
         for epoch in 0..self.epochs {
+            crate::learn::progress::epoch_begun();
             epoch_order(&mut rows, shuffle, epoch);
             let (mistakes, steps) = self.epoch(x, y, &rows, batch, (&mut w, &mut b), &mut seen);
             report.updates += steps;

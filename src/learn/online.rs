@@ -194,7 +194,9 @@ impl<R: FnMut(f32, f32) -> f32> RowTask for Online<'_, R> {
         let mut order: Vec<usize> = (0..n).collect();
         let mut report = TrainReport::default();
         let mut t = 0u64; // visits so far
+        crate::learn::progress::plan(opt.epochs);
         for epoch in self.first_epoch..self.first_epoch + opt.epochs {
+            crate::learn::progress::epoch_begun();
             epoch_order(&mut order, opt.shuffle, epoch);
             let (mut mistakes, mut updates) = (0u64, 0u64);
             for &i in &order {

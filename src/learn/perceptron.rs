@@ -81,15 +81,14 @@ impl Default for Perceptron {
 
 /// One update, reported to an observer (for traces and tests).
 #[derive(Debug)]
-pub struct Update<'a> {
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) struct Update<'a> {
     /// The example that caused it.
     pub example: usize,
     /// The epoch (0-based) it happened in.
     pub epoch: usize,
     /// The weights after the update.
     pub w: &'a [f32],
-    /// The bias after the update.
-    pub bias: f32,
 }
 
 impl Schedule {
@@ -119,7 +118,7 @@ impl Check for Perceptron {
 
 impl Checked<Perceptron> {
     /// Fits, calling `observer` after every update.
-    pub fn fit_observed<X: SparseRows>(
+    pub(crate) fn fit_observed<X: SparseRows>(
         &self,
         x: &X,
         y: &[Label],
@@ -171,7 +170,6 @@ impl<F: FnMut(Update<'_>)> RowTask for Train<'_, F> {
                         example: i,
                         epoch,
                         w: &m.w,
-                        bias: m.bias,
                     });
                     true
                 } else {
@@ -240,7 +238,9 @@ pub(crate) fn drive(
                 _ => (1, false),
             };
             let mut order: Vec<usize> = (0..n).collect();
+            crate::learn::progress::plan(epochs);
             for epoch in 0..epochs {
+                crate::learn::progress::epoch_begun();
                 let mut mistakes = 0;
                 let base = report.steps;
                 epoch_order(&mut order, shuffle, epoch);

@@ -228,7 +228,9 @@ impl Checked<SoftmaxRegression> {
         let mut z = vec![0f32; k];
         let mut report = TrainReport::default();
         let mut seen = 0u64;
+        crate::learn::progress::plan(self.epochs);
         for epoch in 0..self.epochs {
+            crate::learn::progress::epoch_begun();
             epoch_order(&mut rows, Some(self.seed), epoch);
             let mut mistakes = 0u64;
             for chunk in rows.chunks(batch) {

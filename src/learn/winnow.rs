@@ -81,7 +81,9 @@ impl Checked<Winnow> {
         let eff = |t: f32, shift: f32| (t - shift).exp() - (-t - shift).exp();
         let mut order: Vec<usize> = (0..x.n_rows()).collect();
         let mut report = TrainReport::default();
+        crate::learn::progress::plan(self.epochs);
         for epoch in 0..self.epochs {
+            crate::learn::progress::epoch_begun();
             epoch_order(&mut order, self.shuffle, epoch);
             let (mut mistakes, mut updates) = (0u64, 0u64);
             for &i in &order {

@@ -245,7 +245,7 @@ impl TrainingJob {
             ));
         }
         let start = Instant::now();
-        let cfg = self.config_for(&self.config, rows.len())?;
+        let cfg = self.config_for(&self.config, rows.documents())?;
         stage(Stage::Training);
         let inputs = self.inputs.clone();
         let TextFit { mut fit, vocab, .. } = if rows.labels().is_multilabel() {

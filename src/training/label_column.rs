@@ -10,7 +10,7 @@ use hashbrown::HashMap;
 
 /// The labels of every training document, in input order.
 #[derive(Debug, Clone, Default)]
-pub struct LabelColumn {
+pub(crate) struct LabelColumn {
     /// The distinct label sets, as the documents give them (order and repeats kept).
     sets: Vec<Vec<String>>,
     /// Where each distinct set is in `sets`.
@@ -21,7 +21,7 @@ pub struct LabelColumn {
 
 impl LabelColumn {
     /// The labels of `docs`.
-    pub fn of(docs: &[Document]) -> LabelColumn {
+    pub(crate) fn of(docs: &[Document]) -> LabelColumn {
         let mut c = LabelColumn::default();
         for d in docs {
             c.push(&d.labels);
@@ -30,7 +30,7 @@ impl LabelColumn {
     }
 
     /// Appends one document's labels.
-    pub fn push(&mut self, labels: &[String]) {
+    pub(crate) fn push(&mut self, labels: &[String]) {
         let k = match self.index.get(labels) {
             Some(&k) => k,
             None => {
@@ -44,24 +44,19 @@ impl LabelColumn {
     }
 
     /// Documents recorded.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.of_doc.len()
     }
 
-    /// Whether no document was recorded.
-    pub fn is_empty(&self) -> bool {
-        self.of_doc.is_empty()
-    }
-
     /// Whether some document has several labels or none: a multi-label corpus.
-    pub fn is_multilabel(&self) -> bool {
+    pub(crate) fn is_multilabel(&self) -> bool {
         self.sets.iter().any(|s| s.len() != 1)
     }
 
     /// Whether the documents come in one block per label set, with at least two blocks:
     /// the order (class folders read one after another) in which a learner that visits
     /// rows in input order leans towards the last class.
-    pub fn sorted_by_class(&self) -> bool {
+    pub(crate) fn sorted_by_class(&self) -> bool {
         let mut seen = vec![false; self.sets.len()];
         let mut blocks = 0;
         let mut last = None;
@@ -142,6 +137,13 @@ impl LabelColumn {
             .map(|&k| of_set[k as usize].clone())
             .collect())
     }
+}
+
+/// Whether `docs` come in one block per label set, with at least two blocks: the order
+/// (class folders read one after another) in which a learner that visits rows in input
+/// order leans towards the last class.
+pub fn sorted_by_class(docs: &[Document]) -> bool {
+    LabelColumn::of(docs).sorted_by_class()
 }
 
 #[cfg(test)]

@@ -20,6 +20,8 @@ mod mixed;
 mod multilabel;
 #[cfg(feature = "cluster")]
 mod rounds;
+#[cfg(all(test, feature = "cluster"))]
+mod rounds_tests;
 mod text_rows;
 mod train;
 mod tune;
@@ -31,7 +33,7 @@ pub(crate) use config::training_metadata;
 pub(crate) use corpus::check_rows;
 pub use corpus::{check_vocabulary, check_width, fit_vocab, vectorize_training};
 pub use job::{Holdout, Outcome, Stage, TrainingJob, Tuning};
-pub use label_column::LabelColumn;
+pub use label_column::sorted_by_class;
 #[cfg(feature = "cluster")]
 pub(crate) use labels::classes_from;
 pub use labels::{binary_labels, class_indices, classes_of, label_indices, label_sets};
@@ -43,7 +45,9 @@ pub use multilabel::{
     fit_label_sets, is_multilabel, label_set_metrics, labels_and_probabilities,
 };
 #[cfg(feature = "cluster")]
-pub use rounds::{Round, Shard, shards, train_mixed};
+pub use rounds::Round;
+#[cfg(feature = "cluster")]
+pub(crate) use rounds::{shards, train_mixed};
 pub use text_rows::TextRows;
 pub use train::{
     Evaluated, Trained, cross_validate_documents, cross_validate_rows, evaluate_decisions,

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 /// One worker's share: its rows, read in the training geometry, and the ±1 labels of
 /// each binary problem on them.
 #[derive(Debug, Clone)]
-pub struct Shard {
+pub(crate) struct Shard {
     /// The rows.
     pub x: RealMatrix,
     /// One label vector per problem, aligned with the rows.
@@ -31,7 +31,7 @@ pub struct Shard {
 
 /// Splits rows `x` with the labels `y` of each problem into `workers` shards, row i to
 /// shard i mod workers (as `shard_rows` and the single-process reference split them).
-pub fn shards<X: SparseRows>(x: &X, y: &[Vec<Label>], workers: usize) -> Result<Vec<Shard>> {
+pub(crate) fn shards<X: SparseRows>(x: &X, y: &[Vec<Label>], workers: usize) -> Result<Vec<Shard>> {
     check_split(x.n_rows(), workers)?;
     Ok((0..workers)
         .map(|s| {
@@ -81,7 +81,7 @@ pub struct Round {
 /// Trains every problem of this process's shards by parameter mixing on `cluster`'s
 /// workers (one shard per local worker, in worker order); `n_cols` is the width of the
 /// rows. Returns one fitted model per problem, with the rounds' totals as its report.
-pub fn train_mixed(
+pub(crate) fn train_mixed(
     cluster: &Cluster,
     learner: &Checked<AnyLearner>,
     shards: Vec<Shard>,

@@ -26,13 +26,6 @@ impl TextRows {
         }
     }
 
-    /// The rows of `docs`, read in one batch.
-    pub fn of(docs: &[Document], analyzer: &Analyzer) -> TextRows {
-        let mut rows = TextRows::new(analyzer);
-        rows.push(docs);
-        rows
-    }
-
     /// Tokenizes a batch into rows and records its labels; the caller may drop it then.
     pub fn push(&mut self, docs: &[Document]) {
         self.vectorizer.push(docs);
@@ -42,13 +35,8 @@ impl TextRows {
     }
 
     /// Documents read so far.
-    pub fn len(&self) -> usize {
+    pub fn documents(&self) -> usize {
         self.labels.len()
-    }
-
-    /// Whether no document was read.
-    pub fn is_empty(&self) -> bool {
-        self.labels.is_empty()
     }
 
     /// Bytes of text read so far.
@@ -56,8 +44,13 @@ impl TextRows {
         self.vectorizer.bytes()
     }
 
+    /// Whether the documents came in one block per label set ([`sorted_by_class`](super::sorted_by_class)).
+    pub fn sorted_by_class(&self) -> bool {
+        self.labels.sorted_by_class()
+    }
+
     /// The documents' labels.
-    pub fn labels(&self) -> &LabelColumn {
+    pub(crate) fn labels(&self) -> &LabelColumn {
         &self.labels
     }
 
@@ -92,7 +85,7 @@ mod tests {
         for batch in docs.chunks(97) {
             rows.push(batch);
         }
-        assert_eq!(rows.len(), 600);
+        assert_eq!(rows.documents(), 600);
         assert_eq!(
             rows.bytes(),
             docs.iter().map(|d| d.text.len() as u64).sum::<u64>()

@@ -135,7 +135,7 @@ impl Vocabulary {
     }
 
     /// A vocabulary from its distinct words (id = position) and their document frequencies.
-    pub fn from_parts(words: Vec<Box<str>>, df: Vec<u32>, documents: u64) -> Vocabulary {
+    pub(crate) fn from_parts(words: Vec<Box<str>>, df: Vec<u32>, documents: u64) -> Vocabulary {
         let mut table = WordTable::with_capacity(words.len());
         for w in &words {
             table.insert(w);

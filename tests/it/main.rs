@@ -32,7 +32,6 @@ mod order;
 mod outside_rows;
 mod plots;
 mod properties;
-mod seed_examples;
 mod shell;
 mod store;
 mod store_operation;

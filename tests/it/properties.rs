@@ -148,19 +148,3 @@ fn unknown_words_are_ignored_and_counted() {
         &[vocab.get("free").unwrap()]
     );
 }
-
-#[test]
-fn a_million_word_vocabulary_works() {
-    let words: Vec<Box<str>> = (0..1_000_000)
-        .map(|i| format!("w{i}").into_boxed_str())
-        .collect();
-    let vocab = rosenblatt::vocab::Vocabulary::from_parts(words, vec![1; 1_000_000], 1);
-    assert_eq!(vocab.get("w999999"), Some(999_999));
-    let docs = vec![Document::new("d", "w0 w999999 w500000 zzz", None)];
-    let v = vectorize(&Analyzer::default(), &vocab, &docs);
-    assert_eq!(
-        rosenblatt::SparseRows::row(&v.matrix, 0).ids,
-        &[0, 500_000, 999_999]
-    );
-    assert_eq!(v.matrix.cols(), 1_000_000);
-}

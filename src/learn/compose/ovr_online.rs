@@ -58,7 +58,9 @@ fn fit_block<X: SparseRows>(
     let mut order: Vec<usize> = (0..n).collect();
     let mut vals: Vec<(u32, f32)> = Vec::new();
     let mut t = 0u64;
+    crate::learn::progress::plan(opt.epochs);
     for epoch in 0..opt.epochs {
+        crate::learn::progress::epoch_begun();
         epoch_order(&mut order, opt.shuffle, epoch);
         let mut mistakes = vec![0u64; k];
         let mut updates = vec![0u64; k];

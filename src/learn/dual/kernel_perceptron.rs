@@ -79,7 +79,7 @@ impl Default for KernelPerceptron {
 
 /// One update of the dual perceptron, reported to an observer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DualUpdate {
+pub(crate) struct DualUpdate {
     /// The example that caused it.
     pub example: usize,
     /// The epoch (0-based) it happened in.
@@ -106,7 +106,7 @@ impl Check for KernelPerceptron {
 
 impl Checked<KernelPerceptron> {
     /// Fits, calling `observer` after every update.
-    pub fn fit_observed<X: SparseRows>(
+    pub(crate) fn fit_observed<X: SparseRows>(
         &self,
         x: &X,
         y: &[Label],

@@ -10,3 +10,5 @@ pub(crate) mod kernel;
 pub(crate) mod kernel_model;
 pub(crate) mod kernel_perceptron;
 pub(crate) mod postings;
+#[cfg(test)]
+mod primal_tests;

@@ -11,7 +11,7 @@ use crate::report;
 use anyhow::{Result, bail};
 use rosenblatt::input::DocStream;
 use rosenblatt::input::stream::DEFAULT_BATCH;
-use rosenblatt::training::{self, LabelColumn, Outcome, TextRows};
+use rosenblatt::training::{self, Outcome, TextRows};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -54,9 +54,10 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
         );
     }
     plan.check_cv(docs.len(), "documents")?;
-    warn_if_sorted(&plan, &LabelColumn::of(&docs), &phase);
+    warn_if_sorted(&plan, training::sorted_by_class(&docs), &phase);
     let job = plan.job(docs.len(), inputs);
-    let out = job.run_documents(docs, &|s| phase.set(&super::stage_line(s)))?;
+    let out =
+        phase.with_epochs(|| job.run_documents(docs, &|s| phase.set(&super::stage_line(s))))?;
     save_and_report(&plan, out, corpus.skipped.len(), phase)
 }
 
@@ -75,15 +76,19 @@ fn run_streamed(plan: &TrainPlan, d: &Documents, phase: Phase) -> Result<ExitCod
             return Err(load::no_label(&doc.id, &d.paths));
         }
         rows.push(&batch);
-        phase.set(&reading_line(rows.len(), rows.bytes(), start.elapsed()));
+        phase.set(&reading_line(
+            rows.documents(),
+            rows.bytes(),
+            start.elapsed(),
+        ));
     }
     phase.suspend(|| report::skipped(&stream.skipped));
-    if rows.is_empty() {
+    if rows.documents() == 0 {
         return Err(no_documents(plan, &inputs));
     }
-    warn_if_sorted(plan, rows.labels(), &phase);
-    let job = plan.job(rows.len(), inputs);
-    let out = job.run_text(rows, &|s| phase.set(&super::stage_line(s)))?;
+    warn_if_sorted(plan, rows.sorted_by_class(), &phase);
+    let job = plan.job(rows.documents(), inputs);
+    let out = phase.with_epochs(|| job.run_text(rows, &|s| phase.set(&super::stage_line(s))))?;
     save_and_report(plan, out, stream.skipped.len(), phase)
 }
 
@@ -110,10 +115,10 @@ fn no_documents(plan: &TrainPlan, inputs: &[String]) -> anyhow::Error {
     anyhow::anyhow!("no documents in {}{hint}", inputs.join(" "))
 }
 
-/// Warns when `--no-shuffle` would visit documents that arrive sorted by class in order.
-fn warn_if_sorted(plan: &TrainPlan, labels: &LabelColumn, phase: &Phase) {
+/// Warns when `--no-shuffle` would visit documents that arrive `sorted` by class in order.
+fn warn_if_sorted(plan: &TrainPlan, sorted: bool, phase: &Phase) {
     // A held-out part keeps the input's order, so sorted documents stay sorted.
-    if plan.no_shuffle && labels.sorted_by_class() {
+    if plan.no_shuffle && sorted {
         phase.suspend(|| {
             errln!(
                 "warning: the training documents arrive sorted by class and --no-shuffle \

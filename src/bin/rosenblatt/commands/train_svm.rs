@@ -26,12 +26,14 @@ pub fn run(plan: &TrainPlan, paths: &[PathBuf], limit: Option<u32>) -> Result<Ex
     plan.check_cv(data.labels.len(), "rows")?;
     let job = plan.job(data.labels.len(), plan.source.names());
     let phase = Phase::start("training");
-    let out = with_rows!(&data.rows, x => job.run_rows(
-        x,
-        &data.labels,
-        classes,
-        &|s| phase.set(&super::stage_line(s)),
-    ))?;
+    let out = phase.with_epochs(|| {
+        with_rows!(&data.rows, x => job.run_rows(
+            x,
+            &data.labels,
+            classes,
+            &|s| phase.set(&super::stage_line(s)),
+        ))
+    })?;
     crate::model_lock::save(&out.model, &plan.output)?;
     drop(phase);
     super::train_report(plan, &out, 0, None)

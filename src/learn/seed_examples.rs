@@ -1,9 +1,9 @@
 //! The seed lecture notes' worked examples, run through the library.
 
-use rosenblatt::features::real_from_dense;
-use rosenblatt::learn::{Bias, Check, Learner, Perceptron, Schedule};
+use crate::features::real_from_dense;
+use crate::learn::{Bias, Check, Learner, Perceptron, Schedule};
 
-fn four_points() -> (rosenblatt::RealMatrix, Vec<i8>) {
+fn four_points() -> (crate::RealMatrix, Vec<i8>) {
     let x = real_from_dense(&[vec![1., 2.], vec![2., 1.], vec![-1., -1.], vec![-1., 1.]]);
     (x, vec![1, 1, -1, -1])
 }
@@ -132,7 +132,7 @@ fn randomized_is_seeded_and_stops_on_patience() {
     );
     // The result separates the four points.
     for (i, &yi) in y.iter().enumerate() {
-        use rosenblatt::{Classifier, SparseRows};
+        use crate::{Classifier, SparseRows};
         assert!(f32::from(yi) * a.model.score(x.row(i)) > 0.0);
     }
 }
@@ -161,7 +161,7 @@ fn invalid_rates_are_refused_before_work() {
             shuffle: None,
         };
         let e = p.check().unwrap_err();
-        assert_eq!(e.param, rosenblatt::error::Param::Eta);
+        assert_eq!(e.param, crate::error::Param::Eta);
         assert_eq!(e.value, eta.to_string());
         assert!(e.to_string().contains("learning rate"), "{e}");
     }
