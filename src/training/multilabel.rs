@@ -2,6 +2,7 @@
 //! through the pipeline: label sets, training with per-label thresholds, evaluation by
 //! micro- and macro-F1.
 
+use super::label_column::LabelColumn;
 use super::text_rows::TextRows;
 use super::{TextFit, Trained, vectorize_for, vectorize_training};
 use crate::eval::MultiLabelMetrics;
@@ -52,15 +53,7 @@ pub(crate) fn fit_label_documents(
     inputs: Vec<String>,
 ) -> Result<TextFit> {
     cfg.vocab.validate()?;
-    let mut classes: Vec<String> = docs.iter().flat_map(|d| d.labels.iter().cloned()).collect();
-    classes.sort();
-    classes.dedup();
-    if classes.is_empty() {
-        return Err(Error::Data("no document has a label".into()));
-    }
-    if let Some(why) = classes.iter().find_map(|c| crate::input::label_problem(c)) {
-        return Err(Error::Data(why));
-    }
+    let classes = LabelColumn::of(docs).label_names()?;
     let sets = label_sets(docs, &classes)?;
     let (vocab, stored) = vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
     fit_label_vectorized(vocab, stored, &sets, classes, cfg, opt, inputs)

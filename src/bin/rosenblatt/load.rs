@@ -9,10 +9,44 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rosenblatt::features::svmlight::{self, SvmChunks, SvmData};
 use rosenblatt::input::mail::{self, MailCorpus, MailRules};
-use rosenblatt::input::{self, Corpus, Format};
+use rosenblatt::input::{self, Corpus, DocStream, Document, Format};
 use rosenblatt::model::{FeatureSpace, Model};
 use rosenblatt::store::Store;
 use std::path::{Path, PathBuf};
+
+/// A batch of documents, or the error that ends the input, with the documents skipped
+/// since the batch before.
+pub type Batch = (rosenblatt::Result<Vec<Document>>, Vec<(String, String)>);
+
+/// Hands `stream`'s batches to `each` in order while a thread of its own reads the next
+/// one, so reading overlaps the work on a batch; `each` ending with an error ends the
+/// reading too. The documents skipped after the last batch come with an empty one.
+pub fn read_ahead(stream: DocStream, mut each: impl FnMut(Batch) -> Result<()>) -> Result<()> {
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        s.spawn(move || send_batches(stream, tx));
+        for batch in rx {
+            each(batch)?;
+        }
+        Ok(())
+    })
+}
+
+/// Sends `stream`'s batches to `tx` until the input ends, an error (sent too) or the
+/// receiver goes away.
+fn send_batches(mut stream: DocStream, tx: std::sync::mpsc::SyncSender<Batch>) {
+    while let Some(batch) = stream.next() {
+        let end = batch.is_err();
+        if tx
+            .send((batch, std::mem::take(&mut stream.skipped)))
+            .is_err()
+            || end
+        {
+            return;
+        }
+    }
+    let _ = tx.send((Ok(Vec::new()), std::mem::take(&mut stream.skipped)));
+}
 
 /// A model from a model file, or from a store read whole in one read transaction (the
 /// same model, bit for bit): every subcommand but `classify` and `learn` of a mail filter

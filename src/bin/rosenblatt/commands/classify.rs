@@ -74,40 +74,15 @@ fn documents(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
         let stream = DocStream::open_detected(one, d.format, d.split, plan.batch, d.detect)?;
         let mut skipped = report::Skipped::default();
         // The next batch is read while this one is scored.
-        std::thread::scope(|s| -> Result<()> {
-            let (tx, rx) = std::sync::mpsc::sync_channel(1);
-            s.spawn(move || read_ahead(stream, tx));
-            for (batch, mut passed_over) in rx {
-                skipped.take(&mut passed_over);
-                write_documents(&mut out, plan, model, &batch?)?;
-            }
-            Ok(())
+        load::read_ahead(stream, |(batch, mut passed_over)| {
+            skipped.take(&mut passed_over);
+            write_documents(&mut out, plan, model, &batch?)
         })?;
         out.flush()?;
         skipped.report();
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// A batch of documents, or the error that ends the input, with the documents skipped
-/// since the batch before.
-type Read = (rosenblatt::Result<Vec<Document>>, Vec<(String, String)>);
-
-/// Sends `stream`'s batches to `tx` until the input ends, an error (sent too) or the
-/// receiver goes away; the documents skipped after the last batch come with an empty one.
-fn read_ahead(mut stream: DocStream, tx: std::sync::mpsc::SyncSender<Read>) {
-    while let Some(batch) = stream.next() {
-        let end = batch.is_err();
-        if tx
-            .send((batch, std::mem::take(&mut stream.skipped)))
-            .is_err()
-            || end
-        {
-            return;
-        }
-    }
-    let _ = tx.send((Ok(Vec::new()), std::mem::take(&mut stream.skipped)));
 }
 
 /// Vectorizes and scores `docs` (in parallel) and writes their lines.

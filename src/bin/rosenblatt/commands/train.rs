@@ -66,11 +66,13 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
 /// holds the rows, not the text. The model equals the one of the documents held whole.
 fn run_streamed(plan: &TrainPlan, d: &Documents, phase: Phase) -> Result<ExitCode> {
     let inputs = plan.source.names();
-    let mut stream =
-        DocStream::open_detected(&d.paths, d.format, d.split, DEFAULT_BATCH, d.detect)?;
+    let stream = DocStream::open_detected(&d.paths, d.format, d.split, DEFAULT_BATCH, d.detect)?;
     let mut rows = TextRows::new(&plan.config.analyzer);
+    let mut skipped = Vec::new();
     let start = Instant::now();
-    for batch in stream.by_ref() {
+    // The next batch is read while this one is tokenized.
+    load::read_ahead(stream, |(batch, passed_over)| {
+        skipped.extend(passed_over);
         let batch = batch?;
         if let Some(doc) = batch.iter().find(|doc| doc.labels.is_empty()) {
             return Err(load::no_label(&doc.id, &d.paths));
@@ -81,15 +83,16 @@ fn run_streamed(plan: &TrainPlan, d: &Documents, phase: Phase) -> Result<ExitCod
             rows.bytes(),
             start.elapsed(),
         ));
-    }
-    phase.suspend(|| report::skipped(&stream.skipped));
+        Ok(())
+    })?;
+    phase.suspend(|| report::skipped(&skipped));
     if rows.documents() == 0 {
         return Err(no_documents(plan, &inputs));
     }
     warn_if_sorted(plan, rows.sorted_by_class(), &phase);
     let job = plan.job(rows.documents(), inputs);
     let out = phase.with_epochs(|| job.run_text(rows, &|s| phase.set(&super::stage_line(s))))?;
-    save_and_report(plan, out, stream.skipped.len(), phase)
+    save_and_report(plan, out, skipped.len(), phase)
 }
 
 /// What the spinner shows while documents are read: how many, how much text, how fast.
