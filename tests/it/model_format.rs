@@ -282,11 +282,41 @@ fn a_format_5_model_reads_as_format_7_with_threshold_zero() {
 }
 
 /// Runs `rosenblatt ARGS…` and returns its exit code, stderr and peak resident memory in
-/// KiB, the child's own `ru_maxrss` as `wait4` reports it (not the test process's other
-/// children, which tests running beside this one start).
+/// KiB. Under `/usr/bin/time` where it is installed: a process this test process starts
+/// directly (by `posix_spawn`, which shares this process's memory until `exec`) has this
+/// process's own peak folded into its `ru_maxrss` at `exec`, so under tests running beside
+/// this one it can read hundreds of MiB it never used; `time` starts it from a small
+/// process of its own. Elsewhere, the child's `ru_maxrss` as `wait4` reports it.
+#[cfg(unix)]
+fn run_with_peak_rss(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, u64) {
+    let time = std::path::Path::new("/usr/bin/time");
+    if !time.exists() {
+        return run_with_own_rusage(args);
+    }
+    let out = std::process::Command::new(time)
+        .args(["-f", "peak-rss-kib %M"])
+        .arg(assert_cmd::cargo::cargo_bin("rosenblatt"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let (err, last) = err
+        .trim_end()
+        .rsplit_once('\n')
+        .unwrap_or(("", err.trim_end()));
+    let kib = last
+        .strip_prefix("peak-rss-kib ")
+        .expect("time's line")
+        .parse()
+        .unwrap();
+    (out.status.code(), err.to_string(), kib)
+}
+
+/// [`run_with_peak_rss`] without `/usr/bin/time`: the child's `ru_maxrss` from `wait4`.
 #[cfg(unix)]
 #[allow(clippy::zombie_processes)] // reaped by wait4, which reports its peak memory
-fn run_with_peak_rss(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, u64) {
+fn run_with_own_rusage(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, u64) {
     use std::io::Read;
     use std::os::unix::process::ExitStatusExt;
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rosenblatt"))
