@@ -99,8 +99,8 @@ pub(crate) fn score_split<X: SparseRows>(
     ))
 }
 
-/// Cross-validates `learner`: every split fitted and scored by `score_split`, folds in
-/// parallel, results in fold order (equal to a sequential run). A data error names the
+/// Cross-validates `learner`: every split fitted on its training rows and scored on its
+/// test rows, folds in parallel, results in fold order (equal to a sequential run). A data error names the
 /// fold (1-based) it happened in.
 pub fn cross_validate<X: SparseRows>(
     learner: &Checked<AnyLearner>,

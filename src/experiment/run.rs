@@ -10,7 +10,7 @@ use crate::Result;
 use rayon::prelude::*;
 
 /// Runs `task(f, split)` for every split `f` in parallel; the results come back in split
-/// order, equal to [`run_splits_sequential`]'s.
+/// order, equal to a sequential run's.
 pub(crate) fn run_splits<T, F>(splits: &[Split], task: F) -> Result<Vec<T>>
 where
     T: Send,

@@ -13,7 +13,7 @@ use crate::{Error, Result};
 
 /// Learns the rows of `x` in order, one at a time, into `model`, continuing from its
 /// weights; `y` holds each row's class index. A two-class or one-vs-rest model of linear
-/// models learns by `rule` (`learn_rows_ovr`: the perceptron with step `eta`; without
+/// models learns by `rule` (the perceptron with step `eta`; without
 /// `bias` the biases stay 0), `states` holding the rule's state of each binary model
 /// (made afresh when they are not as many or belong to another rule); a softmax model
 /// takes its gradient step at η/√(1 + t) (`SoftmaxModel::learn_rows`), `states` then

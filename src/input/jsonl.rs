@@ -69,8 +69,8 @@ pub(crate) fn read_jsonl(path: &Path) -> Result<Corpus> {
     parse_jsonl(read_bytes(path)?, path)
 }
 
-/// The documents of JSONL text held in memory, as `read_jsonl` reads a file; `path`
-/// names the source in errors and in the skipped lines' ids (`PATH:LINE`).
+/// The documents of JSONL text held in memory, as [`read`](super::read) reads a JSONL file;
+/// `path` names the source in errors and in the skipped lines' ids (`PATH:LINE`).
 pub fn parse_jsonl(bytes: Vec<u8>, path: &Path) -> Result<Corpus> {
     let text = decode_lines(bytes);
     let mut corpus = Corpus::default();

@@ -54,7 +54,7 @@ pub(crate) fn over_bound(len: usize) -> Option<String> {
 }
 
 /// The sentence for an input longer than the bound.
-fn too_long(name: &str, cap: u64) -> String {
+pub(crate) fn too_long(name: &str, cap: u64) -> String {
     format!(
         "{name}: more than {cap} bytes, the most read as one document or from a stream \
          (max_document_bytes; the command line's --max-document-bytes raises it)"

@@ -3,7 +3,9 @@
 //! can tokenize a batch and drop its text before the next one is read.
 //!
 //! Folders are listed first (paths only), then their files are read batch by batch in
-//! parallel; TSV and JSONL files are read line by line through a buffered reader. Each
+//! parallel; TSV and JSONL files are read line by line through a buffered reader (from a
+//! stream or device — a FIFO, a pipe, `/dev/zero` — each line at most the bound of
+//! `--max-document-bytes`, so an endless line stops with a sentence). Each
 //! batch equals the corresponding slice of what the whole-corpus readers return (they
 //! too decode line files line by line: a line that is not UTF-8 is read as latin-1 on its
 //! own), line ends and byte-order marks included. Formats without a streaming reader
@@ -41,29 +43,14 @@ enum Source {
     /// A line file being read.
     Lines {
         path: PathBuf,
-        reader: BufReader<LineInput>,
+        reader: BufReader<std::fs::File>,
+        /// A stream or device (a FIFO, `/dev/zero`): each line is read up to the bound.
+        bounded: bool,
         jsonl: bool,
         line_no: usize,
     },
     /// Documents read whole, with their unit numbers, handed out in batches.
     Whole(std::vec::IntoIter<(usize, Document)>),
-}
-
-/// Where a line file's bytes come from: the file itself, or a stream's bytes read up to
-/// the bound.
-#[derive(Debug)]
-enum LineInput {
-    File(std::fs::File),
-    Held(std::io::Cursor<Vec<u8>>),
-}
-
-impl Read for LineInput {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        match self {
-            LineInput::File(f) => f.read(buf),
-            LineInput::Held(c) => c.read(buf),
-        }
-    }
 }
 
 impl DocStream {
@@ -155,16 +142,11 @@ impl DocStream {
             Format::Tsv | Format::Jsonl => {
                 let f = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
                 let meta = f.metadata().map_err(|e| Error::io(&path, e))?;
-                // A stream or device (a FIFO, `/dev/zero`) is read up to the bound first,
-                // as the whole-file readers read it, so an endless one stops with a
-                // sentence; a regular file is read line by line.
-                let reader = if meta.is_file() {
-                    LineInput::File(f)
-                } else {
-                    LineInput::Held(std::io::Cursor::new(super::limit::read_corpus_file(&path)?))
-                };
                 Source::Lines {
-                    reader: BufReader::with_capacity(1 << 20, reader),
+                    reader: BufReader::with_capacity(1 << 20, f),
+                    // A regular file's size is known; a stream's lines are bounded, so an
+                    // endless one stops with a sentence and a long one streams.
+                    bounded: !meta.is_file(),
                     path,
                     jsonl: format == Format::Jsonl,
                     line_no: 0,
@@ -224,16 +206,28 @@ impl DocStream {
             Source::Lines {
                 path,
                 reader,
+                bounded,
                 jsonl,
                 line_no,
             } => {
                 let mut out = Vec::with_capacity(batch);
                 let mut buf = Vec::new();
+                let cap = super::limit::max_document_bytes();
                 while out.len() < batch {
                     buf.clear();
-                    let n = reader
-                        .read_until(b'\n', &mut buf)
-                        .map_err(|e| Error::io(&*path, e))?;
+                    let read = if *bounded {
+                        reader
+                            .by_ref()
+                            .take(cap.saturating_add(1))
+                            .read_until(b'\n', &mut buf)
+                    } else {
+                        reader.read_until(b'\n', &mut buf)
+                    };
+                    let n = read.map_err(|e| Error::io(&*path, e))?;
+                    if *bounded && buf.len() as u64 > cap {
+                        let at = format!("{}:{}", path.display(), *line_no + 1);
+                        return Err(Error::Data(super::limit::too_long(&at, cap)));
+                    }
                     if n == 0 {
                         break;
                     }

@@ -12,8 +12,8 @@ pub(crate) fn read_tsv(path: &Path) -> Result<Corpus> {
     parse_tsv(read_bytes(path)?, path)
 }
 
-/// The documents of TSV text held in memory, as `read_tsv` reads a file; `path` names
-/// the source in errors.
+/// The documents of TSV text held in memory, as [`read`](super::read) reads a TSV file;
+/// `path` names the source in errors.
 pub fn parse_tsv(bytes: Vec<u8>, path: &Path) -> Result<Corpus> {
     let text = decode_lines(bytes);
     let mut corpus = Corpus::default();

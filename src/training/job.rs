@@ -244,7 +244,15 @@ impl TrainingJob {
                     .into(),
             ));
         }
+        if rows.analyzer() != &self.config.analyzer {
+            return Err(Error::Data(
+                "the rows were tokenized with another analyzer than the job's: the model \
+                 would read new documents differently"
+                    .into(),
+            ));
+        }
         let start = Instant::now();
+        let tokenizing = rows.seconds();
         let cfg = self.config_for(&self.config, rows.documents())?;
         stage(Stage::Training);
         let inputs = self.inputs.clone();
@@ -253,7 +261,8 @@ impl TrainingJob {
         } else {
             fit_text(rows, &cfg, inputs)?
         };
-        fit.meta.seconds = start.elapsed().as_secs_f64();
+        // Vectorizing included, as for documents held whole.
+        fit.meta.seconds = tokenizing + start.elapsed().as_secs_f64();
         Ok(Outcome {
             model: assemble(&cfg, Space::Text(vocab), fit)?,
             held_out: None,

@@ -1,5 +1,6 @@
 //! The one place a fresh model is made. Every way of training — one process
-//! ([`train`], [`fit_rows`], `train_multilabel`, [`Model::fit`](crate::Model::fit)),
+//! ([`train`], [`fit_rows`], [`fit_label_sets`], [`Model::fit`](crate::Model::fit),
+//! [`TrainingJob::run_text`] for documents read in batches),
 //! worker threads (parameter mixing), processes joined over the network
 //! ([`TrainingJob::run_cluster`]) — checks its corpus here (classes, labels, the training
 //! vocabulary), fits a predictor, and hands it with the vocabulary, the geometry and the

@@ -97,7 +97,7 @@ fn fit_label_vectorized(
 /// Fits a multi-label model on rows whose label sets are indices into `classes`: one
 /// binary classifier per label (softmax: one model over all), read in the geometry `cfg`
 /// asks for, thresholds as `opt` says: a model of feature vectors (an indexed feature
-/// space, no vocabulary); `train_multilabel` makes the model of documents.
+/// space, no vocabulary); [`TrainingJob`](super::TrainingJob) makes the model of documents.
 pub fn fit_label_sets<X: SparseRows>(
     stored: &X,
     sets: &[Vec<usize>],

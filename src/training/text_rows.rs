@@ -13,22 +13,29 @@ use crate::vocab::{VocabConfig, Vocabulary};
 /// Labelled documents taken in as rows, batch by batch.
 #[derive(Debug)]
 pub struct TextRows {
+    analyzer: Analyzer,
     vectorizer: StreamVectorizer,
     labels: LabelColumn,
+    /// Seconds spent tokenizing, which the model records with its training time.
+    seconds: f64,
 }
 
 impl TextRows {
     /// Nothing read yet; documents will be tokenized by `analyzer`.
     pub fn new(analyzer: &Analyzer) -> TextRows {
         TextRows {
+            analyzer: analyzer.clone(),
             vectorizer: StreamVectorizer::new(analyzer.clone()),
             labels: LabelColumn::default(),
+            seconds: 0.0,
         }
     }
 
     /// Tokenizes a batch into rows and records its labels; the caller may drop it then.
     pub fn push(&mut self, docs: &[Document]) {
+        let start = std::time::Instant::now();
         self.vectorizer.push(docs);
+        self.seconds += start.elapsed().as_secs_f64();
         for d in docs {
             self.labels.push(&d.labels);
         }
@@ -47,6 +54,16 @@ impl TextRows {
     /// Whether the documents came in one block per label set ([`sorted_by_class`](super::sorted_by_class)).
     pub fn sorted_by_class(&self) -> bool {
         self.labels.sorted_by_class()
+    }
+
+    /// The analyzer the documents were tokenized with.
+    pub(crate) fn analyzer(&self) -> &Analyzer {
+        &self.analyzer
+    }
+
+    /// Seconds spent tokenizing so far.
+    pub(crate) fn seconds(&self) -> f64 {
+        self.seconds
     }
 
     /// The documents' labels.

@@ -77,6 +77,15 @@ fn a_job_with_a_held_out_part_or_folds_needs_the_documents() {
     rows.push(&corpus(false));
     let err = job.run_text(rows, &quiet).unwrap_err().to_string();
     assert!(err.contains("run_documents"), "{err}");
+    // Rows tokenized by another analyzer than the job's would make a model that reads
+    // new documents otherwise than its rows were read.
+    let job = TrainingJob::new(TrainConfig::default());
+    let other = rosenblatt::text::Analyzer::standard(rosenblatt::text::Source::Text, false);
+    assert_ne!(other, job.config.analyzer);
+    let mut rows = TextRows::new(&other);
+    rows.push(&corpus(false));
+    let err = job.run_text(rows, &quiet).unwrap_err().to_string();
+    assert!(err.contains("another analyzer"), "{err}");
 }
 
 #[test]
@@ -101,5 +110,50 @@ fn train_reads_in_batches_and_saves_the_model_train_with_folds_saves() {
     assert_same_model(
         &Model::load(&streamed).unwrap(),
         &Model::load(&whole).unwrap(),
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_is_read_once_as_its_writer_writes_it() {
+    // The reader starts first and the writer comes after, writes and closes: the usual
+    // order, in which a second open of the pipe would wait for a writer for ever.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("c.tsv");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let model = dir.path().join("m");
+    let mut train = std::process::Command::new(assert_cmd::cargo::cargo_bin("rosenblatt"))
+        .args(["train", "-o"])
+        .arg(&model)
+        .arg(&fifo)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let lines: String = corpus(false)
+        .iter()
+        .map(|d| format!("{}\t{}\n", d.labels[0], d.text))
+        .collect();
+    std::fs::write(&fifo, lines).unwrap();
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = train.try_wait().unwrap() {
+            assert!(status.success());
+            break;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = train.kill();
+            panic!("train still waits on the pipe after its writer closed it");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(
+        Model::load(&model).unwrap().classes(),
+        ["grain", "oil", "ship"]
     );
 }

@@ -75,6 +75,7 @@ fn run_streamed(plan: &TrainPlan, d: &Documents, phase: Phase) -> Result<ExitCod
         skipped.extend(passed_over);
         let batch = batch?;
         if let Some(doc) = batch.iter().find(|doc| doc.labels.is_empty()) {
+            phase.suspend(|| report::skipped(&skipped));
             return Err(load::no_label(&doc.id, &d.paths));
         }
         rows.push(&batch);
