@@ -153,6 +153,11 @@ impl StreamVectorizer {
         }
     }
 
+    /// The analyzer documents are tokenized with.
+    pub(crate) fn analyzer(&self) -> &Analyzer {
+        &self.analyzer
+    }
+
     /// Documents pushed so far.
     pub fn rows(&self) -> usize {
         self.indptr.len() - 1

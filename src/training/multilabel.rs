@@ -4,17 +4,17 @@
 
 use super::label_column::LabelColumn;
 use super::text_rows::TextRows;
+use super::train::fit_vectorized;
 use super::{TextFit, Trained, vectorize_for, vectorize_training};
 use crate::eval::MultiLabelMetrics;
 use crate::experiment::{exact_label_sets, most_frequent, tune_thresholds};
-use crate::features::{BinaryMatrix, Geometry, SparseRows};
+use crate::features::{Geometry, SparseRows};
 use crate::input::Document;
 use crate::learn::compose::multilabel::{MultiLabelOptions, fit_scorer, label_counts};
 use crate::learn::{Fitted, MultiLabelModel};
 use crate::model::{Metadata, Model, Predictor};
 use crate::training::assemble::{Fit, Space, assemble};
-use crate::training::{TrainConfig, check_rows, check_vocabulary, check_width, label_sets};
-use crate::vocab::Vocabulary;
+use crate::training::{TrainConfig, check_rows, check_width, label_sets};
 use crate::{Error, Result};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -56,7 +56,9 @@ pub(crate) fn fit_label_documents(
     let classes = LabelColumn::of(docs).label_names()?;
     let sets = label_sets(docs, &classes)?;
     let (vocab, stored) = vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
-    fit_label_vectorized(vocab, stored, &sets, classes, cfg, opt, inputs)
+    fit_vectorized(vocab, stored, cfg, inputs, |x, inputs| {
+        fit_label_set_parts(x, &sets, classes, cfg, opt, inputs)
+    })
 }
 
 /// [`fit_label_documents`] for documents already taken in as rows (read in batches,
@@ -70,27 +72,9 @@ pub(crate) fn fit_label_text(
     cfg.vocab.validate()?;
     let classes = rows.labels().label_names()?;
     let sets = rows.labels().label_sets(&classes)?;
-    let (vocab, stored, _) = rows.finish(&cfg.vocab);
-    fit_label_vectorized(vocab, stored, &sets, classes, cfg, opt, inputs)
-}
-
-/// The checks of a training vocabulary and its rows, then the multi-label fit.
-fn fit_label_vectorized(
-    vocab: Vocabulary,
-    stored: BinaryMatrix,
-    sets: &[Vec<usize>],
-    classes: Vec<String>,
-    cfg: &TrainConfig,
-    opt: &MultiLabelOptions,
-    inputs: Vec<String>,
-) -> Result<TextFit> {
-    check_vocabulary(&vocab, &cfg.vocab, stored.rows())?;
-    check_rows(stored.nnz(), stored.rows(), "documents", &inputs)?;
-    let fit = fit_label_set_parts(&stored, sets, classes, cfg, opt, inputs)?;
-    Ok(TextFit {
-        fit,
-        vocab,
-        matrix: stored,
+    let (vocab, stored) = rows.finish(&cfg.vocab);
+    fit_vectorized(vocab, stored, cfg, inputs, |x, inputs| {
+        fit_label_set_parts(x, &sets, classes, cfg, opt, inputs)
     })
 }
 

@@ -13,7 +13,6 @@ use crate::vocab::{VocabConfig, Vocabulary};
 /// Labelled documents taken in as rows, batch by batch.
 #[derive(Debug)]
 pub struct TextRows {
-    analyzer: Analyzer,
     vectorizer: StreamVectorizer,
     labels: LabelColumn,
     /// Seconds spent tokenizing, which the model records with its training time.
@@ -24,7 +23,6 @@ impl TextRows {
     /// Nothing read yet; documents will be tokenized by `analyzer`.
     pub fn new(analyzer: &Analyzer) -> TextRows {
         TextRows {
-            analyzer: analyzer.clone(),
             vectorizer: StreamVectorizer::new(analyzer.clone()),
             labels: LabelColumn::default(),
             seconds: 0.0,
@@ -58,7 +56,7 @@ impl TextRows {
 
     /// The analyzer the documents were tokenized with.
     pub(crate) fn analyzer(&self) -> &Analyzer {
-        &self.analyzer
+        self.vectorizer.analyzer()
     }
 
     /// Seconds spent tokenizing so far.
@@ -71,11 +69,10 @@ impl TextRows {
         &self.labels
     }
 
-    /// The training vocabulary under `config` (pruned and renumbered), the rows numbered
-    /// by it, and the labels.
-    pub(crate) fn finish(self, config: &VocabConfig) -> (Vocabulary, BinaryMatrix, LabelColumn) {
-        let (vocab, x) = self.vectorizer.finish(config);
-        (vocab, x, self.labels)
+    /// The training vocabulary under `config` (pruned and renumbered) and the rows
+    /// numbered by it.
+    pub(crate) fn finish(self, config: &VocabConfig) -> (Vocabulary, BinaryMatrix) {
+        self.vectorizer.finish(config)
     }
 }
 
@@ -107,7 +104,8 @@ mod tests {
             rows.bytes(),
             docs.iter().map(|d| d.text.len() as u64).sum::<u64>()
         );
-        let (vocab, x, labels) = rows.finish(&cfg);
+        let labels = rows.labels().clone();
+        let (vocab, x) = rows.finish(&cfg);
         let (whole_vocab, whole_x) = vectorize_training(&a, &cfg, &docs);
         assert_eq!(x, whole_x);
         assert_eq!(vocab.len(), whole_vocab.len());

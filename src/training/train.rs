@@ -63,7 +63,9 @@ pub(crate) fn fit_documents(
     let classes = classes_of(docs, cfg.positive.as_deref())?;
     let idx = class_indices(docs, &classes)?;
     let (vocab, x) = vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
-    fit_vectorized(vocab, x, &idx, classes, cfg, inputs)
+    fit_vectorized(vocab, x, cfg, inputs, |x, inputs| {
+        fit_parts(x, &idx, classes, cfg, inputs)
+    })
 }
 
 /// [`fit_documents`] for documents already taken in as rows (read in batches, their text
@@ -72,22 +74,24 @@ pub(crate) fn fit_text(rows: TextRows, cfg: &TrainConfig, inputs: Vec<String>) -
     cfg.vocab.validate()?;
     let classes = rows.labels().classes(cfg.positive.as_deref())?;
     let idx = rows.labels().class_indices(&classes)?;
-    let (vocab, x, _) = rows.finish(&cfg.vocab);
-    fit_vectorized(vocab, x, &idx, classes, cfg, inputs)
+    let (vocab, x) = rows.finish(&cfg.vocab);
+    fit_vectorized(vocab, x, cfg, inputs, |x, inputs| {
+        fit_parts(x, &idx, classes, cfg, inputs)
+    })
 }
 
-/// The checks of a training vocabulary and its rows, then the fit.
-fn fit_vectorized(
+/// The checks of a training vocabulary and its rows (single-label and multi-label
+/// alike), then `fit` of the rows.
+pub(crate) fn fit_vectorized(
     vocab: Vocabulary,
     x: BinaryMatrix,
-    idx: &[usize],
-    classes: Vec<String>,
     cfg: &TrainConfig,
     inputs: Vec<String>,
+    fit: impl FnOnce(&BinaryMatrix, Vec<String>) -> Result<Fit>,
 ) -> Result<TextFit> {
     check_vocabulary(&vocab, &cfg.vocab, x.rows())?;
     check_rows(x.nnz(), x.rows(), "documents", &inputs)?;
-    let fit = fit_parts(&x, idx, classes, cfg, inputs)?;
+    let fit = fit(&x, inputs)?;
     Ok(TextFit {
         fit,
         vocab,
