@@ -8,6 +8,7 @@
 
 mod build;
 pub mod ops;
+mod row_cache;
 mod seen;
 mod stream;
 mod subset;
@@ -18,7 +19,9 @@ mod view;
 mod weighted;
 
 pub use build::MatrixBuilder;
+pub(crate) use row_cache::{RowCache, RowCacheWriter};
 pub(crate) use seen::Seen;
+pub(crate) use stream::Spill;
 pub use stream::StreamVectorizer;
 pub use subset::RowSubset;
 pub(crate) use vectorize::count_df;
@@ -129,6 +132,12 @@ pub trait SparseRows: Sync {
     /// before any work, so such a matrix is an error rather than rows read wrongly.
     fn check_rows(&self) -> crate::Result<()> {
         Ok(())
+    }
+    /// Rows per block when the rows are best visited a block at a time (a cache on disk,
+    /// read in long runs): a shuffled epoch then visits the blocks in a random order and
+    /// each block's rows in a random order. `None` (rows in memory): any order.
+    fn shuffle_block(&self) -> Option<usize> {
+        None
     }
 }
 

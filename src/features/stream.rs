@@ -14,6 +14,9 @@
 //! become one entry); the words are then dropped, and the vocabulary is the hashed space
 //! with the document frequency of each id.
 
+mod spill;
+pub(crate) use spill::Spill;
+
 use super::{BinaryMatrix, MatrixBuilder, Seen};
 use crate::input::Document;
 use crate::text::{Analyzer, Hashing};
@@ -32,6 +35,8 @@ pub struct StreamVectorizer {
     words: WordTable,
     indptr: Vec<usize>,
     indices: Vec<u32>,
+    /// Ids already sent to a [`Spill`] (the offsets in `indptr` count them).
+    spilled: usize,
     bytes: u64,
 }
 
@@ -144,7 +149,7 @@ impl StreamVectorizer {
                     };
                 }
             });
-        let mut at = base;
+        let mut at = self.spilled + base;
         for c in &chunks {
             for &len in &c.lens {
                 at += len as usize;
@@ -184,55 +189,73 @@ impl StreamVectorizer {
         for &j in &indices {
             df[j as usize] += 1;
         }
-        let min_df = config.min_df_for(indptr.len() as u64 - 1);
-        // Sort by (df desc, word). Each key carries the word's first 8 bytes big-endian, so
-        // most comparisons are integer ones; equal heads fall back to the whole words.
-        let mut keys: Vec<(u32, u64, u32)> = (0..words.len() as u32)
-            .filter(|&j| df[j as usize] >= min_df)
-            .map(|j| (u32::MAX - df[j as usize], sort_head(words.word(j)), j))
-            .collect();
-        keys.par_sort_unstable_by(|a, b| {
-            (a.0, a.1)
-                .cmp(&(b.0, b.1))
-                .then_with(|| words.word(a.2).cmp(words.word(b.2)))
-        });
-        let mut order: Vec<u32> = keys.into_iter().map(|k| k.2).collect();
-        if let Some(max) = config.max_features {
-            order.truncate(max);
-        }
-        let mut new_id = vec![u32::MAX; words.len()];
-        for (k, &old) in order.iter().enumerate() {
-            new_id[old as usize] = k as u32;
-        }
+        let docs = (indptr.len() - 1) as u64;
+        let (order, new_id) = rank_words(&words, &df, config, docs);
         if order.len() == words.len() {
             renumber_parallel(&indptr, &mut indices, &new_id);
         } else {
             renumber_pruning(&mut indptr, &mut indices, &new_id);
         }
-        // Copy the kept words out and free the growing table before the final index is
-        // built, so the two never live at once (this is the peak of a streaming run).
-        let mut text = String::new();
-        let mut ends = Vec::with_capacity(order.len());
-        for &old in &order {
-            text.push_str(words.word(old));
-            ends.push(text.len());
-        }
-        let kept_df = order.iter().map(|&old| df[old as usize]).collect();
-        drop((words, df, new_id, order));
-        let mut table = WordTable::with_capacity(ends.len());
-        let mut start = 0;
-        for &end in &ends {
-            table.insert(&text[start..end]);
-            start = end;
-        }
-        drop((text, ends));
-        let docs = (indptr.len() - 1) as u64;
-        let vocab = Vocabulary::from_table(table, kept_df, docs);
+        drop(new_id);
+        let vocab = kept_vocabulary(words, &order, df, docs);
         let n = vocab.len();
         let mut b = MatrixBuilder::default();
         b.set_raw(indptr, indices);
         (vocab, b.finish(n))
     }
+}
+
+/// The words kept under `config` in their final order (document frequency descending,
+/// then the word), and each word's new id (`u32::MAX`: pruned).
+fn rank_words(
+    words: &WordTable,
+    df: &[u32],
+    config: &VocabConfig,
+    docs: u64,
+) -> (Vec<u32>, Vec<u32>) {
+    let min_df = config.min_df_for(docs);
+    // Sort by (df desc, word). Each key carries the word's first 8 bytes big-endian, so
+    // most comparisons are integer ones; equal heads fall back to the whole words.
+    let mut keys: Vec<(u32, u64, u32)> = (0..words.len() as u32)
+        .filter(|&j| df[j as usize] >= min_df)
+        .map(|j| (u32::MAX - df[j as usize], sort_head(words.word(j)), j))
+        .collect();
+    keys.par_sort_unstable_by(|a, b| {
+        (a.0, a.1)
+            .cmp(&(b.0, b.1))
+            .then_with(|| words.word(a.2).cmp(words.word(b.2)))
+    });
+    let mut order: Vec<u32> = keys.into_iter().map(|k| k.2).collect();
+    if let Some(max) = config.max_features {
+        order.truncate(max);
+    }
+    let mut new_id = vec![u32::MAX; words.len()];
+    for (k, &old) in order.iter().enumerate() {
+        new_id[old as usize] = k as u32;
+    }
+    (order, new_id)
+}
+
+/// The vocabulary of the kept words `order`, numbered in that order. The kept words are
+/// copied out and the growing table freed before the final index is built, so the two
+/// never live at once (this is the peak of a streaming run).
+fn kept_vocabulary(words: WordTable, order: &[u32], df: Vec<u32>, docs: u64) -> Vocabulary {
+    let mut text = String::new();
+    let mut ends = Vec::with_capacity(order.len());
+    for &old in order {
+        text.push_str(words.word(old));
+        ends.push(text.len());
+    }
+    let kept_df = order.iter().map(|&old| df[old as usize]).collect();
+    drop((words, df));
+    let mut table = WordTable::with_capacity(ends.len());
+    let mut start = 0;
+    for &end in &ends {
+        table.insert(&text[start..end]);
+        start = end;
+    }
+    drop((text, ends));
+    Vocabulary::from_table(table, kept_df, docs)
 }
 
 impl StreamVectorizer {

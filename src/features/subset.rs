@@ -76,6 +76,9 @@ impl<X: SparseRows> SparseRows for RowSubset<'_, X> {
     fn check_rows(&self) -> crate::Result<()> {
         self.x.check_rows()
     }
+    fn shuffle_block(&self) -> Option<usize> {
+        self.x.shuffle_block()
+    }
 }
 
 #[cfg(test)]

@@ -313,6 +313,9 @@ impl<X: SparseRows> SparseRows for Weighted<'_, X> {
     fn check_rows(&self) -> Result<()> {
         self.x.check_rows()
     }
+    fn shuffle_block(&self) -> Option<usize> {
+        self.x.shuffle_block()
+    }
 }
 
 #[cfg(test)]

@@ -17,8 +17,8 @@ pub(crate) use super::loss::sigmoid;
 use super::kind::{LearnerKind, bias_of};
 pub(crate) use super::loss::Scaled;
 use super::mixing::{LocalEpoch, MixPlan};
-use super::online::epoch_order;
 use super::online::on_off_bias;
+use super::online::{epoch_order, epoch_order_in};
 use super::{Bias, Rate, Setting, UpdateRule};
 use super::{Check, Checked, Fitted, Label, Learner, LinearModel, TrainReport, check_binary};
 use crate::error::{ConfigError, Param, at_least_one, non_negative, positive};
@@ -228,10 +228,11 @@ impl Checked<LogisticRegression> {
             Solver::Sgd => 1,
             Solver::MiniBatch(b) => b.min(n),
         };
-        epoch_order(
+        epoch_order_in(
             &mut rows,
             (self.solver != Solver::Batch).then_some(self.seed),
             epoch,
+            x.shuffle_block(),
         );
         let mut w = Scaled {
             v: start.w.clone(),
@@ -278,7 +279,7 @@ impl Learner for Checked<LogisticRegression> {
         crate::learn::progress::plan(self.epochs);
         for epoch in 0..self.epochs {
             crate::learn::progress::epoch_begun();
-            epoch_order(&mut rows, shuffle, epoch);
+            epoch_order_in(&mut rows, shuffle, epoch, x.shuffle_block());
             let (mistakes, steps) = self.epoch(x, y, &rows, batch, (&mut w, &mut b), &mut seen);
             report.updates += steps;
             report.epochs += 1;

@@ -23,6 +23,8 @@
 
 mod any;
 mod averaged;
+#[cfg(test)]
+mod block_order_tests;
 mod centroid;
 mod check;
 pub(crate) mod compose;

@@ -94,19 +94,45 @@ impl OnlineOptions {
 /// that depends only on the seed, the epoch and the set of rows (`order` holds distinct
 /// row indices).
 pub(crate) fn epoch_order(order: &mut [usize], shuffle: Option<u64>, epoch: usize) {
-    if let Some(seed) = shuffle {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed.wrapping_add(epoch as u64));
-        let n = order.len();
-        if order.iter().all(|&i| i < n) {
-            // Distinct and below n: a permutation of 0..n, sorted in O(n). (A sort costs
-            // as much as a perceptron epoch on short rows.)
-            for (i, o) in order.iter_mut().enumerate() {
-                *o = i;
-            }
-        } else {
-            order.sort_unstable();
+    epoch_order_in(order, shuffle, epoch, None);
+}
+
+/// [`epoch_order`] for rows best read a block at a time
+/// ([`SparseRows::shuffle_block`]): with `Some(b)`, the sorted rows are cut into runs of
+/// `b`, and the shuffle visits the runs in a seeded random order and each run's rows in a
+/// seeded random order, so that consecutive visits stay within one stretch of the rows.
+pub(crate) fn epoch_order_in(
+    order: &mut [usize],
+    shuffle: Option<u64>,
+    epoch: usize,
+    block: Option<usize>,
+) {
+    let Some(seed) = shuffle else {
+        return;
+    };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed.wrapping_add(epoch as u64));
+    let n = order.len();
+    if order.iter().all(|&i| i < n) {
+        // Distinct and below n: a permutation of 0..n, sorted in O(n). (A sort costs
+        // as much as a perceptron epoch on short rows.)
+        for (i, o) in order.iter_mut().enumerate() {
+            *o = i;
         }
-        order.shuffle(&mut rng);
+    } else {
+        order.sort_unstable();
+    }
+    match block.filter(|&b| b > 0 && b < n) {
+        None => order.shuffle(&mut rng),
+        Some(b) => {
+            let mut runs: Vec<Vec<usize>> = order.chunks(b).map(<[usize]>::to_vec).collect();
+            runs.shuffle(&mut rng);
+            let mut at = 0;
+            for mut run in runs {
+                run.shuffle(&mut rng);
+                order[at..at + run.len()].copy_from_slice(&run);
+                at += run.len();
+            }
+        }
     }
 }
 
@@ -164,6 +190,7 @@ pub(crate) fn run_epochs<X: SparseRows>(
             n_cols: x.n_cols(),
             start,
             first_epoch,
+            block: x.shuffle_block(),
         },
     ))
 }
@@ -176,6 +203,8 @@ struct Online<'a, R> {
     n_cols: usize,
     start: Option<&'a LinearModel>,
     first_epoch: usize,
+    /// Rows per block of the visiting order ([`SparseRows::shuffle_block`]).
+    block: Option<usize>,
 }
 
 impl<R: FnMut(f32, f32) -> f32> RowTask for Online<'_, R> {
@@ -197,7 +226,7 @@ impl<R: FnMut(f32, f32) -> f32> RowTask for Online<'_, R> {
         crate::learn::progress::plan(opt.epochs);
         for epoch in self.first_epoch..self.first_epoch + opt.epochs {
             crate::learn::progress::epoch_begun();
-            epoch_order(&mut order, opt.shuffle, epoch);
+            epoch_order_in(&mut order, opt.shuffle, epoch, self.block);
             let (mut mistakes, mut updates) = (0u64, 0u64);
             for &i in &order {
                 let yi = f32::from(y[i]);

@@ -12,7 +12,7 @@
 
 use super::kind::LearnerKind;
 use super::logistic::{RateSchedule, Scaled, check_l2};
-use super::online::epoch_order;
+use super::online::epoch_order_in;
 use super::{Bias, Setting, Solver};
 use super::{
     Check, Checked, Fitted, Label, Learner, LinearModel, MultiLabel, Multiclass, TrainReport,
@@ -231,7 +231,7 @@ impl Checked<SoftmaxRegression> {
         crate::learn::progress::plan(self.epochs);
         for epoch in 0..self.epochs {
             crate::learn::progress::epoch_begun();
-            epoch_order(&mut rows, Some(self.seed), epoch);
+            epoch_order_in(&mut rows, Some(self.seed), epoch, x.shuffle_block());
             let mut mistakes = 0u64;
             for chunk in rows.chunks(batch) {
                 let eta = self.schedule.rate(self.eta, seen as f32 / n as f32);

@@ -9,7 +9,7 @@ use crate::{Error, Result};
 use hashbrown::HashMap;
 
 /// The labels of every training document, in input order.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct LabelColumn {
     /// The distinct label sets, as the documents give them (order and repeats kept).
     sets: Vec<Vec<String>>,

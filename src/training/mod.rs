@@ -23,6 +23,7 @@ mod multilabel;
 mod rounds;
 #[cfg(all(test, feature = "cluster"))]
 mod rounds_tests;
+mod text_cache;
 mod text_rows;
 mod train;
 mod tune;
@@ -49,6 +50,7 @@ pub use multilabel::{
 pub use rounds::Round;
 #[cfg(feature = "cluster")]
 pub(crate) use rounds::{shards, train_mixed};
+pub use text_cache::CacheStamp;
 pub use text_rows::TextRows;
 pub use train::{
     Evaluated, Trained, cross_validate_documents, cross_validate_rows, evaluate_decisions,

@@ -3,7 +3,7 @@
 //! micro- and macro-F1.
 
 use super::label_column::LabelColumn;
-use super::text_rows::TextRows;
+use super::text_rows::{TextRows, TrainRows};
 use super::train::fit_vectorized;
 use super::{TextFit, Trained, vectorize_for, vectorize_training};
 use crate::eval::MultiLabelMetrics;
@@ -68,11 +68,11 @@ pub(crate) fn fit_label_text(
     cfg: &TrainConfig,
     opt: &MultiLabelOptions,
     inputs: Vec<String>,
-) -> Result<TextFit> {
+) -> Result<TextFit<TrainRows>> {
     cfg.vocab.validate()?;
     let classes = rows.labels().label_names()?;
     let sets = rows.labels().label_sets(&classes)?;
-    let (vocab, stored) = rows.finish(&cfg.vocab);
+    let (vocab, stored) = rows.finish(&cfg.vocab)?;
     fit_vectorized(vocab, stored, cfg, inputs, |x, inputs| {
         fit_label_set_parts(x, &sets, classes, cfg, opt, inputs)
     })

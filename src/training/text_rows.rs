@@ -5,38 +5,132 @@
 //! not twice its text. The rows and vocabulary equal those of the documents held whole.
 
 use super::label_column::LabelColumn;
-use crate::features::{BinaryMatrix, StreamVectorizer};
+use super::text_cache::{CachePayload, CacheStamp};
+use crate::features::{
+    BinaryMatrix, CsrView, RowCache, RowRef, SparseRows, Spill, StreamVectorizer,
+};
 use crate::input::Document;
 use crate::text::Analyzer;
 use crate::vocab::{VocabConfig, Vocabulary};
+use crate::{Error, Result};
+use std::path::{Path, PathBuf};
 
 /// Labelled documents taken in as rows, batch by batch.
 #[derive(Debug)]
 pub struct TextRows {
-    vectorizer: StreamVectorizer,
+    rows: Rows,
     labels: LabelColumn,
     /// Seconds spent tokenizing, which the model records with its training time.
     seconds: f64,
+}
+
+/// Where the rows are.
+#[derive(Debug)]
+enum Rows {
+    /// Tokenized as read, held in memory.
+    Memory(StreamVectorizer),
+    /// Tokenized as read, sent to disk, to become the cache file `path`.
+    Spilling {
+        vectorizer: StreamVectorizer,
+        spill: Spill,
+        path: PathBuf,
+        stamp: CacheStamp,
+    },
+    /// Read from an existing cache file.
+    Cached {
+        analyzer: Analyzer,
+        vocab: Vocabulary,
+        rows: RowCache,
+    },
+}
+
+/// The rows a training run fits on: in memory, or a cache file.
+#[derive(Debug)]
+pub(crate) enum TrainRows {
+    Memory(BinaryMatrix),
+    Cache(RowCache),
 }
 
 impl TextRows {
     /// Nothing read yet; documents will be tokenized by `analyzer`.
     pub fn new(analyzer: &Analyzer) -> TextRows {
         TextRows {
-            vectorizer: StreamVectorizer::new(analyzer.clone()),
+            rows: Rows::Memory(StreamVectorizer::new(analyzer.clone())),
             labels: LabelColumn::default(),
             seconds: 0.0,
         }
     }
 
+    /// Rows that go to the row cache file `path` as documents are read, instead of
+    /// memory (for corpora whose rows do not fit in it): `finish` completes the file,
+    /// and a later run with the same `stamp` trains from it ([`TextRows::open_cache`]).
+    /// The ids wait in a temporary file beside `path` until then.
+    pub fn cached_at(analyzer: &Analyzer, path: &Path, stamp: CacheStamp) -> Result<TextRows> {
+        let target = crate::atomic::real_target(path)?;
+        let dir = target.parent().unwrap_or(Path::new("."));
+        Ok(TextRows {
+            rows: Rows::Spilling {
+                vectorizer: StreamVectorizer::new(analyzer.clone()),
+                spill: Spill::create(dir)?,
+                path: path.to_path_buf(),
+                stamp,
+            },
+            labels: LabelColumn::default(),
+            seconds: 0.0,
+        })
+    }
+
+    /// Every document of the row cache file `path`, refused unless it was made by this
+    /// `stamp`, `analyzer` and pruning `config`: nothing is left to read.
+    pub fn open_cache(
+        path: &Path,
+        analyzer: &Analyzer,
+        config: &VocabConfig,
+        stamp: &CacheStamp,
+    ) -> Result<TextRows> {
+        let (rows, payload) = RowCache::open(path)?;
+        let p = CachePayload::check(path, &payload, stamp, analyzer, config)?;
+        if p.labels.len() != rows.n_rows() || p.vocab.len() != rows.n_cols() {
+            return Err(Error::Parse {
+                path: path.to_path_buf(),
+                line: None,
+                message: "its rows, labels and vocabulary do not agree: corrupt".into(),
+            });
+        }
+        Ok(TextRows {
+            rows: Rows::Cached {
+                analyzer: p.analyzer,
+                vocab: p.vocab,
+                rows,
+            },
+            labels: p.labels,
+            seconds: 0.0,
+        })
+    }
+
     /// Tokenizes a batch into rows and records its labels; the caller may drop it then.
-    pub fn push(&mut self, docs: &[Document]) {
+    /// Refused for rows read from a cache.
+    pub fn push(&mut self, docs: &[Document]) -> Result<()> {
         let start = std::time::Instant::now();
-        self.vectorizer.push(docs);
+        match &mut self.rows {
+            Rows::Memory(v) => v.push(docs),
+            Rows::Spilling {
+                vectorizer, spill, ..
+            } => {
+                vectorizer.push(docs);
+                vectorizer.spill(spill)?;
+            }
+            Rows::Cached { .. } => {
+                return Err(Error::Unsupported(
+                    "rows read from a cache take no more documents".into(),
+                ));
+            }
+        }
         self.seconds += start.elapsed().as_secs_f64();
         for d in docs {
             self.labels.push(&d.labels);
         }
+        Ok(())
     }
 
     /// Documents read so far.
@@ -44,9 +138,12 @@ impl TextRows {
         self.labels.len()
     }
 
-    /// Bytes of text read so far.
+    /// Bytes of text read so far (none for rows read from a cache).
     pub fn bytes(&self) -> u64 {
-        self.vectorizer.bytes()
+        match &self.rows {
+            Rows::Memory(v) | Rows::Spilling { vectorizer: v, .. } => v.bytes(),
+            Rows::Cached { .. } => 0,
+        }
     }
 
     /// Whether the documents came in one block per label set ([`sorted_by_class`](super::sorted_by_class)).
@@ -56,7 +153,10 @@ impl TextRows {
 
     /// The analyzer the documents were tokenized with.
     pub(crate) fn analyzer(&self) -> &Analyzer {
-        self.vectorizer.analyzer()
+        match &self.rows {
+            Rows::Memory(v) | Rows::Spilling { vectorizer: v, .. } => v.analyzer(),
+            Rows::Cached { analyzer, .. } => analyzer,
+        }
     }
 
     /// Seconds spent tokenizing so far.
@@ -70,9 +170,73 @@ impl TextRows {
     }
 
     /// The training vocabulary under `config` (pruned and renumbered) and the rows
-    /// numbered by it.
-    pub(crate) fn finish(self, config: &VocabConfig) -> (Vocabulary, BinaryMatrix) {
-        self.vectorizer.finish(config)
+    /// numbered by it; rows sent to disk are renumbered into their cache file, which is
+    /// then complete.
+    pub(crate) fn finish(self, config: &VocabConfig) -> Result<(Vocabulary, TrainRows)> {
+        match self.rows {
+            Rows::Memory(v) => {
+                let (vocab, x) = v.finish(config);
+                Ok((vocab, TrainRows::Memory(x)))
+            }
+            Rows::Spilling {
+                vectorizer,
+                spill,
+                path,
+                stamp,
+            } => {
+                let analyzer = vectorizer.analyzer().clone();
+                let (vocab, out) = vectorizer.finish_spilled(spill, config, &path)?;
+                let payload = CachePayload {
+                    stamp,
+                    analyzer,
+                    vocab_config: *config,
+                    vocab,
+                    labels: self.labels,
+                };
+                let cache = out.commit(&payload.encode()?)?;
+                Ok((payload.vocab, TrainRows::Cache(cache)))
+            }
+            Rows::Cached { vocab, rows, .. } => Ok((vocab, TrainRows::Cache(rows))),
+        }
+    }
+}
+
+impl SparseRows for TrainRows {
+    fn n_rows(&self) -> usize {
+        match self {
+            TrainRows::Memory(x) => x.n_rows(),
+            TrainRows::Cache(x) => x.n_rows(),
+        }
+    }
+    fn n_cols(&self) -> usize {
+        match self {
+            TrainRows::Memory(x) => x.n_cols(),
+            TrainRows::Cache(x) => x.n_cols(),
+        }
+    }
+    fn row(&self, i: usize) -> RowRef<'_> {
+        match self {
+            TrainRows::Memory(x) => SparseRows::row(x, i),
+            TrainRows::Cache(x) => x.row(i),
+        }
+    }
+    fn nnz(&self) -> usize {
+        match self {
+            TrainRows::Memory(x) => SparseRows::nnz(x),
+            TrainRows::Cache(x) => x.nnz(),
+        }
+    }
+    fn csr(&self) -> Option<CsrView<'_>> {
+        match self {
+            TrainRows::Memory(x) => x.csr(),
+            TrainRows::Cache(x) => x.csr(),
+        }
+    }
+    fn shuffle_block(&self) -> Option<usize> {
+        match self {
+            TrainRows::Memory(x) => x.shuffle_block(),
+            TrainRows::Cache(x) => x.shuffle_block(),
+        }
     }
 }
 
@@ -97,7 +261,7 @@ mod tests {
         let cfg = VocabConfig::default();
         let mut rows = TextRows::new(&a);
         for batch in docs.chunks(97) {
-            rows.push(batch);
+            rows.push(batch).unwrap();
         }
         assert_eq!(rows.documents(), 600);
         assert_eq!(
@@ -105,7 +269,10 @@ mod tests {
             docs.iter().map(|d| d.text.len() as u64).sum::<u64>()
         );
         let labels = rows.labels().clone();
-        let (vocab, x) = rows.finish(&cfg);
+        let (vocab, x) = rows.finish(&cfg).unwrap();
+        let TrainRows::Memory(x) = x else {
+            panic!("rows held in memory")
+        };
         let (whole_vocab, whole_x) = vectorize_training(&a, &cfg, &docs);
         assert_eq!(x, whole_x);
         assert_eq!(vocab.len(), whole_vocab.len());

@@ -14,7 +14,7 @@ use crate::vocab::Vocabulary;
 use rayon::prelude::*;
 use std::time::Instant;
 
-use super::text_rows::TextRows;
+use super::text_rows::{TextRows, TrainRows};
 use super::{
     TrainConfig, binary_labels, check_rows, check_vocabulary, check_width, class_indices,
     classes_of, training_metadata, vectorize_training,
@@ -44,13 +44,13 @@ pub fn train(docs: &[Document], cfg: &TrainConfig, inputs: Vec<String>) -> Resul
 
 /// What training on documents fits before it is assembled: the fit, the vocabulary its
 /// rows are numbered by, and the rows.
-pub(crate) struct TextFit {
+pub(crate) struct TextFit<X = BinaryMatrix> {
     /// The fitted predictor and what goes with it.
     pub fit: Fit,
     /// The training vocabulary.
     pub vocab: Vocabulary,
     /// The training rows (binary, before the geometry).
-    pub matrix: BinaryMatrix,
+    pub matrix: X,
 }
 
 /// [`train`]'s work up to the assembly: classes, vocabulary, rows, checks and the fit.
@@ -70,11 +70,15 @@ pub(crate) fn fit_documents(
 
 /// [`fit_documents`] for documents already taken in as rows (read in batches, their text
 /// dropped): the same classes, rows and fit.
-pub(crate) fn fit_text(rows: TextRows, cfg: &TrainConfig, inputs: Vec<String>) -> Result<TextFit> {
+pub(crate) fn fit_text(
+    rows: TextRows,
+    cfg: &TrainConfig,
+    inputs: Vec<String>,
+) -> Result<TextFit<TrainRows>> {
     cfg.vocab.validate()?;
     let classes = rows.labels().classes(cfg.positive.as_deref())?;
     let idx = rows.labels().class_indices(&classes)?;
-    let (vocab, x) = rows.finish(&cfg.vocab);
+    let (vocab, x) = rows.finish(&cfg.vocab)?;
     fit_vectorized(vocab, x, cfg, inputs, |x, inputs| {
         fit_parts(x, &idx, classes, cfg, inputs)
     })
@@ -82,15 +86,15 @@ pub(crate) fn fit_text(rows: TextRows, cfg: &TrainConfig, inputs: Vec<String>) -
 
 /// The checks of a training vocabulary and its rows (single-label and multi-label
 /// alike), then `fit` of the rows.
-pub(crate) fn fit_vectorized(
+pub(crate) fn fit_vectorized<X: SparseRows>(
     vocab: Vocabulary,
-    x: BinaryMatrix,
+    x: X,
     cfg: &TrainConfig,
     inputs: Vec<String>,
-    fit: impl FnOnce(&BinaryMatrix, Vec<String>) -> Result<Fit>,
-) -> Result<TextFit> {
-    check_vocabulary(&vocab, &cfg.vocab, x.rows())?;
-    check_rows(x.nnz(), x.rows(), "documents", &inputs)?;
+    fit: impl FnOnce(&X, Vec<String>) -> Result<Fit>,
+) -> Result<TextFit<X>> {
+    check_vocabulary(&vocab, &cfg.vocab, x.n_rows())?;
+    check_rows(x.nnz(), x.n_rows(), "documents", &inputs)?;
     let fit = fit(&x, inputs)?;
     Ok(TextFit {
         fit,

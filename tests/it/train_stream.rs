@@ -5,7 +5,7 @@
 use crate::common::{bin, stdout_of};
 use rosenblatt::input::Document;
 use rosenblatt::model::Model;
-use rosenblatt::training::{Stage, TextRows, TrainConfig, TrainingJob};
+use rosenblatt::training::{CacheStamp, Stage, TextRows, TrainConfig, TrainingJob};
 
 /// Documents of three topics; with `multi`, every fifth also carries a second topic and
 /// every seventh none.
@@ -59,7 +59,7 @@ fn rows_read_in_batches_train_the_model_of_the_documents_held_whole() {
             let whole = job.run_documents(docs.clone(), &quiet).unwrap().model;
             let mut rows = TextRows::new(&cfg.analyzer);
             for batch in docs.chunks(31) {
-                rows.push(batch);
+                rows.push(batch).unwrap();
             }
             assert_eq!(rows.documents(), docs.len());
             let streamed = job.run_text(rows, &quiet).unwrap().model;
@@ -74,7 +74,7 @@ fn a_job_with_a_held_out_part_or_folds_needs_the_documents() {
     let mut job = TrainingJob::new(TrainConfig::default());
     job.cv = Some((3, 1));
     let mut rows = TextRows::new(&job.config.analyzer);
-    rows.push(&corpus(false));
+    rows.push(&corpus(false)).unwrap();
     let err = job.run_text(rows, &quiet).unwrap_err().to_string();
     assert!(err.contains("run_documents"), "{err}");
     // Rows tokenized by another analyzer than the job's would make a model that reads
@@ -83,7 +83,7 @@ fn a_job_with_a_held_out_part_or_folds_needs_the_documents() {
     let other = rosenblatt::text::Analyzer::standard(rosenblatt::text::Source::Text, false);
     assert_ne!(other, job.config.analyzer);
     let mut rows = TextRows::new(&other);
-    rows.push(&corpus(false));
+    rows.push(&corpus(false)).unwrap();
     let err = job.run_text(rows, &quiet).unwrap_err().to_string();
     assert!(err.contains("another analyzer"), "{err}");
 }
@@ -156,4 +156,133 @@ fn a_named_pipe_is_read_once_as_its_writer_writes_it() {
         Model::load(&model).unwrap().classes(),
         ["grain", "oil", "ship"]
     );
+}
+
+#[test]
+fn rows_kept_in_a_cache_file_train_the_model_of_rows_in_memory() {
+    let quiet = |_: Stage<'_>| {};
+    let dir = tempfile::tempdir().unwrap();
+    for multi in [false, true] {
+        let docs = corpus(multi);
+        let cfg = TrainConfig::default();
+        let job = TrainingJob::new(cfg.clone());
+        let mut rows = TextRows::new(&cfg.analyzer);
+        rows.push(&docs).unwrap();
+        let in_memory = job.run_text(rows, &quiet).unwrap().model;
+        let path = dir.path().join(format!("rows-{multi}.cache"));
+        let stamp = CacheStamp::of_inputs(&[], "test");
+        let mut rows = TextRows::cached_at(&cfg.analyzer, &path, stamp.clone()).unwrap();
+        for batch in docs.chunks(50) {
+            rows.push(batch).unwrap();
+        }
+        let cached = job.run_text(rows, &quiet).unwrap().model;
+        assert_same_model(&in_memory, &cached);
+        // Read back from the file: nothing to tokenize, the same model.
+        let rows = TextRows::open_cache(&path, &cfg.analyzer, &cfg.vocab, &stamp).unwrap();
+        assert_eq!(rows.documents(), docs.len());
+        assert_same_model(&in_memory, &job.run_text(rows, &quiet).unwrap().model);
+        // Another analyzer's run may not use it.
+        let other = rosenblatt::text::Analyzer::standard(rosenblatt::text::Source::Text, false);
+        let err = TextRows::open_cache(&path, &other, &cfg.vocab, &stamp).unwrap_err();
+        assert!(err.to_string().contains("stale"), "{err}");
+    }
+}
+
+#[test]
+fn train_keeps_its_rows_in_a_cache_and_trains_from_it_until_the_input_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let tsv = dir.path().join("c.tsv");
+    let lines: String = corpus(false)
+        .iter()
+        .map(|d| format!("{}\t{}\n", d.labels[0], d.text))
+        .collect();
+    std::fs::write(&tsv, &lines).unwrap();
+    let cache = dir.path().join("rows.cache");
+    let (plain, first, again) = (
+        dir.path().join("p"),
+        dir.path().join("f"),
+        dir.path().join("a"),
+    );
+    stdout_of(bin().args(["train", "-o"]).arg(&plain).arg(&tsv));
+    let out = bin()
+        .args(["train", "--cache"])
+        .arg(&cache)
+        .arg("-o")
+        .arg(&first)
+        .arg(&tsv)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("from the cache"));
+    assert!(cache.is_file());
+    let out = bin()
+        .args(["train", "--cache"])
+        .arg(&cache)
+        .arg("-o")
+        .arg(&again)
+        .arg(&tsv)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("rows.cache") && err.contains("240 documents"),
+        "{err}"
+    );
+    let plain = Model::load(&plain).unwrap();
+    assert_same_model(&plain, &Model::load(&first).unwrap());
+    assert_same_model(&plain, &Model::load(&again).unwrap());
+    // Other pruning rules, or an input that changed, make the cache stale.
+    let stale = crate::common::stderr_of_failure(
+        bin()
+            .args(["train", "--min-df", "3", "--cache"])
+            .arg(&cache)
+            .arg("-o")
+            .arg(&again)
+            .arg(&tsv),
+    );
+    assert!(
+        stale.contains("rows.cache") && stale.contains("stale"),
+        "{stale}"
+    );
+    std::fs::write(&tsv, format!("{lines}grain\tone more wheat report\n")).unwrap();
+    let stale = crate::common::stderr_of_failure(
+        bin()
+            .args(["train", "--cache"])
+            .arg(&cache)
+            .arg("-o")
+            .arg(&again)
+            .arg(&tsv),
+    );
+    assert!(
+        stale.contains("stale") && stale.contains("c.tsv"),
+        "{stale}"
+    );
+    // A damaged cache is refused by name, and --cache does not run with folds.
+    let mut bytes = std::fs::read(&cache).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x40;
+    std::fs::write(&cache, bytes).unwrap();
+    std::fs::write(&tsv, &lines).unwrap();
+    let bad = crate::common::stderr_of_failure(
+        bin()
+            .args(["train", "--cache"])
+            .arg(&cache)
+            .arg("-o")
+            .arg(&again)
+            .arg(&tsv),
+    );
+    assert!(
+        bad.contains("rows.cache") && (bad.contains("corrupt") || bad.contains("stale")),
+        "{bad}"
+    );
+    let refused = crate::common::stderr_of_failure(
+        bin()
+            .args(["train", "--cv", "3", "--cache"])
+            .arg(&cache)
+            .arg("-o")
+            .arg(&again)
+            .arg(&tsv),
+    );
+    assert!(refused.contains("--cv"), "{refused}");
 }

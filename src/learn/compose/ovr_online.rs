@@ -10,7 +10,7 @@
 
 use crate::Result;
 use crate::features::{SparseRows, ops};
-use crate::learn::online::{OnlineOptions, epoch_order};
+use crate::learn::online::{OnlineOptions, epoch_order_in};
 use crate::learn::step::Rule;
 use crate::learn::{Fitted, Label, LinearModel, TrainReport, check_binary};
 use rayon::prelude::*;
@@ -61,7 +61,7 @@ fn fit_block<X: SparseRows>(
     crate::learn::progress::plan(opt.epochs);
     for epoch in 0..opt.epochs {
         crate::learn::progress::epoch_begun();
-        epoch_order(&mut order, opt.shuffle, epoch);
+        epoch_order_in(&mut order, opt.shuffle, epoch, x.shuffle_block());
         let mut mistakes = vec![0u64; k];
         let mut updates = vec![0u64; k];
         for &i in &order {

@@ -11,7 +11,7 @@ use crate::report;
 use anyhow::{Result, bail};
 use rosenblatt::input::DocStream;
 use rosenblatt::input::stream::DEFAULT_BATCH;
-use rosenblatt::training::{self, Outcome, TextRows};
+use rosenblatt::training::{self, CacheStamp, Outcome, TextRows};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -66,27 +66,35 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
 /// holds the rows, not the text. The model equals the one of the documents held whole.
 fn run_streamed(plan: &TrainPlan, d: &Documents, phase: Phase) -> Result<ExitCode> {
     let inputs = plan.source.names();
-    let stream = DocStream::open_detected(&d.paths, d.format, d.split, DEFAULT_BATCH, d.detect)?;
-    let mut rows = TextRows::new(&plan.config.analyzer);
     let mut skipped = Vec::new();
-    let start = Instant::now();
-    // The next batch is read while this one is tokenized.
-    load::read_ahead(stream, |(batch, passed_over)| {
-        skipped.extend(passed_over);
-        let batch = batch?;
-        if let Some(doc) = batch.iter().find(|doc| doc.labels.is_empty()) {
-            phase.suspend(|| report::skipped(&skipped));
-            return Err(load::no_label(&doc.id, &d.paths));
+    let rows = match &plan.cache {
+        Some(path) => {
+            let stamp = CacheStamp::of_inputs(&d.paths, &format!("{:?} {:?}", d.format, d.split));
+            if path.exists() {
+                phase.set(&format!("reading the row cache {}", path.display()));
+                let rows =
+                    TextRows::open_cache(path, &plan.config.analyzer, &plan.config.vocab, &stamp)?;
+                phase.suspend(|| {
+                    errln!(
+                        "note: training rows read from the cache {} ({} documents); the \
+                         inputs are not read again",
+                        path.display(),
+                        rows.documents()
+                    )
+                });
+                rows
+            } else {
+                let rows = TextRows::cached_at(&plan.config.analyzer, path, stamp)?;
+                read_rows(d, rows, &mut skipped, &phase)?
+            }
         }
-        rows.push(&batch);
-        phase.set(&reading_line(
-            rows.documents(),
-            rows.bytes(),
-            start.elapsed(),
-        ));
-        Ok(())
-    })?;
-    phase.suspend(|| report::skipped(&skipped));
+        None => read_rows(
+            d,
+            TextRows::new(&plan.config.analyzer),
+            &mut skipped,
+            &phase,
+        )?,
+    };
     if rows.documents() == 0 {
         return Err(no_documents(plan, &inputs));
     }
@@ -94,6 +102,36 @@ fn run_streamed(plan: &TrainPlan, d: &Documents, phase: Phase) -> Result<ExitCod
     let job = plan.job(rows.documents(), inputs);
     let out = phase.with_epochs(|| job.run_text(rows, &|s| phase.set(&super::stage_line(s))))?;
     save_and_report(plan, out, skipped.len(), phase)
+}
+
+/// Reads the documents of `d` in batches into `rows`; the inputs that could not be read
+/// go to `skipped` (and are reported).
+fn read_rows(
+    d: &Documents,
+    mut rows: TextRows,
+    skipped: &mut Vec<(String, String)>,
+    phase: &Phase,
+) -> Result<TextRows> {
+    let stream = DocStream::open_detected(&d.paths, d.format, d.split, DEFAULT_BATCH, d.detect)?;
+    let start = Instant::now();
+    // The next batch is read while this one is tokenized.
+    load::read_ahead(stream, |(batch, passed_over)| {
+        skipped.extend(passed_over);
+        let batch = batch?;
+        if let Some(doc) = batch.iter().find(|doc| doc.labels.is_empty()) {
+            phase.suspend(|| report::skipped(skipped));
+            return Err(load::no_label(&doc.id, &d.paths));
+        }
+        rows.push(&batch)?;
+        phase.set(&reading_line(
+            rows.documents(),
+            rows.bytes(),
+            start.elapsed(),
+        ));
+        Ok(())
+    })?;
+    phase.suspend(|| report::skipped(skipped));
+    Ok(rows)
 }
 
 /// What the spinner shows while documents are read: how many, how much text, how fast.

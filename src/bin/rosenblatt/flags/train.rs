@@ -81,6 +81,15 @@ pub struct TrainArgs {
     pub cv: Option<usize>,
     #[command(flatten)]
     pub tune: TuneArgs,
+    /// Keep the training rows in this file instead of memory, for corpora whose rows do
+    /// not fit in it: the documents are tokenized once into the file, and every epoch
+    /// reads it back in blocks of rows visited in a seeded random order (blocks and rows
+    /// within them shuffled). A later run with the same inputs and text options trains
+    /// from the file without reading the documents again; one made from other inputs or
+    /// options (or from standard input) is refused as stale. Documents only (not mail or
+    /// SVMlight), without --holdout, --cv, --tune or --processes.
+    #[arg(long, value_name = "FILE", help_heading = "Input")]
+    pub cache: Option<PathBuf>,
     /// Mail (--spam PATH... --ham PATH...): a spam filter's training messages.
     #[command(flatten)]
     pub mail: inputs::MailInputs,
@@ -140,6 +149,8 @@ pub struct TrainPlan {
     pub cluster: Option<Processes>,
     /// Whether random mode's rounds default to 10 × the number of documents.
     rounds_per_document: bool,
+    /// `--cache`: where the training rows are kept.
+    pub cache: Option<PathBuf>,
 }
 
 impl TrainPlan {
@@ -148,10 +159,14 @@ impl TrainPlan {
     pub fn check_outputs_apart(&self) -> Result<()> {
         let inputs = self.source.paths();
         rosenblatt::atomic::check_not_an_input(&self.output, &inputs)?;
+        let mut all = inputs;
+        all.push(&self.output);
         if let Some(plot) = &self.plot {
-            let mut all = inputs;
-            all.push(&self.output);
             rosenblatt::atomic::check_not_an_input(plot, &all)?;
+            all.push(plot);
+        }
+        if let Some(cache) = &self.cache {
+            rosenblatt::atomic::check_not_an_input(cache, &all)?;
         }
         Ok(())
     }
@@ -304,6 +319,9 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
     if max_feature_id.is_some() && !matches!(source, Source::Svmlight(..)) {
         bail!("{}", inputs::NOT_SVM);
     }
+    if a.cache.is_some() {
+        check_cache(&a.holdout, a.cv, &source, tune.is_some(), cluster.is_some())?;
+    }
     let config = TrainConfig {
         analyzer,
         vocab,
@@ -333,5 +351,35 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         tune,
         cluster,
         rounds_per_document: s.random() && s.rounds.is_none(),
+        cache: a.cache,
     })
+}
+
+/// Refuses `--cache` where the rows are not a document corpus fitted whole.
+fn check_cache(
+    holdout: &Option<f64>,
+    cv: Option<usize>,
+    source: &Source,
+    tune: bool,
+    cluster: bool,
+) -> Result<()> {
+    if !matches!(source, Source::Documents(_)) {
+        bail!(
+            "--cache keeps the rows of documents; mail and SVMlight rows are read into \
+             memory: leave out --cache"
+        );
+    }
+    let alone = [
+        (holdout.is_some(), "--holdout"),
+        (cv.is_some(), "--cv"),
+        (tune, "--tune"),
+        (cluster, "--processes"),
+    ];
+    if let Some((_, flag)) = alone.iter().find(|(given, _)| *given) {
+        bail!(
+            "--cache trains one model on every document; {flag} needs the documents in \
+             memory: run it without --cache"
+        );
+    }
+    Ok(())
 }
