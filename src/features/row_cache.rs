@@ -180,7 +180,7 @@ impl RowCache {
             u64::from_le_bytes(map[at..at + 8].try_into().expect("8 bytes"))
         };
         let (rows, n_cols, nnz, payload_len, sum) = (word(0), word(1), word(2), word(3), word(4));
-        let ids_end = 8u64.checked_add(nnz.checked_mul(4).unwrap_or(u64::MAX));
+        let ids_end = 8u64.checked_add(nnz.saturating_mul(4));
         let layout = ids_end.and_then(|e| {
             let offsets = e + (nnz % 2) * 4;
             let payload = offsets.checked_add(rows.checked_add(1)?.checked_mul(8)?)?;
