@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// How each feature's value is weighted.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub enum Weighting {
     /// Every present feature counts 1 (the stored binary row).
     #[default]
@@ -23,7 +23,20 @@ pub enum Weighting {
     /// Inverse document frequency, ln((n+1)/(df+1)) + 1 over the n training rows: rare
     /// words count more than words nearly every document has.
     Idf,
+    /// The naive-Bayes log-count ratio of two classes (Wang and Manning 2012's NBSVM):
+    /// r = ln((p/‖p‖₁) / (q/‖q‖₁)), with p and q each feature's count of training rows in
+    /// the positive and the other class plus the smoothing `alpha`. A word's weight says
+    /// how strongly, and for which class, it is evidence: the learner then fits a linear
+    /// model on rows that already lean the naive-Bayes way.
+    Nb {
+        /// The smoothing α added to every count (1: Laplace), finite and positive.
+        alpha: f32,
+    },
 }
+
+/// Equality is an equivalence: α is checked finite and positive wherever it is set (the
+/// flags, [`Geometry::check`] for a model read from a file).
+impl Eq for Weighting {}
 
 /// How each row is scaled.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,11 +78,13 @@ impl GeometrySpec {
     /// The spec's name as the flags spell it (`binary`, `idf+l2`, …).
     pub fn name(&self) -> String {
         let w = match self.weighting {
-            Weighting::Binary => "binary",
-            Weighting::Idf => "idf",
+            Weighting::Binary => "binary".to_string(),
+            Weighting::Idf => "idf".to_string(),
+            Weighting::Nb { alpha: 1.0 } => "nb".to_string(),
+            Weighting::Nb { alpha } => format!("nb(alpha {alpha})"),
         };
         match self.normalize {
-            Normalize::None => w.to_string(),
+            Normalize::None => w,
             Normalize::L2 => format!("{w}+l2"),
         }
     }
@@ -90,7 +105,15 @@ pub struct Geometry {
 
 impl Geometry {
     /// Fits `spec` on training rows: document frequencies are counted from their ids.
+    ///
+    /// # Panics
+    /// Under naive-Bayes weighting, which needs the rows' classes: fit it with
+    /// [`Geometry::fit_labelled`].
     pub fn fit<X: SparseRows>(spec: GeometrySpec, x: &X) -> Geometry {
+        assert!(
+            !matches!(spec.weighting, Weighting::Nb { .. }),
+            "naive-Bayes weights are fitted with the rows' classes (Geometry::fit_labelled)"
+        );
         let mut df = Vec::new();
         if spec.weighting == Weighting::Idf {
             df = vec![0u32; x.n_cols()];
@@ -103,12 +126,42 @@ impl Geometry {
         Geometry::from_df(spec, &df, x.n_rows())
     }
 
+    /// Fits `spec` on training rows of two classes, `positive[i]` saying whether row `i`
+    /// is of the positive one: naive-Bayes weights count each feature's rows per class;
+    /// the other weightings ignore the classes ([`Geometry::fit`]).
+    pub fn fit_labelled<X: SparseRows>(spec: GeometrySpec, x: &X, positive: &[bool]) -> Geometry {
+        let Weighting::Nb { alpha } = spec.weighting else {
+            return Geometry::fit(spec, x);
+        };
+        assert_eq!(positive.len(), x.n_rows(), "one class per row");
+        let (mut p, mut q) = (vec![0u32; x.n_cols()], vec![0u32; x.n_cols()]);
+        for (i, &pos) in positive.iter().enumerate() {
+            let counts = if pos { &mut p } else { &mut q };
+            for &j in x.row(i).ids {
+                counts[j as usize] += 1;
+            }
+        }
+        let a = f64::from(alpha);
+        let total = |c: &[u32]| c.iter().map(|&v| f64::from(v) + a).sum::<f64>();
+        let (np, nq) = (total(&p), total(&q));
+        let ratio = |pj: u32, qj: u32| {
+            (((f64::from(pj) + a) / np) / ((f64::from(qj) + a) / nq)).ln() as f32
+        };
+        Geometry {
+            spec,
+            weights: p.iter().zip(&q).map(|(&pj, &qj)| ratio(pj, qj)).collect(),
+            unseen: ratio(0, 0),
+        }
+    }
+
     /// Fits `spec` from document frequencies counted elsewhere: `df[j]` of feature j among
-    /// `n` training rows (a cluster's totals; ignored under binary weighting).
+    /// `n` training rows (a cluster's totals; ignored under binary weighting). Not for
+    /// naive-Bayes weighting, which needs counts per class (it panics).
     pub(crate) fn from_df(spec: GeometrySpec, df: &[u32], n: usize) -> Geometry {
         let (weights, unseen) = match spec.weighting {
             Weighting::Binary => (Vec::new(), 1.0),
             Weighting::Idf => (df.iter().map(|&d| idf(n, d as usize)).collect(), idf(n, 0)),
+            Weighting::Nb { .. } => panic!("naive-Bayes weights are fitted with classes"),
         };
         Geometry {
             spec,
@@ -157,7 +210,9 @@ impl Geometry {
     pub fn weight(&self, j: u32) -> f32 {
         match self.spec.weighting {
             Weighting::Binary => 1.0,
-            Weighting::Idf => self.weights.get(j as usize).copied().unwrap_or(self.unseen),
+            Weighting::Idf | Weighting::Nb { .. } => {
+                self.weights.get(j as usize).copied().unwrap_or(self.unseen)
+            }
         }
     }
 
@@ -181,6 +236,17 @@ impl Geometry {
                         .iter()
                         .chain([&self.unseen])
                         .all(|w| w.is_finite() && *w > 0.0)
+            }
+            // Ratios of either sign; α as the flags allow it.
+            Weighting::Nb { alpha } => {
+                self.weights.len() == n_features
+                    && alpha.is_finite()
+                    && alpha > 0.0
+                    && self
+                        .weights
+                        .iter()
+                        .chain([&self.unseen])
+                        .all(|w| w.is_finite())
             }
         };
         if ok {
@@ -324,6 +390,42 @@ mod tests {
     use crate::features::{MatrixBuilder, RowAccess, RowSubset, ops};
     use proptest::prelude::*;
 
+    #[test]
+    fn naive_bayes_ratios_are_the_hand_computed_ones() {
+        // Positive rows {0, 1} and {0}; negative {1, 2}; α = 1. Counts plus α: p = (3, 2,
+        // 1), |p| = 6; q = (1, 2, 2), |q| = 5. r = ln((p/6) / (q/5)); an unseen feature
+        // has p = q = α: ln((1/6) / (1/5)).
+        let x = matrix(&[vec![0, 1], vec![0], vec![1, 2]], 3);
+        let spec = GeometrySpec {
+            weighting: Weighting::Nb { alpha: 1.0 },
+            normalize: Normalize::None,
+        };
+        let g = Geometry::fit_labelled(spec, &x, &[true, true, false]);
+        let want = [2.5f64.ln(), (5.0f64 / 6.0).ln(), (5.0f64 / 12.0).ln()];
+        for (j, w) in want.iter().enumerate() {
+            assert!(
+                (f64::from(g.weight(j as u32)) - w).abs() < 1e-6,
+                "feature {j}"
+            );
+        }
+        assert!((f64::from(g.weight(7)) - (5.0f64 / 6.0).ln()).abs() < 1e-6);
+        assert_eq!(g.check(3), Ok(()));
+        assert_eq!(spec.name(), "nb");
+        // Another α: p = (2.5, 1.5, 0.5) over 4.5 against q = (0.5, 1.5, 1.5) over 3.5.
+        let half = GeometrySpec {
+            weighting: Weighting::Nb { alpha: 0.5 },
+            ..spec
+        };
+        let g = Geometry::fit_labelled(half, &x, &[true, true, false]);
+        let r0 = ((2.5f64 / 4.5) / (0.5 / 3.5)).ln();
+        assert!((f64::from(g.weight(0)) - r0).abs() < 1e-6);
+        // Scored rows read the ratios: row 0 is r0 + r1 under binary storage.
+        let rows = g.apply(&x);
+        let sum = f64::from(g.weight(0)) + f64::from(g.weight(1));
+        let dot = ops::dot(&[1.0, 1.0, 1.0], rows.row(0));
+        assert!((f64::from(dot) - sum).abs() < 1e-5);
+    }
+
     fn matrix(rows: &[Vec<u32>], n_cols: usize) -> crate::BinaryMatrix {
         let mut b = MatrixBuilder::with_capacity(rows.len(), 0);
         for r in rows {
@@ -347,6 +449,7 @@ mod tests {
                         Weighting::Idf => {
                             ((n as f64 + 1.0) / (df[j as usize] as f64 + 1.0)).ln() + 1.0
                         }
+                        Weighting::Nb { .. } => unreachable!("the properties fit no labels"),
                     };
                 }
                 let norm = d.iter().map(|v| v * v).sum::<f64>().sqrt();

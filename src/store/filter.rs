@@ -150,7 +150,9 @@ impl Features {
         };
         let weights = match h.spec.weighting {
             crate::features::Weighting::Binary => Vec::new(),
-            crate::features::Weighting::Idf => self.entries.iter().map(|e| e.record.fw).collect(),
+            crate::features::Weighting::Idf | crate::features::Weighting::Nb { .. } => {
+                self.entries.iter().map(|e| e.record.fw).collect()
+            }
         };
         (m, Geometry::from_parts(h.spec, weights, h.unseen))
     }

@@ -61,11 +61,11 @@ impl Header {
     }
 
     /// The geometry's weight of a feature the store has no entry for: the unseen
-    /// feature's idf, or 1 under binary weighting.
+    /// feature's idf (or naive-Bayes ratio), or 1 under binary weighting.
     pub(crate) fn absent_weight(&self) -> f32 {
         match self.spec.weighting {
             crate::features::Weighting::Binary => 1.0,
-            crate::features::Weighting::Idf => self.unseen,
+            crate::features::Weighting::Idf | crate::features::Weighting::Nb { .. } => self.unseen,
         }
     }
 

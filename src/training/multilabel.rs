@@ -113,6 +113,12 @@ fn fit_label_set_parts<X: SparseRows>(
             sets.len()
         )));
     }
+    if matches!(
+        cfg.geometry.weighting,
+        crate::features::Weighting::Nb { .. }
+    ) {
+        return Err(super::train::nb_two_classes(classes.len()));
+    }
     let geometry = Geometry::fit(cfg.geometry, stored);
     let x = geometry.apply(stored);
     // The scorer's fit is timed alone; threshold tuning refits it on folds.

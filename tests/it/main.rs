@@ -25,6 +25,7 @@ mod mail_fields;
 mod mail_header_block;
 mod mail_inputs;
 mod model_format;
+mod nb_weighting;
 mod ngrams;
 mod nothing_to_learn;
 mod online_rules;

@@ -248,9 +248,10 @@ impl GridPoint {
             f.push_str(&c.flag());
         }
         // Both spelled out: `train`'s defaults depend on the input.
-        f.push_str(match s.geometry.weighting {
-            Weighting::Binary => " --weighting binary",
-            Weighting::Idf => " --weighting idf",
+        f.push_str(&match s.geometry.weighting {
+            Weighting::Binary => " --weighting binary".to_string(),
+            Weighting::Idf => " --weighting idf".to_string(),
+            Weighting::Nb { alpha } => format!(" --weighting nb --nb-alpha {alpha}"),
         });
         f.push_str(match s.geometry.normalize {
             Normalize::None => " --normalize none",

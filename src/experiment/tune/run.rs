@@ -8,7 +8,7 @@ use super::{GridPoint, PointResult, Score, TuneRow, TuneTable};
 use crate::Result;
 use crate::error::{ConfigError, Param};
 use crate::experiment::{Classes, LabelSets, Split, stratified_kfold};
-use crate::features::{Geometry, GeometrySpec, SparseRows};
+use crate::features::{Geometry, GeometrySpec, SparseRows, Weighting};
 use crate::learn::compose::multilabel::{MultiLabelOptions, Thresholds, label_counts};
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
@@ -180,7 +180,18 @@ impl<'p> TuneRun<'p> {
                 self.documents
             )));
         }
-        // Each distinct geometry is fitted once and shared by its points.
+        // Each distinct geometry is fitted once and shared by its points: over all the
+        // rows, which naive-Bayes ratios may not be (they read the test folds' labels).
+        if points
+            .iter()
+            .any(|p| matches!(p.1.spec.geometry.weighting, Weighting::Nb { .. }))
+        {
+            return Err(crate::Error::Unsupported(
+                "naive-Bayes weighting is not in the tuning grid yet: cross-validate it \
+                 with --cv instead"
+                    .into(),
+            ));
+        }
         let mut specs: Vec<GeometrySpec> = points.iter().map(|p| p.1.spec.geometry).collect();
         specs.dedup();
         specs.sort_by_key(|s| s.name());

@@ -12,6 +12,12 @@ pub enum WeightingArg {
     /// Inverse document frequency ln((n+1)/(df+1)) + 1 over the n training documents:
     /// rare words count more.
     Idf,
+    /// Naive-Bayes log-count ratio of two classes, ln((p/|p|)/(q/|q|)) with p and q a
+    /// word's document counts in the positive and the other class plus --nb-alpha
+    /// (NBSVM, Wang and Manning 2012): each word weighs as much as it says about the
+    /// class. Two-class `train` only; ratios fitted on each fold's training part under
+    /// --cv.
+    Nb,
 }
 
 /// `--normalize`'s values.
@@ -34,6 +40,9 @@ pub struct GeometryArgs {
     /// --tune, fixes the grid's weighting.
     #[arg(long, value_enum)]
     pub weighting: Option<WeightingArg>,
+    /// The smoothing α added to every count of --weighting nb [default: 1].
+    #[arg(long, value_name = "ALPHA", value_parser = positive_alpha)]
+    pub nb_alpha: Option<f32>,
     /// Row normalization, after the weighting [default: l2 for text and mail; none for
     /// SVMlight rows and for `vectorize`]. With --tune, fixes the grid's normalization.
     #[arg(long, value_enum)]
@@ -54,7 +63,26 @@ impl GeometryArgs {
         self.weighting.map(|w| match w {
             WeightingArg::Binary => Weighting::Binary,
             WeightingArg::Idf => Weighting::Idf,
+            WeightingArg::Nb => Weighting::Nb {
+                alpha: self.nb_alpha.unwrap_or(1.0),
+            },
         })
+    }
+
+    /// Refuses --nb-alpha without --weighting nb, and naive-Bayes weighting where `what`
+    /// (a command or flag that is not two-class `train`) is asked for, if it is.
+    pub fn check_nb(&self, what: Option<&str>) -> anyhow::Result<()> {
+        let nb = self.weighting == Some(WeightingArg::Nb);
+        if self.nb_alpha.is_some() && !nb {
+            anyhow::bail!("--nb-alpha is the smoothing of --weighting nb: give both");
+        }
+        if let (true, Some(what)) = (nb, what) {
+            anyhow::bail!(
+                "--weighting nb fits its ratios on a two-class training corpus's labels; \
+                 it does not run with {what}"
+            );
+        }
+        Ok(())
     }
 
     /// The normalization given, if any.
@@ -69,5 +97,15 @@ impl From<NormalizeArg> for Normalize {
             NormalizeArg::None => Normalize::None,
             NormalizeArg::L2 => Normalize::L2,
         }
+    }
+}
+
+/// `--nb-alpha`: a finite number above 0.
+fn positive_alpha(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(a) if a.is_finite() && a > 0.0 => Ok(a),
+        _ => Err(format!(
+            "{s:?} is not a number above 0 (the smoothing α, e.g. 1)"
+        )),
     }
 }

@@ -91,6 +91,8 @@ pub fn plan(a: VectorizeArgs) -> Result<VectorizePlan> {
     } else {
         Source::Documents(a.corpus.documents())
     };
+    a.geometry
+        .check_nb(Some("vectorize (whose rows carry no model)"))?;
     Ok(VectorizePlan {
         source,
         output: a.output,
