@@ -50,7 +50,6 @@ pub use multilabel::{
 pub use rounds::Round;
 #[cfg(feature = "cluster")]
 pub(crate) use rounds::{shards, train_mixed};
-pub use text_cache::CacheStamp;
 pub use text_rows::TextRows;
 pub use train::{
     Evaluated, Trained, cross_validate_documents, cross_validate_rows, evaluate_decisions,

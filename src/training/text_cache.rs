@@ -14,7 +14,7 @@ use std::time::UNIX_EPOCH;
 
 /// What made a row cache: checked against a later run before its rows are used.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CacheStamp {
+pub(crate) struct CacheStamp {
     /// Each input: its name, and its size and modification time (nanoseconds since
     /// 1970) where it is a file that can be checked again (`None` for standard input or
     /// a pipe).
@@ -26,7 +26,7 @@ pub struct CacheStamp {
 impl CacheStamp {
     /// The stamp of reading `inputs` as `reading` says (a folder counts as its name, size
     /// and time: a file added to a class folder changes the folder's time).
-    pub fn of_inputs(inputs: &[PathBuf], reading: &str) -> CacheStamp {
+    pub(crate) fn of_inputs(inputs: &[PathBuf], reading: &str) -> CacheStamp {
         let inputs = inputs
             .iter()
             .map(|p| {

@@ -63,9 +63,16 @@ impl TextRows {
 
     /// Rows that go to the row cache file `path` as documents are read, instead of
     /// memory (for corpora whose rows do not fit in it): `finish` completes the file,
-    /// and a later run with the same `stamp` trains from it ([`TextRows::open_cache`]).
-    /// The ids wait in a temporary file beside `path` until then.
-    pub fn cached_at(analyzer: &Analyzer, path: &Path, stamp: CacheStamp) -> Result<TextRows> {
+    /// and a later run over the same `inputs` read the same way (`reading`, in the
+    /// caller's words: format, splitting) trains from it ([`TextRows::open_cache`]). The
+    /// ids wait in a temporary file beside `path` until then.
+    pub fn cached_at(
+        analyzer: &Analyzer,
+        path: &Path,
+        inputs: &[PathBuf],
+        reading: &str,
+    ) -> Result<TextRows> {
+        let stamp = CacheStamp::of_inputs(inputs, reading);
         let target = crate::atomic::real_target(path)?;
         let dir = target.parent().unwrap_or(Path::new("."));
         Ok(TextRows {
@@ -80,16 +87,19 @@ impl TextRows {
         })
     }
 
-    /// Every document of the row cache file `path`, refused unless it was made by this
-    /// `stamp`, `analyzer` and pruning `config`: nothing is left to read.
+    /// Every document of the row cache file `path`, refused as stale unless it was made
+    /// from these `inputs` (as they are now: sizes and times) read as `reading` says,
+    /// with this `analyzer` and pruning `config`: nothing is left to read.
     pub fn open_cache(
         path: &Path,
         analyzer: &Analyzer,
         config: &VocabConfig,
-        stamp: &CacheStamp,
+        inputs: &[PathBuf],
+        reading: &str,
     ) -> Result<TextRows> {
+        let stamp = CacheStamp::of_inputs(inputs, reading);
         let (rows, payload) = RowCache::open(path)?;
-        let p = CachePayload::check(path, &payload, stamp, analyzer, config)?;
+        let p = CachePayload::check(path, &payload, &stamp, analyzer, config)?;
         if p.labels.len() != rows.n_rows() || p.vocab.len() != rows.n_cols() {
             return Err(Error::Parse {
                 path: path.to_path_buf(),

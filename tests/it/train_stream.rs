@@ -5,7 +5,7 @@
 use crate::common::{bin, stdout_of};
 use rosenblatt::input::Document;
 use rosenblatt::model::Model;
-use rosenblatt::training::{CacheStamp, Stage, TextRows, TrainConfig, TrainingJob};
+use rosenblatt::training::{Stage, TextRows, TrainConfig, TrainingJob};
 
 /// Documents of three topics; with `multi`, every fifth also carries a second topic and
 /// every seventh none.
@@ -170,20 +170,19 @@ fn rows_kept_in_a_cache_file_train_the_model_of_rows_in_memory() {
         rows.push(&docs).unwrap();
         let in_memory = job.run_text(rows, &quiet).unwrap().model;
         let path = dir.path().join(format!("rows-{multi}.cache"));
-        let stamp = CacheStamp::of_inputs(&[], "test");
-        let mut rows = TextRows::cached_at(&cfg.analyzer, &path, stamp.clone()).unwrap();
+        let mut rows = TextRows::cached_at(&cfg.analyzer, &path, &[], "test").unwrap();
         for batch in docs.chunks(50) {
             rows.push(batch).unwrap();
         }
         let cached = job.run_text(rows, &quiet).unwrap().model;
         assert_same_model(&in_memory, &cached);
         // Read back from the file: nothing to tokenize, the same model.
-        let rows = TextRows::open_cache(&path, &cfg.analyzer, &cfg.vocab, &stamp).unwrap();
+        let rows = TextRows::open_cache(&path, &cfg.analyzer, &cfg.vocab, &[], "test").unwrap();
         assert_eq!(rows.documents(), docs.len());
         assert_same_model(&in_memory, &job.run_text(rows, &quiet).unwrap().model);
         // Another analyzer's run may not use it.
         let other = rosenblatt::text::Analyzer::standard(rosenblatt::text::Source::Text, false);
-        let err = TextRows::open_cache(&path, &other, &cfg.vocab, &stamp).unwrap_err();
+        let err = TextRows::open_cache(&path, &other, &cfg.vocab, &[], "test").unwrap_err();
         assert!(err.to_string().contains("stale"), "{err}");
     }
 }

@@ -95,9 +95,10 @@ impl NativeVectorizer {
     /// lowercased unless `lowercase` is false, word n-grams up to `ngrams`, hashed to
     /// 2^`hash_bits` ids when `hash_bits` > 0; binary or idf weights, rows scaled to
     /// unit length or not; words in fewer than `min_df` documents dropped, at most
-    /// `max_features` kept.
+    /// `max_features` kept; "nb" weighting: naive-Bayes log-count ratios of two classes,
+    /// counts smoothed by `nb_alpha`, fitted with the labels.
     #[new]
-    #[pyo3(signature = (words=true, chars=0, lowercase=true, ngrams=1, hash_bits=0, weighting="idf", normalize="l2", min_df=1, max_features=None))]
+    #[pyo3(signature = (words=true, chars=0, lowercase=true, ngrams=1, hash_bits=0, weighting="idf", normalize="l2", min_df=1, max_features=None, nb_alpha=1.0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         words: bool,
@@ -109,6 +110,7 @@ impl NativeVectorizer {
         normalize: &str,
         min_df: u32,
         max_features: Option<usize>,
+        nb_alpha: f32,
     ) -> PyResult<Self> {
         let mut b = Analyzer::builder(Source::Text);
         if words {
@@ -131,9 +133,15 @@ impl NativeVectorizer {
             weighting: match weighting {
                 "binary" => Weighting::Binary,
                 "idf" => Weighting::Idf,
+                "nb" if nb_alpha.is_finite() && nb_alpha > 0.0 => Weighting::Nb { alpha: nb_alpha },
+                "nb" => {
+                    return Err(PyValueError::new_err(format!(
+                        "nb_alpha={nb_alpha} is not a number above 0 (the smoothing of the counts)"
+                    )));
+                }
                 w => {
                     return Err(PyValueError::new_err(format!(
-                        "weighting={w:?} is not one of 'binary', 'idf'"
+                        "weighting={w:?} is not one of 'binary', 'idf', 'nb'"
                     )));
                 }
             },
@@ -162,8 +170,31 @@ impl NativeVectorizer {
         })
     }
 
-    /// Learns the vocabulary and the idf weights of `texts` and returns their rows.
-    fn fit_transform<'py>(&mut self, py: Python<'py>, texts: Vec<String>) -> PyResult<Csr<'py>> {
+    /// Learns the vocabulary and the idf weights of `texts` (naive-Bayes ratios: with
+    /// `positive`, whether each text is of the positive class) and returns their rows.
+    #[pyo3(signature = (texts, positive=None))]
+    fn fit_transform<'py>(
+        &mut self,
+        py: Python<'py>,
+        texts: Vec<String>,
+        positive: Option<Vec<bool>>,
+    ) -> PyResult<Csr<'py>> {
+        let nb = matches!(self.spec.weighting, Weighting::Nb { .. });
+        match &positive {
+            None if nb => {
+                return Err(PyValueError::new_err(
+                    "weighting='nb' fits naive-Bayes ratios from the labels: give y (two classes)",
+                ));
+            }
+            Some(p) if p.len() != texts.len() => {
+                return Err(PyValueError::new_err(format!(
+                    "{} labels for {} texts",
+                    p.len(),
+                    texts.len()
+                )));
+            }
+            _ => {}
+        }
         let (vocab, m) = py.detach(|| {
             let docs = documents(texts);
             vectorize_training(&self.analyzer, &self.config, &docs)
@@ -175,7 +206,10 @@ impl NativeVectorizer {
             )
         })?;
         self.vocab = vocab;
-        self.geometry = Geometry::fit(self.spec, &m);
+        self.geometry = match positive {
+            Some(p) if nb => Geometry::fit_labelled(self.spec, &m, &p),
+            _ => Geometry::fit(self.spec, &m),
+        };
         Ok(self.arrays(py, &m))
     }
 

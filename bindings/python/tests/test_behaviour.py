@@ -281,3 +281,29 @@ def test_a_model_too_wide_for_a_file_is_refused_before_allocating():
     X = sp.csr_matrix((np.ones(2), [0, 1], [0, 1, 2]), shape=(2, 2**40))
     with pytest.raises(ValueError, match="more than a model file can hold"):
         rosenblatt.Perceptron().partial_fit(X, [0, 1], classes=[0, 1])
+
+
+def test_naive_bayes_weighting_gives_the_hand_computed_ratios_and_fits_in_a_pipeline():
+    # Positive ("spam", the second class sorted) texts "a b" and "a"; negative "b c".
+    # Counts plus 1: p = (3, 2, 1) of 6, q = (1, 2, 2) of 5; r = ln((p/6) / (q/5)).
+    v = rosenblatt.Vectorizer(weighting="nb", normalize="none")
+    X = v.fit_transform(["a b", "a", "b c"], ["spam", "spam", "ham"]).toarray()
+    col = {w: j for j, w in enumerate(v.get_feature_names_out())}
+    want = {"a": np.log(2.5), "b": np.log(5 / 6), "c": np.log(5 / 12)}
+    for w, r in want.items():
+        assert X[0 if w != "c" else 2, col[w]] == pytest.approx(r, abs=1e-6)
+    # The ratios come from fit's labels and stay for transform.
+    np.testing.assert_allclose(v.transform(["c"]).toarray()[0, col["c"]], np.log(5 / 12), atol=1e-6)
+    pipe = make_pipeline(rosenblatt.Vectorizer(weighting="nb"), rosenblatt.PassiveAggressive())
+    assert cross_val_score(pipe, TEXTS, LABELS, cv=4).min() == 1.0
+    again = pickle.loads(pickle.dumps(v))
+    np.testing.assert_array_equal(again.transform(["a b c"]).toarray(), v.transform(["a b c"]).toarray())
+
+
+def test_naive_bayes_weighting_needs_two_classes_of_labels():
+    with pytest.raises(ValueError, match="give y"):
+        rosenblatt.Vectorizer(weighting="nb").fit(TEXTS)
+    with pytest.raises(ValueError, match="two classes"):
+        rosenblatt.Vectorizer(weighting="nb").fit(TEXTS[:3], ["a", "b", "c"])
+    with pytest.raises(ValueError, match="nb_alpha"):
+        rosenblatt.Vectorizer(weighting="nb", nb_alpha=0).fit(TEXTS, LABELS)

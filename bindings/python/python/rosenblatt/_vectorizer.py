@@ -48,7 +48,10 @@ class Vectorizer(TransformerMixin, BaseEstimator):
     unless ``lowercase`` is False; word n-grams of 2 to ``ngrams`` added; tokens hashed
     to 2^``hash_bits`` ids when ``hash_bits`` > 0 (no vocabulary kept). Words in fewer
     than ``min_df`` documents are dropped, at most ``max_features`` kept (the most
-    frequent). Values: ``weighting`` "idf" (ln((n+1)/(df+1)) + 1) or "binary", rows
+    frequent). Values: ``weighting`` "idf" (ln((n+1)/(df+1)) + 1), "binary", or "nb": the
+    naive-Bayes log-count ratio of two classes, ln((p/|p|)/(q/|q|)) with p and q a word's
+    document counts in ``y``'s second and first class (sorted, as ``classes_``) plus
+    ``nb_alpha`` (NBSVM's weighting; ``fit`` then needs ``y``), rows
     scaled to unit length when ``normalize`` is "l2". The defaults are ``rosenblatt
     train``'s for text. Returns float32 CSR rows (read by the rosenblatt estimators
     without a copy)."""
@@ -64,6 +67,7 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         normalize="l2",
         min_df=1,
         max_features=None,
+        nb_alpha=1.0,
     ):
         self.ngrams = ngrams
         self.hash_bits = hash_bits
@@ -74,6 +78,7 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         self.normalize = normalize
         self.min_df = min_df
         self.max_features = max_features
+        self.nb_alpha = nb_alpha
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -117,6 +122,7 @@ class Vectorizer(TransformerMixin, BaseEstimator):
             normalize=self.normalize,
             min_df=int(self.min_df),
             max_features=None if self.max_features is None else int(self.max_features),
+            nb_alpha=float(self.nb_alpha),
         )
 
     @staticmethod
@@ -125,15 +131,26 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         return sp.csr_matrix((data, indices, indptr), shape=(n, width))
 
     def fit(self, raw_documents, y=None):
-        """Learns the vocabulary (and idf weights) of the documents."""
-        self.fit_transform(raw_documents)
+        """Learns the vocabulary (and idf weights, or with ``y`` naive-Bayes ratios) of the
+        documents."""
+        self.fit_transform(raw_documents, y)
         return self
 
     def fit_transform(self, raw_documents, y=None):
         """Learns the vocabulary and returns the documents' rows, in one pass."""
         texts = _texts(raw_documents)
         native = self._native_new()
-        rows = self._csr(native.fit_transform(texts), len(texts))
+        positive = None
+        if self.weighting == "nb" and y is not None:
+            y = np.asarray(y)
+            classes = np.unique(y)
+            if len(classes) != 2 or len(y) != len(texts):
+                raise ValueError(
+                    f"weighting='nb' compares two classes: y has {len(classes)} classes "
+                    f"for {len(y)} labels and {len(texts)} texts"
+                )
+            positive = [bool(v == classes[1]) for v in y]
+        rows = self._csr(native.fit_transform(texts, positive), len(texts))
         self._native = native
         self.n_features_out_ = native.n_features()
         return rows

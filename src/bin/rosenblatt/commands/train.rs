@@ -11,7 +11,7 @@ use crate::report;
 use anyhow::{Result, bail};
 use rosenblatt::input::DocStream;
 use rosenblatt::input::stream::DEFAULT_BATCH;
-use rosenblatt::training::{self, CacheStamp, Outcome, TextRows};
+use rosenblatt::training::{self, Outcome, TextRows};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -69,11 +69,11 @@ fn run_streamed(plan: &TrainPlan, d: &Documents, phase: Phase) -> Result<ExitCod
     let mut skipped = Vec::new();
     let rows = match &plan.cache {
         Some(path) => {
-            let stamp = CacheStamp::of_inputs(&d.paths, &format!("{:?} {:?}", d.format, d.split));
+            let reading = format!("{:?} {:?}", d.format, d.split);
             if path.exists() {
                 phase.set(&format!("reading the row cache {}", path.display()));
-                let rows =
-                    TextRows::open_cache(path, &plan.config.analyzer, &plan.config.vocab, &stamp)?;
+                let (analyzer, vocab) = (&plan.config.analyzer, &plan.config.vocab);
+                let rows = TextRows::open_cache(path, analyzer, vocab, &d.paths, &reading)?;
                 phase.suspend(|| {
                     errln!(
                         "note: training rows read from the cache {} ({} documents); the \
@@ -84,7 +84,7 @@ fn run_streamed(plan: &TrainPlan, d: &Documents, phase: Phase) -> Result<ExitCod
                 });
                 rows
             } else {
-                let rows = TextRows::cached_at(&plan.config.analyzer, path, stamp)?;
+                let rows = TextRows::cached_at(&plan.config.analyzer, path, &d.paths, &reading)?;
                 read_rows(d, rows, &mut skipped, &phase)?
             }
         }
