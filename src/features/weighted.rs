@@ -35,7 +35,7 @@ pub enum Weighting {
 }
 
 /// Equality is an equivalence: α is checked finite and positive wherever it is set (the
-/// flags, [`Geometry::check`] for a model read from a file).
+/// flags, and the check of a model read from a file).
 impl Eq for Weighting {}
 
 /// How each row is scaled.
