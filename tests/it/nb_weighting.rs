@@ -109,7 +109,11 @@ fn naive_bayes_weighting_is_refused_where_its_ratios_cannot_be_fitted() {
             &three,
             "compares two classes",
         ),
-        (vec!["train", "--weighting", "nb", "--tune"], &tsv, "--tune"),
+        (
+            vec!["train", "--weighting", "nb", "--tune"],
+            &three,
+            "compares two classes",
+        ),
         (
             vec!["train", "--nb-alpha", "2"],
             &tsv,

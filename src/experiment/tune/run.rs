@@ -180,24 +180,21 @@ impl<'p> TuneRun<'p> {
                 self.documents
             )));
         }
-        // Each distinct geometry is fitted once and shared by its points: over all the
-        // rows, which naive-Bayes ratios may not be (they read the test folds' labels).
-        if points
-            .iter()
-            .any(|p| matches!(p.1.spec.geometry.weighting, Weighting::Nb { .. }))
-        {
-            return Err(crate::Error::Unsupported(
-                "naive-Bayes weighting is not in the tuning grid yet: cross-validate it \
-                 with --cv instead"
-                    .into(),
-            ));
-        }
+        // Each distinct geometry is fitted once and shared by its points, over all the
+        // rows; naive-Bayes ratios read the labels, so theirs are fitted once per fold on
+        // the fold's training rows alone.
         let mut specs: Vec<GeometrySpec> = points.iter().map(|p| p.1.spec.geometry).collect();
         specs.dedup();
         specs.sort_by_key(|s| s.name());
         specs.dedup();
-        let geometries: Vec<Geometry> = specs.iter().map(|&s| Geometry::fit(s, x)).collect();
-        let views: Vec<_> = geometries.iter().map(|g| g.apply(x)).collect();
+        let geometries: Vec<Vec<Geometry>> = specs
+            .iter()
+            .map(|&s| self.fit_geometries(s, x, target))
+            .collect::<Result<_>>()?;
+        let views: Vec<Vec<_>> = geometries
+            .iter()
+            .map(|gs| gs.iter().map(|g| g.apply(x)).collect())
+            .collect();
         let k = self.splits.len();
         let per_batch = (2 * rayon::current_num_threads()).div_ceil(k).max(1);
         for batch in points.chunks(per_batch) {
@@ -222,8 +219,9 @@ impl<'p> TuneRun<'p> {
                         .iter()
                         .position(|&s| s == p.spec.geometry)
                         .expect("every point's geometry is fitted");
+                    let view = &views[g][f.min(views[g].len() - 1)];
                     let t = Instant::now();
-                    let s = score_fold(&p.learner, &views[g], target, &splits[f], opt)
+                    let s = score_fold(&p.learner, view, target, &splits[f], opt)
                         .map_err(|e| fold_error(e, p, f))?;
                     Ok((s, t.elapsed().as_secs_f64()))
                 })
@@ -245,6 +243,38 @@ impl<'p> TuneRun<'p> {
             self.report();
         }
         Ok(())
+    }
+
+    /// `spec` fitted on the rows: one geometry for all the folds, or under naive-Bayes
+    /// weighting one per fold from its training rows and their two classes.
+    fn fit_geometries<X: SparseRows>(
+        &self,
+        spec: GeometrySpec,
+        x: &X,
+        target: Target<'_>,
+    ) -> Result<Vec<Geometry>> {
+        if !matches!(spec.weighting, Weighting::Nb { .. }) {
+            return Ok(vec![Geometry::fit(spec, x)]);
+        }
+        let of_row = match target {
+            Target::Classes(c) | Target::Ranked(c) if c.names.len() == 2 => c.of_row,
+            _ => {
+                return Err(crate::Error::Unsupported(
+                    "naive-Bayes weighting (--weighting nb) compares two classes; this \
+                     grid's corpus has more, or several labels a document"
+                        .into(),
+                ));
+            }
+        };
+        Ok(self
+            .splits
+            .par_iter()
+            .map(|s| {
+                let rows = crate::features::RowSubset::new(x, &s.train);
+                let positive: Vec<bool> = s.train.iter().map(|&i| of_row[i] == 1).collect();
+                Geometry::fit_labelled(spec, &rows, &positive)
+            })
+            .collect())
     }
 
     /// The table: every row (a point never evaluated counts as skipped) and the best

@@ -16,7 +16,7 @@ pub enum WeightingArg {
     /// word's document counts in the positive and the other class plus --nb-alpha
     /// (NBSVM, Wang and Manning 2012): each word weighs as much as it says about the
     /// class. Two-class `train` only; ratios fitted on each fold's training part under
-    /// --cv.
+    /// --cv and --tune.
     Nb,
 }
 

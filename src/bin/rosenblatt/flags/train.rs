@@ -319,13 +319,8 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
     if max_feature_id.is_some() && !matches!(source, Source::Svmlight(..)) {
         bail!("{}", inputs::NOT_SVM);
     }
-    a.geometry.check_nb(if tune.is_some() {
-        Some("--tune (it is not in the grid yet; compare it with --cv)")
-    } else if cluster.is_some() {
-        Some("--processes")
-    } else {
-        None
-    })?;
+    a.geometry
+        .check_nb(cluster.is_some().then_some("--processes"))?;
     if a.cache.is_some() {
         check_cache(&a.holdout, a.cv, &source, tune.is_some(), cluster.is_some())?;
     }
