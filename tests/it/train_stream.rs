@@ -37,6 +37,14 @@ fn corpus(multi: bool) -> Vec<Document> {
         .collect()
 }
 
+/// The single-label corpus as TSV lines.
+fn tsv_lines() -> String {
+    corpus(false)
+        .iter()
+        .map(|d| format!("{}\t{}\n", d.labels[0], d.text))
+        .collect()
+}
+
 /// Asserts two models decide alike because they are alike: the same vocabulary, classes,
 /// geometry, predictor, threshold and calibration.
 fn assert_same_model(a: &Model, b: &Model) {
@@ -97,11 +105,7 @@ fn train_reads_in_batches_and_saves_the_model_train_with_folds_saves() {
     // model the default (streamed) run saves.
     let dir = tempfile::tempdir().unwrap();
     let tsv = dir.path().join("c.tsv");
-    let lines: String = corpus(false)
-        .iter()
-        .map(|d| format!("{}\t{}\n", d.labels[0], d.text))
-        .collect();
-    std::fs::write(&tsv, lines).unwrap();
+    std::fs::write(&tsv, tsv_lines()).unwrap();
     let (streamed, whole) = (dir.path().join("s"), dir.path().join("w"));
     stdout_of(bin().args(["train", "-o"]).arg(&streamed).arg(&tsv));
     stdout_of(
@@ -138,11 +142,7 @@ fn a_named_pipe_is_read_once_as_its_writer_writes_it() {
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let lines: String = corpus(false)
-        .iter()
-        .map(|d| format!("{}\t{}\n", d.labels[0], d.text))
-        .collect();
-    std::fs::write(&fifo, lines).unwrap();
+    std::fs::write(&fifo, tsv_lines()).unwrap();
     let start = std::time::Instant::now();
     loop {
         if let Some(status) = train.try_wait().unwrap() {
@@ -207,10 +207,7 @@ fn train_cached(flags: &[&str], cache: &Path, model: &Path, tsv: &Path) -> asser
 fn train_keeps_its_rows_in_a_cache_and_trains_from_it_until_the_input_changes() {
     let dir = tempfile::tempdir().unwrap();
     let tsv = dir.path().join("c.tsv");
-    let lines: String = corpus(false)
-        .iter()
-        .map(|d| format!("{}\t{}\n", d.labels[0], d.text))
-        .collect();
+    let lines = tsv_lines();
     std::fs::write(&tsv, &lines).unwrap();
     let cache = dir.path().join("rows.cache");
     let (plain, first, again) = (
