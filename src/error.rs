@@ -63,11 +63,19 @@ pub enum Error {
 }
 
 impl Error {
-    /// An I/O error on `path`.
+    /// An I/O error on `path`. A path that does not exist reads "no such file or folder"
+    /// whatever was being opened (a model, an input, a store), not the system's wording
+    /// for files alone.
     pub(crate) fn io(path: impl AsRef<Path>, source: std::io::Error) -> Self {
+        let error =
+            if source.kind() == std::io::ErrorKind::NotFound && source.raw_os_error().is_some() {
+                std::io::Error::new(std::io::ErrorKind::NotFound, "no such file or folder")
+            } else {
+                source
+            };
         Error::Io {
             path: path.as_ref().to_path_buf(),
-            error: source,
+            error,
         }
     }
 

@@ -1,7 +1,8 @@
 //! Hostile input and faults through the binary: closed pipes, label lines without a
 //! label (in train, eval and vectorize), foreign SVMlight labels, a byte-order mark, a
 //! stray latin-1 byte among UTF-8 lines, a
-//! vocabulary pruned to nothing, a held-out part that leaves nothing to learn or score.
+//! vocabulary pruned to nothing, a held-out part that leaves nothing to learn or score, and
+//! a missing model named in the words of a missing input.
 
 use crate::common::{bin, data, stderr_of_failure, stdout_of};
 use std::path::{Path, PathBuf};
@@ -325,4 +326,47 @@ fn reuters_sgml_read_wrongly_says_how_to_read_it() {
             .arg(&sgm),
     );
     assert!(err.contains("give the whole SGML folder"), "{err}");
+}
+
+#[test]
+fn a_missing_model_is_named_as_a_missing_input_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("gone.model");
+    let input = dir.path().join("gone.tsv");
+    let tsv = dir.path().join("c.tsv");
+    std::fs::write(&tsv, "a\tone two\nb\tthree four\n").unwrap();
+    let trained = dir.path().join("m");
+    crate::common::stdout_of(
+        crate::common::bin()
+            .args(["train", "-o"])
+            .arg(&trained)
+            .arg(&tsv),
+    );
+    let cases = [
+        (
+            vec![
+                "classify",
+                "-m",
+                model.to_str().unwrap(),
+                tsv.to_str().unwrap(),
+            ],
+            &model,
+        ),
+        (vec!["inspect", "-m", model.to_str().unwrap()], &model),
+        (
+            vec![
+                "classify",
+                "-m",
+                trained.to_str().unwrap(),
+                input.to_str().unwrap(),
+            ],
+            &input,
+        ),
+    ];
+    for (args, gone) in cases {
+        let err = stderr_of_failure(bin().args(&args));
+        let want = format!("{}: no such file or folder", gone.display());
+        assert!(err.contains(&want), "{args:?}: {err}");
+        assert!(!err.contains("os error"), "{err}");
+    }
 }

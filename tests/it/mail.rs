@@ -475,7 +475,10 @@ fn trec_online_protocol_counts_every_message() {
     );
     // Each missing message is named once, with the reason.
     let nope = dir.path().join("nope1").display().to_string();
-    assert!(err.contains(&format!("{nope}: No such file")), "{err}");
+    assert!(
+        err.contains(&format!("{nope}: no such file or folder")),
+        "{err}"
+    );
     assert!(!err.contains(&format!("{nope}: {nope}")), "{err}");
     assert!(!empty.exists());
 }
