@@ -28,6 +28,7 @@ pub(crate) use vectorize::count_df;
 pub use vectorize::{Vectorized, vectorize};
 pub use view::CsrView;
 pub(crate) use view::{RowAccess, RowTask, with_rows};
+pub(crate) use weighted::nb_two_classes;
 pub use weighted::{Geometry, GeometrySpec, Normalize, Weighted, Weighting, idf};
 
 /// Binary bag-of-words rows: sprs CSR with zero-sized values, sorted unique ids per row.

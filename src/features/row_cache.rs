@@ -55,6 +55,15 @@ impl Checksum {
     }
 }
 
+/// Feature ids as the files of the row cache store them: 4 bytes each, little-endian.
+pub(crate) fn le_bytes(ids: &[u32]) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(ids.len() * 4);
+    for &j in ids {
+        buf.extend_from_slice(&j.to_le_bytes());
+    }
+    buf
+}
+
 /// Writes rows one after another into a new cache file, which appears at its path only
 /// when [`commit`](RowCacheWriter::commit)ted.
 #[derive(Debug)]
@@ -91,12 +100,8 @@ impl RowCacheWriter {
         let ids = &ids[..indptr[indptr.len() - 1] - base];
         debug_assert!(ids.iter().all(|&j| (j as usize) < self.n_cols));
         self.sum.ids(ids);
-        let mut buf = Vec::with_capacity(ids.len() * 4);
-        for &j in ids {
-            buf.extend_from_slice(&j.to_le_bytes());
-        }
         self.out
-            .write_all(&buf)
+            .write_all(&le_bytes(ids))
             .map_err(|e| Error::io(&self.path, e))
     }
 

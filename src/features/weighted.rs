@@ -126,6 +126,26 @@ impl Geometry {
         Geometry::from_df(spec, &df, x.n_rows())
     }
 
+    /// Fits `spec` on training rows whose classes are `of_row` (indices into `classes`
+    /// classes): naive-Bayes ratios count each feature's rows per class, the positive
+    /// class being index 1 of two, and are refused for more classes; the other
+    /// weightings ignore the classes.
+    pub(crate) fn fit_classes<X: SparseRows>(
+        spec: GeometrySpec,
+        x: &X,
+        of_row: &[usize],
+        classes: usize,
+    ) -> Result<Geometry> {
+        if !matches!(spec.weighting, Weighting::Nb { .. }) {
+            return Ok(Geometry::fit(spec, x));
+        }
+        if classes != 2 {
+            return Err(nb_two_classes(classes));
+        }
+        let positive: Vec<bool> = of_row.iter().map(|&c| c == 1).collect();
+        Ok(Geometry::fit_labelled(spec, x, &positive))
+    }
+
     /// Fits `spec` on training rows of two classes, `positive[i]` saying whether row `i`
     /// is of the positive one: naive-Bayes weights count each feature's rows per class;
     /// the other weightings ignore the classes ([`Geometry::fit`]).
@@ -317,6 +337,14 @@ impl Geometry {
         };
         Weighted { x, weights, scales }
     }
+}
+
+/// Why naive-Bayes weighting is refused for `classes` classes or label sets.
+pub(crate) fn nb_two_classes(classes: usize) -> crate::Error {
+    crate::Error::Unsupported(format!(
+        "naive-Bayes weighting (--weighting nb) compares two classes; this corpus has \
+         {classes} (or several labels a document): use --weighting idf"
+    ))
 }
 
 /// The idf weight of a feature in `df` of `n` rows: ln((n+1)/(df+1)) + 1, smoothed as if

@@ -117,7 +117,7 @@ fn fit_label_set_parts<X: SparseRows>(
         cfg.geometry.weighting,
         crate::features::Weighting::Nb { .. }
     ) {
-        return Err(super::train::nb_two_classes(classes.len()));
+        return Err(crate::features::nb_two_classes(classes.len()));
     }
     let geometry = Geometry::fit(cfg.geometry, stored);
     let x = geometry.apply(stored);

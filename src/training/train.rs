@@ -5,7 +5,7 @@ use super::assemble::{Fit, Space, assemble, threshold_for};
 use crate::Result;
 use crate::eval::{Metrics, SpamMetrics};
 use crate::experiment::{Classes, Split, calibrate, fit_classes};
-use crate::features::{BinaryMatrix, Geometry, GeometrySpec, RowSubset, SparseRows, Weighting};
+use crate::features::{BinaryMatrix, Geometry, RowSubset, SparseRows, Weighting};
 use crate::features::{Vectorized, vectorize};
 use crate::input::Document;
 use crate::learn::AnyModel;
@@ -133,7 +133,7 @@ pub(crate) fn fit_parts<X: SparseRows>(
     let start = Instant::now();
     check_rows(stored.nnz(), stored.n_rows(), "rows", &inputs)?;
     check_width(stored.n_cols(), classes.len(), cfg)?;
-    let geometry = fit_geometry(cfg.geometry, stored, idx, classes.len())?;
+    let geometry = Geometry::fit_classes(cfg.geometry, stored, idx, classes.len())?;
     let x = &geometry.apply(stored);
     let fitted = match cfg.workers {
         Some(w) => super::fit_classes_mixed(&cfg.learner, x, idx, classes.len(), w)?,
@@ -249,7 +249,8 @@ pub fn cross_validate_documents(
 
 /// Cross-validates a training configuration on vectorized rows with their class indices
 /// (the rows of [`Trained::matrix`], or SVMlight rows). The geometry's idf weights are
-/// counted over all the rows, as the vocabulary is (their labels take no part).
+/// counted over all the rows, as the vocabulary is (their labels take no part);
+/// naive-Bayes ratios, which read the labels, over each split's training rows.
 pub fn cross_validate_rows<X: SparseRows>(
     x: &X,
     idx: &[usize],
@@ -272,37 +273,10 @@ pub fn cross_validate_rows<X: SparseRows>(
         .map(|s| {
             let train_idx: Vec<usize> = s.train.iter().map(|&i| idx[i]).collect();
             let rows = RowSubset::new(x, &s.train);
-            let geometry = fit_geometry(cfg.geometry, &rows, &train_idx, classes.len())?;
+            let geometry = Geometry::fit_classes(cfg.geometry, &rows, &train_idx, classes.len())?;
             let x = geometry.apply(x);
             crate::experiment::cross_validate(&cfg.learner, &x, target, std::slice::from_ref(s))
         })
         .collect::<Result<_>>()?;
     Ok(folds.into_iter().flatten().collect())
-}
-
-/// The geometry `spec` fitted on training rows whose classes are `idx` (of `classes`):
-/// naive-Bayes ratios count each feature's rows per class, the positive class being
-/// index 1 of two; they are refused for more classes.
-pub(crate) fn fit_geometry<X: SparseRows>(
-    spec: GeometrySpec,
-    x: &X,
-    idx: &[usize],
-    classes: usize,
-) -> Result<Geometry> {
-    if !matches!(spec.weighting, Weighting::Nb { .. }) {
-        return Ok(Geometry::fit(spec, x));
-    }
-    if classes != 2 {
-        return Err(nb_two_classes(classes));
-    }
-    let positive: Vec<bool> = idx.iter().map(|&c| c == 1).collect();
-    Ok(Geometry::fit_labelled(spec, x, &positive))
-}
-
-/// Why naive-Bayes weighting is refused for `classes` classes or label sets.
-pub(crate) fn nb_two_classes(classes: usize) -> crate::Error {
-    crate::Error::Unsupported(format!(
-        "naive-Bayes weighting (--weighting nb) compares two classes; this corpus has \
-         {classes} (or several labels a document): use --weighting idf"
-    ))
 }

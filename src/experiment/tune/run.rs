@@ -256,25 +256,18 @@ impl<'p> TuneRun<'p> {
         if !matches!(spec.weighting, Weighting::Nb { .. }) {
             return Ok(vec![Geometry::fit(spec, x)]);
         }
-        let of_row = match target {
-            Target::Classes(c) | Target::Ranked(c) if c.names.len() == 2 => c.of_row,
-            _ => {
-                return Err(crate::Error::Unsupported(
-                    "naive-Bayes weighting (--weighting nb) compares two classes; this \
-                     grid's corpus has more, or several labels a document"
-                        .into(),
-                ));
-            }
+        let (of_row, classes) = match target {
+            Target::Classes(c) | Target::Ranked(c) => (c.of_row, c.names.len()),
+            Target::Labels(l) => return Err(crate::features::nb_two_classes(l.names.len())),
         };
-        Ok(self
-            .splits
+        self.splits
             .par_iter()
             .map(|s| {
                 let rows = crate::features::RowSubset::new(x, &s.train);
-                let positive: Vec<bool> = s.train.iter().map(|&i| of_row[i] == 1).collect();
-                Geometry::fit_labelled(spec, &rows, &positive)
+                let of: Vec<usize> = s.train.iter().map(|&i| of_row[i]).collect();
+                Geometry::fit_classes(spec, &rows, &of, classes)
             })
-            .collect())
+            .collect()
     }
 
     /// The table: every row (a point never evaluated counts as skipped) and the best

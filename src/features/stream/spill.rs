@@ -9,6 +9,7 @@
 use super::{StreamVectorizer, dedup_rows, kept_vocabulary, rank_words};
 use super::{renumber_parallel, renumber_pruning};
 use crate::features::RowCacheWriter;
+use crate::features::row_cache::le_bytes;
 use crate::vocab::{VocabConfig, Vocabulary};
 use crate::{Error, Result};
 use std::fs::File;
@@ -51,17 +52,15 @@ impl Spill {
     }
 
     fn write(&mut self, ids: &[u32]) -> Result<()> {
-        let mut buf = Vec::with_capacity(ids.len() * 4);
         for &j in ids {
             let j = j as usize;
             if j >= self.df.len() {
                 self.df.resize(j + 1, 0);
             }
             self.df[j] += 1;
-            buf.extend_from_slice(&(j as u32).to_le_bytes());
         }
         self.out
-            .write_all(&buf)
+            .write_all(&le_bytes(ids))
             .map_err(|e| Error::io(&self.path, e))
     }
 }
