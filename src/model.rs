@@ -38,11 +38,15 @@ const HEADER: usize = 8 + 4 + 8 + 8;
 
 mod check;
 mod classify;
+mod explain;
 mod read;
 
 pub use classify::Decision;
 #[cfg(feature = "mail")]
-pub(crate) use classify::document_of;
+pub(crate) use classify::{document_of, refuse_empty_message};
+#[cfg(feature = "store")]
+pub(crate) use explain::hashed_names;
+pub use explain::{Contribution, Explanation};
 pub(crate) use read::MAX_MODEL_BYTES;
 
 /// What the model was trained on and how; shown by `inspect`.

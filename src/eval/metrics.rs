@@ -79,11 +79,20 @@ impl Metrics {
 
     /// A human-readable report: accuracy, a per-class table and the confusion matrix.
     pub fn to_text(&self) -> String {
+        format!(
+            "documents  {}\naccuracy   {:.4}\n{}",
+            self.documents(),
+            self.accuracy(),
+            self.tables_text()
+        )
+    }
+
+    /// The per-class table and the confusion matrix of [`Metrics::to_text`] alone, for
+    /// reports that give the count and accuracy their own way (a filter's spam block).
+    pub fn tables_text(&self) -> String {
         use std::fmt::Write;
         let mut s = String::new();
         let w = label_width(&self.classes);
-        let _ = writeln!(s, "documents  {}", self.documents());
-        let _ = writeln!(s, "accuracy   {:.4}", self.accuracy());
         let _ = writeln!(s, "\n{:w$}  precision  recall  f1      support", "class");
         for c in 0..self.classes.len() {
             let m = self.class(c);

@@ -5,7 +5,7 @@
 
 use crate::Result;
 use crate::input::Document;
-use crate::model::{ClassDecision, Model};
+use crate::model::{ClassDecision, Explanation, Model};
 use crate::text::Analyzer;
 
 /// A two-class filter that classifies messages: a [`Model`] or a store's snapshot.
@@ -22,9 +22,17 @@ pub trait Filter {
     /// The decision for each document (read under [`Filter::analyzer`]), in order.
     fn decide_documents(&self, docs: &[Document]) -> Result<Vec<ClassDecision>>;
 
+    /// The score above which a document is `classes()[1]` (where the filter decides).
+    fn threshold(&self) -> f32;
+
+    /// Why `doc` gets its verdict: its score taken apart into the bias and its features'
+    /// contributions, the same from a model file and from its store.
+    fn explain(&self, doc: &Document) -> Result<Explanation>;
+
     /// Classifies one raw message, parsed under the filter's mail rules (text otherwise).
     #[cfg(feature = "mail")]
     fn classify_mail(&self, raw: &[u8]) -> Result<crate::model::Decision> {
+        crate::model::refuse_empty_message(raw)?;
         let doc = crate::model::document_of(self.analyzer(), raw);
         let d = self.decide_documents(std::slice::from_ref(&doc))?.remove(0);
         Ok(crate::model::Decision {
@@ -49,5 +57,13 @@ impl Filter for Model {
 
     fn decide_documents(&self, docs: &[Document]) -> Result<Vec<ClassDecision>> {
         Ok(self.decide_rows(&self.text_rows(docs)?))
+    }
+
+    fn threshold(&self) -> f32 {
+        Model::threshold(self)
+    }
+
+    fn explain(&self, doc: &Document) -> Result<Explanation> {
+        self.explain_document(doc, None)
     }
 }

@@ -151,11 +151,7 @@ pub(super) fn list_dirs(dir: &Path) -> Result<(Jobs, Vec<(String, String)>)> {
     }
     classes.sort();
     if classes.is_empty() {
-        return Err(Error::parse(
-            dir,
-            None,
-            "no class folders (expected DIR/<class>/<files>)",
-        ));
+        return Err(Error::parse(dir, None, no_class_folders(dir)));
     }
     let mut fresh = Vec::new();
     for (class, path) in classes {
@@ -171,6 +167,36 @@ pub(super) fn list_dirs(dir: &Path) -> Result<(Jobs, Vec<(String, String)>)> {
         jobs.extend(walk.files.drain(..).map(|f| (Some(class.clone()), f)));
     }
     Ok((jobs, walk.skipped))
+}
+
+/// Why a folder without class folders cannot be read, with the format its files look like
+/// where they say it: Reuters-21578's `.sgm` files, line files, SVMlight vectors.
+fn no_class_folders(dir: &Path) -> String {
+    const EXPECTED: &str = "no class folders (expected DIR/<class>/<files>)";
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return EXPECTED.into();
+    };
+    let mut extensions: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let p = e.path();
+            p.extension()
+                .map(|x| x.to_string_lossy().to_ascii_lowercase())
+        })
+        .collect();
+    extensions.sort();
+    extensions.dedup();
+    let hint = |x: &str| extensions.iter().any(|e| e == x);
+    if hint("sgm") {
+        format!("{EXPECTED}; its .sgm files look like Reuters-21578: give --format reuters")
+    } else if hint("jsonl") || hint("tsv") || hint("svm") {
+        format!(
+            "{EXPECTED}; it holds line files (.jsonl, .tsv, .svm): give their paths, or \
+             --format"
+        )
+    } else {
+        EXPECTED.into()
+    }
 }
 
 /// Reads (label, file) pairs in parallel, keeping their order: each file's document, or

@@ -87,6 +87,7 @@ impl Model {
     /// ```
     #[cfg(feature = "mail")]
     pub fn classify_mail(&self, raw: &[u8]) -> Result<Decision> {
+        refuse_empty_message(raw)?;
         Ok(self.classify_documents(&[self.document(raw)])?.remove(0))
     }
 
@@ -178,9 +179,21 @@ impl Model {
 
     /// A text as the model's training documents were read: parsed as a mail message by
     /// a mail filter (with the `mail` feature), else taken as the body.
-    fn document(&self, bytes: &[u8]) -> Document {
+    pub(super) fn document(&self, bytes: &[u8]) -> Document {
         document_of(&self.analyzer, bytes)
     }
+}
+
+/// Refuses a raw message of no bytes (or only white space), as `rosenblatt classify`
+/// refuses it: there is no message to classify, and a verdict on nothing would be noise.
+#[cfg(feature = "mail")]
+pub(crate) fn refuse_empty_message(raw: &[u8]) -> Result<()> {
+    if raw.iter().all(u8::is_ascii_whitespace) {
+        return Err(Error::Data(
+            "an empty message: there is no message to classify".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// A text as a filter reading with `analyzer` reads it: parsed as a mail message under its

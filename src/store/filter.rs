@@ -12,6 +12,7 @@ use crate::features::Geometry;
 use crate::incremental::{DocTokens, label_of};
 use crate::input::Document;
 use crate::learn::{ClassDecision, Classifier, LinearModel};
+use crate::model::{Contribution, Explanation};
 use crate::text::Analyzer;
 use crate::{Error, Result, RowRef};
 
@@ -401,6 +402,46 @@ impl Snapshot<'_> {
     }
 }
 
+impl Snapshot<'_> {
+    /// Why `doc` gets its verdict, as [`crate::Model::explain`] gives it for the model
+    /// the store was made from: the message's entries, each record's weight times the
+    /// row's value under the store's geometry, and the bias.
+    pub fn explain(&self, doc: &Document) -> Result<Explanation> {
+        let h = &self.header;
+        let tokens = DocTokens::of(&h.analyzer, doc);
+        let f = Features::read(self.store, &self.txn, h, &tokens, &self.resident)?;
+        let (m, g) = f.local(h);
+        let ids = f.row();
+        let row = g.row(RowRef::binary(&ids));
+        let hashed = crate::model::hashed_names(&h.analyzer, doc);
+        let features = f
+            .entries
+            .iter()
+            .zip(row.iter())
+            .map(|(e, (k, value))| {
+                let weight = m.w[k as usize];
+                let feature = match (&e.word, &hashed) {
+                    (Some(w), _) => w.clone(),
+                    (None, Some(names)) => names
+                        .get(&e.record.id)
+                        .cloned()
+                        .unwrap_or_else(|| format!("#{}", e.record.id)),
+                    (None, None) => format!("#{}", e.record.id),
+                };
+                Contribution {
+                    feature,
+                    weight,
+                    value,
+                    contribution: weight * value,
+                }
+            })
+            .collect();
+        let score = m.score(row);
+        let class = usize::from(score > h.threshold);
+        Ok(Explanation::new(class, score, m.bias, features))
+    }
+}
+
 impl crate::incremental::Filter for Snapshot<'_> {
     fn analyzer(&self) -> &Analyzer {
         Snapshot::analyzer(self)
@@ -416,5 +457,13 @@ impl crate::incremental::Filter for Snapshot<'_> {
 
     fn decide_documents(&self, docs: &[Document]) -> Result<Vec<ClassDecision>> {
         docs.iter().map(|d| self.decide(d)).collect()
+    }
+
+    fn threshold(&self) -> f32 {
+        self.header.threshold
+    }
+
+    fn explain(&self, doc: &Document) -> Result<Explanation> {
+        Snapshot::explain(self, doc)
     }
 }

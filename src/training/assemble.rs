@@ -30,6 +30,9 @@ pub(crate) struct Fit {
     pub calibration: Option<Calibration>,
     /// The score above which a two-class model calls `classes[1]`.
     pub threshold: f32,
+    /// The training accuracy at score 0, where the model decides elsewhere (a filter's
+    /// threshold): shown beside the accuracy at the model's decision, not saved.
+    pub accuracy_at_zero: Option<f64>,
 }
 
 /// Where a model's rows come from.

@@ -235,6 +235,7 @@ where
             },
             calibration: None,
             threshold: 0.0,
+            accuracy_at_zero: None,
         };
         let model = assemble(&cfg, Space::Text(vocab), fit)?;
         Ok(Some(model))

@@ -85,6 +85,9 @@ pub struct Outcome {
     pub held_out: Option<Evaluated>,
     /// Each fold's metrics of the cross-validation.
     pub folds: Option<Vec<Metrics>>,
+    /// The training accuracy at score 0 where a two-class model decides elsewhere (a
+    /// filter, at P(spam) > 0.9): what the summary shows beside its own.
+    pub accuracy_at_zero: Option<f64>,
 }
 
 impl TrainingJob {
@@ -200,6 +203,7 @@ impl TrainingJob {
         };
         fit.meta.tuning = table;
         fit.meta.seconds = start.elapsed().as_secs_f64();
+        let accuracy_at_zero = fit.accuracy_at_zero;
         let trained = Trained {
             model: assemble(&cfg, Space::Text(vocab), fit)?,
             matrix,
@@ -228,6 +232,7 @@ impl TrainingJob {
             model: trained.model,
             held_out,
             folds,
+            accuracy_at_zero,
         })
     }
 
@@ -264,6 +269,7 @@ impl TrainingJob {
         // Vectorizing included, as for documents held whole.
         fit.meta.seconds = tokenizing + start.elapsed().as_secs_f64();
         Ok(Outcome {
+            accuracy_at_zero: fit.accuracy_at_zero,
             model: assemble(&cfg, Space::Text(vocab), fit)?,
             held_out: None,
             folds: None,
@@ -325,6 +331,7 @@ impl TrainingJob {
         fit.meta.seconds = start.elapsed().as_secs_f64();
         fit.meta.tuning = table;
         let space = Space::Indexed(x_train.n_cols());
+        let accuracy_at_zero = fit.accuracy_at_zero;
         let model = assemble(&cfg, space, fit)?;
         let held_out = split.as_ref().map(|s| {
             stage(Stage::Evaluating);
@@ -348,6 +355,7 @@ impl TrainingJob {
             model,
             held_out,
             folds,
+            accuracy_at_zero,
         })
     }
 

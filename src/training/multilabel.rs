@@ -154,6 +154,7 @@ fn fit_label_set_parts<X: SparseRows>(
         meta,
         calibration: None,
         threshold: 0.0,
+        accuracy_at_zero: None,
     })
 }
 

@@ -8,7 +8,6 @@ use crate::experiment::{Classes, Split, calibrate, fit_classes};
 use crate::features::{BinaryMatrix, Geometry, RowSubset, SparseRows, Weighting};
 use crate::features::{Vectorized, vectorize};
 use crate::input::Document;
-use crate::learn::AnyModel;
 use crate::model::{ClassDecision, Metadata, Model, Predictor, decide_at};
 use crate::theory;
 use crate::vocab::Vocabulary;
@@ -151,8 +150,9 @@ pub(crate) fn fit_parts<X: SparseRows>(
         _ => None,
     };
     let fit_seconds = start.elapsed().as_secs_f64();
+    // Every two-class model, kernel ones too, gets its probability from out-of-fold scores.
     let (calibration, threshold) = match &predictor {
-        Predictor::Binary(AnyModel::Linear(_) | AnyModel::Logistic(_)) => {
+        Predictor::Binary(_) => {
             let calibration = calibrate(&cfg.learner, x, idx)?;
             let t = threshold_for(&predictor, calibration.as_ref(), cfg.threshold);
             (calibration, t)
@@ -165,10 +165,18 @@ pub(crate) fn fit_parts<X: SparseRows>(
         .into_par_iter()
         .filter(|&i| decide_at(&predictor, threshold, x.row(i)).class == idx[i])
         .count();
+    let n = idx.len().max(1) as f64;
+    let accuracy_at_zero = (threshold != 0.0).then(|| {
+        let at_zero = (0..x.n_rows())
+            .into_par_iter()
+            .filter(|&i| decide_at(&predictor, 0.0, x.row(i)).class == idx[i])
+            .count();
+        at_zero as f64 / n
+    });
     let meta = Metadata {
         theory,
         fit_seconds,
-        training_accuracy: correct as f64 / idx.len().max(1) as f64,
+        training_accuracy: correct as f64 / n,
         seconds: start.elapsed().as_secs_f64(),
         ..training_metadata(cfg, inputs, idx.len(), x.nnz(), report)
     };
@@ -179,6 +187,7 @@ pub(crate) fn fit_parts<X: SparseRows>(
         meta,
         calibration,
         threshold,
+        accuracy_at_zero,
     })
 }
 

@@ -37,7 +37,18 @@ fn matrix<'py>(py: Python<'py>, n: usize, k: usize, v: Vec<f32>) -> Bound<'py, P
         .into_pyarray(py)
 }
 
+/// An explanation as Python receives it: label, score, bias and the contributions.
+type Explained = (String, f32, f32, Vec<(String, f32, f32, f32)>);
+
 impl NativeModel {
+    /// `e` as Python receives it.
+    fn explained(&self, e: rosenblatt::model::Explanation) -> Explained {
+        let features = e.features.into_iter();
+        let features = features.map(|c| (c.feature, c.weight, c.value, c.contribution));
+        let label = self.model.classes()[e.class].clone();
+        (label, e.score, e.bias, features.collect())
+    }
+
     fn wrap(model: Model) -> NativeModel {
         NativeModel {
             model,
@@ -336,6 +347,33 @@ impl NativeModel {
             .into_iter()
             .map(|d| (d.label, d.score))
             .collect())
+    }
+
+    /// Why a text gets its verdict (or class `class_name`'s score, for models of three
+    /// classes or more): `(label, score, bias, [(feature, weight, value, contribution)])`,
+    /// strongest first, as `classify --explain` lists it.
+    #[pyo3(signature = (text, class_name=None))]
+    fn explain(
+        &self,
+        py: Python<'_>,
+        text: String,
+        class_name: Option<String>,
+    ) -> PyResult<Explained> {
+        let e = py
+            .detach(|| match &class_name {
+                Some(c) => self.model.explain_class(&text, c),
+                None => self.model.explain(&text),
+            })
+            .map_err(to_py)?;
+        Ok(self.explained(e))
+    }
+
+    /// [`NativeModel::explain`] of one raw message, read under the model's mail rules.
+    fn explain_mail(&self, py: Python<'_>, message: Vec<u8>) -> PyResult<Explained> {
+        let e = py
+            .detach(|| self.model.explain_mail(&message))
+            .map_err(to_py)?;
+        Ok(self.explained(e))
     }
 
     /// The model file's bytes (header, checksum, payload), as `rosenblatt train` saves.

@@ -13,8 +13,9 @@ def test_readme_example_runs(cli, tmp_path):
     block = readme[readme.index("## From Python"):].split("```python\n", 1)[1].split("```", 1)[0]
     shipped = ROOT / "corpora" / "spamassassin"
     cli("train", "--spam", shipped / "spam", "--ham", shipped / "ham", "-o", tmp_path / "spam.model")
-    message = sorted((shipped / "spam").iterdir())[0]
-    (tmp_path / "message.eml").write_bytes(message.read_bytes())
+    offer = tmp_path / "tests" / "data" / "mail" / "offer.eml"
+    offer.parent.mkdir(parents=True)
+    offer.write_bytes((ROOT / "tests" / "data" / "mail" / "offer.eml").read_bytes())
     out = io.StringIO()
     cwd = os.getcwd()
     os.chdir(tmp_path)

@@ -33,6 +33,7 @@ macro_rules! errln {
 }
 
 mod commands;
+mod explain;
 mod flags;
 mod load;
 mod model_lock;

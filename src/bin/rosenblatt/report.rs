@@ -163,6 +163,8 @@ pub struct TrainSummary<'a> {
     pub spam: Option<SpamMetrics>,
     /// Each fold's cross-validation accuracy.
     pub folds: Option<Vec<f64>>,
+    /// The training accuracy at score 0, for a two-class model that decides elsewhere.
+    pub accuracy_at_zero: Option<f64>,
 }
 
 /// Prints `train`'s summary of model `m`.
@@ -183,6 +185,7 @@ pub fn train_summary(m: &Model, s: &TrainSummary) -> std::io::Result<()> {
             "updates": meta.report.updates,
             "converged": meta.report.converged,
             "training_accuracy": meta.training_accuracy,
+            "training_accuracy_at_zero": s.accuracy_at_zero,
             "seconds": meta.seconds,
             "fit_seconds": meta.fit_seconds,
             "theory": meta.theory,
@@ -221,7 +224,13 @@ pub fn train_summary(m: &Model, s: &TrainSummary) -> std::io::Result<()> {
     if let Some(c) = meta.report.converged {
         outln!("converged      {}", if c { "yes" } else { "no" });
     }
-    outln!("training acc   {:.4}", meta.training_accuracy);
+    match (s.accuracy_at_zero, threshold(m)) {
+        (Some(zero), Some(at)) => outln!(
+            "training acc   {:.4} deciding {at}; {zero:.4} at score > 0",
+            meta.training_accuracy
+        ),
+        _ => outln!("training acc   {:.4}", meta.training_accuracy),
+    }
     if let Some(t) = &meta.theory {
         theory(t)?;
     }
@@ -239,10 +248,11 @@ pub fn train_summary(m: &Model, s: &TrainSummary) -> std::io::Result<()> {
             "\nheld-out evaluation ({:.0}% of the documents, seed {seed}):",
             frac * 100.0
         );
-        if let Some(sp) = &s.spam {
-            outln!("{}", sp.to_text());
+        match &s.spam {
+            // One block: the spam figures count the messages and the accuracy once.
+            Some(sp) => out!("{}{}", sp.to_text(), h.tables_text()),
+            None => out!("{}", h.to_text()),
         }
-        out!("{}", h.to_text());
     }
     if let Some(f) = &s.folds {
         let mean = f.iter().sum::<f64>() / f.len() as f64;
@@ -266,13 +276,13 @@ pub fn labels(
     labels: &[(usize, f32)],
     probability: Option<f32>,
 ) -> std::io::Result<()> {
-    let names: Vec<&str> = labels
-        .iter()
-        .map(|l| model.classes()[l.0].as_str())
-        .collect();
-    let scores: Vec<f32> = labels.iter().map(|l| l.1).collect();
     match format {
         OutputFormat::Tsv => {
+            let names: Vec<&str> = labels
+                .iter()
+                .map(|l| model.classes()[l.0].as_str())
+                .collect();
+            let scores: Vec<f32> = labels.iter().map(|l| l.1).collect();
             let s: Vec<String> = scores.iter().map(f32::to_string).collect();
             writeln!(
                 out,
@@ -282,22 +292,36 @@ pub fn labels(
                 s.join(",")
             )
         }
-        OutputFormat::Jsonl => {
-            let mut v = serde_json::json!({
-                "id": id,
-                "label": names.first(),
-                "score": scores.first(),
-            });
-            if let Some(p) = probability {
-                v["probability"] = serde_json::json!(p);
-            }
-            if matches!(model.predictor(), Predictor::MultiLabel(_)) {
-                v["labels"] = serde_json::json!(names);
-                v["scores"] = serde_json::json!(scores);
-            }
-            writeln!(out, "{v}")
-        }
+        OutputFormat::Jsonl => writeln!(out, "{}", labels_json(model, id, labels, probability)),
     }
+}
+
+/// The JSON object of [`labels`]: id, best label and score, P where the model has one,
+/// and for multi-label models every label and score.
+pub fn labels_json(
+    model: &Model,
+    id: &str,
+    labels: &[(usize, f32)],
+    probability: Option<f32>,
+) -> serde_json::Value {
+    let names: Vec<&str> = labels
+        .iter()
+        .map(|l| model.classes()[l.0].as_str())
+        .collect();
+    let scores: Vec<f32> = labels.iter().map(|l| l.1).collect();
+    let mut v = serde_json::json!({
+        "id": id,
+        "label": names.first(),
+        "score": scores.first(),
+    });
+    if let Some(p) = probability {
+        v["probability"] = serde_json::json!(p);
+    }
+    if matches!(model.predictor(), Predictor::MultiLabel(_)) {
+        v["labels"] = serde_json::json!(names);
+        v["scores"] = serde_json::json!(scores);
+    }
+    v
 }
 
 /// `s` as one field of a tab-separated line: a backslash, tab, line feed or carriage

@@ -20,13 +20,15 @@ from ._estimators import (
     PassiveAggressive,
     Perceptron,
 )
-from ._load import Decision, Model, load
+from ._load import Contribution, Decision, Explanation, Model, load
 from ._rosenblatt import __version__, learner_names
 from ._vectorizer import Vectorizer
 
 __all__ = [
     "AveragedPerceptron",
+    "Contribution",
     "Decision",
+    "Explanation",
     "KernelPerceptron",
     "LogisticRegression",
     "Model",

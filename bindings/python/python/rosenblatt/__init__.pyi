@@ -25,23 +25,29 @@ class _Classifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X: ArrayLike) -> npt.NDArray[np.float64]: ...
     def save(self, path: Union[str, PathLike[str]]) -> None: ...
 
+class _Calibrated:
+    calibrate: bool
+    def predict_proba(self, X: ArrayLike) -> npt.NDArray[np.float64]: ...
+    def predict_log_proba(self, X: ArrayLike) -> npt.NDArray[np.float64]: ...
+
 class _Online:
     def partial_fit(self, X: ArrayLike, y: npt.ArrayLike,
                     classes: Optional[npt.ArrayLike] = None) -> Any: ...
 
-class Perceptron(_Online, _Classifier):
+class Perceptron(_Calibrated, _Online, _Classifier):
     def __init__(self, mode: str = "batch", epochs: int = 10, eta: float = 1.0,
                  bias: str = "augmented", shuffle: bool = True, rounds: Optional[int] = None,
-                 patience: Optional[int] = None, random_state: Any = None) -> None: ...
+                 patience: Optional[int] = None, random_state: Any = None,
+                 calibrate: bool = False) -> None: ...
 
-class AveragedPerceptron(_Classifier):
+class AveragedPerceptron(_Calibrated, _Classifier):
     def __init__(self, epochs: int = 10, fit_intercept: bool = True, shuffle: bool = True,
-                 random_state: Any = None) -> None: ...
+                 random_state: Any = None, calibrate: bool = False) -> None: ...
 
-class PassiveAggressive(_Online, _Classifier):
+class PassiveAggressive(_Calibrated, _Online, _Classifier):
     def __init__(self, C: float = 1.0, epochs: int = 7, average: bool = True,
                  fit_intercept: bool = True, shuffle: bool = True,
-                 random_state: Any = None) -> None: ...
+                 random_state: Any = None, calibrate: bool = False) -> None: ...
 
 class LogisticRegression(_Online, _Classifier):
     def __init__(self, eta: float = 1.0, epochs: int = 10, l2: float = 1e-5,
@@ -51,11 +57,11 @@ class LogisticRegression(_Online, _Classifier):
     def predict_proba(self, X: ArrayLike) -> npt.NDArray[np.float64]: ...
     def predict_log_proba(self, X: ArrayLike) -> npt.NDArray[np.float64]: ...
 
-class KernelPerceptron(_Classifier):
+class KernelPerceptron(_Calibrated, _Classifier):
     def __init__(self, kernel: str = "linear", degree: int = 2, coef0: float = 1.0,
                  gamma: float = 1.0, mode: str = "batch", epochs: int = 10,
                  bias: str = "augmented", averaging: str = "none", shuffle: bool = True,
-                 random_state: Any = None) -> None: ...
+                 random_state: Any = None, calibrate: bool = False) -> None: ...
 
 class Vectorizer(TransformerMixin, BaseEstimator):
     n_features_out_: int
@@ -74,6 +80,18 @@ class Decision(NamedTuple):
     label: str
     score: float
 
+class Contribution(NamedTuple):
+    feature: str
+    weight: float
+    value: float
+    contribution: float
+
+class Explanation(NamedTuple):
+    label: str
+    score: float
+    bias: float
+    features: list[Contribution]
+
 class Model:
     path: Any
     @property
@@ -90,5 +108,6 @@ class Model:
     def labels(self, texts: Union[str, bytes, Iterable[Union[str, bytes]]]) -> Union[list[Decision], list[list[Decision]]]: ...
     def classify_mail(self, messages: Union[str, bytes, Iterable[Union[str, bytes]]]) -> Union[Decision, list[Decision]]: ...
     def probability(self, texts: Union[str, bytes, Iterable[Union[str, bytes]]]) -> Union[float, list[float]]: ...
+    def explain(self, text: Union[str, bytes], class_name: Optional[str] = None) -> Explanation: ...
 
 def load(path: Union[str, bytes, PathLike[str], PathLike[bytes]]) -> Model: ...

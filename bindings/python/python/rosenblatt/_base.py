@@ -12,6 +12,7 @@ import numpy as np
 from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -254,6 +255,55 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
             if seen and hasattr(self, "_online_args"):
                 rule, c, eta, _ = self._online_args()
                 self._native.restore_seen(seen, rule, c, eta)
+
+
+def _calibrated(est):
+    """Whether the estimator was asked for calibrated probabilities."""
+    return getattr(est, "calibrate", False) is True
+
+
+class CalibratedMixin:
+    """``calibrate=True``: ``predict_proba`` gives P(class | x) of a two-class model as
+    ``rosenblatt train`` fits it (Platt's sigmoid on out-of-fold scores of the training
+    rows, five stratified folds), and ``predict`` decides where that probability passes
+    ½, as scikit-learn's ``CalibratedClassifierCV`` does. Without it (the default) the
+    estimator decides at score 0 and has no ``predict_proba``."""
+
+    def _positive_probability(self, X):
+        check_is_fitted(self)
+        if self._multilabel or len(self.classes_) != 2:
+            raise ValueError(
+                f"calibrate=True gives probabilities of two classes, and this model has "
+                f"{len(self.classes_)}{' labels' if self._multilabel else ''}"
+            )
+        scores = self.decision_function(X).astype(np.float32)
+        with _held(self):
+            p = self._native.probability(scores.tolist())
+        if p is None:
+            raise ValueError(
+                "this model holds no calibration: a class had fewer than two samples, or "
+                "it learned by partial_fit alone (fit computes the calibration)"
+            )
+        return np.asarray(p, dtype=np.float64)
+
+    @available_if(_calibrated)
+    def predict_proba(self, X):
+        """P(class | x) for both classes, shape ``(n_samples, 2)`` (with
+        ``calibrate=True``)."""
+        p = self._positive_probability(X)
+        return np.column_stack([1.0 - p, p])
+
+    @available_if(_calibrated)
+    def predict_log_proba(self, X):
+        """The natural logarithm of ``predict_proba``."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """The classes; with ``calibrate=True`` the one of probability above ½."""
+        if not _calibrated(self):
+            return super().predict(X)
+        return self.classes_[(self._positive_probability(X) > 0.5).astype(np.int64)]
 
 
 class OnlineMixin:

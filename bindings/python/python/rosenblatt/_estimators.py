@@ -2,7 +2,15 @@
 settings, exactly as ``rosenblatt train``'s flags do (same names where they can be:
 ``mode``, ``epochs``, ``eta``, ``bias``, ``C``, ``l2``, ``solver``, ``kernel``)."""
 
-from ._base import OnlineMixin, RosenblattClassifier, _boolean, _non_negative, _one_of, _positive
+from ._base import (
+    CalibratedMixin,
+    OnlineMixin,
+    RosenblattClassifier,
+    _boolean,
+    _non_negative,
+    _one_of,
+    _positive,
+)
 
 _MODES = ("online", "batch", "converge", "random")
 _BIASES = ("none", "augmented", "r2")
@@ -12,7 +20,7 @@ def _on_off(fit_intercept):
     return "augmented" if fit_intercept else "none"
 
 
-class Perceptron(OnlineMixin, RosenblattClassifier):
+class Perceptron(CalibratedMixin, OnlineMixin, RosenblattClassifier):
     """Rosenblatt's perceptron: w ← w + η·y·x on each mistake (y·(w·x + b) ≤ 0).
 
     mode: "online" (one predict-then-learn pass), "batch" (``epochs`` passes),
@@ -20,8 +28,9 @@ class Perceptron(OnlineMixin, RosenblattClassifier):
     (``rounds`` seeded draws, default 10 per row; stops after ``patience`` draws without
     an update when given). bias: "none", "augmented" (a constant feature 1) or "r2"
     (b ← b + η·y·R², R the largest row norm). shuffle: a fresh seeded order each pass.
-    random_state: the seed (None: 42, the command line's default). Several classes are
-    fitted one-vs-rest."""
+    random_state: the seed (None: 42, the command line's default). calibrate: give
+    ``predict_proba`` for two classes, as the command line fits it (see
+    ``CalibratedMixin``). Several classes are fitted one-vs-rest."""
 
     _online_rule = "perceptron"
 
@@ -35,7 +44,9 @@ class Perceptron(OnlineMixin, RosenblattClassifier):
         rounds=None,
         patience=None,
         random_state=None,
+        calibrate=False,
     ):
+        self.calibrate = calibrate
         self.mode = mode
         self.epochs = epochs
         self.eta = eta
@@ -46,6 +57,7 @@ class Perceptron(OnlineMixin, RosenblattClassifier):
         self.random_state = random_state
 
     def _check_params(self):
+        _boolean("calibrate", self.calibrate)
         _one_of("mode", self.mode, _MODES)
         _one_of("bias", self.bias, _BIASES)
         _positive("epochs", self.epochs, integer=True)
@@ -76,20 +88,25 @@ class Perceptron(OnlineMixin, RosenblattClassifier):
         return s
 
 
-class AveragedPerceptron(RosenblattClassifier):
+class AveragedPerceptron(CalibratedMixin, RosenblattClassifier):
     """The averaged perceptron: the perceptron's weights averaged over every visit of
     every pass (Freund and Schapire), far steadier than the last weights.
 
     epochs: passes over the rows. fit_intercept: learn a bias (a constant feature 1).
-    shuffle: a fresh seeded order each pass. random_state: the seed (None: 42)."""
+    shuffle: a fresh seeded order each pass. random_state: the seed (None: 42).
+    calibrate: give ``predict_proba`` for two classes, as the command line fits it."""
 
-    def __init__(self, epochs=10, fit_intercept=True, shuffle=True, random_state=None):
+    def __init__(
+        self, epochs=10, fit_intercept=True, shuffle=True, random_state=None, calibrate=False
+    ):
+        self.calibrate = calibrate
         self.epochs = epochs
         self.fit_intercept = fit_intercept
         self.shuffle = shuffle
         self.random_state = random_state
 
     def _check_params(self):
+        _boolean("calibrate", self.calibrate)
         _positive("epochs", self.epochs, integer=True)
         _boolean("fit_intercept", self.fit_intercept)
         _boolean("shuffle", self.shuffle)
@@ -105,20 +122,29 @@ class AveragedPerceptron(RosenblattClassifier):
         }
 
 
-class PassiveAggressive(OnlineMixin, RosenblattClassifier):
+class PassiveAggressive(CalibratedMixin, OnlineMixin, RosenblattClassifier):
     """Passive-Aggressive PA-I (Crammer et al.): after each row with margin below 1, the
     smallest step that fixes it, capped at ``C``; averaged by default. This is
     ``rosenblatt train``'s default learner.
 
     C: the cap on a step. epochs: passes. average: return the averaged weights.
     fit_intercept: learn a bias. shuffle: a fresh seeded order each pass. random_state:
-    the seed (None: 42)."""
+    the seed (None: 42). calibrate: give ``predict_proba`` for two classes, as the
+    command line fits it."""
 
     _online_rule = "pa"
 
     def __init__(
-        self, C=1.0, epochs=7, average=True, fit_intercept=True, shuffle=True, random_state=None
+        self,
+        C=1.0,
+        epochs=7,
+        average=True,
+        fit_intercept=True,
+        shuffle=True,
+        random_state=None,
+        calibrate=False,
     ):
+        self.calibrate = calibrate
         self.C = C
         self.epochs = epochs
         self.average = average
@@ -127,6 +153,7 @@ class PassiveAggressive(OnlineMixin, RosenblattClassifier):
         self.random_state = random_state
 
     def _check_params(self):
+        _boolean("calibrate", self.calibrate)
         _positive("C", self.C)
         _positive("epochs", self.epochs, integer=True)
         for name in ("average", "fit_intercept", "shuffle"):
@@ -227,13 +254,14 @@ class LogisticRegression(OnlineMixin, RosenblattClassifier):
             return np.log(self.predict_proba(X))
 
 
-class KernelPerceptron(RosenblattClassifier):
+class KernelPerceptron(CalibratedMixin, RosenblattClassifier):
     """The dual (kernel) perceptron, for small corpora: f(x) = Σ αᵢ yᵢ K(xᵢ, x) + b.
 
     kernel: "linear" (x·z), "poly" ((x·z + coef0)^degree) or "rbf"
     (exp(−gamma·‖x − z‖²)). mode, epochs, bias, shuffle: as for ``Perceptron`` (bias
     "none" or "augmented"). averaging: "none" (the last hypothesis), "averaged" or
-    "voted". random_state: the seed (None: 42)."""
+    "voted". random_state: the seed (None: 42). calibrate: give ``predict_proba`` for
+    two classes, as the command line fits it."""
 
     def __init__(
         self,
@@ -247,7 +275,9 @@ class KernelPerceptron(RosenblattClassifier):
         averaging="none",
         shuffle=True,
         random_state=None,
+        calibrate=False,
     ):
+        self.calibrate = calibrate
         self.kernel = kernel
         self.degree = degree
         self.coef0 = coef0
@@ -260,6 +290,7 @@ class KernelPerceptron(RosenblattClassifier):
         self.random_state = random_state
 
     def _check_params(self):
+        _boolean("calibrate", self.calibrate)
         _one_of("kernel", self.kernel, ("linear", "poly", "rbf"))
         _one_of("mode", self.mode, ("online", "batch", "converge"))
         _one_of("bias", self.bias, ("none", "augmented"))

@@ -11,6 +11,15 @@ Decision = namedtuple("Decision", ["label", "score"])
 Decision.__doc__ = """A model's answer for one text: the label and the score behind it
 (w·x + b for linear models, compared with the model's threshold for two classes)."""
 
+Contribution = namedtuple("Contribution", ["feature", "weight", "value", "contribution"])
+Contribution.__doc__ = """One feature's part in a score: its weight, its value in the text's row
+under the model's geometry, and weight × value, what it adds to the score."""
+
+Explanation = namedtuple("Explanation", ["label", "score", "bias", "features"])
+Explanation.__doc__ = """Why a text got its verdict: the explained label's score, the bias and
+each feature's Contribution, strongest first; the bias plus the contributions add up to
+the score."""
+
 
 _BYTES = (bytes, bytearray, memoryview)
 
@@ -110,22 +119,37 @@ class Model:
         out = [Decision(*d) for d in self._native.classify_mail(batch)]
         return out[0] if one else out
 
+    def explain(self, text, class_name=None):
+        """Why one text (str or bytes; a raw message for a mail filter) gets its verdict, as
+        ``rosenblatt classify --explain`` lists it: an Explanation of the decided label's
+        score, or of ``class_name``'s for models of three classes or more."""
+        if self.reads_mail:
+            if class_name is not None:
+                raise ValueError(f"{os.fspath(self.path)}: a filter has one score, positive "
+                                 "for spam and negative for ham; leave out class_name")
+            e = self._native.explain_mail(_as_message(text))
+        else:
+            t = _as_text(text)
+            e = self._named(lambda b: self._native.explain(b[0], class_name), [t])
+        label, score, bias, features = e
+        return Explanation(label, score, bias, [Contribution(*c) for c in features])
+
     def probability(self, texts):
         """P(the second class) for one text (str or bytes), or a list of them for an
         iterable of texts: what ``rosenblatt classify --format jsonl`` reports, e.g.
         P(spam) of a mail filter (which calls a message spam above 0.9 by default). Two-class
         models give one: every linear one ``train`` fits records a calibration, and a logistic
         model's scores are log-odds. A ValueError, whatever the texts, for models of more
-        classes and for two-class models without a calibration (kernel models, files
-        written before it was recorded, filters trained over processes)."""
+        classes and for two-class models without a calibration (files written before it
+        was recorded, filters trained over processes)."""
         if self._native.probability([0.0]) is None:
             k = len(self.classes)
             why = (f"a model of {k} classes gives no probability" if k != 2 else
                    "a multi-label model gives a probability per label: see labels()"
                    if self._native.kind().startswith("multilabel") else
-                   "this model holds no calibration (a kernel model, a class of fewer than two "
-                   "documents, a file written before calibrations were recorded, or one "
-                   "trained over processes)")
+                   "this model holds no calibration (a class of fewer than two documents, a "
+                   "file written before calibrations were recorded, or one trained over "
+                   "processes)")
             raise ValueError(f"{os.fspath(self.path)}: {why}")
         decisions = self.classify(texts)
         one = isinstance(decisions, Decision)

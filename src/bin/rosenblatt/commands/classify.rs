@@ -3,13 +3,14 @@
 //! spam filters go to [`super::classify_mail`]. Documents and rows are read, scored and
 //! written a batch at a time, so memory holds the model and a few batches, not the input.
 
-use crate::flags::ClassifyPlan;
+use crate::explain;
+use crate::flags::{ClassifyPlan, OutputFormat};
 use crate::load::{self, with_rows};
 use crate::report;
 use anyhow::{Context, Result, bail};
 use rosenblatt::features::svmlight::SvmData;
 use rosenblatt::input::{DocStream, Document, decode_text};
-use rosenblatt::model::{FeatureSpace, Model};
+use rosenblatt::model::{FeatureSpace, Model, Predictor};
 use rosenblatt::store::Store;
 use rosenblatt::training;
 use std::io::{BufWriter, Write};
@@ -99,8 +100,34 @@ fn write_documents(
     // Each document's labels (one, or all above threshold for multi-label models) with
     // their scores, probabilities where the model has them.
     let (decisions, probabilities) = training::labels_and_probabilities(model, &x);
-    let ids = docs.iter().map(|d| d.id.as_str());
-    write_lines(out, plan, model, ids, &decisions, &probabilities)
+    let Some(x) = &plan.explain else {
+        let ids = docs.iter().map(|d| d.id.as_str());
+        return write_lines(out, plan, model, ids, &decisions, &probabilities);
+    };
+    let class = match &x.class {
+        Some(name) => Some(model.class_to_explain(name)?),
+        None => None,
+    };
+    for ((d, labels), &p) in docs.iter().zip(&decisions).zip(&probabilities) {
+        let e = model.explain_document(d, class)?;
+        let classes = model.classes();
+        match plan.output {
+            OutputFormat::Tsv => {
+                report::labels(out, plan.output, model, &d.id, labels, p)?;
+                let at = matches!(model.predictor(), Predictor::Binary(_)).then(|| {
+                    let p = |s| model.probability(s);
+                    explain::decides_at(classes, model.threshold(), p, e.score)
+                });
+                explain::table(out, &e, classes, at.as_deref(), x.top)?;
+            }
+            OutputFormat::Jsonl => {
+                let mut v = report::labels_json(model, &d.id, labels, p);
+                explain::add_json(&mut v, &e, classes);
+                writeln!(out, "{v}")?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `classify` on SVMlight rows, for a model trained on vectors, `--batch` rows at a time
@@ -110,6 +137,9 @@ fn write_documents(
 fn svmlight(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
     if plan.filter() {
         bail!("the spam-filter options apply to mail models, not SVMlight vectors");
+    }
+    if plan.explain.is_some() {
+        bail!("--explain takes documents apart into their words; SVMlight rows have none");
     }
     let paths = &plan.documents.paths;
     if paths.iter().any(|p| p.as_os_str() == "-") {

@@ -4,6 +4,7 @@
 //! The filter is a model file or a store, whose read transaction looks up only each
 //! message's features.
 
+use crate::explain;
 use crate::flags::{ClassifyPlan, OutputFormat, Unsure};
 use crate::load;
 use anyhow::{Result, bail};
@@ -85,9 +86,33 @@ pub fn run(a: &ClassifyPlan, filter: &dyn Filter) -> Result<ExitCode> {
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     } else {
+        if a.explain.as_ref().is_some_and(|x| x.class.is_some()) {
+            bail!(
+                "{}: a filter has one score, positive for spam and negative for ham; \
+                 leave out --explain-class",
+                a.model.display()
+            );
+        }
         for (d, dec) in corpus.docs.iter().zip(&decisions) {
             let p = filter.probability(dec.score);
-            writeln!(out, "{}", line(a, classes, &d.id, dec, p))?;
+            let Some(x) = &a.explain else {
+                writeln!(out, "{}", line(a, classes, &d.id, dec, p))?;
+                continue;
+            };
+            let e = filter.explain(d)?;
+            match a.output {
+                OutputFormat::Tsv => {
+                    writeln!(out, "{}", line(a, classes, &d.id, dec, p))?;
+                    let t = filter.threshold();
+                    let at = explain::decides_at(classes, t, |s| filter.probability(s), dec.score);
+                    explain::table(&mut out, &e, classes, Some(&at), x.top)?;
+                }
+                OutputFormat::Jsonl => {
+                    let mut v = json_line(a, classes, &d.id, dec, p);
+                    explain::add_json(&mut v, &e, classes);
+                    writeln!(out, "{v}")?;
+                }
+            }
         }
     }
     out.flush()?;
@@ -147,15 +172,27 @@ pub fn line(
     d: &ClassDecision,
     probability: Option<f32>,
 ) -> String {
-    let (v, _) = verdict(a, classes, d, probability);
     match a.output {
-        OutputFormat::Tsv => format!("{}\t{v}\t{}", crate::report::tsv_field(id), d.score),
-        OutputFormat::Jsonl => {
-            let mut o = serde_json::json!({"id": id, "label": v, "score": d.score});
-            if let Some(p) = probability {
-                o["probability"] = p.into();
-            }
-            o.to_string()
+        OutputFormat::Tsv => {
+            let (v, _) = verdict(a, classes, d, probability);
+            format!("{}\t{v}\t{}", crate::report::tsv_field(id), d.score)
         }
+        OutputFormat::Jsonl => json_line(a, classes, id, d, probability).to_string(),
     }
+}
+
+/// The JSON object of [`line`]: id, verdict, score and P(spam) where the filter has one.
+fn json_line(
+    a: &ClassifyPlan,
+    classes: &[String],
+    id: &str,
+    d: &ClassDecision,
+    probability: Option<f32>,
+) -> serde_json::Value {
+    let (v, _) = verdict(a, classes, d, probability);
+    let mut o = serde_json::json!({"id": id, "label": v, "score": d.score});
+    if let Some(p) = probability {
+        o["probability"] = p.into();
+    }
+    o
 }

@@ -129,7 +129,8 @@ pub fn print_filter(
         if let Some(l) = loss {
             outln!("log-loss       {l:.4} (of its probabilities)");
         }
-        out!("{}\n{}", spam.to_text(), metrics.to_text());
+        // One block: the spam figures count the messages and the accuracy once.
+        out!("{}{}", spam.to_text(), metrics.tables_text());
     }
     Ok(())
 }

@@ -83,6 +83,7 @@ fn train_report(
             .folds
             .as_ref()
             .map(|f| f.iter().map(Metrics::accuracy).collect()),
+        accuracy_at_zero: out.accuracy_at_zero,
     };
     report::train_summary(&out.model, &summary)?;
     if let Some(file) = &plan.plot {

@@ -95,6 +95,7 @@ pub fn run(plan: TrainPlan, p: Processes) -> Result<ExitCode> {
         held_out: None,
         spam: None,
         folds: None,
+        accuracy_at_zero: None,
     };
     report::train_summary(&model, &summary)?;
     if let Some(file) = &plan.plot {

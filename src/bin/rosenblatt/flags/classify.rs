@@ -52,6 +52,34 @@ pub struct ClassifyArgs {
     /// Output format: `id<TAB>label<TAB>score` lines or one JSON object per line.
     #[arg(long = "format", value_enum, default_value_t = OutputFormat::Tsv, help_heading = "Output")]
     pub output_format: OutputFormat,
+    /// Explain each verdict: the features the document holds that the model weighs, each
+    /// with its weight and contribution (weight × the row's value), strongest first, the
+    /// bias and the score they add up to; for filters, P(spam) and where the filter
+    /// decides. With --format jsonl each line gains "bias" and "features" (every one).
+    #[arg(long, help_heading = "Output")]
+    pub explain: bool,
+    /// With --explain, for a model of three classes or more: explain this class's score
+    /// instead of the decided class's.
+    #[arg(
+        long,
+        value_name = "CLASS",
+        requires = "explain",
+        help_heading = "Output"
+    )]
+    pub explain_class: Option<String>,
+    /// With --explain: the strongest features listed per document in the plain form (0:
+    /// all); the rest are summed on one line. JSON lines list every feature.
+    #[arg(long, value_name = "N", default_value_t = 20, requires = "explain", help_heading = "Output", value_parser = super::names::whole(0usize), allow_negative_numbers = true)]
+    pub explain_top: usize,
+}
+
+/// What `classify --explain` shows.
+#[derive(Debug, Clone)]
+pub struct ExplainPlan {
+    /// `--explain-class`: the class to explain instead of the decided one.
+    pub class: Option<String>,
+    /// `--explain-top`: features listed in the plain form (`usize::MAX`: all).
+    pub top: usize,
 }
 
 /// How `classify` reads its inputs.
@@ -165,6 +193,8 @@ pub struct ClassifyPlan {
     pub cluster: Option<Processes>,
     /// `--batch`: documents or SVMlight rows read, scored and written at a time.
     pub batch: usize,
+    /// `--explain`: each verdict taken apart.
+    pub explain: Option<ExplainPlan>,
 }
 
 impl ClassifyPlan {
@@ -206,6 +236,25 @@ pub fn plan(a: ClassifyArgs) -> Result<ClassifyPlan> {
         }
     }
     let cluster = a.cluster.plan()?;
+    let explain = a.explain.then_some(ExplainPlan {
+        class: a.explain_class,
+        top: if a.explain_top == 0 {
+            usize::MAX
+        } else {
+            a.explain_top
+        },
+    });
+    if explain.is_some() {
+        if format == Some(Format::Svmlight) {
+            bail!("--explain takes documents apart into their words; SVMlight rows have none");
+        }
+        if cluster.is_some() {
+            bail!("--explain lists each document's features; leave out --processes");
+        }
+        if a.filter.passthrough {
+            bail!("--passthrough writes the message back; --explain writes its reasons instead");
+        }
+    }
     if cluster.is_some() {
         if stdin {
             bail!(
@@ -241,6 +290,7 @@ pub fn plan(a: ClassifyArgs) -> Result<ClassifyPlan> {
         unsure,
         cluster,
         batch: a.batch,
+        explain,
     })
 }
 
