@@ -184,13 +184,13 @@ impl Model {
     }
 }
 
-/// Refuses a raw message of no bytes (or only white space), as `rosenblatt classify`
-/// refuses it: there is no message to classify, and a verdict on nothing would be noise.
+/// Refuses a raw message of no bytes, as `rosenblatt classify` refuses it: there is no
+/// message to classify, and a verdict on nothing would be noise.
 #[cfg(feature = "mail")]
 pub(crate) fn refuse_empty_message(raw: &[u8]) -> Result<()> {
-    if raw.iter().all(u8::is_ascii_whitespace) {
+    if raw.is_empty() {
         return Err(Error::Data(
-            "an empty message: there is no message to classify".into(),
+            "an empty message (0 bytes): there is no message to classify".into(),
         ));
     }
     Ok(())
