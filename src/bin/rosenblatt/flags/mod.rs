@@ -110,6 +110,10 @@ pub enum Command {
     /// Train a model on labelled documents and save it.
     Train(train::TrainArgs),
     /// Classify documents with a saved model: one `id<TAB>label<TAB>score` line each.
+    ///
+    /// A two-class model gives its second class above its threshold: score 0 for a text
+    /// model, P(spam) > 0.9 for a spam filter, so a message of positive score can be ham
+    /// (`inspect` shows where a model decides, `--explain` why a document got its label).
     Classify(classify::ClassifyArgs),
     /// Evaluate a saved model on labelled documents, or a spam filter under the TREC
     /// online protocol (--online INDEX: classify, then learn, message by message).
