@@ -44,9 +44,9 @@ mod read;
 pub use classify::Decision;
 #[cfg(feature = "mail")]
 pub(crate) use classify::{document_of, refuse_empty_message};
-#[cfg(feature = "store")]
-pub(crate) use explain::hashed_names;
 pub use explain::{Contribution, Explanation};
+#[cfg(feature = "store")]
+pub(crate) use explain::{hashed_name, hashed_names};
 pub(crate) use read::MAX_MODEL_BYTES;
 
 /// What the model was trained on and how; shown by `inspect`.

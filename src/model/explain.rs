@@ -26,6 +26,18 @@ pub struct Contribution {
     pub contribution: f32,
 }
 
+impl Contribution {
+    /// Feature `feature` of weight `weight` at value `value`: it adds weight × value.
+    pub(crate) fn new(feature: String, weight: f32, value: f32) -> Self {
+        Contribution {
+            feature,
+            weight,
+            value,
+            contribution: weight * value,
+        }
+    }
+}
+
 /// A class's score for one document, taken apart: the bias plus the contributions add up
 /// to the score (up to float rounding).
 #[derive(Debug, Clone, PartialEq)]
@@ -96,6 +108,12 @@ pub(crate) fn hashed_names(analyzer: &Analyzer, doc: &Document) -> Option<BTreeM
             .map(|(id, words)| (id, words.join(" | ")))
             .collect(),
     )
+}
+
+/// The name of hashed feature `id` among `names` (from [`hashed_names`]): the tokens
+/// that hash to it, or `#id` when none of the document's does.
+pub(crate) fn hashed_name(names: &BTreeMap<u32, String>, id: u32) -> String {
+    names.get(&id).cloned().unwrap_or_else(|| format!("#{id}"))
 }
 
 /// A class's weights: one linear model's, or one column of a softmax model's.
@@ -230,17 +248,11 @@ impl Model {
         let features = row
             .iter()
             .map(|(j, value)| {
-                let weight = weights.weight(j);
                 let feature = match &hashed {
-                    Some(names) => names.get(&j).cloned().unwrap_or_else(|| format!("#{j}")),
+                    Some(names) => hashed_name(names, j),
                     None => self.vocab.word(j).to_string(),
                 };
-                Contribution {
-                    feature,
-                    weight,
-                    value,
-                    contribution: weight * value,
-                }
+                Contribution::new(feature, weights.weight(j), value)
             })
             .collect();
         let score = match self.predictor {

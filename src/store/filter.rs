@@ -12,7 +12,7 @@ use crate::features::Geometry;
 use crate::incremental::{DocTokens, label_of};
 use crate::input::Document;
 use crate::learn::{ClassDecision, Classifier, LinearModel};
-use crate::model::{Contribution, Explanation};
+use crate::model::{Contribution, Explanation, hashed_name, hashed_names};
 use crate::text::Analyzer;
 use crate::{Error, Result, RowRef};
 
@@ -413,27 +413,18 @@ impl Snapshot<'_> {
         let (m, g) = f.local(h);
         let ids = f.row();
         let row = g.row(RowRef::binary(&ids));
-        let hashed = crate::model::hashed_names(&h.analyzer, doc);
+        let hashed = hashed_names(&h.analyzer, doc);
         let features = f
             .entries
             .iter()
             .zip(row.iter())
             .map(|(e, (k, value))| {
-                let weight = m.w[k as usize];
                 let feature = match (&e.word, &hashed) {
                     (Some(w), _) => w.clone(),
-                    (None, Some(names)) => names
-                        .get(&e.record.id)
-                        .cloned()
-                        .unwrap_or_else(|| format!("#{}", e.record.id)),
+                    (None, Some(names)) => hashed_name(names, e.record.id),
                     (None, None) => format!("#{}", e.record.id),
                 };
-                Contribution {
-                    feature,
-                    weight,
-                    value,
-                    contribution: weight * value,
-                }
+                Contribution::new(feature, m.w[k as usize], value)
             })
             .collect();
         let score = m.score(row);
