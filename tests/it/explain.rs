@@ -349,3 +349,31 @@ fn a_two_class_model_has_no_class_to_name_in_the_library() {
         .to_string();
     assert!(err.contains("one score"), "{err}");
 }
+
+#[test]
+fn a_hashed_model_names_features_by_the_documents_own_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("hashed.model");
+    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tiny");
+    bin()
+        .args(["train", "--hash-bits", "18", "-o"])
+        .arg(&model)
+        .arg(&tiny)
+        .assert()
+        .success();
+    let doc = tiny.join("spam/s1.txt");
+    let text = std::fs::read_to_string(&doc).unwrap().to_lowercase();
+    let v = explained(&model, &doc, &[]);
+    let f = features(&v);
+    assert!(!f.is_empty(), "{v}");
+    for (name, _, _) in &f {
+        // A space of 2^18 ids keeps no words: each id is named by the tokens of this
+        // document that hash to it.
+        assert!(!name.starts_with('#'), "{name}");
+        assert!(
+            name.split(" | ").all(|w| text.contains(w)),
+            "{name} not in {text}"
+        );
+    }
+    adds_up(&v, v["score"].as_f64().unwrap());
+}

@@ -226,7 +226,11 @@ mod tests {
         for (c, m) in ms.iter().enumerate() {
             let w = &m.as_linear().unwrap().w;
             for (j, &v) in w.iter().enumerate() {
-                assert_eq!(b.w[j * k + c].to_bits(), v.to_bits(), "feature {j} class {c}");
+                assert_eq!(
+                    b.w[j * k + c].to_bits(),
+                    v.to_bits(),
+                    "feature {j} class {c}"
+                );
             }
         }
     }

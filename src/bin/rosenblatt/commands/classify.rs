@@ -105,7 +105,11 @@ fn write_documents(
         return write_lines(out, plan, model, ids, &decisions, &probabilities);
     };
     let class = match &x.class {
-        Some(name) => Some(model.class_to_explain(name)?),
+        Some(name) => Some(
+            model
+                .class_to_explain(name)
+                .with_context(|| format!("{}: --explain-class", plan.model.display()))?,
+        ),
         None => None,
     };
     for ((d, labels), &p) in docs.iter().zip(&decisions).zip(&probabilities) {
