@@ -156,6 +156,16 @@ impl RowCache {
     /// Opens and checks the cache file at `path`; returns the rows and the payload
     /// stored with them.
     pub(crate) fn open(path: &Path) -> Result<(RowCache, Vec<u8>)> {
+        RowCache::open_unless(path, |_| Ok(()))
+    }
+
+    /// [`RowCache::open`], with `early` run on the payload's bytes (not yet checked) once
+    /// the file's sizes add up and before the rows are checked (seconds for billions of
+    /// nonzeros): a cache that `early` refuses (a stale one) is refused at once.
+    pub(crate) fn open_unless(
+        path: &Path,
+        early: impl FnOnce(&[u8]) -> Result<()>,
+    ) -> Result<(RowCache, Vec<u8>)> {
         let bad = |message: String| Error::Parse {
             path: path.to_path_buf(),
             line: None,
@@ -198,6 +208,7 @@ impl RowCache {
         let Some((offsets_at, payload_at)) = layout else {
             return Err(bad("its sizes do not add up: truncated or corrupt".into()));
         };
+        early(&map[payload_at..payload_at + payload_len as usize])?;
         let (rows, n_cols, nnz) = (rows as usize, n_cols as usize, nnz as usize);
         let mut indptr = Vec::with_capacity(rows + 1);
         for c in map[offsets_at..payload_at].chunks_exact(8) {

@@ -47,6 +47,18 @@ impl CacheStamp {
     }
 }
 
+/// The first fields of [`CachePayload`]: what a cache is checked against before its rows.
+#[derive(Deserialize)]
+struct CacheHead {
+    stamp: CacheStamp,
+    analyzer: Analyzer,
+    vocab_config: VocabConfig,
+}
+
+/// The most bytes the head of a payload not yet checked may claim when decoded: a stamp
+/// names a few inputs, an analyzer a few steps.
+const HEAD_LIMIT: usize = 16 << 20;
+
 /// The payload stored after the rows.
 #[derive(Serialize, Deserialize)]
 pub(crate) struct CachePayload {
@@ -72,12 +84,6 @@ impl CachePayload {
         analyzer: &Analyzer,
         vocab_config: &VocabConfig,
     ) -> Result<CachePayload> {
-        let stale = |why: String| {
-            Error::Data(format!(
-                "{}: this row cache is stale ({why}); remove it to rebuild it from the inputs",
-                path.display()
-            ))
-        };
         let (p, _): (CachePayload, _) =
             bincode::serde::decode_from_slice(bytes, bincode::config::standard()).map_err(|e| {
                 Error::Parse {
@@ -86,27 +92,87 @@ impl CachePayload {
                     message: format!("its vocabulary and labels cannot be read: {e}"),
                 }
             })?;
-        if let Some((name, _)) = stamp.inputs.iter().find(|(_, s)| s.is_none()) {
-            return Err(stale(format!(
-                "{name} is not a file whose size and time can be checked"
-            )));
+        let why = staleness(
+            &p.stamp,
+            &p.analyzer,
+            &p.vocab_config,
+            stamp,
+            analyzer,
+            vocab_config,
+        );
+        match why {
+            Some(why) => Err(stale(path, why)),
+            None => Ok(p),
         }
-        if p.stamp.inputs != stamp.inputs {
-            let was: Vec<&str> = p.stamp.inputs.iter().map(|(n, _)| n.as_str()).collect();
-            return Err(stale(format!(
-                "it was made from {}, as they were then",
-                was.join(" ")
-            )));
-        }
-        if p.stamp.reading != stamp.reading {
-            return Err(stale(format!("it was read as {}", p.stamp.reading)));
-        }
-        if &p.analyzer != analyzer {
-            return Err(stale("it was tokenized with other text options".into()));
-        }
-        if &p.vocab_config != vocab_config {
-            return Err(stale("its vocabulary was pruned under other rules".into()));
-        }
-        Ok(p)
     }
+
+    /// Refuses a cache whose payload (its bytes not yet checked) says it is stale: run
+    /// before the rows are checked, so that a stale cache of billions of nonzeros is
+    /// refused at once. A head that cannot be decoded (within a bound, whatever its
+    /// lengths claim) is left to the full check, which names the corruption.
+    pub(crate) fn refuse_stale(
+        path: &Path,
+        bytes: &[u8],
+        stamp: &CacheStamp,
+        analyzer: &Analyzer,
+        vocab_config: &VocabConfig,
+    ) -> Result<()> {
+        let config = bincode::config::standard().with_limit::<HEAD_LIMIT>();
+        let Ok((h, _)) = bincode::serde::decode_from_slice::<CacheHead, _>(bytes, config) else {
+            return Ok(());
+        };
+        match staleness(
+            &h.stamp,
+            &h.analyzer,
+            &h.vocab_config,
+            stamp,
+            analyzer,
+            vocab_config,
+        ) {
+            Some(why) => Err(stale(path, why)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The refusal of the stale cache at `path`, saying `why`.
+fn stale(path: &Path, why: String) -> Error {
+    Error::Data(format!(
+        "{}: this row cache is stale ({why}); remove it to rebuild it from the inputs",
+        path.display()
+    ))
+}
+
+/// Why a cache made under `was` (stamp, analyzer, pruning rules) cannot serve a run of
+/// `now`'s; `None` when it can.
+fn staleness(
+    was: &CacheStamp,
+    analyzer_was: &Analyzer,
+    config_was: &VocabConfig,
+    now: &CacheStamp,
+    analyzer: &Analyzer,
+    config: &VocabConfig,
+) -> Option<String> {
+    if let Some((name, _)) = now.inputs.iter().find(|(_, s)| s.is_none()) {
+        return Some(format!(
+            "{name} is not a file whose size and time can be checked"
+        ));
+    }
+    if was.inputs != now.inputs {
+        let names: Vec<&str> = was.inputs.iter().map(|(n, _)| n.as_str()).collect();
+        return Some(format!(
+            "it was made from {}, as they were then",
+            names.join(" ")
+        ));
+    }
+    if was.reading != now.reading {
+        return Some(format!("it was read as {}", was.reading));
+    }
+    if analyzer_was != analyzer {
+        return Some("it was tokenized with other text options".into());
+    }
+    if config_was != config {
+        return Some("its vocabulary was pruned under other rules".into());
+    }
+    None
 }

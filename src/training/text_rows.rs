@@ -98,7 +98,9 @@ impl TextRows {
         reading: &str,
     ) -> Result<TextRows> {
         let stamp = CacheStamp::of_inputs(inputs, reading);
-        let (rows, payload) = RowCache::open(path)?;
+        let (rows, payload) = RowCache::open_unless(path, |unchecked| {
+            CachePayload::refuse_stale(path, unchecked, &stamp, analyzer, config)
+        })?;
         let p = CachePayload::check(path, &payload, &stamp, analyzer, config)?;
         if p.labels.len() != rows.n_rows() || p.vocab.len() != rows.n_cols() {
             return Err(Error::Parse {

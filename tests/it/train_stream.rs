@@ -242,11 +242,23 @@ fn train_keeps_its_rows_in_a_cache_and_trains_from_it_until_the_input_changes() 
         stale.contains("stale") && stale.contains("c.tsv"),
         "{stale}"
     );
-    // A damaged cache is refused by name, and --cache does not run with folds.
-    let mut bytes = std::fs::read(&cache).unwrap();
-    let mid = bytes.len() / 2;
-    bytes[mid] ^= 0x40;
-    std::fs::write(&cache, bytes).unwrap();
+    // A damaged cache is refused by name; a stale one as stale before its rows are
+    // checked, damaged or not. --cache does not run with folds.
+    let damage = |cache: &std::path::Path| {
+        let mut bytes = std::fs::read(cache).unwrap();
+        let mid = bytes.len() / 2;
+        bytes[mid] ^= 0x40;
+        std::fs::write(cache, bytes).unwrap();
+    };
+    damage(&cache);
+    let stale = stderr_of_failure(&mut train_cached(&[], &cache, &again, &tsv));
+    assert!(
+        stale.contains("stale") && !stale.contains("corrupt"),
+        "{stale}"
+    );
+    std::fs::remove_file(&cache).unwrap();
+    train_cached(&[], &cache, &first, &tsv).assert().success();
+    damage(&cache);
     let bad = stderr_of_failure(&mut train_cached(&[], &cache, &again, &tsv));
     assert!(
         bad.contains("rows.cache") && bad.contains("corrupt"),
