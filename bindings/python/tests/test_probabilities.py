@@ -75,6 +75,8 @@ def test_probabilities_are_asked_for(cls):
     three = cls(calibrate=True).fit(X, y3)
     with pytest.raises(ValueError, match="two classes"):
         three.predict_proba(X)
+    # ... but it decides as without calibrate.
+    assert list(three.predict(X)) == list(cls().fit(X, y3).predict(X))
 
 
 @pytest.fixture(scope="module")

@@ -300,8 +300,10 @@ class CalibratedMixin:
             return np.log(self.predict_proba(X))
 
     def predict(self, X):
-        """The classes; with ``calibrate=True`` the one of probability above ½."""
-        if not _calibrated(self):
+        """The classes; with ``calibrate=True`` and two classes, the one of probability
+        above ½ (several classes or labels are decided as without it)."""
+        check_is_fitted(self)
+        if not _calibrated(self) or self._multilabel or len(self.classes_) != 2:
             return super().predict(X)
         return self.classes_[(self._positive_probability(X) > 0.5).astype(np.int64)]
 
