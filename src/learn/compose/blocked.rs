@@ -74,8 +74,28 @@ impl ClassBlock {
     }
 
     /// The k classes' scores of `row` into `out` (`k` long), each equal to its model's
-    /// `score(row)`; `acc` is scratch space kept between calls.
+    /// `score(row)`; `acc` is scratch space kept between calls. On x86-64 processors with
+    /// AVX the same sums run eight classes at a time instead of four: each class's sum
+    /// takes the same steps in the same order, so the scores are the same bits.
     pub(crate) fn scores(&self, row: RowRef<'_>, out: &mut [f32], acc: &mut Vec<f32>) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx") {
+            // SAFETY: the processor has AVX, checked just above.
+            return unsafe { self.scores_avx(row, out, acc) };
+        }
+        self.scores_portable(row, out, acc)
+    }
+
+    /// [`ClassBlock::scores`] compiled for AVX.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    fn scores_avx(&self, row: RowRef<'_>, out: &mut [f32], acc: &mut Vec<f32>) {
+        self.scores_portable(row, out, acc)
+    }
+
+    /// [`ClassBlock::scores`] for any processor (inlined into the AVX version).
+    #[inline(always)]
+    fn scores_portable(&self, row: RowRef<'_>, out: &mut [f32], acc: &mut Vec<f32>) {
         let k = self.k;
         // Ids beyond the weights (a wider matrix than the model) contribute nothing.
         let keep = row.ids.partition_point(|&j| (j as usize) < self.n);
@@ -157,12 +177,17 @@ mod tests {
             .collect()
     }
 
+    /// Every class's score through the block (the processor's fastest path, and the
+    /// portable one) is its own model's, bit for bit.
     fn check<X: SparseRows>(ms: &[AnyModel], x: &X) {
         let b = ClassBlock::of(ms).unwrap();
-        let (mut out, mut acc) = (vec![0.0; ms.len()], Vec::new());
+        let (mut out, mut portable, mut acc) =
+            (vec![0.0; ms.len()], vec![0.0; ms.len()], Vec::new());
         for i in 0..x.n_rows() {
             b.scores(x.row(i), &mut out, &mut acc);
+            b.scores_portable(x.row(i), &mut portable, &mut acc);
             for (c, m) in ms.iter().enumerate() {
+                assert_eq!(out[c].to_bits(), portable[c].to_bits(), "row {i} class {c}");
                 assert_eq!(
                     out[c].to_bits(),
                     m.score(x.row(i)).to_bits(),
