@@ -47,12 +47,14 @@ impl CacheStamp {
     }
 }
 
-/// The first fields of [`CachePayload`]: what a cache is checked against before its rows.
-#[derive(Deserialize)]
-struct CacheHead {
-    stamp: CacheStamp,
-    analyzer: Analyzer,
-    vocab_config: VocabConfig,
+/// The head of a [`CachePayload`]: what a cache is checked against, before its rows are
+/// (a nested struct is encoded as its fields in line, so the head decodes alone from the
+/// payload's first bytes).
+#[derive(Serialize, Deserialize)]
+pub(crate) struct CacheHead {
+    pub stamp: CacheStamp,
+    pub analyzer: Analyzer,
+    pub vocab_config: VocabConfig,
 }
 
 /// The most bytes the head of a payload not yet checked may claim when decoded: a stamp
@@ -62,9 +64,7 @@ const HEAD_LIMIT: usize = 16 << 20;
 /// The payload stored after the rows.
 #[derive(Serialize, Deserialize)]
 pub(crate) struct CachePayload {
-    pub stamp: CacheStamp,
-    pub analyzer: Analyzer,
-    pub vocab_config: VocabConfig,
+    pub head: CacheHead,
     pub vocab: Vocabulary,
     pub labels: LabelColumn,
 }
@@ -92,15 +92,7 @@ impl CachePayload {
                     message: format!("its vocabulary and labels cannot be read: {e}"),
                 }
             })?;
-        let why = staleness(
-            &p.stamp,
-            &p.analyzer,
-            &p.vocab_config,
-            stamp,
-            analyzer,
-            vocab_config,
-        );
-        match why {
+        match staleness(&p.head, stamp, analyzer, vocab_config) {
             Some(why) => Err(stale(path, why)),
             None => Ok(p),
         }
@@ -121,14 +113,7 @@ impl CachePayload {
         let Ok((h, _)) = bincode::serde::decode_from_slice::<CacheHead, _>(bytes, config) else {
             return Ok(());
         };
-        match staleness(
-            &h.stamp,
-            &h.analyzer,
-            &h.vocab_config,
-            stamp,
-            analyzer,
-            vocab_config,
-        ) {
+        match staleness(&h, stamp, analyzer, vocab_config) {
             Some(why) => Err(stale(path, why)),
             None => Ok(()),
         }
@@ -143,12 +128,10 @@ fn stale(path: &Path, why: String) -> Error {
     ))
 }
 
-/// Why a cache made under `was` (stamp, analyzer, pruning rules) cannot serve a run of
-/// `now`'s; `None` when it can.
+/// Why a cache made under `was` cannot serve a run of stamp `now`, `analyzer` and pruning
+/// rules `config`; `None` when it can.
 fn staleness(
-    was: &CacheStamp,
-    analyzer_was: &Analyzer,
-    config_was: &VocabConfig,
+    was: &CacheHead,
     now: &CacheStamp,
     analyzer: &Analyzer,
     config: &VocabConfig,
@@ -158,20 +141,20 @@ fn staleness(
             "{name} is not a file whose size and time can be checked"
         ));
     }
-    if was.inputs != now.inputs {
-        let names: Vec<&str> = was.inputs.iter().map(|(n, _)| n.as_str()).collect();
+    if was.stamp.inputs != now.inputs {
+        let names: Vec<&str> = was.stamp.inputs.iter().map(|(n, _)| n.as_str()).collect();
         return Some(format!(
             "it was made from {}, as they were then",
             names.join(" ")
         ));
     }
-    if was.reading != now.reading {
-        return Some(format!("it was read as {}", was.reading));
+    if was.stamp.reading != now.reading {
+        return Some(format!("it was read as {}", was.stamp.reading));
     }
-    if analyzer_was != analyzer {
+    if &was.analyzer != analyzer {
         return Some("it was tokenized with other text options".into());
     }
-    if config_was != config {
+    if &was.vocab_config != config {
         return Some("its vocabulary was pruned under other rules".into());
     }
     None

@@ -5,7 +5,7 @@
 //! not twice its text. The rows and vocabulary equal those of the documents held whole.
 
 use super::label_column::LabelColumn;
-use super::text_cache::{CachePayload, CacheStamp};
+use super::text_cache::{CacheHead, CachePayload, CacheStamp};
 use crate::features::{
     BinaryMatrix, CsrView, RowCache, RowRef, SparseRows, Spill, StreamVectorizer,
 };
@@ -111,7 +111,7 @@ impl TextRows {
         }
         Ok(TextRows {
             rows: Rows::Cached {
-                analyzer: p.analyzer,
+                analyzer: p.head.analyzer,
                 vocab: p.vocab,
                 rows,
             },
@@ -199,9 +199,11 @@ impl TextRows {
                 let analyzer = vectorizer.analyzer().clone();
                 let (vocab, out) = vectorizer.finish_spilled(spill, config, &path)?;
                 let payload = CachePayload {
-                    stamp,
-                    analyzer,
-                    vocab_config: *config,
+                    head: CacheHead {
+                        stamp,
+                        analyzer,
+                        vocab_config: *config,
+                    },
                     vocab,
                     labels: self.labels,
                 };

@@ -159,20 +159,23 @@ pub(crate) fn fit_parts<X: SparseRows>(
         }
         _ => (None, 0.0),
     };
-    // Scored on the rows already read in the geometry, not read through them again, at
-    // the model's own decision (a two-class model's threshold).
-    let correct = (0..x.n_rows())
+    // Scored once on the rows already read in the geometry, not read through them again:
+    // right at the model's own decision (a two-class model's threshold), and at score 0,
+    // where a two-class model's class is the sign of the same score.
+    let (correct, at_zero) = (0..x.n_rows())
         .into_par_iter()
-        .filter(|&i| decide_at(&predictor, threshold, x.row(i)).class == idx[i])
-        .count();
+        .map(|i| {
+            let d = decide_at(&predictor, threshold, x.row(i));
+            let zero = if threshold == 0.0 {
+                d.class
+            } else {
+                usize::from(d.score > 0.0)
+            };
+            (usize::from(d.class == idx[i]), usize::from(zero == idx[i]))
+        })
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
     let n = idx.len().max(1) as f64;
-    let accuracy_at_zero = (threshold != 0.0).then(|| {
-        let at_zero = (0..x.n_rows())
-            .into_par_iter()
-            .filter(|&i| decide_at(&predictor, 0.0, x.row(i)).class == idx[i])
-            .count();
-        at_zero as f64 / n
-    });
+    let accuracy_at_zero = (threshold != 0.0).then_some(at_zero as f64 / n);
     let meta = Metadata {
         theory,
         fit_seconds,

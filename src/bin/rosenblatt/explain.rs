@@ -16,12 +16,10 @@ pub fn decides_at(
     probability: impl Fn(f32) -> Option<f32>,
     score: f32,
 ) -> String {
-    let positive = &classes[1];
-    match (probability(score), probability(threshold)) {
-        (Some(p), Some(at)) => {
-            format!("P({positive}) {p:.4}; {positive} when score > {threshold:.3} (P > {at:.2})")
-        }
-        _ => format!("{positive} when score > {threshold}"),
+    let rule = crate::report::decision_rule(classes, threshold, probability(threshold));
+    match probability(score) {
+        Some(p) => format!("P({}) {p:.4}; {rule}", classes[1]),
+        None => rule,
     }
 }
 

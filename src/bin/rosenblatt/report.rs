@@ -18,11 +18,21 @@ pub fn threshold(m: &Model) -> Option<String> {
     let Predictor::Binary(_) = &m.predictor() else {
         return None;
     };
-    let (t, class) = (m.threshold(), &m.classes()[1]);
-    Some(match m.probability(t) {
-        Some(p) => format!("{class} when score > {t:.3} (P > {p:.2})"),
-        None => format!("{class} when score > {t}"),
-    })
+    Some(decision_rule(
+        m.classes(),
+        m.threshold(),
+        m.probability(m.threshold()),
+    ))
+}
+
+/// A two-class decision rule in words, for a model or a store: "spam when score > 2.197
+/// (P > 0.90)", with `probability`, P(`classes[1]`) at `threshold`, where there is one.
+pub fn decision_rule(classes: &[String], threshold: f32, probability: Option<f32>) -> String {
+    let class = &classes[1];
+    match probability {
+        Some(p) => format!("{class} when score > {threshold:.3} (P > {p:.2})"),
+        None => format!("{class} when score > {threshold}"),
+    }
 }
 
 /// Tells the user how many inputs were skipped and why (the first few): unreadable or broken
