@@ -237,13 +237,18 @@ fn hashed_ids_are_below_two_to_the_b_and_the_same_in_every_run() {
     assert!(vocab[free as usize].1 >= 6);
 }
 
-/// Documents over a small vocabulary, both classes present.
+/// Documents over a small vocabulary, both classes present, at least one of them with a
+/// word (a corpus of empty documents is refused before any model is made).
 fn corpus() -> impl Strategy<Value = Vec<Document>> {
-    crate::properties::labelled_docs(300).prop_map(|mut out| {
-        out[0].labels = vec!["spam".into()];
-        out[1].labels = vec!["ham".into()];
-        out
-    })
+    crate::properties::labelled_docs(300)
+        .prop_filter("a corpus with a word", |docs| {
+            docs.iter().any(|d| !d.text.is_empty())
+        })
+        .prop_map(|mut out| {
+            out[0].labels = vec!["spam".into()];
+            out[1].labels = vec!["ham".into()];
+            out
+        })
 }
 
 proptest! {
