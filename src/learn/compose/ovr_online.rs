@@ -15,6 +15,10 @@ use crate::learn::step::Rule;
 use crate::learn::{Fitted, Label, LinearModel, TrainReport, check_binary};
 use rayon::prelude::*;
 
+/// How many nonzeros ahead of the one being added a row's weights are fetched (measured
+/// on Reuters' 90 classes: 6 took a third off the fit; 10 and more, less).
+const AHEAD: usize = 6;
+
 /// Classes per block: enough blocks to keep every thread busy, at most 32 classes each.
 fn block_size(k: usize) -> usize {
     let threads = rayon::current_num_threads().max(1);
@@ -41,7 +45,38 @@ pub(crate) fn fit_online_ovr<X: SparseRows>(
     Ok(blocks.into_iter().flatten().collect())
 }
 
+/// Fits one block of classes. On x86-64 processors with AVX the same loop runs eight
+/// classes at a time instead of four: each class's sums take the same steps in the same
+/// order, so the models are the same bits.
 fn fit_block<X: SparseRows>(
+    x: &X,
+    y: &[Vec<Label>],
+    opt: &OnlineOptions,
+    rule: Rule,
+) -> Vec<Fitted<LinearModel>> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the processor has AVX, checked just above.
+        return unsafe { fit_block_avx(x, y, opt, rule) };
+    }
+    fit_block_portable(x, y, opt, rule)
+}
+
+/// [`fit_block`] compiled for AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn fit_block_avx<X: SparseRows>(
+    x: &X,
+    y: &[Vec<Label>],
+    opt: &OnlineOptions,
+    rule: Rule,
+) -> Vec<Fitted<LinearModel>> {
+    fit_block_portable(x, y, opt, rule)
+}
+
+/// [`fit_block`] for any processor (inlined into the AVX version).
+#[inline(always)]
+fn fit_block_portable<X: SparseRows>(
     x: &X,
     y: &[Vec<Label>],
     opt: &OnlineOptions,
@@ -64,16 +99,32 @@ fn fit_block<X: SparseRows>(
         epoch_order_in(&mut order, opt.shuffle, epoch, x.shuffle_block());
         let mut mistakes = vec![0u64; k];
         let mut updates = vec![0u64; k];
-        for &i in &order {
+        for (at, &i) in order.iter().enumerate() {
             let row = x.row(i);
             s.iter_mut().for_each(|a| *a = 0.0);
+            // The weights of the nonzero `AHEAD` places on (in this row or the next) are
+            // fetched while this one's are added: a row's features are scattered over the
+            // block, and waiting for each in turn costs more than the sums.
+            let next = order.get(at + 1).map(|&r| x.row(r).ids).unwrap_or(&[]);
+            ops::prefetch(next);
+            let ahead = |n: usize| {
+                let p = row
+                    .ids
+                    .get(n + AHEAD)
+                    .or_else(|| next.get(n + AHEAD - row.ids.len()));
+                if let Some(&p) = p {
+                    ops::prefetch(&w[p as usize * k..(p as usize + 1) * k]);
+                }
+            };
             if row.is_binary() {
-                for &j in row.ids {
+                for (n, &j) in row.ids.iter().enumerate() {
+                    ahead(n);
                     let wj = &w[j as usize * k..(j as usize + 1) * k];
                     s.iter_mut().zip(wj).for_each(|(a, &v)| *a += v);
                 }
             } else {
-                for (j, v) in row.iter() {
+                for (n, (j, v)) in row.iter().enumerate() {
+                    ahead(n);
                     let wj = &w[j as usize * k..(j as usize + 1) * k];
                     s.iter_mut().zip(wj).for_each(|(a, &wv)| *a += v * wv);
                 }
