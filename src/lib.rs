@@ -55,6 +55,7 @@ pub mod eval;
 pub mod experiment;
 pub mod features;
 pub mod fnv;
+mod hint;
 pub mod incremental;
 pub mod input;
 pub mod learn;

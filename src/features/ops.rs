@@ -117,31 +117,6 @@ pub(crate) fn sparse_dot(x: RowRef<'_>, z: RowRef<'_>) -> f32 {
     s
 }
 
-/// Asks the processor to bring the cache lines of `v` in: a hint for loops that will read
-/// scattered memory soon (a row's feature weights, the next row's ids), which would
-/// otherwise wait for each line in turn. Nothing on processors without the instruction.
-#[inline(always)]
-pub(crate) fn prefetch<T>(v: &[T]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let p = v.as_ptr().cast::<i8>();
-        let bytes = std::mem::size_of_val(v);
-        let mut off = 0;
-        while off < bytes {
-            // SAFETY: a prefetch never faults, and the address lies within `v`.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.add(off)) };
-            off += 64;
-        }
-        if bytes > 64 {
-            // SAFETY: as above: `v`'s last byte, which may start a line of its own.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.add(bytes - 1)) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = v;
-}
-
 /// `‖x‖²`; for binary rows the number of nonzeros.
 #[inline]
 pub(crate) fn nrm2_sq(x: RowRef<'_>) -> f32 {

@@ -7,7 +7,7 @@
 //! partial sums for a uniform binary row, one running sum otherwise), so every score is
 //! bit-identical to the one the class's own model gives.
 
-use crate::features::{RowRef, ops};
+use crate::features::RowRef;
 use crate::learn::AnyModel;
 use rayon::prelude::*;
 
@@ -107,7 +107,7 @@ impl ClassBlock {
         // The weights of the nonzero `AHEAD` places on are fetched while these are added.
         let fetch = |n: usize| {
             if let Some(&p) = ids.get(n + AHEAD) {
-                ops::prefetch(block(p));
+                crate::hint::prefetch(block(p));
             }
         };
         if row.is_uniform() {

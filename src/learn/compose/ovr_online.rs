@@ -106,14 +106,14 @@ fn fit_block_portable<X: SparseRows>(
             // fetched while this one's are added: a row's features are scattered over the
             // block, and waiting for each in turn costs more than the sums.
             let next = order.get(at + 1).map(|&r| x.row(r).ids).unwrap_or(&[]);
-            ops::prefetch(next);
+            crate::hint::prefetch(next);
             let ahead = |n: usize| {
                 let p = row
                     .ids
                     .get(n + AHEAD)
                     .or_else(|| next.get(n + AHEAD - row.ids.len()));
                 if let Some(&p) = p {
-                    ops::prefetch(&w[p as usize * k..(p as usize + 1) * k]);
+                    crate::hint::prefetch(&w[p as usize * k..(p as usize + 1) * k]);
                 }
             };
             if row.is_binary() {
