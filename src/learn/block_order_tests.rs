@@ -53,6 +53,46 @@ fn a_block_order_is_a_permutation_visiting_each_block_in_one_run() {
     }
 }
 
+/// The block order as first written: every run copied out, the runs shuffled, then each
+/// run shuffled as it is copied back (the order models trained on a cache were fitted in).
+fn reference_block_order(order: &mut [usize], seed: u64, epoch: usize, b: usize) {
+    use rand::SeedableRng;
+    use rand::seq::SliceRandom;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed.wrapping_add(epoch as u64));
+    order.sort_unstable();
+    let mut runs: Vec<Vec<usize>> = order.chunks(b).map(<[usize]>::to_vec).collect();
+    runs.shuffle(&mut rng);
+    let mut at = 0;
+    for mut run in runs {
+        run.shuffle(&mut rng);
+        order[at..at + run.len()].copy_from_slice(&run);
+        at += run.len();
+    }
+}
+
+#[test]
+fn a_block_order_is_the_one_models_were_fitted_in() {
+    // All the rows (written in place) and a subset of them (copied once), each epoch.
+    let subset: Vec<usize> = (0..500).map(|i| i * 7 + 3).collect();
+    for (rows, b) in [
+        ((0..1000).collect::<Vec<usize>>(), 64),
+        ((0..37).collect(), 5),
+        (subset, 16),
+    ] {
+        let (mut order, mut reference) = (rows.clone(), rows.clone());
+        for epoch in 0..3 {
+            epoch_order_in(&mut order, Some(11), epoch, Some(b));
+            reference_block_order(&mut reference, 11, epoch, b);
+            assert_eq!(
+                order,
+                reference,
+                "{} rows, block {b}, epoch {epoch}",
+                rows.len()
+            );
+        }
+    }
+}
+
 #[test]
 fn a_fit_on_a_row_cache_equals_the_fit_in_memory_in_the_same_blocks() {
     let (x, y) = zipf_rows(40_000, 3_000, 12, 4);

@@ -112,9 +112,10 @@ pub(crate) fn epoch_order_in(
     };
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed.wrapping_add(epoch as u64));
     let n = order.len();
-    if order.iter().all(|&i| i < n) {
-        // Distinct and below n: a permutation of 0..n, sorted in O(n). (A sort costs
-        // as much as a perceptron epoch on short rows.)
+    // Distinct and below n: a permutation of 0..n, sorted in O(n). (A sort costs as much
+    // as a perceptron epoch on short rows.)
+    let all = order.iter().all(|&i| i < n);
+    if all {
         for (i, o) in order.iter_mut().enumerate() {
             *o = i;
         }
@@ -124,13 +125,23 @@ pub(crate) fn epoch_order_in(
     match block.filter(|&b| b > 0 && b < n) {
         None => order.shuffle(&mut rng),
         Some(b) => {
-            let mut runs: Vec<Vec<usize>> = order.chunks(b).map(<[usize]>::to_vec).collect();
+            // The runs in a shuffled order, then each run's rows shuffled in place. All
+            // the rows: run r is r·b.., written where it lands, with no copy of the order.
+            let mut runs: Vec<usize> = (0..n.div_ceil(b)).collect();
             runs.shuffle(&mut rng);
+            let sorted = if all { Vec::new() } else { order.to_vec() };
             let mut at = 0;
-            for mut run in runs {
-                run.shuffle(&mut rng);
-                order[at..at + run.len()].copy_from_slice(&run);
-                at += run.len();
+            for r in runs {
+                let rows = r * b..((r + 1) * b).min(n);
+                let len = rows.len();
+                let dst = &mut order[at..at + len];
+                if all {
+                    dst.iter_mut().zip(rows).for_each(|(o, i)| *o = i);
+                } else {
+                    dst.copy_from_slice(&sorted[rows]);
+                }
+                dst.shuffle(&mut rng);
+                at += len;
             }
         }
     }
