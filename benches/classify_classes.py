@@ -21,8 +21,8 @@ import tempfile
 import time
 
 
-def modapte(sgml):
-    """(topics, text) of every ModApte train or test document with topics."""
+def modapte(sgml, parts=("TRAIN", "TEST")):
+    """(topics, text) of every ModApte document with topics in `parts` (train, test or both)."""
     docs = []
     for name in sorted(os.listdir(sgml)):
         if not name.endswith(".sgm"):
@@ -31,7 +31,7 @@ def modapte(sgml):
         for m in re.finditer(r"<REUTERS([^>]*)>(.*?)</REUTERS>", text, re.S):
             attrs, body = m.group(1), m.group(2)
             split = re.search(r'LEWISSPLIT="(\w+)"', attrs)
-            if 'TOPICS="YES"' not in attrs or not split or split.group(1) not in ("TRAIN", "TEST"):
+            if 'TOPICS="YES"' not in attrs or not split or split.group(1) not in parts:
                 continue
             topics = re.findall(r"<D>(.*?)</D>", re.search(r"<TOPICS>(.*?)</TOPICS>", body, re.S).group(1))
             title = re.search(r"<TITLE>(.*?)</TITLE>", body, re.S)

@@ -9,7 +9,8 @@
 //! `experiment::stratified_holdout` splits them, each option set (a named builder of
 //! `TrainConfig::default()`, or `TrainConfig::spam_filter()` for mail: `default`,
 //! `averaged-perceptron`, `pa`, `logistic`, `perceptron`, any `--learner NAME`, any
-//! `--set SPEC`) is fitted by a `training::TrainingJob` shuffling with the split's seed,
+//! `--set SPEC`) is fitted by a `training::TrainingJob` shuffling with the split's seed
+//! (on two-class text the default PA gets `train`'s C = 0.3 unless the set names C),
 //! and scored by `training::evaluate_decisions` with `eval::SpamMetrics` (Reuters:
 //! `evaluate_multilabel`). Two-class accuracy is taken where the peers decide, P > 0.5:
 //! a mail filter's calibrated P(spam) > 0.5 (as `train --threshold 0` trains it), a text
@@ -35,7 +36,7 @@
 use anyhow::{Context, Result, bail};
 use clap::{Parser, ValueEnum};
 use rosenblatt::input::{self, Document, Format, mail};
-use rosenblatt::learn::Check;
+use rosenblatt::learn::{AnyLearner, Check, PassiveAggressive};
 use rosenblatt::training::{TrainingJob, evaluate_decisions, evaluate_multilabel};
 use rosenblatt::training::{class_indices, classes_of};
 use rosenblatt::{TrainConfig, experiment::stratified_holdout};
@@ -296,7 +297,14 @@ impl Harness {
             let mut learner = cfg.learner.clone().into_inner();
             learner.set_seed(*seed);
             cfg = cfg.with_learner(learner.check()?);
-            let (t, job) = (Instant::now(), TrainingJob::new(cfg));
+            // As `train` does: text of two classes gives the default PA C = 0.3 unless the
+            // set names C (the job sets it only where the corpus has two classes).
+            let default_c = !mail
+                && !name.contains("pa-c=")
+                && matches!(*cfg.learner, AnyLearner::PassiveAggressive(_));
+            let mut job = TrainingJob::new(cfg);
+            job.two_class_c = default_c.then_some(PassiveAggressive::TWO_CLASS_TEXT_C);
+            let t = Instant::now();
             let model = job.run_documents(train.clone(), &|_| {})?.model;
             let secs = t.elapsed().as_secs_f64();
             let m = if k == Corpus::Reuters {

@@ -152,6 +152,18 @@ impl TrainConfig {
         self.workers = Some(n);
         self
     }
+
+    /// This configuration with its learner's C set to `c`, and the options that name the
+    /// learner saying so: what a job's `two_class_c` trains a corpus of two classes with.
+    pub(crate) fn with_c(&self, c: f32) -> Result<TrainConfig> {
+        let mut learner = self.learner.clone().into_inner();
+        learner.set(Setting::C(c))?;
+        Ok(TrainConfig {
+            options: learner.describe(),
+            learner: learner.check()?,
+            ..self.clone()
+        })
+    }
 }
 
 /// What every freshly trained model records: this build's version, the learner and its

@@ -70,6 +70,10 @@ pub struct TrainingJob {
     pub tune: Option<Tuning>,
     /// Thresholds of multi-label models (their folds are checked against the documents).
     pub multilabel: MultiLabelOptions,
+    /// The learner's C on a corpus of two classes (one label each): `rosenblatt train`
+    /// sets [`PassiveAggressive::TWO_CLASS_TEXT_C`](crate::learn::PassiveAggressive::TWO_CLASS_TEXT_C)
+    /// for its default PA on text when `--pa-c` is not given. `None`: the learner's own C.
+    pub two_class_c: Option<f32>,
     /// The randomized perceptron's draws default to 10 per training document.
     pub rounds_per_document: bool,
     /// The names of the inputs, recorded in the model.
@@ -99,6 +103,7 @@ impl TrainingJob {
             cv: None,
             tune: None,
             multilabel: MultiLabelOptions::default(),
+            two_class_c: None,
             rounds_per_document: false,
             inputs: Vec::new(),
         }
@@ -122,6 +127,7 @@ impl TrainingJob {
         crate::training::train_documents(
             cluster,
             &self.config,
+            self.two_class_c,
             self.multilabel,
             self.inputs.clone(),
             read,
@@ -160,7 +166,8 @@ impl TrainingJob {
                     .into(),
             ));
         }
-        let cfg = self.config_for(&self.config, n)?;
+        let two = !multilabel && docs_in_two_classes(&docs, self.config.positive.as_deref());
+        let cfg = self.config_for(&self.config, n, two)?;
         let cv = self.cv_splits(n)?;
         // With a held-out part the model's rows are the training part's only, so the
         // folds (over every document) are vectorized on their own, before the division.
@@ -258,7 +265,12 @@ impl TrainingJob {
         }
         let start = Instant::now();
         let tokenizing = rows.seconds();
-        let cfg = self.config_for(&self.config, rows.documents())?;
+        let labels = rows.labels();
+        let two = !labels.is_multilabel()
+            && labels
+                .classes(self.config.positive.as_deref())
+                .is_ok_and(|c| c.len() == 2);
+        let cfg = self.config_for(&self.config, rows.documents(), two)?;
         stage(Stage::Training);
         let inputs = self.inputs.clone();
         let TextFit { mut fit, vocab, .. } = if rows.labels().is_multilabel() {
@@ -291,7 +303,8 @@ impl TrainingJob {
         check_width(x.n_cols(), classes.len(), &self.config)?;
         let idx = label_indices(labels, &classes)?;
         let n = idx.len();
-        let cfg = self.config_for(&self.config, n)?;
+        // Vectors keep the learner's own C: the two-class rule was measured on text.
+        let cfg = self.config_for(&self.config, n, false)?;
         let split = match self.holdout {
             Some(h) => {
                 let s = holdout(n, h.fraction, h.seed)?;
@@ -364,11 +377,16 @@ impl TrainingJob {
         self.cv.map(|(k, seed)| kfold(n, k, seed)).transpose()
     }
 
-    /// `cfg` with random mode's default draws set for `n` training documents.
-    fn config_for(&self, cfg: &TrainConfig, n: usize) -> Result<TrainConfig> {
+    /// `cfg` with random mode's default draws set for `n` training documents, and the
+    /// two-class C where the corpus has `two` classes.
+    fn config_for(&self, cfg: &TrainConfig, n: usize, two: bool) -> Result<TrainConfig> {
+        let cfg = match self.two_class_c {
+            Some(c) if two => cfg.with_c(c)?,
+            _ => cfg.clone(),
+        };
         Ok(TrainConfig {
             learner: self.per_document(cfg.learner.clone(), n)?,
-            ..cfg.clone()
+            ..cfg
         })
     }
 
@@ -431,4 +449,10 @@ fn check_holdout(fraction: f64, train_classes: usize, s: &Split, what: &str) -> 
         .into());
     }
     Ok(())
+}
+
+/// Whether `docs`, one label each, make two classes (`positive` against the rest, or two
+/// labels); `false` where they make an error, which the fit reports in its place.
+fn docs_in_two_classes(docs: &[Document], positive: Option<&str>) -> bool {
+    super::labels::classes_of(docs, positive).is_ok_and(|c| c.len() == 2)
 }

@@ -16,9 +16,16 @@ pub fn classify_gives_the_training_scores(
     use rosenblatt::training;
     use rosenblatt::training::TrainConfig;
     let corpus = rosenblatt::input::read(&data("tiny"), None).unwrap();
-    // (`train` with no learner flags is the library's default configuration.)
+    // (`train` with no learner flags is the library's default configuration, with the
+    // default PA's C of two-class text: the tiny corpus is spam and ham.)
+    let mut pa = TrainConfig::default().learner.into_inner();
+    pa.set(rosenblatt::learn::Setting::C(
+        rosenblatt::learn::PassiveAggressive::TWO_CLASS_TEXT_C,
+    ))
+    .unwrap();
     let cfg = TrainConfig {
         analyzer: m.analyzer().clone(),
+        learner: rosenblatt::learn::Check::check(pa).unwrap(),
         ..TrainConfig::default()
     };
     let t = training::train(&corpus.docs, &cfg, vec![]).unwrap();

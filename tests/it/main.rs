@@ -42,3 +42,4 @@ mod store_operation;
 mod svmlight;
 mod train_stream;
 mod tune;
+mod two_class_c;

@@ -23,7 +23,8 @@ GEOMETRY = ["--weighting", "binary", "--normalize", "none", "--min-df", "1"]
 BINARY = [
     (rosenblatt.Perceptron(), ["--learner", "perceptron"]),
     (rosenblatt.AveragedPerceptron(), ["--learner", "averaged-perceptron"]),
-    (rosenblatt.PassiveAggressive(), ["--learner", "pa"]),
+    # C named: `train` gives two-class text C = 0.3 by default, the estimator C = 1.
+    (rosenblatt.PassiveAggressive(), ["--learner", "pa", "--pa-c", "1"]),
     (rosenblatt.LogisticRegression(), ["--learner", "logistic"]),
     (rosenblatt.Perceptron(mode="converge", bias="r2", eta=0.5, random_state=7),
      ["--learner", "perceptron", "--mode", "converge", "--bias", "r2", "--eta", "0.5", "--seed", "7"]),

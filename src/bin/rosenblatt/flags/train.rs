@@ -14,7 +14,7 @@ use clap::Args;
 use rosenblatt::distributed::Processes;
 use rosenblatt::features::GeometrySpec;
 use rosenblatt::input::Format;
-use rosenblatt::learn::{AnyLearner, Check};
+use rosenblatt::learn::{AnyLearner, Check, PassiveAggressive};
 use rosenblatt::learn::{MultiLabelOptions, Thresholds};
 use rosenblatt::text::Source as TextSource;
 use rosenblatt::training::TrainConfig;
@@ -149,6 +149,8 @@ pub struct TrainPlan {
     pub cluster: Option<Processes>,
     /// Whether random mode's rounds default to 10 × the number of documents.
     rounds_per_document: bool,
+    /// The default PA's C on two-class text, when `--pa-c` is not given.
+    two_class_c: Option<f32>,
     /// `--cache`: where the training rows are kept.
     pub cache: Option<PathBuf>,
 }
@@ -189,6 +191,7 @@ impl TrainPlan {
             }),
             multilabel: self.multilabel_for(n),
             rounds_per_document: self.rounds_per_document,
+            two_class_c: self.two_class_c,
             inputs,
         }
     }
@@ -319,6 +322,13 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
     if max_feature_id.is_some() && !matches!(source, Source::Svmlight(..)) {
         bail!("{}", inputs::NOT_SVM);
     }
+    // Text of two classes trains the default PA with a smaller step unless told otherwise
+    // (mail filters keep theirs; vectors keep C = 1: the rule was measured on text).
+    let two_class_c = (matches!(source, Source::Documents(_))
+        && tune.is_none()
+        && a.learners.pa_c.is_none()
+        && matches!(*learner, AnyLearner::PassiveAggressive(_)))
+    .then_some(PassiveAggressive::TWO_CLASS_TEXT_C);
     a.geometry
         .check_nb(cluster.is_some().then_some("--processes"))?;
     if a.cache.is_some() {
@@ -353,6 +363,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         tune,
         cluster,
         rounds_per_document: s.random() && s.rounds.is_none(),
+        two_class_c,
         cache: a.cache,
     })
 }
