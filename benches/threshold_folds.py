@@ -37,7 +37,9 @@ def write(path, docs):
 def f1s(binary, model, test):
     """(micro-F1, macro-F1) that `eval` prints for `model` on `test`."""
     out = subprocess.run([binary, "eval", "-m", model, test], check=True, capture_output=True, text=True).stdout
-    figures = dict(line.split()[:2] for line in out.splitlines() if line.startswith(("micro-F1 ", "macro-F1 ")))
+    # "micro-F1  0.87" (not "micro-F1 top10 ...").
+    figures = dict(line.split()[:2] for line in out.splitlines()
+                   if line.startswith(("micro-F1 ", "macro-F1 ")) and line.split()[1][0].isdigit())
     return float(figures["micro-F1"]), float(figures["macro-F1"])
 
 
