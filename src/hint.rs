@@ -1,6 +1,6 @@
 //! Processor hints for the hot loops: [`prefetch`] asks for memory that a loop will read
-//! soon at a scattered address (a word's hash slot, a row's class weights, the next row's
-//! ids), so that the loop need not wait for each cache line in turn. A leaf: it knows
+//! soon at a scattered address (a row's class weights, the next row's ids), so that the
+//! loop need not wait for each cache line in turn. A leaf: it knows
 //! nothing of the rest of the crate.
 
 /// Asks the processor to bring the cache lines of `v` in. A hint only: it never faults

@@ -212,3 +212,50 @@ fn fit_block_portable<X: SparseRows>(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::synthetic::zipf_rows;
+    use crate::features::{Geometry, GeometrySpec};
+
+    /// The processor's fastest path (AVX where there is one) fits the same bits as the
+    /// portable loop, averaged or not, on rows scattered over thousands of features.
+    #[test]
+    fn the_fast_path_fits_the_portable_bits() {
+        let (x, y) = zipf_rows(600, 3_000, 20, 7);
+        let ys: Vec<Vec<Label>> = (0..5)
+            .map(|c| {
+                y.iter()
+                    .enumerate()
+                    .map(|(i, &l)| if (i + c) % 3 == 0 { l } else { -l })
+                    .collect()
+            })
+            .collect();
+        for average in [true, false] {
+            let opt = OnlineOptions {
+                epochs: 3,
+                average,
+                ..OnlineOptions::default()
+            };
+            let rule = Rule::PassiveAggressive { c: 0.3 };
+            let check = |fast: Vec<Fitted<LinearModel>>, portable: Vec<Fitted<LinearModel>>| {
+                for (f, p) in fast.iter().zip(&portable) {
+                    assert_eq!(f.model, p.model);
+                    assert_eq!(f.report.updates, p.report.updates);
+                }
+            };
+            // Binary rows, and the same rows idf-weighted and scaled to length 1.
+            check(
+                fit_block(&x, &ys, &opt, rule),
+                fit_block_portable(&x, &ys, &opt, rule),
+            );
+            let w = Geometry::fit(GeometrySpec::IDF_L2, &x);
+            let wx = w.apply(&x);
+            check(
+                fit_block(&wx, &ys, &opt, rule),
+                fit_block_portable(&wx, &ys, &opt, rule),
+            );
+        }
+    }
+}
