@@ -261,6 +261,39 @@ fn class_folders_over_three_processes_equal_the_simulation() {
     );
 }
 
+/// Text of two classes over processes takes the default PA's two-class C, as one process
+/// does: every process agrees on the classes before any fits.
+#[test]
+fn two_class_text_over_processes_takes_the_two_class_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("reviews");
+    for (name, words) in [
+        ("pos", ["good", "fine", "great"]),
+        ("neg", ["bad", "poor", "dull"]),
+    ] {
+        std::fs::create_dir_all(root.join(name)).unwrap();
+        for d in 0..20 {
+            let text = format!(
+                "{} {} w{} x{}",
+                words[d % 3],
+                words[(d + 1) % 3],
+                d % 7,
+                d % 4
+            );
+            std::fs::write(root.join(name).join(format!("{d:02}.txt")), text).unwrap();
+        }
+    }
+    let out = dir.path().join("two.model");
+    succeeded(&run_cluster(
+        dir.path(),
+        &[root.to_str().unwrap(), "-o", out.to_str().unwrap()],
+        2,
+    ));
+    let model = Model::load(&out).unwrap();
+    let options = &model.meta().options;
+    assert!(options.starts_with("C 0.3,"), "{options}");
+}
+
 /// Two processes training for ever (labels no hyperplane separates, a million epochs),
 /// started in `dir` with `extra` flags; returns once process 0 has begun its rounds, with
 /// the rest of process 0's standard error.
