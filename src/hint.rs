@@ -1,7 +1,7 @@
 //! Processor hints for the hot loops: [`prefetch`] asks for memory that a loop will read
 //! soon at a scattered address (a row's class weights, the next row's ids), so that the
-//! loop need not wait for each cache line in turn. A leaf: it knows
-//! nothing of the rest of the crate.
+//! loop need not wait for each cache line in turn. A leaf: it knows nothing of the rest
+//! of the crate.
 
 /// Asks the processor to bring the cache lines of `v` in. A hint only: it never faults
 /// and changes no result; nothing on processors without the instruction.

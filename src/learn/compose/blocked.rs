@@ -15,9 +15,6 @@ use rayon::prelude::*;
 /// 92 KB, within a core's cache.
 const TRANSPOSE_TILE: usize = 256;
 
-/// How many nonzeros ahead of the one being added a row's class weights are fetched.
-const AHEAD: usize = 6;
-
 /// K linear models' weights, class-blocked, and their biases.
 #[derive(Debug, Clone)]
 pub(crate) struct ClassBlock {
@@ -104,12 +101,6 @@ impl ClassBlock {
         let keep = row.ids.partition_point(|&j| (j as usize) < self.n);
         let ids = &row.ids[..keep];
         let block = |j: u32| &self.w[j as usize * k..(j as usize + 1) * k];
-        // The weights of the nonzero `AHEAD` places on are fetched while these are added.
-        let fetch = |n: usize| {
-            if let Some(&p) = ids.get(n + AHEAD) {
-                crate::hint::prefetch(block(p));
-            }
-        };
         if row.is_uniform() {
             // `ops::dot_binary`: four partial sums over chunks of four ids, added in
             // pairs, then the remaining ids one by one, times the row's scale.
@@ -120,8 +111,7 @@ impl ClassBlock {
             let (a2, a3) = rest.split_at_mut(k);
             let chunks = ids.chunks_exact(4);
             let tail = chunks.remainder();
-            for (n, ch) in chunks.enumerate() {
-                (4 * n..4 * n + 4).for_each(fetch);
+            for ch in chunks {
                 add(a0, block(ch[0]));
                 add(a1, block(ch[1]));
                 add(a2, block(ch[2]));
@@ -144,7 +134,6 @@ impl ClassBlock {
         let zero: f32 = std::iter::empty::<f32>().sum();
         out.fill(zero);
         for (i, &j) in ids.iter().enumerate() {
-            fetch(i);
             let v = row.value(i);
             for (o, &wc) in out.iter_mut().zip(block(j)) {
                 *o += wc * v;
