@@ -385,3 +385,34 @@ fn a_corrupt_model_too_large_to_hold_is_refused_after_streaming_its_checksum() {
     );
     assert!(kib < 200 * 1024, "peak RSS {kib} KiB");
 }
+
+#[test]
+fn a_damaged_model_of_megabytes_is_refused_for_its_checksum_wherever_the_damage_is() {
+    // A payload of a mebibyte or more is hashed on a second thread while it decodes; a
+    // flipped byte is the checksum's error, whether the damaged payload decodes or not.
+    let dir = tempfile::tempdir().unwrap();
+    let svm = dir.path().join("wide.svm");
+    std::fs::write(&svm, "+1 1:1 300000:1\n-1 2:1\n+1 3:1\n-1 4:1 5:1\n").unwrap();
+    let m = dir.path().join("wide.model");
+    bin()
+        .arg("train")
+        .arg(&svm)
+        .arg("-o")
+        .arg(&m)
+        .assert()
+        .success();
+    let bytes = std::fs::read(&m).unwrap();
+    assert!(bytes.len() > (1 << 20) + 28, "{} bytes", bytes.len());
+    assert!(Model::from_bytes(&bytes, &m).is_ok());
+    for at in [28, 29, 40, bytes.len() / 2, bytes.len() - 1] {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x5a;
+        let err = Model::from_bytes(&bad, Path::new("bad.model"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err, "bad.model: corrupted model file (checksum mismatch)",
+            "byte {at}"
+        );
+    }
+}
