@@ -37,6 +37,17 @@ pub enum Solver {
     MiniBatch(usize),
 }
 
+impl Solver {
+    /// Rows per gradient step over `n` rows.
+    pub(crate) fn rows_per_step(self, n: usize) -> usize {
+        match self {
+            Solver::Batch => n,
+            Solver::Sgd => 1,
+            Solver::MiniBatch(b) => b.min(n),
+        }
+    }
+}
+
 /// The learning rate η after `e` epochs (fractional) for an initial rate η₀.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RateSchedule {
@@ -146,7 +157,7 @@ pub(crate) fn check_l2(eta: f32, l2: f32) -> Result<(), ConfigError> {
 }
 
 /// A seeded (fit, held-out) partition of `0..n`, each part sorted.
-fn holdout(n: usize, fraction: f64, seed: u64) -> (Vec<usize>, Vec<usize>) {
+pub(crate) fn holdout(n: usize, fraction: f64, seed: u64) -> (Vec<usize>, Vec<usize>) {
     let mut idx: Vec<usize> = (0..n).collect();
     epoch_order(&mut idx, Some(seed ^ 0x5eed), 0);
     let k = ((n as f64) * fraction).round() as usize;
@@ -157,7 +168,12 @@ fn holdout(n: usize, fraction: f64, seed: u64) -> (Vec<usize>, Vec<usize>) {
 }
 
 /// Mean log-loss of `m` on rows `idx`.
-fn held_out_loss<X: SparseRows>(m: &LinearModel, x: &X, y: &[Label], idx: &[usize]) -> f64 {
+pub(crate) fn held_out_loss<X: SparseRows>(
+    m: &LinearModel,
+    x: &X,
+    y: &[Label],
+    idx: &[usize],
+) -> f64 {
     use super::Classifier;
     let sum: f64 = idx
         .iter()
@@ -223,11 +239,7 @@ impl Checked<LogisticRegression> {
         check_binary(x, y)?;
         let n = x.n_rows();
         let mut rows: Vec<usize> = (0..n).collect();
-        let batch = match self.solver {
-            Solver::Batch => n,
-            Solver::Sgd => 1,
-            Solver::MiniBatch(b) => b.min(n),
-        };
+        let batch = self.solver.rows_per_step(n);
         epoch_order_in(
             &mut rows,
             (self.solver != Solver::Batch).then_some(self.seed),
@@ -264,11 +276,7 @@ impl Learner for Checked<LogisticRegression> {
             ));
         }
         let n = rows.len();
-        let batch = match self.solver {
-            Solver::Batch => n,
-            Solver::Sgd => 1,
-            Solver::MiniBatch(b) => b.min(n),
-        };
+        let batch = self.solver.rows_per_step(n);
         let shuffle = (self.solver != Solver::Batch).then_some(self.seed);
         let mut w = Scaled::zeros(x.n_cols());
         let mut b = 0f32;

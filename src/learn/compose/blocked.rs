@@ -20,8 +20,6 @@ const TRANSPOSE_TILE: usize = 256;
 pub(crate) struct ClassBlock {
     /// Classes.
     k: usize,
-    /// Features (every model's weight count).
-    n: usize,
     /// `w[j·k + c]`: class c's weight of feature j.
     w: Vec<f32>,
     /// Each class's bias.
@@ -62,7 +60,6 @@ impl ClassBlock {
             });
         Some(ClassBlock {
             k,
-            n,
             w,
             bias: linear.iter().map(|l| l.bias).collect(),
         })
@@ -96,51 +93,59 @@ impl ClassBlock {
     /// [`ClassBlock::scores`] for any processor (inlined into the AVX version).
     #[inline(always)]
     fn scores_portable(&self, row: RowRef<'_>, out: &mut [f32], acc: &mut Vec<f32>) {
-        let k = self.k;
-        // Ids beyond the weights (a wider matrix than the model) contribute nothing.
-        let keep = row.ids.partition_point(|&j| (j as usize) < self.n);
-        let ids = &row.ids[..keep];
-        let block = |j: u32| &self.w[j as usize * k..(j as usize + 1) * k];
-        if row.is_uniform() {
-            // `ops::dot_binary`: four partial sums over chunks of four ids, added in
-            // pairs, then the remaining ids one by one, times the row's scale.
-            acc.clear();
-            acc.resize(4 * k, 0.0);
-            let (a0, rest) = acc.split_at_mut(k);
-            let (a1, rest) = rest.split_at_mut(k);
-            let (a2, a3) = rest.split_at_mut(k);
-            let chunks = ids.chunks_exact(4);
-            let tail = chunks.remainder();
-            for ch in chunks {
-                add(a0, block(ch[0]));
-                add(a1, block(ch[1]));
-                add(a2, block(ch[2]));
-                add(a3, block(ch[3]));
-            }
-            for c in 0..k {
-                out[c] = (a0[c] + a1[c]) + (a2[c] + a3[c]);
-            }
-            for &j in tail {
-                add(out, block(j));
-            }
-            for (o, b) in out.iter_mut().zip(&self.bias) {
-                *o = row.scale * *o + b;
-            }
-            return;
-        }
-        // `ops::dot` otherwise: one running sum per class from the neutral element of
-        // `f32`'s `Sum`, each nonzero's value as `RowRef::value` reads it (for a weighted
-        // binary row, (scale × 1) × weight: the scale × weight `ops::dot` multiplies by).
-        let zero: f32 = std::iter::empty::<f32>().sum();
-        out.fill(zero);
-        for (i, &j) in ids.iter().enumerate() {
-            let v = row.value(i);
-            for (o, &wc) in out.iter_mut().zip(block(j)) {
-                *o += wc * v;
-            }
-        }
+        dots(&self.w, self.k, row, out, acc);
         for (o, b) in out.iter_mut().zip(&self.bias) {
             *o += b;
+        }
+    }
+}
+
+/// Each class's `ops::dot` with `row` of its weights in the class-blocked `w` (`k` per
+/// feature), into `out` (`k` long), bit for bit; `acc` is scratch space kept between
+/// calls. Ids beyond the weights (a wider matrix than the model) contribute nothing.
+/// Scoring and one-vs-rest logistic training share it.
+#[inline(always)]
+pub(crate) fn dots(w: &[f32], k: usize, row: RowRef<'_>, out: &mut [f32], acc: &mut Vec<f32>) {
+    let n = w.len() / k.max(1);
+    let keep = row.ids.partition_point(|&j| (j as usize) < n);
+    let ids = &row.ids[..keep];
+    let block = |j: u32| &w[j as usize * k..(j as usize + 1) * k];
+    if row.is_uniform() {
+        // `ops::dot_binary`: four partial sums over chunks of four ids, added in pairs,
+        // then the remaining ids one by one, times the row's scale.
+        acc.clear();
+        acc.resize(4 * k, 0.0);
+        let (a0, rest) = acc.split_at_mut(k);
+        let (a1, rest) = rest.split_at_mut(k);
+        let (a2, a3) = rest.split_at_mut(k);
+        let chunks = ids.chunks_exact(4);
+        let tail = chunks.remainder();
+        for ch in chunks {
+            add(a0, block(ch[0]));
+            add(a1, block(ch[1]));
+            add(a2, block(ch[2]));
+            add(a3, block(ch[3]));
+        }
+        for c in 0..k {
+            out[c] = (a0[c] + a1[c]) + (a2[c] + a3[c]);
+        }
+        for &j in tail {
+            add(out, block(j));
+        }
+        for o in out.iter_mut() {
+            *o *= row.scale;
+        }
+        return;
+    }
+    // `ops::dot` otherwise: one running sum per class from the neutral element of `f32`'s
+    // `Sum`, each nonzero's value as `RowRef::value` reads it (for a weighted binary row,
+    // (scale × 1) × weight: the scale × weight `ops::dot` multiplies by).
+    let zero: f32 = std::iter::empty::<f32>().sum();
+    out.fill(zero);
+    for (i, &j) in ids.iter().enumerate() {
+        let v = row.value(i);
+        for (o, &wc) in out.iter_mut().zip(block(j)) {
+            *o += wc * v;
         }
     }
 }

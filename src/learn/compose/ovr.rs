@@ -87,6 +87,20 @@ where
             })
             .collect());
     }
+    if let AnyLearner::Logistic(l) = &**learner
+        && super::ovr_logistic::in_one_pass(l, x.n_rows(), k)
+    {
+        // The same, for logistic regression's gradient steps.
+        let ys: Vec<Vec<Label>> = (0..k).map(&labels).collect();
+        let fits = super::ovr_logistic::fit_logistic_ovr(x, &ys, l)?;
+        return Ok(fits
+            .into_iter()
+            .map(|f| Fitted {
+                model: AnyModel::Logistic(f.model),
+                report: f.report,
+            })
+            .collect());
+    }
     (0..k)
         .into_par_iter()
         .map(|c| learner.fit(x, &labels(c)[..]))

@@ -20,7 +20,7 @@ use rayon::prelude::*;
 const AHEAD: usize = 6;
 
 /// Classes per block: enough blocks to keep every thread busy, at most 32 classes each.
-fn block_size(k: usize) -> usize {
+pub(super) fn block_size(k: usize) -> usize {
     let threads = rayon::current_num_threads().max(1);
     let blocks = k.div_ceil(32).max(threads).div_ceil(threads) * threads;
     k.div_ceil(blocks).max(1)
