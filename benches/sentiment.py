@@ -19,9 +19,10 @@ each method's seconds for the ten folds (training and testing; rosenblatt's incl
 starting the program twice a fold).
 
 Usage: benches/sentiment.py [--seed N] [--corpora rt-s,rt-2k,...] [--bin PATH]
-                            [--options "OPTS;OPTS"] [--python PY] [--json FILE]
+                            [--options "OPTS;OPTS"] [--python PY | --no-peers] [--json FILE]
   --python   a Python with scikit-learn (default: this one if it has it, else
              ~/.cache/peers-venv/bin/python; ../shared/tools/peers/setup.sh installs one)
+  --no-peers rosenblatt's option sets only (scikit-learn's folds of a seed do not change)
   --options  rosenblatt option sets, separated by ";" ["" (defaults);
              "--ngrams 2 --weighting nb --min-df 1"]
 Example: python3 benches/sentiment.py --seed 1 --json sentiment-seed1.json
@@ -159,11 +160,12 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "rosenblatt"))
     ap.add_argument("--options", default=";--ngrams 2 --weighting nb --min-df 1")
     ap.add_argument("--python")
+    ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--json")
     args = ap.parse_args()
     corpora = [c.strip() for c in args.corpora.split(",") if c.strip()]
     option_sets = [o.strip() for o in args.options.split(";")]
-    py = find_python(args.python)
+    py = None if args.no_peers else find_python(args.python)
     results = {}
     with tempfile.TemporaryDirectory() as work:
         for c in corpora:
