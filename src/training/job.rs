@@ -13,7 +13,7 @@ use super::{TextFit, Trained, fit_documents, fit_parts, is_multilabel, tune, tun
 use crate::error::{ConfigError, Param};
 use crate::eval::Metrics;
 use crate::experiment::{GridPoint, Split, TuneOptions, TuneProgress, TuneTable, holdout, kfold};
-use crate::features::{RowSubset, SparseRows};
+use crate::features::{RowSubset, SparseRows, Weighting};
 use crate::input::Document;
 use crate::learn::compose::multilabel::MultiLabelOptions;
 use crate::learn::{AnyLearner, Check, Checked, Schedule};
@@ -42,6 +42,10 @@ pub struct Tuning {
     pub options: TuneOptions,
     /// The options the winner's model records (default: its flags).
     pub describe: fn(&GridPoint) -> String,
+    /// On a corpus of two classes, each point with idf weights is followed by the same
+    /// point with naive-Bayes weights (α = 1): those ratios compare two classes, so a
+    /// grid made before the corpus is read gets them only where they apply.
+    pub nb_on_two_classes: bool,
 }
 
 /// Where a job is: what a front end shows while it waits.
@@ -189,7 +193,7 @@ impl TrainingJob {
         };
         let (cfg, table) = match &self.tune {
             Some(t) => {
-                let t = self.tuning_for(t, train_docs.len())?;
+                let t = self.tuning_for(t, train_docs.len(), two)?;
                 let table = tune(&train_docs, &cfg, &t.points, t.options, &|p| {
                     stage(Stage::Tuning(p))
                 })?;
@@ -320,7 +324,7 @@ impl TrainingJob {
         let x_train = RowSubset::new(x, train_rows);
         let (cfg, table) = match &self.tune {
             Some(t) => {
-                let t = self.tuning_for(t, train_rows.len())?;
+                let t = self.tuning_for(t, train_rows.len(), classes.len() == 2)?;
                 let table = tune_training_rows(
                     &x_train,
                     &train_idx,
@@ -390,11 +394,26 @@ impl TrainingJob {
         })
     }
 
-    /// The grid with random mode's draws set for `n` training documents.
-    fn tuning_for(&self, t: &Tuning, n: usize) -> Result<Tuning> {
+    /// The grid with random mode's draws set for `n` training documents, and with its
+    /// naive-Bayes points where `two_classes` (see [`Tuning::nb_on_two_classes`]).
+    fn tuning_for(&self, t: &Tuning, n: usize, two_classes: bool) -> Result<Tuning> {
         let mut t = t.clone();
         for p in &mut t.points {
             p.learner = self.per_document(p.learner.clone(), n)?;
+        }
+        if t.nb_on_two_classes && two_classes {
+            t.points = t
+                .points
+                .into_iter()
+                .flat_map(|p| {
+                    let nb = (p.spec.geometry.weighting == Weighting::Idf).then(|| {
+                        let mut nb = p.clone();
+                        nb.spec.geometry.weighting = Weighting::Nb { alpha: 1.0 };
+                        nb
+                    });
+                    std::iter::once(p).chain(nb)
+                })
+                .collect();
         }
         Ok(t)
     }

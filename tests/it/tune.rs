@@ -76,7 +76,9 @@ fn the_table_is_printed_kept_in_the_model_and_shown_by_inspect() {
     let t = &v["tuning"];
     assert_eq!(t["score"], "accuracy");
     assert_eq!(t["documents"], 60);
-    assert_eq!(t["rows"].as_array().unwrap().len(), 18);
+    // Two classes: the 18 points of the default grid and a naive-Bayes twin of each of
+    // its 6 idf points.
+    assert_eq!(t["rows"].as_array().unwrap().len(), 24);
     let means: Vec<f64> = means(t).into_iter().map(Option::unwrap).collect();
     let best = t["best"].as_u64().unwrap() as usize;
     let top = means.iter().cloned().fold(f64::MIN, f64::max);
@@ -297,7 +299,11 @@ fn flags_fix_their_dimension_of_the_grid() {
     // A flag only logistic regression takes keeps logistic regression alone.
     let v = train_json(&[tiny, "-o", m, "--tune-folds", "3", "--l2", "0.001"]);
     let rows = v["tuning"]["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 3);
+    assert_eq!(
+        rows.len(),
+        4,
+        "three geometries and the idf point's naive-Bayes twin"
+    );
     assert_eq!(v["learner"], "logistic");
     assert!(
         rows.iter()
@@ -307,7 +313,7 @@ fn flags_fix_their_dimension_of_the_grid() {
     // --ngrams sets the grid's n-gram order: every point is cross-validated on pairs.
     let v = train_json(&[tiny, "-o", m, "--tune-folds", "3", "--ngrams", "2"]);
     let rows = v["tuning"]["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 18);
+    assert_eq!(rows.len(), 24);
     assert!(
         rows.iter()
             .all(|r| r["flags"].as_str().unwrap().ends_with(" --ngrams 2")),
@@ -415,4 +421,86 @@ fn a_model_deciding_at_a_calibrated_probability_is_tuned_by_its_ranking() {
             .arg(dir.path().join("t.model")),
     );
     assert!(out.contains("scored by ROC AUC"), "{out}");
+}
+
+#[test]
+fn two_classes_add_naive_bayes_points_and_tune_ngrams_lists_the_orders() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("m");
+    let m = m.to_str().unwrap();
+    let flags_of = |v: &Value| -> Vec<String> {
+        v["tuning"]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["flags"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let two = dir.path().join("two.tsv");
+    write_tsv(&two, &corpus(60, 2, 3));
+    let two = two.to_str().unwrap();
+    // Each idf point is followed by its naive-Bayes twin, pairs after single words.
+    let v = train_json(&[two, "-o", m, "--tune-folds", "3", "--learner", "pa"]);
+    let words = flags_of(&v);
+    let v = train_json(&[
+        two,
+        "-o",
+        m,
+        "--tune-folds",
+        "3",
+        "--learner",
+        "pa",
+        "--tune-ngrams",
+        "1,2",
+    ]);
+    let flags = flags_of(&v);
+    assert_eq!(flags.len(), 16, "{flags:?}");
+    assert_eq!(&flags[..8], &words[..]);
+    for (f, w) in flags[8..].iter().zip(&words) {
+        assert_eq!(f, &format!("{w} --ngrams 2"));
+    }
+    for (i, f) in flags.iter().enumerate() {
+        if f.contains("--weighting nb") {
+            let idf = f.replace("--weighting nb --nb-alpha 1", "--weighting idf");
+            assert_eq!(flags[i - 1], idf, "{flags:?}");
+        }
+    }
+    assert_eq!(
+        flags
+            .iter()
+            .filter(|f| f.contains("--weighting nb"))
+            .count(),
+        4
+    );
+    // The winner is trained as its row says, pairs and naive-Bayes weights included.
+    let best = &flags[v["tuning"]["best"].as_u64().unwrap() as usize];
+    let inspect = stdout_of(bin().args(["inspect", "-m", m]));
+    assert!(inspect.contains(best.as_str()), "{best} not in\n{inspect}");
+    // Three classes: no naive-Bayes point (its ratios compare two classes).
+    let three = dir.path().join("three.tsv");
+    write_tsv(&three, &corpus(60, 3, 3));
+    let v = train_json(&[
+        three.to_str().unwrap(),
+        "-o",
+        m,
+        "--tune-folds",
+        "3",
+        "--learner",
+        "pa",
+    ]);
+    let flags = flags_of(&v);
+    assert_eq!(flags.len(), 6);
+    assert!(flags.iter().all(|f| !f.contains("nb")), "{flags:?}");
+    // The flag's own refusals.
+    for (args, says) in [
+        (
+            vec!["--tune", "--tune-ngrams", "1,2", "--ngrams", "2"],
+            "give one of them",
+        ),
+        (vec!["--tune-ngrams", "2"], "apply to --tune only"),
+        (vec!["--tune", "--tune-ngrams", "9"], "--tune-ngrams"),
+    ] {
+        let err = stderr_of_failure(bin().arg("train").arg(two).args(["-o", m]).args(&args));
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
 }

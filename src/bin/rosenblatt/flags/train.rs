@@ -188,6 +188,7 @@ impl TrainPlan {
                 points: t.points,
                 options: t.options,
                 describe: super::tune::options_of,
+                nb_on_two_classes: t.nb_on_two_classes,
             }),
             multilabel: self.multilabel_for(n),
             rounds_per_document: self.rounds_per_document,
@@ -231,7 +232,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         &a.learners,
         &a.geometry,
         a.cv,
-        a.vocab.features.ngrams.unwrap_or(1) as usize,
+        a.vocab.features.ngrams.map(|n| n as usize),
     )?;
     // Text and mail start from the library's configurations: the flags change them.
     let mail = a.mail.is_set();

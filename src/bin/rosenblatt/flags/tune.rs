@@ -22,14 +22,21 @@ pub struct TuneArgs {
     /// only — never on --holdout documents — then train the winner on all of them. The
     /// grid: pa --average (--pa-c 0.1, 1), averaged-perceptron (--epochs 5, 10) and
     /// logistic (--l2 1e-5, 1e-4), each on binary rows as stored, on binary unit-length
-    /// rows and on idf-weighted unit-length rows. --learner, --pa-c, --epochs, --l2, --weighting and --normalize
-    /// fix their dimension; other learner flags keep the learners that take them. Points
+    /// rows, on idf-weighted unit-length rows and, on a corpus of two classes, on
+    /// naive-Bayes-weighted unit-length rows (--weighting nb); single words, or each order
+    /// of --tune-ngrams. --learner, --pa-c, --epochs, --l2, --weighting, --normalize and
+    /// --ngrams fix their dimension; other learner flags keep the learners that take them. Points
     /// are scored by accuracy; spam filters (and --threshold) by ROC AUC, as they decide
     /// at a calibrated probability; multi-label corpora by micro-F1 (thresholds tuned
     /// inside each fold on a quarter of its training rows). The table is printed and kept in the
     /// model (see inspect).
     #[arg(long)]
     pub tune: bool,
+    /// Word n-gram orders --tune tries, each with every other point of the grid (e.g.
+    /// 1,2,3: single words, then pairs, then triples; each order costs a vectorizing of
+    /// the corpus and a grid's fits) [default: --ngrams, or 1].
+    #[arg(long, value_name = "N,N...", value_delimiter = ',', value_parser = clap::value_parser!(u8).range(1..=8))]
+    pub tune_ngrams: Vec<u8>,
     /// Folds of --tune's cross-validation [default: 5].
     #[arg(long, value_name = "K", value_parser = super::names::whole(2usize), allow_negative_numbers = true)]
     pub tune_folds: Option<usize>,
@@ -47,6 +54,9 @@ pub struct TunePlan {
     pub points: Vec<GridPoint>,
     /// Folds, seed, budget and the multi-label threshold settings.
     pub options: TuneOptions,
+    /// Whether a corpus of two classes adds naive-Bayes weights to the grid (the
+    /// weighting is not fixed by flag).
+    pub nb_on_two_classes: bool,
 }
 
 /// The learners of the grid: the one `--learner` names with its constant's values, or
@@ -96,7 +106,7 @@ fn build(
 }
 
 /// Turns the tuning flags into a plan (`None` without `--tune`); `cv` is `train --cv`,
-/// `ngrams` is `--ngrams` (the grid's n-gram order).
+/// `ngrams` is `--ngrams` (the grid's n-gram order), if given.
 pub fn plan(
     t: &TuneArgs,
     s: &ScheduleArgs,
@@ -104,13 +114,19 @@ pub fn plan(
     f: &LearnerArgs,
     g: &GeometryArgs,
     cv: Option<usize>,
-    ngrams: usize,
+    ngrams: Option<usize>,
 ) -> Result<Option<TunePlan>> {
     if !t.tune {
-        if t.tune_folds.is_some() || t.tune_budget.is_some() {
-            bail!("--tune-folds and --tune-budget apply to --tune only");
+        if t.tune_folds.is_some() || t.tune_budget.is_some() || !t.tune_ngrams.is_empty() {
+            bail!("--tune-folds, --tune-budget and --tune-ngrams apply to --tune only");
         }
         return Ok(None);
+    }
+    if !t.tune_ngrams.is_empty() && ngrams.is_some() {
+        bail!(
+            "--ngrams fixes the grid's n-gram order and --tune-ngrams lists the orders to \
+             try: give one of them"
+        );
     }
     if cv.is_some() {
         bail!(
@@ -158,7 +174,14 @@ pub fn plan(
     let grid = Grid {
         learners: kept,
         geometries: Grid::geometries_with(g.weighting(), g.normalize()),
-        ngrams: vec![ngrams],
+        ngrams: match &t.tune_ngrams[..] {
+            [] => vec![ngrams.unwrap_or(1)],
+            orders => {
+                let mut orders: Vec<usize> = orders.iter().map(|&n| usize::from(n)).collect();
+                orders.dedup();
+                orders
+            }
+        },
     };
     let points = grid
         .points()
@@ -181,6 +204,7 @@ pub fn plan(
             budget,
             thresholds: f.multilabel(s.seed),
         },
+        nb_on_two_classes: g.weighting().is_none(),
     }))
 }
 
