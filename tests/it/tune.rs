@@ -498,7 +498,14 @@ fn two_classes_add_naive_bayes_points_and_tune_ngrams_lists_the_orders() {
             "give one of them",
         ),
         (vec!["--tune-ngrams", "2"], "apply to --tune only"),
-        (vec!["--tune", "--tune-ngrams", "9"], "--tune-ngrams"),
+        (
+            vec!["--tune", "--tune-ngrams", "9"],
+            "--tune-ngrams orders must be from 1 (words only) to 8, got 9",
+        ),
+        (
+            vec!["--tune", "--tune-ngrams", "1,-2"],
+            "--tune-ngrams must be a whole number of at least 1, got -2",
+        ),
     ] {
         let err = stderr_of_failure(bin().arg("train").arg(two).args(["-o", m]).args(&args));
         assert!(err.contains(says), "{args:?}: {err}");

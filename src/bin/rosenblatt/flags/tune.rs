@@ -35,8 +35,14 @@ pub struct TuneArgs {
     /// Word n-gram orders --tune tries, each with every other point of the grid (e.g.
     /// 1,2,3: single words, then pairs, then triples; each order costs a vectorizing of
     /// the corpus and a grid's fits) [default: --ngrams, or 1].
-    #[arg(long, value_name = "N,N...", value_delimiter = ',', value_parser = clap::value_parser!(u8).range(1..=8))]
-    pub tune_ngrams: Vec<u8>,
+    #[arg(
+        long,
+        value_name = "N,N...",
+        value_delimiter = ',',
+        value_parser = super::names::whole(1usize),
+        allow_negative_numbers = true
+    )]
+    pub tune_ngrams: Vec<usize>,
     /// Folds of --tune's cross-validation [default: 5].
     #[arg(long, value_name = "K", value_parser = super::names::whole(2usize), allow_negative_numbers = true)]
     pub tune_folds: Option<usize>,
@@ -177,7 +183,11 @@ pub fn plan(
         ngrams: match &t.tune_ngrams[..] {
             [] => vec![ngrams.unwrap_or(1)],
             orders => {
-                let mut orders: Vec<usize> = orders.iter().map(|&n| usize::from(n)).collect();
+                let max = usize::from(rosenblatt::text::Ngrams::MAX);
+                if let Some(n) = orders.iter().find(|&&n| n > max) {
+                    bail!("--tune-ngrams orders must be from 1 (words only) to {max}, got {n}");
+                }
+                let mut orders = orders.to_vec();
                 orders.dedup();
                 orders
             }
