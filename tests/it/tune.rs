@@ -491,6 +491,33 @@ fn two_classes_add_naive_bayes_points_and_tune_ngrams_lists_the_orders() {
     let flags = flags_of(&v);
     assert_eq!(flags.len(), 6);
     assert!(flags.iter().all(|f| !f.contains("nb")), "{flags:?}");
+    // An order given twice runs once.
+    let v = train_json(&[
+        two,
+        "-o",
+        m,
+        "--tune-folds",
+        "3",
+        "--learner",
+        "pa",
+        "--tune-ngrams",
+        "2,1,2",
+    ]);
+    assert_eq!(flags_of(&v).len(), 16);
+    // SVMlight rows have no words to pair.
+    let svm = dir.path().join("rows.svm");
+    std::fs::write(&svm, "+1 1:1 2:1\n-1 3:1\n+1 1:1\n-1 3:1 4:1\n").unwrap();
+    let err = stderr_of_failure(bin().arg("train").arg(&svm).args([
+        "-o",
+        m,
+        "--tune",
+        "--tune-ngrams",
+        "1,2",
+    ]));
+    assert!(
+        err.contains("--tune-ngrams makes n-grams of words"),
+        "{err}"
+    );
     // The flag's own refusals.
     for (args, says) in [
         (

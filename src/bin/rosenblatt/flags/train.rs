@@ -313,6 +313,9 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         if a.vocab.is_set() {
             bail!("{}", inputs::VOCAB_ON_VECTORS);
         }
+        if a.tune.tune_ngrams.iter().any(|&n| n != 1) {
+            bail!("--tune-ngrams makes n-grams of words: SVMlight rows have no words");
+        }
         if cluster.is_some() {
             bail!("--processes reads documents or mail; SVMlight rows train in one process");
         }

@@ -17,13 +17,13 @@ use std::time::Duration;
 #[derive(Debug, Args, Clone)]
 #[command(next_help_heading = "Evaluation")]
 pub struct TuneArgs {
-    /// Choose the learner, its main constant, the weighting and the normalization by
-    /// K-fold cross-validation (stratified, seeded by --seed) on the training documents
+    /// Choose the learner, its main constant, the weighting and the normalization (and
+    /// the n-gram order, with --tune-ngrams) by K-fold cross-validation (stratified, seeded by --seed) on the training documents
     /// only — never on --holdout documents — then train the winner on all of them. The
     /// grid: pa --average (--pa-c 0.1, 1), averaged-perceptron (--epochs 5, 10) and
     /// logistic (--l2 1e-5, 1e-4), each on binary rows as stored, on binary unit-length
-    /// rows, on idf-weighted unit-length rows and, on a corpus of two classes, on
-    /// naive-Bayes-weighted unit-length rows (--weighting nb); single words, or each order
+    /// rows, on idf-weighted unit-length rows and, on a corpus of two classes, with
+    /// naive-Bayes weights in place of idf (--weighting nb); single words, or each order
     /// of --tune-ngrams. --learner, --pa-c, --epochs, --l2, --weighting, --normalize and
     /// --ngrams fix their dimension; other learner flags keep the learners that take them. Points
     /// are scored by accuracy; spam filters (and --threshold) by ROC AUC, as they decide
@@ -187,8 +187,10 @@ pub fn plan(
                 if let Some(n) = orders.iter().find(|&&n| n > max) {
                     bail!("--tune-ngrams orders must be from 1 (words only) to {max}, got {n}");
                 }
+                // Each order once, where it first appears.
                 let mut orders = orders.to_vec();
-                orders.dedup();
+                let mut seen = std::collections::HashSet::new();
+                orders.retain(|&n| seen.insert(n));
                 orders
             }
         },
