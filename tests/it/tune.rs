@@ -439,20 +439,14 @@ fn two_classes_add_naive_bayes_points_and_tune_ngrams_lists_the_orders() {
     let two = dir.path().join("two.tsv");
     write_tsv(&two, &corpus(60, 2, 3));
     let two = two.to_str().unwrap();
+    // PA's grid on the two-class corpus, with more flags.
+    let pa_grid = |more: &[&str]| {
+        let args = [two, "-o", m, "--tune-folds", "3", "--learner", "pa"];
+        train_json(&[&args[..], more].concat())
+    };
     // Each idf point is followed by its naive-Bayes twin, pairs after single words.
-    let v = train_json(&[two, "-o", m, "--tune-folds", "3", "--learner", "pa"]);
-    let words = flags_of(&v);
-    let v = train_json(&[
-        two,
-        "-o",
-        m,
-        "--tune-folds",
-        "3",
-        "--learner",
-        "pa",
-        "--tune-ngrams",
-        "1,2",
-    ]);
+    let words = flags_of(&pa_grid(&[]));
+    let v = pa_grid(&["--tune-ngrams", "1,2"]);
     let flags = flags_of(&v);
     assert_eq!(flags.len(), 16, "{flags:?}");
     assert_eq!(&flags[..8], &words[..]);
@@ -492,18 +486,7 @@ fn two_classes_add_naive_bayes_points_and_tune_ngrams_lists_the_orders() {
     assert_eq!(flags.len(), 6);
     assert!(flags.iter().all(|f| !f.contains("nb")), "{flags:?}");
     // An order given twice runs once.
-    let v = train_json(&[
-        two,
-        "-o",
-        m,
-        "--tune-folds",
-        "3",
-        "--learner",
-        "pa",
-        "--tune-ngrams",
-        "2,1,2",
-    ]);
-    assert_eq!(flags_of(&v).len(), 16);
+    assert_eq!(flags_of(&pa_grid(&["--tune-ngrams", "2,1,2"])).len(), 16);
     // SVMlight rows have no words to pair.
     let svm = dir.path().join("rows.svm");
     std::fs::write(&svm, "+1 1:1 2:1\n-1 3:1\n+1 1:1\n-1 3:1 4:1\n").unwrap();

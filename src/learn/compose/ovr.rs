@@ -7,7 +7,7 @@
 
 use crate::Result;
 use crate::features::SparseRows;
-use crate::learn::{AnyLearner, AnyModel, Checked, Fitted, Label};
+use crate::learn::{AnyLearner, AnyModel, Checked, Fitted, Label, LinearModel};
 use crate::learn::{LabelScorer, Learner, MultiLabel, Multiclass, combine_reports};
 use crate::learn::{SoftmaxModel, SoftmaxRegression};
 use rayon::prelude::*;
@@ -79,13 +79,7 @@ where
         // All classes in one pass over the rows (same models as class by class).
         let ys: Vec<Vec<Label>> = (0..k).map(&labels).collect();
         let fits = super::ovr_online::fit_online_ovr(x, &ys, &opt, rule)?;
-        return Ok(fits
-            .into_iter()
-            .map(|f| Fitted {
-                model: AnyModel::Linear(f.model),
-                report: f.report,
-            })
-            .collect());
+        return Ok(as_any(fits, AnyModel::Linear));
     }
     if let AnyLearner::Logistic(l) = &**learner
         && super::ovr_logistic::in_one_pass(l, x.n_rows(), k)
@@ -93,17 +87,24 @@ where
         // The same, for logistic regression's gradient steps.
         let ys: Vec<Vec<Label>> = (0..k).map(&labels).collect();
         let fits = super::ovr_logistic::fit_logistic_ovr(x, &ys, l)?;
-        return Ok(fits
-            .into_iter()
-            .map(|f| Fitted {
-                model: AnyModel::Logistic(f.model),
-                report: f.report,
-            })
-            .collect());
+        return Ok(as_any(fits, AnyModel::Logistic));
     }
     (0..k)
         .into_par_iter()
         .map(|c| learner.fit(x, &labels(c)[..]))
+        .collect()
+}
+
+/// Linear fits as the models a file holds (`AnyModel::Linear`, or `Logistic` for logits).
+fn as_any(
+    fits: Vec<Fitted<LinearModel>>,
+    model: fn(LinearModel) -> AnyModel,
+) -> Vec<Fitted<AnyModel>> {
+    fits.into_iter()
+        .map(|f| Fitted {
+            model: model(f.model),
+            report: f.report,
+        })
         .collect()
 }
 
