@@ -32,15 +32,18 @@ pub(crate) fn key(dir: &Path) -> PathBuf {
     p
 }
 
-/// A hostfile of `n` free ports on 127.0.0.1 (and the cluster key beside it).
+/// A hostfile of `n` free ports on 127.0.0.1 (and the cluster key beside it). The
+/// listeners stay open until every port is chosen, so no port is handed out twice.
 pub(crate) fn hostfile(dir: &Path, n: usize) -> PathBuf {
     key(dir);
-    let lines: Vec<String> = (0..n)
-        .map(|_| {
-            let l = TcpListener::bind("127.0.0.1:0").unwrap();
-            format!("127.0.0.1:{}", l.local_addr().unwrap().port())
-        })
+    let listeners: Vec<TcpListener> = (0..n)
+        .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
         .collect();
+    let lines: Vec<String> = listeners
+        .iter()
+        .map(|l| format!("127.0.0.1:{}", l.local_addr().unwrap().port()))
+        .collect();
+    drop(listeners);
     let p = dir.join(format!("hosts{n}"));
     std::fs::write(&p, lines.join("\n") + "\n").unwrap();
     p
