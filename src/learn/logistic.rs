@@ -157,7 +157,7 @@ pub(crate) fn check_l2(eta: f32, l2: f32) -> Result<(), ConfigError> {
 }
 
 /// A seeded (fit, held-out) partition of `0..n`, each part sorted.
-pub(crate) fn holdout(n: usize, fraction: f64, seed: u64) -> (Vec<usize>, Vec<usize>) {
+fn holdout(n: usize, fraction: f64, seed: u64) -> (Vec<usize>, Vec<usize>) {
     let mut idx: Vec<usize> = (0..n).collect();
     epoch_order(&mut idx, Some(seed ^ 0x5eed), 0);
     let k = ((n as f64) * fraction).round() as usize;
@@ -165,6 +165,55 @@ pub(crate) fn holdout(n: usize, fraction: f64, seed: u64) -> (Vec<usize>, Vec<us
     held.sort_unstable();
     fit.sort_unstable();
     (fit, held)
+}
+
+impl LogisticRegression {
+    /// The rows a fit over `n` rows trains on and those it holds out for early stopping
+    /// (none without it); an error where holding out leaves none to train on.
+    pub(crate) fn split_rows(&self, n: usize) -> Result<(Vec<usize>, Vec<usize>)> {
+        let (rows, held) = match self.early_stopping {
+            Some(es) if n >= 2 => holdout(n, es.fraction, self.seed),
+            _ => ((0..n).collect(), Vec::new()),
+        };
+        if rows.is_empty() {
+            return Err(Error::Data(
+                "no rows left to train on after holding out".into(),
+            ));
+        }
+        Ok((rows, held))
+    }
+
+    /// Epochs without improvement before early stopping stops a fit (never without it).
+    pub(crate) fn patience(&self) -> usize {
+        self.early_stopping.map_or(usize::MAX, |e| e.patience)
+    }
+}
+
+/// Early stopping's record of one fit: the best held-out loss so far with its model, and
+/// the epochs since it.
+#[derive(Debug, Default)]
+pub(crate) struct BestEpoch {
+    best: Option<(f64, LinearModel)>,
+    since: usize,
+}
+
+impl BestEpoch {
+    /// Records an epoch's model `m` and its held-out `loss`; whether `patience` epochs
+    /// have passed without improving on the best, so that the fit stops.
+    pub(crate) fn stops(&mut self, loss: f64, m: LinearModel, patience: usize) -> bool {
+        if self.best.as_ref().is_none_or(|(l, _)| loss < *l - 1e-7) {
+            self.best = Some((loss, m));
+            self.since = 0;
+            return false;
+        }
+        self.since += 1;
+        self.since >= patience
+    }
+
+    /// The best epoch's model, if any epoch was scored.
+    pub(crate) fn into_model(self) -> Option<LinearModel> {
+        self.best.map(|(_, m)| m)
+    }
 }
 
 /// Mean log-loss of `m` on rows `idx`.
@@ -265,24 +314,14 @@ impl Learner for Checked<LogisticRegression> {
     type Model = LinearModel;
     fn fit<X: SparseRows>(&self, x: &X, y: &[Label]) -> Result<Fitted<LinearModel>> {
         check_binary(x, y)?;
-        let n_all = x.n_rows();
-        let (mut rows, held) = match self.early_stopping {
-            Some(es) if n_all >= 2 => holdout(n_all, es.fraction, self.seed),
-            _ => ((0..n_all).collect(), Vec::new()),
-        };
-        if rows.is_empty() {
-            return Err(Error::Data(
-                "no rows left to train on after holding out".into(),
-            ));
-        }
+        let (mut rows, held) = self.split_rows(x.n_rows())?;
         let n = rows.len();
         let batch = self.solver.rows_per_step(n);
         let shuffle = (self.solver != Solver::Batch).then_some(self.seed);
         let mut w = Scaled::zeros(x.n_cols());
         let mut b = 0f32;
         let mut report = TrainReport::default();
-        let mut best: Option<(f64, LinearModel)> = None;
-        let mut since_best = 0usize;
+        let mut best = BestEpoch::default();
         let mut seen = 0u64;
         crate::learn::progress::plan(self.epochs);
         for epoch in 0..self.epochs {
@@ -298,15 +337,9 @@ impl Learner for Checked<LogisticRegression> {
                     bias: b,
                 };
                 let loss = held_out_loss(&m, x, y, &held);
-                if best.as_ref().is_none_or(|(l, _)| loss < *l - 1e-7) {
-                    best = Some((loss, m));
-                    since_best = 0;
-                } else {
-                    since_best += 1;
-                    if since_best >= self.early_stopping.map_or(usize::MAX, |e| e.patience) {
-                        report.converged = Some(true);
-                        break;
-                    }
+                if best.stops(loss, m, self.patience()) {
+                    report.converged = Some(true);
+                    break;
                 }
             }
         }
@@ -314,13 +347,10 @@ impl Learner for Checked<LogisticRegression> {
         if self.early_stopping.is_some() && report.converged.is_none() {
             report.converged = Some(false);
         }
-        let model = match best {
-            Some((_, m)) => m,
-            None => LinearModel {
-                w: w.to_vec(),
-                bias: b,
-            },
-        };
+        let model = best.into_model().unwrap_or_else(|| LinearModel {
+            w: w.to_vec(),
+            bias: b,
+        });
         Ok(Fitted { model, report })
     }
 }

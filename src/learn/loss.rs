@@ -90,10 +90,13 @@ impl Scaled {
     pub(crate) fn add(&mut self, a: f32, x: RowRef<'_>) {
         ops::axpy(a / self.s, x, &mut self.v);
     }
+    /// The scale below which [`Scaled::shrink`] folds it into the weights.
+    pub(crate) const FOLD_BELOW: f32 = 1e-4;
+
     /// w ← f·w; folds s into v when it gets small (rare, amortized).
     pub(crate) fn shrink(&mut self, f: f32) {
         self.s *= f;
-        if self.s < 1e-4 {
+        if self.s < Self::FOLD_BELOW {
             self.fold();
         }
     }

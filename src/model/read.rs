@@ -207,32 +207,29 @@ fn decode(version: u32, payload: &[u8], path: &Path) -> Result<Model> {
 
 /// Decodes and checks the payload that `h` describes. A payload of megabytes is hashed
 /// on a second thread while it decodes (decoding is bounded, so a damaged one costs no
-/// more than a crafted one); a checksum that does not match is the error either way.
+/// more than a crafted one); a smaller one, or one where no thread can be started, is
+/// hashed first. A checksum that does not match is the error either way.
 fn payload(h: &Header, payload: &[u8], path: &Path) -> Result<Model> {
     if payload.len() as u64 != h.len {
         return Err(wrong_length(path, payload.len() as u64, h.len));
     }
-    let (sum, model) = if payload.len() >= SUM_BESIDE {
-        std::thread::scope(|s| {
-            match std::thread::Builder::new().spawn_scoped(s, || fnv1a(payload)) {
-                Ok(sum) => {
-                    let model = decode(h.version, payload, path);
-                    let sum = sum.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-                    (sum, model)
-                }
-                Err(_) => (fnv1a(payload), decode(h.version, payload, path)),
+    let (sum, decoded) = std::thread::scope(|s| {
+        let hashing = (payload.len() >= SUM_BESIDE)
+            .then(|| std::thread::Builder::new().spawn_scoped(s, || fnv1a(payload)))
+            .and_then(|spawned| spawned.ok());
+        match hashing {
+            Some(sum) => {
+                let model = decode(h.version, payload, path);
+                let sum = sum.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                (sum, Some(model))
             }
-        })
-    } else {
-        let sum = fnv1a(payload);
-        if sum != h.sum {
-            return Err(checksum_mismatch(path));
+            None => (fnv1a(payload), None),
         }
-        (sum, decode(h.version, payload, path))
-    };
+    });
     if sum != h.sum {
         return Err(checksum_mismatch(path));
     }
+    let model = decoded.unwrap_or_else(|| decode(h.version, payload, path));
     let m = model?;
     m.check()
         .map_err(|what| Error::model(path, format!("{DAMAGED}: {what}")))?;

@@ -277,7 +277,7 @@ impl TrainingJob {
         let cfg = self.config_for(&self.config, rows.documents(), two)?;
         stage(Stage::Training);
         let inputs = self.inputs.clone();
-        let TextFit { mut fit, vocab, .. } = if rows.labels().is_multilabel() {
+        let TextFit { mut fit, vocab, .. } = if labels.is_multilabel() {
             fit_label_text(rows, &cfg, &self.multilabel, inputs)?
         } else {
             fit_text(rows, &cfg, inputs)?

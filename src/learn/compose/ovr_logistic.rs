@@ -10,12 +10,12 @@
 
 use super::blocked::dots;
 use super::ovr_online::block_size;
+use crate::Result;
 use crate::features::{RowRef, SparseRows};
-use crate::learn::logistic::{held_out_loss, holdout};
+use crate::learn::logistic::{BestEpoch, Scaled, held_out_loss};
 use crate::learn::online::epoch_order_in;
 use crate::learn::{Fitted, Label, LinearModel, LogisticRegression, Solver, TrainReport};
 use crate::learn::{check_binary, progress};
-use crate::{Error, Result};
 use rayon::prelude::*;
 
 /// The most gradient coefficients a step holds at once (rows per step × classes): 16 MiB.
@@ -37,16 +37,7 @@ pub(crate) fn fit_logistic_ovr<X: SparseRows>(
     for yc in y {
         check_binary(x, yc)?;
     }
-    let n = x.n_rows();
-    let (rows, held) = match l.early_stopping {
-        Some(es) if n >= 2 => holdout(n, es.fraction, l.seed),
-        _ => ((0..n).collect(), Vec::new()),
-    };
-    if rows.is_empty() {
-        return Err(Error::Data(
-            "no rows left to train on after holding out".into(),
-        ));
-    }
+    let (rows, held) = l.split_rows(x.n_rows())?;
     let split = Split { rows, held };
     let blocks: Vec<Vec<Fitted<LinearModel>>> = y
         .par_chunks(block_size(y.len()))
@@ -99,8 +90,7 @@ struct Block {
     s: Vec<f32>,
     b: Vec<f32>,
     reports: Vec<TrainReport>,
-    best: Vec<Option<(f64, LinearModel)>>,
-    since_best: Vec<usize>,
+    best: Vec<BestEpoch>,
     /// Rows visited by each class when it stopped (its report's steps).
     stopped_at: Vec<Option<u64>>,
 }
@@ -114,7 +104,7 @@ impl Block {
     /// as `Scaled::shrink` does.
     fn shrink(&mut self, c: usize, f: f32) {
         self.s[c] *= f;
-        if self.s[c] < 1e-4 {
+        if self.s[c] < Scaled::FOLD_BELOW {
             let (k, s) = (self.k, self.s[c]);
             self.v.iter_mut().skip(c).step_by(k).for_each(|v| *v *= s);
             self.s[c] = 1.0;
@@ -202,8 +192,7 @@ fn fit_block_portable<X: SparseRows>(
         s: vec![1.0; k],
         b: vec![0.0; k],
         reports: vec![TrainReport::default(); k],
-        best: vec![None; k],
-        since_best: vec![0; k],
+        best: (0..k).map(|_| BestEpoch::default()).collect(),
         stopped_at: vec![None; k],
     };
     let (mut scores, mut acc, mut a) = (vec![0f32; k], Vec::new(), vec![0f32; k]);
@@ -271,16 +260,9 @@ fn fit_block_portable<X: SparseRows>(
             }
             let m = st.model(c);
             let loss = held_out_loss(&m, x, &y[c], &split.held);
-            if st.best[c].as_ref().is_none_or(|(b, _)| loss < *b - 1e-7) {
-                st.best[c] = Some((loss, m));
-                st.since_best[c] = 0;
-            } else {
-                st.since_best[c] += 1;
-                let patience = l.early_stopping.map_or(usize::MAX, |e| e.patience);
-                if st.since_best[c] >= patience {
-                    st.reports[c].converged = Some(true);
-                    st.stopped_at[c] = Some(seen);
-                }
+            if st.best[c].stops(loss, m, l.patience()) {
+                st.reports[c].converged = Some(true);
+                st.stopped_at[c] = Some(seen);
             }
         }
     }
@@ -291,10 +273,9 @@ fn fit_block_portable<X: SparseRows>(
             if l.early_stopping.is_some() && report.converged.is_none() {
                 report.converged = Some(false);
             }
-            let model = match st.best[c].take() {
-                Some((_, m)) => m,
-                None => st.model(c),
-            };
+            let model = std::mem::take(&mut st.best[c])
+                .into_model()
+                .unwrap_or_else(|| st.model(c));
             Fitted { model, report }
         })
         .collect()
@@ -369,10 +350,7 @@ mod tests {
         let mut stopped_at = std::collections::BTreeSet::new();
         for l in configs {
             let l = l.check().unwrap();
-            let (rows, held) = match l.early_stopping {
-                Some(es) => holdout(x.n_rows(), es.fraction, l.seed),
-                None => ((0..x.n_rows()).collect(), Vec::new()),
-            };
+            let (rows, held) = l.split_rows(x.n_rows()).unwrap();
             let split = Split { rows, held };
             for (name, joint, portable) in [
                 (
