@@ -10,7 +10,8 @@
 //! `TrainConfig::default()`, or `TrainConfig::spam_filter()` for mail: `default`,
 //! `averaged-perceptron`, `pa`, `logistic`, `perceptron`, any `--learner NAME`, any
 //! `--set SPEC`) is fitted by a `training::TrainingJob` shuffling with the split's seed
-//! (on two-class text the default PA gets `train`'s C = 0.3 unless the set names C),
+//! (on two-class text the default PA gets `train`'s C = 0.3 unless the set names C, and
+//! words of one document are kept below 20,000 documents unless it names min-df),
 //! and scored by `training::evaluate_decisions` with `eval::SpamMetrics` (Reuters:
 //! `evaluate_multilabel`). Two-class accuracy is taken where the peers decide, P > 0.5:
 //! a mail filter's calibrated P(spam) > 0.5 (as `train --threshold 0` trains it), a text
@@ -39,8 +40,9 @@ use clap::{Parser, ValueEnum};
 use rosenblatt::features::Weighting;
 use rosenblatt::input::{self, Document, Format, mail};
 use rosenblatt::learn::{AnyLearner, Check, PassiveAggressive};
-use rosenblatt::training::{TrainingJob, evaluate_decisions, evaluate_multilabel};
+use rosenblatt::training::{TrainingJob, TwoClassText, evaluate_decisions, evaluate_multilabel};
 use rosenblatt::training::{class_indices, classes_of};
+use rosenblatt::vocab::VocabConfig;
 use rosenblatt::{TrainConfig, experiment::stratified_holdout};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::{collections::BTreeMap, fmt::Write as _, fs, path::Path, path::PathBuf};
@@ -312,10 +314,12 @@ impl Harness {
             learner.set_seed(*seed);
             cfg = cfg.with_learner(learner.check()?);
             // As `train` does: text of two classes gives the default PA C = 0.3 unless the
-            // set names C (the job sets it only where the corpus has two classes).
+            // set names C, and keeps words of one document below 20,000 documents unless it
+            // names min-df (the job sets both only where the corpus has two classes).
             let default_c = !mail
                 && !name.contains("pa-c=")
                 && matches!(*cfg.learner, AnyLearner::PassiveAggressive(_));
+            let default_singletons = !mail && !name.contains("min-df=");
             // Naive-Bayes weights compare two classes: on Reuters' labels the set leaves
             // its cells empty.
             if k == Corpus::Reuters && matches!(cfg.geometry.weighting, Weighting::Nb { .. }) {
@@ -323,7 +327,11 @@ impl Harness {
                 continue;
             }
             let mut job = TrainingJob::new(cfg);
-            job.two_class_c = default_c.then_some(PassiveAggressive::TWO_CLASS_TEXT_C);
+            job.two_class = TwoClassText {
+                c: default_c.then_some(PassiveAggressive::TWO_CLASS_TEXT_C),
+                singletons_from: default_singletons
+                    .then_some(VocabConfig::TWO_CLASS_SINGLETONS_FROM),
+            };
             let t = Instant::now();
             let model = job.run_documents(train.clone(), &|_| {})?.model;
             let mut m = if k == Corpus::Reuters {

@@ -205,6 +205,31 @@ impl StreamVectorizer {
     }
 }
 
+impl StreamVectorizer {
+    /// The rows of every document pushed, numbered by the vocabulary that the documents
+    /// `part` alone would build under `config`: its document frequencies, its pruning, its
+    /// order, so that each row equals what that vocabulary gives the document. Words it
+    /// does not keep leave every row. One tokenizing pass so serves every fold of a
+    /// cross-validation, each scored as a model trained on its own part would score it.
+    /// For a vocabulary of words, with nothing spilled (a hashed space has no pruning to
+    /// redo: [`Self::finish`] gives its rows).
+    pub(crate) fn rows_of_part(&self, part: &[usize], config: &VocabConfig) -> BinaryMatrix {
+        debug_assert!(self.analyzer.hashing().is_none() && self.spilled == 0);
+        let mut df = vec![0u32; self.words.len()];
+        for &i in part {
+            for &j in &self.indices[self.indptr[i]..self.indptr[i + 1]] {
+                df[j as usize] += 1;
+            }
+        }
+        let (order, new_id) = rank_words(&self.words, &df, config, part.len() as u64);
+        let (mut indptr, mut indices) = (self.indptr.clone(), self.indices.clone());
+        renumber_pruning(&mut indptr, &mut indices, &new_id);
+        let mut b = MatrixBuilder::default();
+        b.set_raw(indptr, indices);
+        b.finish(order.len())
+    }
+}
+
 /// The words kept under `config` in their final order (document frequency descending,
 /// then the word), and each word's new id (`u32::MAX`: pruned).
 fn rank_words(

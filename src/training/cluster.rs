@@ -50,12 +50,12 @@ const MULTI: &str = "m";
 /// one label trains a multi-label model; its thresholds (`multilabel`) are cross-validated
 /// by each process on its own rows, with scorers fitted there alone, and averaged over
 /// the processes. `progress` hears of each round on worker 0. Returns the model on
-/// worker 0's process and `None` on the others. `two_class_c`: the C of a corpus of two
-/// classes (see [`super::TrainingJob::two_class_c`]).
+/// worker 0's process and `None` on the others. `two_class`: what changes on a corpus
+/// of two classes (see [`super::TwoClassText`]).
 pub(crate) fn train_documents<R, P>(
     cluster: &Cluster,
     cfg: &TrainConfig,
-    two_class_c: Option<f32>,
+    two_class: super::TwoClassText,
     multilabel: MultiLabelOptions,
     inputs: Vec<String>,
     read: R,
@@ -114,10 +114,10 @@ where
             let idx = class_indices(&docs, &classes)?;
             (classes, Target::Classes(idx))
         };
-        // Every process agrees on the classes, so each sets the same C.
-        let cfg = match two_class_c {
-            Some(c) if !multi && classes.len() == 2 => Arc::new(cfg.with_c(c)?),
-            _ => Arc::clone(&cfg),
+        // Every process agrees on the classes, so each sets the same C and pruning.
+        let cfg = match !multi && classes.len() == 2 {
+            true => Arc::new(two_class.apply(&cfg)?),
+            false => Arc::clone(&cfg),
         };
 
         // 2. The vocabulary, and 3. the feature weights from its document frequencies.

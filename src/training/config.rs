@@ -154,7 +154,7 @@ impl TrainConfig {
     }
 
     /// This configuration with its learner's C set to `c`, and the options that name the
-    /// learner saying so: what a job's `two_class_c` trains a corpus of two classes with.
+    /// learner saying so: what a job's [`super::TwoClassText::c`] trains two classes with.
     pub(crate) fn with_c(&self, c: f32) -> Result<TrainConfig> {
         let mut learner = self.learner.clone().into_inner();
         learner.set(Setting::C(c))?;

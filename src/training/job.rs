@@ -19,7 +19,7 @@ use crate::learn::compose::multilabel::MultiLabelOptions;
 use crate::learn::{AnyLearner, Check, Checked, Schedule};
 use crate::model::Model;
 use crate::training::assemble::{Space, assemble};
-use crate::training::{TrainConfig, check_width, class_indices, label_indices};
+use crate::training::{TrainConfig, check_width, label_indices};
 use crate::{Error, Result};
 use std::collections::HashSet;
 use std::time::Instant;
@@ -74,14 +74,44 @@ pub struct TrainingJob {
     pub tune: Option<Tuning>,
     /// Thresholds of multi-label models (their folds are checked against the documents).
     pub multilabel: MultiLabelOptions,
-    /// The learner's C on a corpus of two classes (one label each): `rosenblatt train`
-    /// sets [`PassiveAggressive::TWO_CLASS_TEXT_C`](crate::learn::PassiveAggressive::TWO_CLASS_TEXT_C)
-    /// for its default PA on text when `--pa-c` is not given. `None`: the learner's own C.
-    pub two_class_c: Option<f32>,
+    /// What changes on a corpus of two classes (one label each); `rosenblatt train` sets
+    /// it on text. Default: nothing.
+    pub two_class: TwoClassText,
     /// The randomized perceptron's draws default to 10 per training document.
     pub rounds_per_document: bool,
     /// The names of the inputs, recorded in the model.
     pub inputs: Vec<String>,
+}
+
+/// The settings that text of two classes was measured to need apart from other corpora
+/// (docs/ACCURACY.md): a job applies them only where the corpus has two classes, one label
+/// each, so one command line serves every corpus.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TwoClassText {
+    /// The learner's C: `rosenblatt train` sets
+    /// [`PassiveAggressive::TWO_CLASS_TEXT_C`](crate::learn::PassiveAggressive::TWO_CLASS_TEXT_C)
+    /// for its default PA on text when `--pa-c` is not given. `None`: the learner's own C.
+    pub c: Option<f32>,
+    /// From how many documents words of one document are dropped (the configuration's
+    /// [`VocabConfig::singletons_from`](crate::vocab::VocabConfig::singletons_from)):
+    /// `rosenblatt train` sets
+    /// [`VocabConfig::TWO_CLASS_SINGLETONS_FROM`](crate::vocab::VocabConfig::TWO_CLASS_SINGLETONS_FROM)
+    /// on text when `--min-df` is not given. `None`: the configuration's own rule.
+    pub singletons_from: Option<u64>,
+}
+
+impl TwoClassText {
+    /// `cfg` with these settings, for a corpus of two classes.
+    pub(crate) fn apply(&self, cfg: &TrainConfig) -> Result<TrainConfig> {
+        let mut cfg = match self.c {
+            Some(c) => cfg.with_c(c)?,
+            None => cfg.clone(),
+        };
+        if let Some(n) = self.singletons_from {
+            cfg.vocab.singletons_from = Some(n);
+        }
+        Ok(cfg)
+    }
 }
 
 /// What a job produced.
@@ -107,7 +137,7 @@ impl TrainingJob {
             cv: None,
             tune: None,
             multilabel: MultiLabelOptions::default(),
-            two_class_c: None,
+            two_class: TwoClassText::default(),
             rounds_per_document: false,
             inputs: Vec::new(),
         }
@@ -131,7 +161,7 @@ impl TrainingJob {
         crate::training::train_documents(
             cluster,
             &self.config,
-            self.two_class_c,
+            self.two_class,
             self.multilabel,
             self.inputs.clone(),
             read,
@@ -173,8 +203,8 @@ impl TrainingJob {
         let two = !multilabel && docs_in_two_classes(&docs, self.config.positive.as_deref());
         let cfg = self.config_for(&self.config, n, two)?;
         let cv = self.cv_splits(n)?;
-        // With a held-out part the model's rows are the training part's only, so the
-        // folds (over every document) are vectorized on their own, before the division.
+        // With a held-out part the folds still cover every document: they run before the
+        // division.
         let mut folds = None;
         if let (Some(splits), Some(_)) = (&cv, self.holdout) {
             stage(Stage::CrossValidating);
@@ -227,17 +257,8 @@ impl TrainingJob {
             None => None,
         };
         if let (Some(splits), None) = (&cv, &test_docs) {
-            // The training rows are every document's: the folds are views of them.
             stage(Stage::CrossValidating);
-            let classes = trained.model.classes();
-            let idx = class_indices(&train_docs, classes)?;
-            folds = Some(cross_validate_rows(
-                &trained.matrix,
-                &idx,
-                classes,
-                &cfg,
-                splits,
-            )?);
+            folds = Some(cross_validate_documents(&train_docs, &cfg, splits)?);
         }
         Ok(Outcome {
             model: trained.model,
@@ -384,9 +405,9 @@ impl TrainingJob {
     /// `cfg` with random mode's default draws set for `n` training documents, and the
     /// two-class C where the corpus has `two` classes.
     fn config_for(&self, cfg: &TrainConfig, n: usize, two: bool) -> Result<TrainConfig> {
-        let cfg = match self.two_class_c {
-            Some(c) if two => cfg.with_c(c)?,
-            _ => cfg.clone(),
+        let cfg = match two {
+            true => self.two_class.apply(cfg)?,
+            false => cfg.clone(),
         };
         Ok(TrainConfig {
             learner: self.per_document(cfg.learner.clone(), n)?,

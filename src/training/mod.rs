@@ -34,7 +34,7 @@ pub use config::TrainConfig;
 pub(crate) use config::training_metadata;
 pub(crate) use corpus::check_rows;
 pub use corpus::{check_vocabulary, check_width, fit_vocab, vectorize_training};
-pub use job::{Holdout, Outcome, Stage, TrainingJob, Tuning};
+pub use job::{Holdout, Outcome, Stage, TrainingJob, Tuning, TwoClassText};
 pub use label_column::sorted_by_class;
 #[cfg(feature = "cluster")]
 pub(crate) use labels::classes_from;

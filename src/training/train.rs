@@ -5,7 +5,7 @@ use super::assemble::{Fit, Space, assemble, threshold_for};
 use crate::Result;
 use crate::eval::{Metrics, SpamMetrics};
 use crate::experiment::{Classes, Split, calibrate, fit_classes};
-use crate::features::{BinaryMatrix, Geometry, RowSubset, SparseRows, Weighting};
+use crate::features::{BinaryMatrix, Geometry, RowSubset, SparseRows, StreamVectorizer};
 use crate::features::{Vectorized, vectorize};
 use crate::input::Document;
 use crate::model::{ClassDecision, Metadata, Model, Predictor, decide_at};
@@ -235,18 +235,13 @@ pub fn evaluate_decisions(model: &Model, docs: &[Document]) -> Result<Evaluated>
     })
 }
 
-/// Cross-validates a training configuration on single-label documents: they are
-/// vectorized once (vocabulary and pruning over all of them), then every split fits on
-/// its training rows and scores its test rows, folds in parallel. Returns each split's
-/// metrics, in split order.
-///
-/// Sharing one vocabulary is what lets the folds be views of one matrix; what it changes
-/// against a vocabulary per fold: pruning (`min_df`, `max_features`) is decided over all
-/// the documents; words seen only in a fold's test documents get columns that no
-/// training row of the fold touches, which most learners ignore (their weights stay 0)
-/// but Winnow counts (its weights start at 1); and feature ids follow document frequency
-/// over all the documents, so a row's real-valued weights may be summed in another order
-/// and SGD learners (logistic, softmax) can end a little differently.
+/// Cross-validates a training configuration on single-label documents: each split is
+/// scored as a model trained on its training documents alone would score its test
+/// documents. The vocabulary (with its pruning), the idf weights and naive-Bayes ratios
+/// are each split's training part's, so a word seen once in training and once in a test
+/// document counts once, as it would in use. The documents are tokenized once; each
+/// split renumbers the rows to its own vocabulary. Splits run in parallel; returns each
+/// split's metrics, in split order.
 pub fn cross_validate_documents(
     docs: &[Document],
     cfg: &TrainConfig,
@@ -255,14 +250,31 @@ pub fn cross_validate_documents(
     cfg.vocab.validate()?;
     let classes = classes_of(docs, cfg.positive.as_deref())?;
     let idx = class_indices(docs, &classes)?;
-    let (_, x) = vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
-    cross_validate_rows(&x, &idx, &classes, cfg, splits)
+    let mut rows = StreamVectorizer::new(cfg.analyzer.clone());
+    rows.push(docs);
+    if cfg.analyzer.hashing().is_some() {
+        // Hashed ids are the same whichever documents are counted: nothing to renumber.
+        let (_, x) = rows.finish(&cfg.vocab);
+        return cross_validate_rows(&x, &idx, &classes, cfg, splits);
+    }
+    splits
+        .par_iter()
+        .map(|s| {
+            fold_metrics(
+                &rows.rows_of_part(&s.train, &cfg.vocab),
+                &idx,
+                &classes,
+                cfg,
+                s,
+            )
+        })
+        .collect()
 }
 
 /// Cross-validates a training configuration on vectorized rows with their class indices
-/// (the rows of [`Trained::matrix`], or SVMlight rows). The geometry's idf weights are
-/// counted over all the rows, as the vocabulary is (their labels take no part);
-/// naive-Bayes ratios, which read the labels, over each split's training rows.
+/// (SVMlight rows, or rows of documents under a hashing analyzer). The geometry's
+/// weights (idf, naive-Bayes ratios) are each split's training rows', as a model
+/// trained on them would have. Returns each split's metrics, in split order.
 pub fn cross_validate_rows<X: SparseRows>(
     x: &X,
     idx: &[usize],
@@ -270,25 +282,33 @@ pub fn cross_validate_rows<X: SparseRows>(
     cfg: &TrainConfig,
     splits: &[Split],
 ) -> Result<Vec<Metrics>> {
+    splits
+        .par_iter()
+        .map(|s| fold_metrics(x, idx, classes, cfg, s))
+        .collect()
+}
+
+/// One split's metrics: the geometry fitted on its training rows, the learner on the
+/// weighted training rows, scored on its test rows.
+fn fold_metrics<X: SparseRows>(
+    x: &X,
+    idx: &[usize],
+    classes: &[String],
+    cfg: &TrainConfig,
+    split: &Split,
+) -> Result<Metrics> {
+    let train_idx: Vec<usize> = split.train.iter().map(|&i| idx[i]).collect();
+    let train_rows = RowSubset::new(x, &split.train);
+    let geometry = Geometry::fit_classes(cfg.geometry, &train_rows, &train_idx, classes.len())?;
     let target = Classes {
         names: classes,
         of_row: idx,
     };
-    if !matches!(cfg.geometry.weighting, Weighting::Nb { .. }) {
-        let geometry = Geometry::fit(cfg.geometry, x);
-        return crate::experiment::cross_validate(&cfg.learner, &geometry.apply(x), target, splits);
-    }
-    // Naive-Bayes ratios read the labels: each split's are fitted on its training rows
-    // alone, so no test row's label weighs its own features.
-    let folds: Vec<Vec<Metrics>> = splits
-        .par_iter()
-        .map(|s| {
-            let train_idx: Vec<usize> = s.train.iter().map(|&i| idx[i]).collect();
-            let rows = RowSubset::new(x, &s.train);
-            let geometry = Geometry::fit_classes(cfg.geometry, &rows, &train_idx, classes.len())?;
-            let x = geometry.apply(x);
-            crate::experiment::cross_validate(&cfg.learner, &x, target, std::slice::from_ref(s))
-        })
-        .collect::<Result<_>>()?;
-    Ok(folds.into_iter().flatten().collect())
+    let mut one = crate::experiment::cross_validate(
+        &cfg.learner,
+        &geometry.apply(x),
+        target,
+        std::slice::from_ref(split),
+    )?;
+    Ok(one.pop().expect("one metrics per split"))
 }

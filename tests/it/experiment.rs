@@ -1,5 +1,6 @@
-//! Cross-validation: `train --cv` reports the library's cross-validation over the one
-//! vectorized matrix, for documents and for SVMlight rows.
+//! Cross-validation: `train --cv` reports the library's cross-validation, for documents
+//! (each fold scored as a model trained on its training part scores its test part) and
+//! for SVMlight rows.
 
 use crate::common::{bin, data, stdout_of};
 use rosenblatt::experiment::kfold;
@@ -121,4 +122,52 @@ fn svmlight_cv_and_holdout_run_on_views_of_the_rows() {
     let lib =
         training::cross_validate_rows(x, &idx, &classes, &cfg, &kfold(40, 5, 42).unwrap()).unwrap();
     assert_eq!(lib.iter().map(|m| m.accuracy()).collect::<Vec<_>>(), folds);
+}
+
+/// Each fold of `cross_validate_documents` is what training on the fold's training
+/// documents and evaluating on its test documents gives: the vocabulary, its pruning and
+/// the idf weights are the training part's. The corpus is made so that this matters:
+/// every document has a word of its own and words shared by two documents, which a
+/// vocabulary of every document (pruning at two documents) would keep for a test
+/// document and the training part's drops.
+#[test]
+fn cv_folds_score_as_models_trained_on_their_training_part() {
+    use rosenblatt::input::Document;
+    let docs: Vec<Document> = (0..60)
+        .map(|i| {
+            let c = i % 2;
+            let cue = ["good", "bad"][c];
+            let other = ["bad", "good"][c];
+            // A pair word shared by documents i and i + 1 (and so often across a fold),
+            // a word of its own, and a cue that is wrong on every fifth document.
+            let text = format!(
+                "{} pair{} pair{} own{i} the film",
+                if i % 5 == 0 { other } else { cue },
+                i / 2,
+                i.div_ceil(2)
+            );
+            Document::new(i.to_string(), text, Some(["pos", "neg"][c]))
+        })
+        .collect();
+    let cfg = TrainConfig::default()
+        .learner("perceptron")
+        .unwrap()
+        .min_df(2);
+    let splits = kfold(docs.len(), 5, 7).unwrap();
+    let folds = training::cross_validate_documents(&docs, &cfg, &splits).unwrap();
+    let pick = |ids: &[usize]| ids.iter().map(|&i| docs[i].clone()).collect::<Vec<_>>();
+    for (split, fold) in splits.iter().zip(&folds) {
+        let model = training::train(&pick(&split.train), &cfg, vec![])
+            .unwrap()
+            .model;
+        let held = training::evaluate_decisions(&model, &pick(&split.test)).unwrap();
+        assert_eq!(format!("{fold:?}"), format!("{:?}", held.metrics));
+    }
+    // A vocabulary of every document, as the folds' views of one matrix would have: the
+    // pair words of test documents survive pruning, and some fold scores otherwise.
+    let (_, x) = training::vectorize_training(&cfg.analyzer, &cfg.vocab, &docs);
+    let classes = training::classes_of(&docs, None).unwrap();
+    let idx = training::class_indices(&docs, &classes).unwrap();
+    let shared = training::cross_validate_rows(&x, &idx, &classes, &cfg, &splits).unwrap();
+    assert_ne!(format!("{shared:?}"), format!("{folds:?}"));
 }

@@ -42,4 +42,4 @@ mod store_operation;
 mod svmlight;
 mod train_stream;
 mod tune;
-mod two_class_c;
+mod two_class_text;

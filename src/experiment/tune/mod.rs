@@ -23,8 +23,10 @@
 //! remaining points are marked skipped and the best of those done wins. A run so exceeds
 //! its budget by at most one batch. Ties go to the earlier, cheaper point.
 //!
-//! Geometry weights (idf) are fitted on all the rows tuned on, as the vocabulary is (see
-//! [`crate::training::cross_validate_documents`]): labels take no part in either.
+//! Geometry weights (idf, naive-Bayes ratios) are fitted on each fold's training rows, as
+//! [`crate::training::cross_validate_rows`] fits them. The vocabulary is the one of all the
+//! documents tuned on (the grid has no pruning dimension, so every point sees the same
+//! one; [`crate::training::cross_validate_documents`] builds each fold's own).
 
 mod fold;
 mod grid;

@@ -180,9 +180,9 @@ impl<'p> TuneRun<'p> {
                 self.documents
             )));
         }
-        // Each distinct geometry is fitted once and shared by its points, over all the
-        // rows; naive-Bayes ratios read the labels, so theirs are fitted once per fold on
-        // the fold's training rows alone.
+        // Each distinct geometry is fitted once per fold, on the fold's training rows
+        // alone (as a model trained on them would have its weights), and shared by its
+        // points.
         let mut specs: Vec<GeometrySpec> = points.iter().map(|p| p.1.spec.geometry).collect();
         specs.dedup();
         specs.sort_by_key(|s| s.name());
@@ -219,7 +219,7 @@ impl<'p> TuneRun<'p> {
                         .iter()
                         .position(|&s| s == p.spec.geometry)
                         .expect("every point's geometry is fitted");
-                    let view = &views[g][f.min(views[g].len() - 1)];
+                    let view = &views[g][f];
                     let t = Instant::now();
                     let s = score_fold(&p.learner, view, target, &splits[f], opt)
                         .map_err(|e| fold_error(e, p, f))?;
@@ -245,27 +245,32 @@ impl<'p> TuneRun<'p> {
         Ok(())
     }
 
-    /// `spec` fitted on the rows: one geometry for all the folds, or under naive-Bayes
-    /// weighting one per fold from its training rows and their two classes.
+    /// `spec` fitted on each fold's training rows (naive-Bayes ratios with their two
+    /// classes), one geometry a fold.
     fn fit_geometries<X: SparseRows>(
         &self,
         spec: GeometrySpec,
         x: &X,
         target: Target<'_>,
     ) -> Result<Vec<Geometry>> {
-        if !matches!(spec.weighting, Weighting::Nb { .. }) {
-            return Ok(vec![Geometry::fit(spec, x)]);
-        }
-        let (of_row, classes) = match target {
-            Target::Classes(c) | Target::Ranked(c) => (c.of_row, c.names.len()),
-            Target::Labels(l) => return Err(crate::features::nb_two_classes(l.names.len())),
+        let classes = match target {
+            Target::Classes(c) | Target::Ranked(c) => Some(c),
+            Target::Labels(l) if matches!(spec.weighting, Weighting::Nb { .. }) => {
+                return Err(crate::features::nb_two_classes(l.names.len()));
+            }
+            Target::Labels(_) => None,
         };
         self.splits
             .par_iter()
             .map(|s| {
                 let rows = crate::features::RowSubset::new(x, &s.train);
-                let of: Vec<usize> = s.train.iter().map(|&i| of_row[i]).collect();
-                Geometry::fit_classes(spec, &rows, &of, classes)
+                match classes {
+                    Some(c) => {
+                        let of: Vec<usize> = s.train.iter().map(|&i| c.of_row[i]).collect();
+                        Geometry::fit_classes(spec, &rows, &of, c.names.len())
+                    }
+                    None => Ok(Geometry::fit(spec, &rows)),
+                }
             })
             .collect()
     }

@@ -207,8 +207,10 @@ fn looks_like_documents(p: &Path) -> bool {
 #[command(next_help_heading = "Features")]
 pub struct VocabArgs {
     /// Keep words seen in at least this many (training) documents [default for train: 1
-    /// below 1,000 documents, 2 from 1,000 on, as in a large corpus a word of one document
-    /// is mostly a name, a number or a typo; vectorize keeps every word].
+    /// below 1,000 documents, 2 from there on, as in a large corpus a word of one document
+    /// is mostly a name, a number or a typo; text of two classes keeps them below 20,000
+    /// documents, as short opinions were measured to need them; vectorize keeps every
+    /// word].
     #[arg(long, value_parser = super::names::whole(1u32), allow_negative_numbers = true)]
     pub min_df: Option<u32>,
     /// Keep at most this many words (the most frequent).

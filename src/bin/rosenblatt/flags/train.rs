@@ -18,7 +18,8 @@ use rosenblatt::learn::{AnyLearner, Check, PassiveAggressive};
 use rosenblatt::learn::{MultiLabelOptions, Thresholds};
 use rosenblatt::text::Source as TextSource;
 use rosenblatt::training::TrainConfig;
-use rosenblatt::training::{Holdout, TrainingJob, Tuning};
+use rosenblatt::training::{Holdout, TrainingJob, Tuning, TwoClassText};
+use rosenblatt::vocab::VocabConfig;
 use std::path::PathBuf;
 
 /// `rosenblatt train`.
@@ -76,7 +77,8 @@ pub struct TrainArgs {
         help_heading = "Evaluation"
     )]
     pub holdout: Option<f64>,
-    /// Also run K-fold cross-validation (seeded) and print each fold's accuracy.
+    /// Also run K-fold cross-validation (seeded) and print each fold's accuracy; each fold's
+    /// vocabulary, pruning and idf are its training part's, as a model trained on it has.
     #[arg(long, value_name = "K", help_heading = "Evaluation", value_parser = super::names::whole(2usize), allow_negative_numbers = true)]
     pub cv: Option<usize>,
     #[command(flatten)]
@@ -149,8 +151,9 @@ pub struct TrainPlan {
     pub cluster: Option<Processes>,
     /// Whether random mode's rounds default to 10 × the number of documents.
     rounds_per_document: bool,
-    /// The default PA's C on two-class text, when `--pa-c` is not given.
-    two_class_c: Option<f32>,
+    /// Two-class text's default PA C (when `--pa-c` is not given) and pruning (when
+    /// `--min-df` is not given).
+    two_class: TwoClassText,
     /// `--cache`: where the training rows are kept.
     pub cache: Option<PathBuf>,
 }
@@ -192,7 +195,7 @@ impl TrainPlan {
             }),
             multilabel: self.multilabel_for(n),
             rounds_per_document: self.rounds_per_document,
-            two_class_c: self.two_class_c,
+            two_class: self.two_class,
             inputs,
         }
     }
@@ -326,13 +329,19 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
     if max_feature_id.is_some() && !matches!(source, Source::Svmlight(..)) {
         bail!("{}", inputs::NOT_SVM);
     }
-    // Text of two classes trains the default PA with a smaller step unless told otherwise
-    // (mail filters keep theirs; vectors keep C = 1: the rule was measured on text).
-    let two_class_c = (matches!(source, Source::Documents(_))
-        && tune.is_none()
-        && a.learners.pa_c.is_none()
-        && matches!(*learner, AnyLearner::PassiveAggressive(_)))
-    .then_some(PassiveAggressive::TWO_CLASS_TEXT_C);
+    // Text of two classes trains the default PA with a smaller step and keeps words of
+    // one document up to a larger corpus, unless told otherwise (mail filters keep theirs;
+    // vectors keep C = 1 and have no words: the rules were measured on text).
+    let text = matches!(source, Source::Documents(_));
+    let two_class = TwoClassText {
+        c: (text
+            && tune.is_none()
+            && a.learners.pa_c.is_none()
+            && matches!(*learner, AnyLearner::PassiveAggressive(_)))
+        .then_some(PassiveAggressive::TWO_CLASS_TEXT_C),
+        singletons_from: (text && a.vocab.min_df.is_none())
+            .then_some(VocabConfig::TWO_CLASS_SINGLETONS_FROM),
+    };
     a.geometry
         .check_nb(cluster.is_some().then_some("--processes"))?;
     if a.cache.is_some() {
@@ -367,7 +376,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         tune,
         cluster,
         rounds_per_document: s.random() && s.rounds.is_none(),
-        two_class_c,
+        two_class,
         cache: a.cache,
     })
 }

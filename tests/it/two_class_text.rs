@@ -1,7 +1,9 @@
-//! The default PA's step on two-class text: `train` gives it C = 0.3 when `--pa-c` is not
-//! given, and keeps C = 1 where that was measured to be better or nothing was measured —
-//! one-vs-rest and multi-label models, SVMlight vectors, mail filters — and wherever the
-//! user names C. The model it makes is the one an explicit `--pa-c 0.3` makes.
+//! What two-class text trains with apart from other corpora. The default PA's step:
+//! `train` gives it C = 0.3 when `--pa-c` is not given, and keeps C = 1 where that was
+//! measured to be better or nothing was measured — one-vs-rest and multi-label models,
+//! SVMlight vectors, mail filters — and wherever the user names C. The model it makes is
+//! the one an explicit `--pa-c 0.3` makes. The pruning: words of one document are kept
+//! below 20,000 documents (1,000 elsewhere) unless `--min-df` is given.
 
 use crate::common::{bin, corpus_and_filter, stdout_of};
 use rosenblatt::input::Document;
@@ -132,7 +134,7 @@ fn a_job_sets_the_two_class_c_only_where_asked_and_only_on_two_classes() {
         format!("{:?}", m.predictor())
     };
     let mut asked = TrainingJob::new(TrainConfig::default());
-    asked.two_class_c = Some(PassiveAggressive::TWO_CLASS_TEXT_C);
+    asked.two_class.c = Some(PassiveAggressive::TWO_CLASS_TEXT_C);
     let mut explicit_cfg = TrainConfig::default();
     let mut pa = explicit_cfg.learner.clone().into_inner();
     pa.set(Setting::C(PassiveAggressive::TWO_CLASS_TEXT_C))
@@ -145,4 +147,61 @@ fn a_job_sets_the_two_class_c_only_where_asked_and_only_on_two_classes() {
     assert_ne!(weights(&asked, docs(2)), weights(&library, docs(2)));
     // Three classes: asked keeps C = 1.
     assert_eq!(weights(&asked, docs(3)), weights(&library, docs(3)));
+}
+
+/// The vocabulary size `inspect` shows for `model`.
+fn vocabulary_words(model: &Path) -> usize {
+    let out = stdout_of(bin().args(["inspect", "-m"]).arg(model));
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("vocabulary"))
+        .unwrap_or_else(|| panic!("no vocabulary line in {out}"));
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn two_class_text_keeps_words_of_one_document_unless_min_df_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1,200 documents (past the 1,000 from which other corpora drop words of one
+    // document): each has a word of its own and two words every document of its class
+    // shares.
+    let corpus = |classes: usize| {
+        let lines: String = (0..1200)
+            .map(|i| {
+                let c = i % classes;
+                format!("c{c}	cue{c} common{c} only{i}\n")
+            })
+            .collect();
+        let path = dir.path().join(format!("k{classes}.tsv"));
+        std::fs::write(&path, lines).unwrap();
+        path
+    };
+    let model = dir.path().join("m");
+    let words = |classes: usize, flags: &[&str]| {
+        train(&model, &corpus(classes), flags);
+        vocabulary_words(&model)
+    };
+    assert_eq!(words(2, &[]), 1200 + 4);
+    assert_eq!(words(2, &["--min-df", "2"]), 4);
+    assert_eq!(words(3, &[]), 6);
+    assert_eq!(words(3, &["--min-df", "1"]), 1200 + 6);
+    // Mail filters keep their own pruning.
+    let (spam, ham) = (dir.path().join("spam"), dir.path().join("ham"));
+    for (folder, tag) in [(&spam, "spam"), (&ham, "ham")] {
+        std::fs::create_dir(folder).unwrap();
+        for i in 0..600 {
+            let mail = format!("From: a@b.c\nSubject: {tag}\n\n{tag}cue only{tag}{i}\n");
+            std::fs::write(folder.join(format!("{i}.eml")), mail).unwrap();
+        }
+    }
+    stdout_of(
+        bin()
+            .args(["train", "--spam"])
+            .arg(&spam)
+            .arg("--ham")
+            .arg(&ham)
+            .arg("-o")
+            .arg(&model),
+    );
+    assert!(vocabulary_words(&model) < 100);
 }
