@@ -14,7 +14,7 @@
 //! A [`model::Model`] bundles the analyzer configuration, the vocabulary and the
 //! classifier, so that classification tokenizes exactly as training did. Above the
 //! stages, [`experiment`] measures a learner on rows it was not fitted on (seeded
-//! holdout, k-fold cross-validation over views of one matrix), [`training`] is the one
+//! holdout, k-fold cross-validation over views of a matrix), [`training`] is the one
 //! place a fresh model is made (one process, worker threads or a cluster), and
 //! [`incremental`] changes a saved filter one message at a time (the TREC online run).
 //!

@@ -214,7 +214,7 @@ impl StreamVectorizer {
     /// For a vocabulary of words, with nothing spilled (a hashed space has no pruning to
     /// redo: [`Self::finish`] gives its rows).
     pub(crate) fn rows_of_part(&self, part: &[usize], config: &VocabConfig) -> BinaryMatrix {
-        debug_assert!(self.analyzer.hashing().is_none() && self.spilled == 0);
+        assert!(self.analyzer.hashing().is_none() && self.spilled == 0);
         let mut df = vec![0u32; self.words.len()];
         for &i in part {
             for &j in &self.indices[self.indptr[i]..self.indptr[i + 1]] {

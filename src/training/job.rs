@@ -9,7 +9,7 @@ use super::multilabel::{fit_label_documents, fit_label_text};
 use super::text_rows::TextRows;
 use super::train::fit_text;
 use super::{Evaluated, cross_validate_documents, cross_validate_rows, evaluate_decisions};
-use super::{TextFit, Trained, fit_documents, fit_parts, is_multilabel, tune, tune_training_rows};
+use super::{TextFit, fit_documents, fit_parts, is_multilabel, tune, tune_training_rows};
 use crate::error::{ConfigError, Param};
 use crate::eval::Metrics;
 use crate::experiment::{GridPoint, Split, TuneOptions, TuneProgress, TuneTable, holdout, kfold};
@@ -20,6 +20,7 @@ use crate::learn::{AnyLearner, Check, Checked, Schedule};
 use crate::model::Model;
 use crate::training::assemble::{Space, assemble};
 use crate::training::{TrainConfig, check_width, label_indices};
+use crate::vocab::VocabConfig;
 use crate::{Error, Result};
 use std::collections::HashSet;
 use std::time::Instant;
@@ -96,7 +97,8 @@ pub struct TwoClassText {
     /// [`VocabConfig::singletons_from`](crate::vocab::VocabConfig::singletons_from)):
     /// `rosenblatt train` sets
     /// [`VocabConfig::TWO_CLASS_SINGLETONS_FROM`](crate::vocab::VocabConfig::TWO_CLASS_SINGLETONS_FROM)
-    /// on text when `--min-df` is not given. `None`: the configuration's own rule.
+    /// on text when `--min-df` is not given; it replaces only the default rule.
+    /// `None`: the configuration's own rule.
     pub singletons_from: Option<u64>,
 }
 
@@ -107,7 +109,10 @@ impl TwoClassText {
             Some(c) => cfg.with_c(c)?,
             None => cfg.clone(),
         };
-        if let Some(n) = self.singletons_from {
+        // Only in place of the default rule: a floor given stays (`with_min_df`).
+        if let Some(n) = self.singletons_from
+            && cfg.vocab.singletons_from == VocabConfig::default().singletons_from
+        {
             cfg.vocab.singletons_from = Some(n);
         }
         Ok(cfg)
@@ -233,11 +238,8 @@ impl TrainingJob {
         };
         stage(Stage::Training);
         let inputs = self.inputs.clone();
-        let TextFit {
-            mut fit,
-            vocab,
-            matrix,
-        } = if multilabel {
+        // The training rows are not kept: the folds below build their own.
+        let TextFit { mut fit, vocab, .. } = if multilabel {
             fit_label_documents(&train_docs, &cfg, &self.multilabel, inputs)?
         } else {
             fit_documents(&train_docs, &cfg, inputs)?
@@ -245,14 +247,11 @@ impl TrainingJob {
         fit.meta.tuning = table;
         fit.meta.seconds = start.elapsed().as_secs_f64();
         let accuracy_at_zero = fit.accuracy_at_zero;
-        let trained = Trained {
-            model: assemble(&cfg, Space::Text(vocab), fit)?,
-            matrix,
-        };
+        let model = assemble(&cfg, Space::Text(vocab), fit)?;
         let held_out = match &test_docs {
             Some(t) => {
                 stage(Stage::Evaluating);
-                Some(evaluate_decisions(&trained.model, t)?)
+                Some(evaluate_decisions(&model, t)?)
             }
             None => None,
         };
@@ -261,7 +260,7 @@ impl TrainingJob {
             folds = Some(cross_validate_documents(&train_docs, &cfg, splits)?);
         }
         Ok(Outcome {
-            model: trained.model,
+            model,
             held_out,
             folds,
             accuracy_at_zero,
@@ -301,7 +300,7 @@ impl TrainingJob {
         let TextFit { mut fit, vocab, .. } = if labels.is_multilabel() {
             fit_label_text(rows, &cfg, &self.multilabel, inputs)?
         } else {
-            fit_text(rows, &cfg, inputs)?
+            fit_text(rows, &cfg, &self.config.vocab, inputs)?
         };
         // Vectorizing included, as for documents held whole.
         fit.meta.seconds = tokenizing + start.elapsed().as_secs_f64();

@@ -72,7 +72,8 @@ pub(crate) fn fit_label_text(
     cfg.vocab.validate()?;
     let classes = rows.labels().label_names()?;
     let sets = rows.labels().label_sets(&classes)?;
-    let (vocab, stored) = rows.finish(&cfg.vocab)?;
+    // Two-class rules never apply to labels: the rules given are the rules applied.
+    let (vocab, stored) = rows.finish(&cfg.vocab, &cfg.vocab)?;
     fit_vectorized(vocab, stored, cfg, inputs, |x, inputs| {
         fit_label_set_parts(x, &sets, classes, cfg, opt, inputs)
     })

@@ -183,8 +183,14 @@ impl TextRows {
 
     /// The training vocabulary under `config` (pruned and renumbered) and the rows
     /// numbered by it; rows sent to disk are renumbered into their cache file, which is
-    /// then complete.
-    pub(crate) fn finish(self, config: &VocabConfig) -> Result<(Vocabulary, TrainRows)> {
+    /// then complete. The file records `asked`, the rules the run was given: `config` may
+    /// add a job's two-class rule, which a rerun with the same options applies again from
+    /// the same labels, so the cache is checked against what it will be asked.
+    pub(crate) fn finish(
+        self,
+        config: &VocabConfig,
+        asked: &VocabConfig,
+    ) -> Result<(Vocabulary, TrainRows)> {
         match self.rows {
             Rows::Memory(v) => {
                 let (vocab, x) = v.finish(config);
@@ -202,7 +208,7 @@ impl TextRows {
                     head: CacheHead {
                         stamp,
                         analyzer,
-                        vocab_config: *config,
+                        vocab_config: *asked,
                     },
                     vocab,
                     labels: self.labels,
@@ -283,7 +289,7 @@ mod tests {
             docs.iter().map(|d| d.text.len() as u64).sum::<u64>()
         );
         let labels = rows.labels().clone();
-        let (vocab, x) = rows.finish(&cfg).unwrap();
+        let (vocab, x) = rows.finish(&cfg, &cfg).unwrap();
         let TrainRows::Memory(x) = x else {
             panic!("rows held in memory")
         };

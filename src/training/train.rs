@@ -4,13 +4,13 @@
 use super::assemble::{Fit, Space, assemble, threshold_for};
 use crate::Result;
 use crate::eval::{Metrics, SpamMetrics};
-use crate::experiment::{Classes, Split, calibrate, fit_classes};
+use crate::experiment::{Classes, Split, calibrate, fit_classes, score_split};
 use crate::features::{BinaryMatrix, Geometry, RowSubset, SparseRows, StreamVectorizer};
 use crate::features::{Vectorized, vectorize};
 use crate::input::Document;
 use crate::model::{ClassDecision, Metadata, Model, Predictor, decide_at};
 use crate::theory;
-use crate::vocab::Vocabulary;
+use crate::vocab::{VocabConfig, Vocabulary};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -69,16 +69,18 @@ pub(crate) fn fit_documents(
 }
 
 /// [`fit_documents`] for documents already taken in as rows (read in batches, their text
-/// dropped): the same classes, rows and fit.
+/// dropped): the same classes, rows and fit. `asked`: the pruning rules the run was given,
+/// which a row cache records (see [`TextRows::finish`]).
 pub(crate) fn fit_text(
     rows: TextRows,
     cfg: &TrainConfig,
+    asked: &VocabConfig,
     inputs: Vec<String>,
 ) -> Result<TextFit<TrainRows>> {
     cfg.vocab.validate()?;
     let classes = rows.labels().classes(cfg.positive.as_deref())?;
     let idx = rows.labels().class_indices(&classes)?;
-    let (vocab, x) = rows.finish(&cfg.vocab)?;
+    let (vocab, x) = rows.finish(&cfg.vocab, asked)?;
     fit_vectorized(vocab, x, cfg, inputs, |x, inputs| {
         fit_parts(x, &idx, classes, cfg, inputs)
     })
@@ -237,7 +239,8 @@ pub fn evaluate_decisions(model: &Model, docs: &[Document]) -> Result<Evaluated>
 
 /// Cross-validates a training configuration on single-label documents: each split is
 /// scored as a model trained on its training documents alone would score its test
-/// documents. The vocabulary (with its pruning), the idf weights and naive-Bayes ratios
+/// documents, deciding at score 0 (a model's own decision threshold is not fitted per
+/// fold). The vocabulary (with its pruning), the idf weights and naive-Bayes ratios
 /// are each split's training part's, so a word seen once in training and once in a test
 /// document counts once, as it would in use. The documents are tokenized once; each
 /// split renumbers the rows to its own vocabulary. Splits run in parallel; returns each
@@ -257,16 +260,13 @@ pub fn cross_validate_documents(
         let (_, x) = rows.finish(&cfg.vocab);
         return cross_validate_rows(&x, &idx, &classes, cfg, splits);
     }
+    // Splits run in parallel, each with its own copy of the rows: at most one a thread.
     splits
         .par_iter()
-        .map(|s| {
-            fold_metrics(
-                &rows.rows_of_part(&s.train, &cfg.vocab),
-                &idx,
-                &classes,
-                cfg,
-                s,
-            )
+        .enumerate()
+        .map(|(f, s)| {
+            let x = rows.rows_of_part(&s.train, &cfg.vocab);
+            fold_metrics(&x, &idx, &classes, cfg, (f, s))
         })
         .collect()
 }
@@ -284,31 +284,30 @@ pub fn cross_validate_rows<X: SparseRows>(
 ) -> Result<Vec<Metrics>> {
     splits
         .par_iter()
-        .map(|s| fold_metrics(x, idx, classes, cfg, s))
+        .enumerate()
+        .map(|f| fold_metrics(x, idx, classes, cfg, f))
         .collect()
 }
 
-/// One split's metrics: the geometry fitted on its training rows, the learner on the
-/// weighted training rows, scored on its test rows.
+/// Split `f`'s metrics: the geometry fitted on its training rows, the learner on the
+/// weighted training rows, scored on its test rows; a data error names the fold (1-based).
 fn fold_metrics<X: SparseRows>(
     x: &X,
     idx: &[usize],
     classes: &[String],
     cfg: &TrainConfig,
-    split: &Split,
+    (f, split): (usize, &Split),
 ) -> Result<Metrics> {
     let train_idx: Vec<usize> = split.train.iter().map(|&i| idx[i]).collect();
     let train_rows = RowSubset::new(x, &split.train);
-    let geometry = Geometry::fit_classes(cfg.geometry, &train_rows, &train_idx, classes.len())?;
     let target = Classes {
         names: classes,
         of_row: idx,
     };
-    let mut one = crate::experiment::cross_validate(
-        &cfg.learner,
-        &geometry.apply(x),
-        target,
-        std::slice::from_ref(split),
-    )?;
-    Ok(one.pop().expect("one metrics per split"))
+    Geometry::fit_classes(cfg.geometry, &train_rows, &train_idx, classes.len())
+        .and_then(|g| score_split(&cfg.learner, &g.apply(x), target, split))
+        .map_err(|e| match e {
+            crate::Error::Data(m) => crate::Error::Data(format!("fold {}: {m}", f + 1)),
+            other => other,
+        })
 }

@@ -267,7 +267,7 @@ fn class_folders_over_three_processes_equal_the_simulation() {
 /// Text of two classes over processes takes the default PA's two-class C, as one process
 /// does: every process agrees on the classes before any fits.
 #[test]
-fn two_class_text_over_processes_takes_the_two_class_c() {
+fn two_class_text_over_processes_takes_the_two_class_rules() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("reviews");
     for (name, words) in [

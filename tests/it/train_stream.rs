@@ -203,6 +203,43 @@ fn train_cached(flags: &[&str], cache: &Path, model: &Path, tsv: &Path) -> asser
     cmd
 }
 
+/// Text of two classes keeps words of one document below 20,000 documents: a cache made
+/// under that rule serves the rerun with the same options (it records the options given,
+/// not the rule the labels added), and the models agree.
+#[test]
+fn a_two_class_cache_serves_its_rerun() {
+    let dir = tempfile::tempdir().unwrap();
+    let tsv = dir.path().join("two.tsv");
+    let lines: String = (0..1200)
+        .map(|i| format!("c{}\tcue{} common only{i}\n", i % 2, i % 2))
+        .collect();
+    std::fs::write(&tsv, lines).unwrap();
+    let cache = dir.path().join("rows.cache");
+    let (plain, first, again) = (
+        dir.path().join("p"),
+        dir.path().join("f"),
+        dir.path().join("a"),
+    );
+    stdout_of(bin().args(["train", "-o"]).arg(&plain).arg(&tsv));
+    assert!(
+        train_cached(&[], &cache, &first, &tsv)
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let out = train_cached(&[], &cache, &again, &tsv).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && err.contains("1200 documents"),
+        "{err}"
+    );
+    let plain = Model::load(&plain).unwrap();
+    assert_eq!(plain.vocab().len(), 1200 + 3);
+    assert_same_model(&plain, &Model::load(&first).unwrap());
+    assert_same_model(&plain, &Model::load(&again).unwrap());
+}
+
 #[test]
 fn train_keeps_its_rows_in_a_cache_and_trains_from_it_until_the_input_changes() {
     let dir = tempfile::tempdir().unwrap();
