@@ -215,11 +215,7 @@ fn a_two_class_cache_serves_its_rerun() {
         .collect();
     std::fs::write(&tsv, lines).unwrap();
     let cache = dir.path().join("rows.cache");
-    let (plain, first, again) = (
-        dir.path().join("p"),
-        dir.path().join("f"),
-        dir.path().join("a"),
-    );
+    let [plain, first, again] = ["p", "f", "a"].map(|m| dir.path().join(m));
     stdout_of(bin().args(["train", "-o"]).arg(&plain).arg(&tsv));
     assert!(
         train_cached(&[], &cache, &first, &tsv)
@@ -247,11 +243,7 @@ fn train_keeps_its_rows_in_a_cache_and_trains_from_it_until_the_input_changes() 
     let lines = tsv_lines();
     std::fs::write(&tsv, &lines).unwrap();
     let cache = dir.path().join("rows.cache");
-    let (plain, first, again) = (
-        dir.path().join("p"),
-        dir.path().join("f"),
-        dir.path().join("a"),
-    );
+    let [plain, first, again] = ["p", "f", "a"].map(|m| dir.path().join(m));
     stdout_of(bin().args(["train", "-o"]).arg(&plain).arg(&tsv));
     let out = train_cached(&[], &cache, &first, &tsv).output().unwrap();
     assert!(out.status.success());

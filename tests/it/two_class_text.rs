@@ -5,7 +5,7 @@
 //! the one an explicit `--pa-c 0.3` makes. The pruning: words of one document are kept
 //! below 20,000 documents (1,000 elsewhere) unless `--min-df` is given.
 
-use crate::common::{bin, corpus_and_filter, stdout_of};
+use crate::common::{bin, corpus_and_filter, stdout_of, train_filter};
 use rosenblatt::input::Document;
 use rosenblatt::learn::{PassiveAggressive, Setting};
 use rosenblatt::training::{TrainConfig, TrainingJob};
@@ -194,14 +194,6 @@ fn two_class_text_keeps_words_of_one_document_unless_min_df_is_given() {
             std::fs::write(folder.join(format!("{i}.eml")), mail).unwrap();
         }
     }
-    stdout_of(
-        bin()
-            .args(["train", "--spam"])
-            .arg(&spam)
-            .arg("--ham")
-            .arg(&ham)
-            .arg("-o")
-            .arg(&model),
-    );
+    train_filter(&spam, &ham, &model, &[]);
     assert!(vocabulary_words(&model) < 100);
 }
