@@ -268,6 +268,14 @@ impl Write for AtomicFile {
     }
 }
 
+/// Seeking lets a header be filled in once what it describes is written (a model's length
+/// and checksum, after its payload was encoded straight into the file).
+impl std::io::Seek for AtomicFile {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.out.as_mut().expect("not committed").seek(pos)
+    }
+}
+
 impl Drop for AtomicFile {
     /// A file dropped without [`commit`](AtomicFile::commit) (an error midway) is removed.
     fn drop(&mut self) {

@@ -17,7 +17,7 @@
 
 use crate::features::Geometry;
 use crate::features::SparseRows;
-use crate::fnv::fnv1a;
+use crate::fnv::{Fnv1a, fnv1a};
 use crate::learn::{Calibration, TrainReport};
 pub use crate::learn::{ClassDecision, Predictor};
 use crate::text::Analyzer;
@@ -322,9 +322,28 @@ impl Model {
         encode(self)
     }
 
-    /// Writes the model atomically (temporary file + rename).
+    /// Writes the model atomically (a temporary file beside it, synced, then renamed, so
+    /// readers see the old file or the new one, never a partial write). The payload is
+    /// encoded straight into the file, counted and checksummed on its way, and the header
+    /// filled in after it: a model of a gigabyte is never held a second time as bytes.
     pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
-        write_atomic(path.as_ref(), &self.to_bytes()?)
+        use std::io::{Seek, SeekFrom};
+        let path = path.as_ref();
+        let io = |e| Error::io(path, e);
+        let mut f = crate::atomic::AtomicFile::create(path)?;
+        f.write_all(&[0; HEADER]).map_err(io)?;
+        let mut out = Summing {
+            inner: &mut f,
+            len: 0,
+            sum: Fnv1a::new(),
+        };
+        bincode::serde::encode_into_std_write(self, &mut out, bincode::config::standard())
+            .map_err(|e| Error::Data(format!("cannot encode the model: {e}")))?;
+        let head = header(out.len, out.sum.finish());
+        f.seek(SeekFrom::Start(0))
+            .and_then(|_| f.write_all(&head))
+            .map_err(io)?;
+        f.commit()
     }
 }
 
@@ -347,12 +366,41 @@ fn encode<T: Serialize>(payload: &T) -> Result<Vec<u8>> {
     let payload = bincode::serde::encode_to_vec(payload, bincode::config::standard())
         .map_err(|e| Error::Data(format!("cannot encode the model: {e}")))?;
     let mut out = Vec::with_capacity(HEADER + payload.len());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&fnv1a(&payload).to_le_bytes());
+    out.extend_from_slice(&header(payload.len() as u64, fnv1a(&payload)));
     out.extend_from_slice(&payload);
     Ok(out)
+}
+
+/// The header before a payload of `len` bytes and checksum `sum`: magic, format version,
+/// length, checksum.
+fn header(len: u64, sum: u64) -> [u8; HEADER] {
+    let mut h = [0u8; HEADER];
+    h[..8].copy_from_slice(MAGIC);
+    h[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    h[12..20].copy_from_slice(&len.to_le_bytes());
+    h[20..].copy_from_slice(&sum.to_le_bytes());
+    h
+}
+
+/// A writer that counts and checksums the bytes it passes on, so a payload encoded
+/// straight into a file gets its header without being held.
+struct Summing<W> {
+    inner: W,
+    len: u64,
+    sum: Fnv1a,
+}
+
+impl<W: Write> Write for Summing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.sum.update(&buf[..n]);
+        self.len += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 impl ModelParts {
@@ -361,12 +409,4 @@ impl ModelParts {
     pub fn to_bytes_unchecked(&self) -> Result<Vec<u8>> {
         encode(self)
     }
-}
-
-/// Writes `bytes` to `path` atomically: a temporary file beside it, synced, then renamed,
-/// so readers see the old file or the new one, never a partial write.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut f = crate::atomic::AtomicFile::create(path)?;
-    f.write_all(bytes).map_err(|e| Error::io(path, e))?;
-    f.commit()
 }

@@ -394,10 +394,15 @@ impl LearnerKind for LogisticRegression {
         bias_of(self.bias)
     }
 
+    /// The flags' words: `--early-stop F` shows as "early stop F (patience P)".
     fn describe(&self) -> String {
+        let stop = match self.early_stopping {
+            Some(e) => format!(", early stop {} (patience {})", e.fraction, e.patience),
+            None => String::new(),
+        };
         format!(
-            "{:?}, eta {} ({:?}), l2 {}, {} epochs, early stopping {:?}",
-            self.solver, self.eta, self.schedule, self.l2, self.epochs, self.early_stopping
+            "{:?}, eta {} ({:?}), l2 {}, {} epochs{stop}",
+            self.solver, self.eta, self.schedule, self.l2, self.epochs
         )
         .to_lowercase()
     }
@@ -451,6 +456,24 @@ mod tests {
     use crate::features::{RealMatrix, real_from_dense};
     use crate::learn::Classifier;
     use rand::{Rng, SeedableRng};
+
+    /// The model's learner line names early stopping as its flag does, and leaves it out
+    /// when off.
+    #[test]
+    fn the_description_names_early_stopping_in_words() {
+        use crate::learn::kind::LearnerKind;
+        let mut l = LogisticRegression::default();
+        assert!(!l.describe().contains("early"), "{}", l.describe());
+        l.early_stopping = Some(EarlyStopping {
+            fraction: 0.2,
+            patience: 3,
+        });
+        assert!(
+            l.describe().ends_with(", early stop 0.2 (patience 3)"),
+            "{}",
+            l.describe()
+        );
+    }
 
     fn random_data(n: usize, d: usize, seed: u64) -> (RealMatrix, Vec<Label>) {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
