@@ -15,6 +15,12 @@ use rayon::prelude::*;
 /// 92 KB, within a core's cache.
 const TRANSPOSE_TILE: usize = 256;
 
+/// The largest class-blocked copy built: 1 GiB of weights. A block is a second copy of
+/// every class's weights; past this (90 classes over 2^22 hashed ids are 1.5 GB) the
+/// classes are scored one by one, the same scores bit for bit, and the model's weights
+/// are held once.
+const MAX_BLOCK_BYTES: usize = 1 << 30;
+
 /// K linear models' weights, class-blocked, and their biases.
 #[derive(Debug, Clone)]
 pub(crate) struct ClassBlock {
@@ -28,8 +34,14 @@ pub(crate) struct ClassBlock {
 
 impl ClassBlock {
     /// The block of `models`, when each is linear (or logistic) over the same number of
-    /// features; `None` otherwise (kernel models score through their support rows).
+    /// features and the block fits [`MAX_BLOCK_BYTES`]; `None` otherwise (kernel models
+    /// score through their support rows, larger ones class by class).
     pub(crate) fn of(models: &[AnyModel]) -> Option<ClassBlock> {
+        Self::within(models, MAX_BLOCK_BYTES)
+    }
+
+    /// [`Self::of`] with at most `max_bytes` of block weights.
+    fn within(models: &[AnyModel], max_bytes: usize) -> Option<ClassBlock> {
         let linear: Vec<_> = models
             .iter()
             .map(|m| match m {
@@ -42,6 +54,9 @@ impl ClassBlock {
             return None;
         }
         let k = linear.len();
+        if n.saturating_mul(k).saturating_mul(size_of::<f32>()) > max_bytes {
+            return None;
+        }
         let mut w = vec![0.0; n * k];
         // A tile of features at a time, every class within it: the tile's rows of `w`
         // stay in cache while each class's run of it is read in order (a class at a time
@@ -263,6 +278,14 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Past its budget no block is built (the classes are then scored one by one).
+    #[test]
+    fn a_block_over_its_budget_is_not_built() {
+        let ms = models(5, 100, 2);
+        assert!(ClassBlock::within(&ms, 5 * 100 * 4).is_some());
+        assert!(ClassBlock::within(&ms, 5 * 100 * 4 - 1).is_none());
     }
 
     #[test]
