@@ -17,7 +17,7 @@
 
 use crate::features::Geometry;
 use crate::features::SparseRows;
-use crate::fnv::{Fnv1a, fnv1a};
+use crate::fnv::Fnv1a;
 use crate::learn::{Calibration, TrainReport};
 pub use crate::learn::{ClassDecision, Predictor};
 use crate::text::Analyzer;
@@ -327,22 +327,9 @@ impl Model {
     /// encoded straight into the file, counted and checksummed on its way, and the header
     /// filled in after it: a model of a gigabyte is never held a second time as bytes.
     pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
-        use std::io::{Seek, SeekFrom};
         let path = path.as_ref();
-        let io = |e| Error::io(path, e);
         let mut f = crate::atomic::AtomicFile::create(path)?;
-        f.write_all(&[0; HEADER]).map_err(io)?;
-        let mut out = Summing {
-            inner: &mut f,
-            len: 0,
-            sum: Fnv1a::new(),
-        };
-        bincode::serde::encode_into_std_write(self, &mut out, bincode::config::standard())
-            .map_err(|e| Error::Data(format!("cannot encode the model: {e}")))?;
-        let head = header(out.len, out.sum.finish());
-        f.seek(SeekFrom::Start(0))
-            .and_then(|_| f.write_all(&head))
-            .map_err(io)?;
+        write_file(self, &mut f, |e| Error::io(path, e))?;
         f.commit()
     }
 }
@@ -361,14 +348,38 @@ pub(crate) fn decide_at(predictor: &Predictor, threshold: f32, row: RowRef<'_>) 
     }
 }
 
-/// A model file of `payload` (a model, or parts laid out as one): header, then bincode.
+/// A model file of `payload` (a model, or parts laid out as one) in memory.
 fn encode<T: Serialize>(payload: &T) -> Result<Vec<u8>> {
-    let payload = bincode::serde::encode_to_vec(payload, bincode::config::standard())
-        .map_err(|e| Error::Data(format!("cannot encode the model: {e}")))?;
-    let mut out = Vec::with_capacity(HEADER + payload.len());
-    out.extend_from_slice(&header(payload.len() as u64, fnv1a(&payload)));
-    out.extend_from_slice(&payload);
-    Ok(out)
+    let mut out = std::io::Cursor::new(Vec::new());
+    write_file(payload, &mut out, |e| {
+        Error::Data(format!("cannot encode the model: {e}"))
+    })?;
+    Ok(out.into_inner())
+}
+
+/// Writes a model file of `payload` to `out`: the header left blank, the bincode payload
+/// encoded straight after it (counted and checksummed on its way, never held whole), then
+/// the header filled in. `io` words an I/O error (naming the file written).
+fn write_file<T: Serialize, W: Write + std::io::Seek>(
+    payload: &T,
+    out: &mut W,
+    io: impl Fn(std::io::Error) -> Error,
+) -> Result<()> {
+    out.write_all(&[0; HEADER]).map_err(&io)?;
+    let mut sums = Summing {
+        inner: &mut *out,
+        len: 0,
+        sum: Fnv1a::new(),
+    };
+    bincode::serde::encode_into_std_write(payload, &mut sums, bincode::config::standard())
+        .map_err(|e| match e {
+            bincode::error::EncodeError::Io { inner, .. } => io(inner),
+            other => Error::Data(format!("cannot encode the model: {other}")),
+        })?;
+    let head = header(sums.len, sums.sum.finish());
+    out.seek(std::io::SeekFrom::Start(0))
+        .and_then(|_| out.write_all(&head))
+        .map_err(io)
 }
 
 /// The header before a payload of `len` bytes and checksum `sum`: magic, format version,

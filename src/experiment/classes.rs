@@ -5,11 +5,11 @@
 //! binary problem per class (one-vs-rest, in parallel), or one softmax model. Folds fit
 //! on [`RowSubset`] views of the one matrix, so nothing is copied or re-vectorized.
 
-use super::{Split, run_splits};
+use super::{Split, run_folds};
 use crate::eval::Metrics;
 use crate::features::{RowSubset, SparseRows};
 use crate::learn::{AnyLearner, Checked, Fitted, LabelScorer, Learner, Multiclass, Predictor};
-use crate::{Error, Result};
+use crate::Result;
 use rayon::prelude::*;
 
 /// The class of every row of a matrix: row `i` belongs to `names[of_row[i]]`. With two
@@ -108,12 +108,7 @@ pub fn cross_validate<X: SparseRows>(
     classes: Classes<'_>,
     splits: &[Split],
 ) -> Result<Vec<Metrics>> {
-    run_splits(splits, |f, s| {
-        score_split(learner, x, classes, s).map_err(|e| match e {
-            Error::Data(m) => Error::Data(format!("fold {}: {m}", f + 1)),
-            other => other,
-        })
-    })
+    run_folds(splits, |_, s| score_split(learner, x, classes, s))
 }
 
 /// How many rows of `x` (already read in the predictor's geometry) get exactly their

@@ -2,12 +2,12 @@
 //! thresholds tuned by folds inside those rows only — and scored on the test rows by
 //! micro- and macro-F1, for cross-validating multi-label corpora such as Reuters.
 
-use super::{Split, fit_multilabel, run_splits};
+use super::{Split, fit_multilabel, run_folds};
 use crate::eval::MultiLabelMetrics;
 use crate::features::{RowSubset, SparseRows};
 use crate::learn::compose::multilabel::{MultiLabelOptions, label_counts};
 use crate::learn::{AnyLearner, Checked};
-use crate::{Error, Result};
+use crate::Result;
 use rayon::prelude::*;
 
 /// The labels of every row of a matrix: row `i` carries `names[c]` for each `c` in
@@ -72,11 +72,8 @@ pub fn cross_validate_labels<X: SparseRows>(
     opt: &MultiLabelOptions,
     splits: &[Split],
 ) -> Result<Vec<MultiLabelMetrics>> {
-    run_splits(splits, |f, s| {
-        score_split_labels(learner, x, labels, opt, s).map_err(|e| match e {
-            Error::Data(m) => Error::Data(format!("fold {}: {m}", f + 1)),
-            other => other,
-        })
+    run_folds(splits, |_, s| {
+        score_split_labels(learner, x, labels, opt, s)
     })
 }
 

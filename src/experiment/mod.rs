@@ -55,9 +55,9 @@ pub use classes::{Classes, cross_validate};
 pub use folds::{kfold, stratified_kfold};
 pub(crate) use labels::most_frequent;
 pub use labels::{LabelSets, cross_validate_labels, score_split_labels};
-pub(crate) use run::run_splits;
 #[cfg(test)]
 pub(crate) use run::run_splits_sequential;
+pub(crate) use run::{run_folds, run_splits};
 pub use split::{Split, holdout, stratified_holdout};
 pub(crate) use thresholds::{fit_multilabel, tune_thresholds};
 pub use tune::{

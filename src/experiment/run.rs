@@ -24,6 +24,21 @@ where
     out.into_iter().collect()
 }
 
+/// [`run_splits`], a data error naming the fold (1-based) it happened in: what
+/// cross-validation reports.
+pub(crate) fn run_folds<T, F>(splits: &[Split], task: F) -> Result<Vec<T>>
+where
+    T: Send,
+    F: Fn(usize, &Split) -> Result<T> + Sync,
+{
+    run_splits(splits, |f, s| {
+        task(f, s).map_err(|e| match e {
+            crate::Error::Data(m) => crate::Error::Data(format!("fold {}: {m}", f + 1)),
+            other => other,
+        })
+    })
+}
+
 /// The sequential reference path of [`run_splits`].
 #[cfg(test)]
 pub(crate) fn run_splits_sequential<T, F>(splits: &[Split], task: F) -> Result<Vec<T>>

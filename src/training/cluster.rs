@@ -115,9 +115,10 @@ where
             (classes, Target::Classes(idx))
         };
         // Every process agrees on the classes, so each sets the same C and pruning.
-        let cfg = match !multi && classes.len() == 2 {
-            true => Arc::new(two_class.apply(&cfg)?),
-            false => Arc::clone(&cfg),
+        let cfg = if !multi && classes.len() == 2 {
+            Arc::new(two_class.apply(&cfg)?)
+        } else {
+            Arc::clone(&cfg)
         };
 
         // 2. The vocabulary, and 3. the feature weights from its document frequencies.

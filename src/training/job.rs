@@ -404,9 +404,10 @@ impl TrainingJob {
     /// `cfg` with random mode's default draws set for `n` training documents, and the
     /// two-class C where the corpus has `two` classes.
     fn config_for(&self, cfg: &TrainConfig, n: usize, two: bool) -> Result<TrainConfig> {
-        let cfg = match two {
-            true => self.two_class.apply(cfg)?,
-            false => cfg.clone(),
+        let cfg = if two {
+            self.two_class.apply(cfg)?
+        } else {
+            cfg.clone()
         };
         Ok(TrainConfig {
             learner: self.per_document(cfg.learner.clone(), n)?,

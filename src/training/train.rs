@@ -4,7 +4,7 @@
 use super::assemble::{Fit, Space, assemble, threshold_for};
 use crate::Result;
 use crate::eval::{Metrics, SpamMetrics};
-use crate::experiment::{Classes, Split, calibrate, fit_classes, score_split};
+use crate::experiment::{Classes, Split, calibrate, fit_classes, run_folds, score_split};
 use crate::features::{BinaryMatrix, Geometry, RowSubset, SparseRows, StreamVectorizer};
 use crate::features::{Vectorized, vectorize};
 use crate::input::Document;
@@ -261,14 +261,10 @@ pub fn cross_validate_documents(
         return cross_validate_rows(&x, &idx, &classes, cfg, splits);
     }
     // Splits run in parallel, each with its own copy of the rows: at most one a thread.
-    splits
-        .par_iter()
-        .enumerate()
-        .map(|(f, s)| {
-            let x = rows.rows_of_part(&s.train, &cfg.vocab);
-            fold_metrics(&x, &idx, &classes, cfg, (f, s))
-        })
-        .collect()
+    run_folds(splits, |_, s| {
+        let x = rows.rows_of_part(&s.train, &cfg.vocab);
+        fold_metrics(&x, &idx, &classes, cfg, s)
+    })
 }
 
 /// Cross-validates a training configuration on vectorized rows with their class indices
@@ -282,21 +278,17 @@ pub fn cross_validate_rows<X: SparseRows>(
     cfg: &TrainConfig,
     splits: &[Split],
 ) -> Result<Vec<Metrics>> {
-    splits
-        .par_iter()
-        .enumerate()
-        .map(|f| fold_metrics(x, idx, classes, cfg, f))
-        .collect()
+    run_folds(splits, |_, s| fold_metrics(x, idx, classes, cfg, s))
 }
 
-/// Split `f`'s metrics: the geometry fitted on its training rows, the learner on the
-/// weighted training rows, scored on its test rows; a data error names the fold (1-based).
+/// One split's metrics: the geometry fitted on its training rows, the learner on the
+/// weighted training rows, scored on its test rows.
 fn fold_metrics<X: SparseRows>(
     x: &X,
     idx: &[usize],
     classes: &[String],
     cfg: &TrainConfig,
-    (f, split): (usize, &Split),
+    split: &Split,
 ) -> Result<Metrics> {
     let train_idx: Vec<usize> = split.train.iter().map(|&i| idx[i]).collect();
     let train_rows = RowSubset::new(x, &split.train);
@@ -304,10 +296,6 @@ fn fold_metrics<X: SparseRows>(
         names: classes,
         of_row: idx,
     };
-    Geometry::fit_classes(cfg.geometry, &train_rows, &train_idx, classes.len())
-        .and_then(|g| score_split(&cfg.learner, &g.apply(x), target, split))
-        .map_err(|e| match e {
-            crate::Error::Data(m) => crate::Error::Data(format!("fold {}: {m}", f + 1)),
-            other => other,
-        })
+    let geometry = Geometry::fit_classes(cfg.geometry, &train_rows, &train_idx, classes.len())?;
+    score_split(&cfg.learner, &geometry.apply(x), target, split)
 }
