@@ -393,12 +393,22 @@ fn header(len: u64, sum: u64) -> [u8; HEADER] {
     h
 }
 
-/// A writer that counts and checksums the bytes it passes on, so a payload encoded
-/// straight into a file gets its header without being held.
+/// A writer (or reader) that counts and checksums the bytes it passes on, so a payload
+/// encoded straight into a file gets its header without being held, and one decoded
+/// straight from a file is checked without being held.
 struct Summing<W> {
     inner: W,
     len: u64,
     sum: Fnv1a,
+}
+
+impl<R: std::io::Read> std::io::Read for Summing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.sum.update(&buf[..n]);
+        self.len += n as u64;
+        Ok(n)
+    }
 }
 
 impl<W: Write> Write for Summing<W> {

@@ -6,10 +6,10 @@
 //! on [`RowSubset`] views of the one matrix, so nothing is copied or re-vectorized.
 
 use super::{Split, run_folds};
+use crate::Result;
 use crate::eval::Metrics;
 use crate::features::{RowSubset, SparseRows};
 use crate::learn::{AnyLearner, Checked, Fitted, LabelScorer, Learner, Multiclass, Predictor};
-use crate::Result;
 use rayon::prelude::*;
 
 /// The class of every row of a matrix: row `i` belongs to `names[of_row[i]]`. With two

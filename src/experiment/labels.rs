@@ -3,11 +3,11 @@
 //! micro- and macro-F1, for cross-validating multi-label corpora such as Reuters.
 
 use super::{Split, fit_multilabel, run_folds};
+use crate::Result;
 use crate::eval::MultiLabelMetrics;
 use crate::features::{RowSubset, SparseRows};
 use crate::learn::compose::multilabel::{MultiLabelOptions, label_counts};
 use crate::learn::{AnyLearner, Checked};
-use crate::Result;
 use rayon::prelude::*;
 
 /// The labels of every row of a matrix: row `i` carries `names[c]` for each `c` in

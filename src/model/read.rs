@@ -1,52 +1,75 @@
 //! Reading a model file: the header read and checked first, then — only from a regular
 //! file whose size is the one the header states, of at most [`MAX_MODEL_BYTES`] — the
-//! payload's checksum (of a payload over 64 MiB), streamed from the file through a small
-//! buffer, and only when it matches the payload, read into memory. There it is decoded
-//! with every length bounded by the bytes the file holds (a payload of megabytes while
-//! its checksum is taken on a second thread; a mismatch refuses it all the same), then
-//! the decoded parts checked against each other ([`super::check`]).
+//! payload decoded with every length bounded by the bytes the file holds: read into
+//! memory whole (its checksum taken on a second thread while it decodes, for a payload
+//! of megabytes), or, over 64 MiB, decoded as it is read through the checksum, so the
+//! file's bytes are never held beside the model. A checksum that does not match refuses
+//! the file whatever decoding made of it; then the decoded parts are checked against
+//! each other ([`super::check`]).
 
-use super::{FORMAT_VERSION, HEADER, MAGIC, Model};
+use super::{FORMAT_VERSION, HEADER, MAGIC, Model, Summing};
 use crate::fnv::{Fnv1a, fnv1a};
 use crate::{Error, Result};
 use bincode::error::DecodeError;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{BufReader, Read};
 use std::path::Path;
 
 /// The largest model file read: 4 GiB. Larger files (or a device that never ends, such
 /// as `/dev/zero`) are refused before they are read.
 pub(crate) const MAX_MODEL_BYTES: u64 = 4 << 30;
 
-/// Bytes read at a time while a payload's checksum is streamed from its file.
-const CHUNK: usize = 64 << 10;
+/// Bytes read at a time from a file whose payload decodes as it is read.
+const CHUNK: usize = 1 << 20;
 
-/// The largest payload read into memory before its checksum is known: a larger one has
-/// its checksum streamed from the file first, so a corrupt file of gigabytes is refused
-/// in a buffer's memory, while the models read per message (megabytes) are hashed once.
-const STREAM_FIRST: u64 = 64 << 20;
+/// The largest payload read into memory whole (and decoded with its checksum taken on a
+/// second thread: the models read per message, of megabytes). A larger one decodes as
+/// it is read, so that loading a model of gigabytes holds the model and a buffer, not
+/// the file's bytes beside it.
+const READ_WHOLE: u64 = 64 << 20;
 
 /// Sentence start for a file whose contents contradict themselves.
 const DAMAGED: &str = "the model file is damaged";
 
-/// Decodes `payload` with the bytes claimed by its lengths (containers are allocated
-/// before they are read) bounded by `N`.
-fn decode_within<const N: usize>(payload: &[u8]) -> Result<(Model, usize), DecodeError> {
-    let config = bincode::config::standard().with_limit::<N>();
-    bincode::serde::decode_from_slice(payload, config)
+/// Where a payload is decoded from: memory (which says how many bytes the model took)
+/// or a reader (a file read as it decodes, which is checked for trailing bytes apart).
+trait Source {
+    /// What decoding gives.
+    type Decoded;
+    /// Decodes a model from this source under `config` (its limit bounds allocation).
+    fn decode<C: bincode::config::Config>(self, config: C) -> Result<Self::Decoded, DecodeError>;
 }
 
-/// Decodes `payload` under the smallest of four limits that is at least 32 times its
-/// length (and at least 16 MiB): a decoded part claims more bytes than it was written
-/// in (a one-byte length of a word claims the word's 24-byte `String`, a one-byte
-/// varint a 4-byte `u32`), so an honest file stays well inside its limit, while a
-/// crafted length field can allocate no more than that, never what it says.
-fn decode_bounded(payload: &[u8]) -> Result<(Model, usize), DecodeError> {
+impl Source for &[u8] {
+    type Decoded = (Model, usize);
+    fn decode<C: bincode::config::Config>(self, config: C) -> Result<(Model, usize), DecodeError> {
+        bincode::serde::decode_from_slice(self, config)
+    }
+}
+
+/// A payload read as it decodes.
+struct Streamed<R>(R);
+
+impl<R: bincode::de::read::Reader> Source for Streamed<R> {
+    type Decoded = Model;
+    fn decode<C: bincode::config::Config>(self, config: C) -> Result<Model, DecodeError> {
+        bincode::serde::decode_from_reader(self.0, config)
+    }
+}
+
+/// Decodes a payload of `len` bytes from `source` under the smallest of four limits
+/// that is at least 32 times its length (and at least 16 MiB): a decoded part claims
+/// more bytes than it was written in (a one-byte length of a word claims the word's
+/// 24-byte `String`, a one-byte varint a 4-byte `u32`), so an honest file stays well
+/// inside its limit, while a crafted length field can allocate no more than that, never
+/// what it says.
+fn decode_bounded<S: Source>(source: S, len: usize) -> Result<S::Decoded, DecodeError> {
     const MIB: usize = 1 << 20;
-    match payload.len() {
-        n if n <= MIB / 2 => decode_within::<{ 16 * MIB }>(payload),
-        n if n <= 8 * MIB => decode_within::<{ 256 * MIB }>(payload),
-        n if n <= 128 * MIB => decode_within::<{ 4096 * MIB }>(payload),
-        _ => decode_within::<{ 32 * MAX_MODEL_BYTES as usize }>(payload),
+    let config = bincode::config::standard();
+    match len {
+        n if n <= MIB / 2 => source.decode(config.with_limit::<{ 16 * MIB }>()),
+        n if n <= 8 * MIB => source.decode(config.with_limit::<{ 256 * MIB }>()),
+        n if n <= 128 * MIB => source.decode(config.with_limit::<{ 4096 * MIB }>()),
+        _ => source.decode(config.with_limit::<{ 32 * MAX_MODEL_BYTES as usize }>()),
     }
 }
 
@@ -56,7 +79,7 @@ fn decode_message(e: &DecodeError, len: usize) -> String {
         DecodeError::LimitExceeded => format!(
             "{DAMAGED}: a length in it asks for more bytes than its {len} payload bytes hold"
         ),
-        DecodeError::UnexpectedEnd { additional } => format!(
+        DecodeError::UnexpectedEnd { additional } | DecodeError::Io { additional, .. } => format!(
             "{DAMAGED}: a length in it runs past the end of its {len} payload bytes \
              ({additional} more bytes wanted)"
         ),
@@ -155,25 +178,51 @@ fn checksum_mismatch(path: &Path) -> Error {
     Error::model(path, "corrupted model file (checksum mismatch)")
 }
 
-/// FNV-1a of the next `len` bytes of `file` (of all that is left where fewer remain),
-/// read a [`CHUNK`] at a time, and how many bytes that was: a file's checksum checked
-/// in a buffer's memory, whatever its size.
-fn streamed_sum(file: &mut std::fs::File, len: u64, path: &Path) -> Result<(u64, u64)> {
-    let mut buf = vec![0u8; CHUNK];
-    let mut sum = Fnv1a::new();
-    let mut read = 0u64;
-    let mut rest = file.take(len);
-    loop {
-        match rest.read(&mut buf) {
-            Ok(0) => return Ok((sum.finish(), read)),
-            Ok(n) => {
-                sum.update(&buf[..n]);
-                read += n as u64;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::io(path, e)),
-        }
+/// Decodes the payload that `h` describes as it is read from `file` (positioned after
+/// the header), checksummed on the way: the model is held once, never beside its file's
+/// bytes. Whatever decoding makes of the bytes, the rest of the file is read through the
+/// checksum before anything is said, so a damaged file is refused for its checksum, as
+/// one read whole is.
+fn streamed(h: &Header, file: std::fs::File, path: &Path) -> Result<Model> {
+    let mut sums = Summing {
+        inner: file.take(h.len),
+        len: 0,
+        sum: Fnv1a::new(),
+    };
+    let tail = upgrade(h.version);
+    let mut buffered = BufReader::with_capacity(CHUNK, (&mut sums).chain(&tail[..]));
+    let decoded = decode_bounded(Streamed(&mut buffered), h.len as usize);
+    let unread = buffered.buffer().len();
+    let (file_part, tail_left) = buffered.into_inner().into_inner();
+    // The bytes the model took, those of an older format's upgrade included.
+    let taken = file_part.len + (tail.len() - tail_left.len()) as u64 - unread as u64;
+    std::io::copy(file_part, &mut std::io::sink()).map_err(|e| Error::io(path, e))?;
+    if sums.len != h.len {
+        // The file shrank after its size was read.
+        return Err(wrong_length(path, sums.len, h.len));
     }
+    if sums.sum.finish() != h.sum {
+        return Err(checksum_mismatch(path));
+    }
+    let m = decoded.map_err(|e| match e {
+        DecodeError::Io { inner, .. } if inner.kind() != std::io::ErrorKind::UnexpectedEof => {
+            Error::io(path, inner)
+        }
+        e => Error::model(path, decode_message(&e, h.len as usize)),
+    })?;
+    if taken != h.len + tail.len() as u64 {
+        return Err(Error::model(
+            path,
+            format!(
+                "{DAMAGED}: the model ends after {} of its {} payload bytes",
+                taken.min(h.len),
+                h.len
+            ),
+        ));
+    }
+    m.check()
+        .map_err(|what| Error::model(path, format!("{DAMAGED}: {what}")))?;
+    Ok(m)
 }
 
 /// Payloads of at least this many bytes have their checksum taken on a second thread
@@ -191,7 +240,7 @@ fn decode(version: u32, payload: &[u8], path: &Path) -> Result<Model> {
     } else {
         payload
     };
-    let (m, read) = decode_bounded(payload)
+    let (m, read) = decode_bounded(payload, payload.len())
         .map_err(|e| Error::model(path, decode_message(&e, payload.len())))?;
     if read != payload.len() {
         return Err(Error::model(
@@ -245,11 +294,9 @@ impl Model {
 
     /// Reads and checks a model file: a regular file of at most `MAX_MODEL_BYTES`. The
     /// header is read and checked first; then, only when the file's size is the one the
-    /// header states, the payload of a file over 64 MiB has its checksum streamed from
-    /// the file through a 64 KiB buffer, so that a corrupt file is refused in little
-    /// memory whatever its size; then the payload is read into memory reserved without
-    /// aborting and its checksum checked there (again, for a large file, against a file
-    /// changed in between).
+    /// header states, a payload of up to 64 MiB is read into memory reserved without
+    /// aborting and decoded there, and a larger one decodes as it is read through a
+    /// 1 MiB buffer, so that loading holds the model, not its file beside it.
     pub fn load(path: impl AsRef<Path>) -> Result<Model> {
         let path = path.as_ref();
         let not_regular = || {
@@ -290,17 +337,8 @@ impl Model {
         if size != h.len {
             return Err(wrong_length(path, size, h.len));
         }
-        if h.len > STREAM_FIRST {
-            let (sum, hashed) = streamed_sum(&mut file, h.len, path)?;
-            if hashed != h.len {
-                // The file shrank after its size was read.
-                return Err(wrong_length(path, hashed, h.len));
-            }
-            if sum != h.sum {
-                return Err(checksum_mismatch(path));
-            }
-            file.seek(SeekFrom::Start(HEADER as u64))
-                .map_err(|e| Error::io(path, e))?;
+        if h.len > READ_WHOLE {
+            return streamed(&h, file, path);
         }
         let mut bytes = Vec::new();
         bytes.try_reserve_exact(h.len as usize).map_err(|_| {

@@ -355,9 +355,10 @@ fn run_with_own_rusage(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, u64) 
 fn a_corrupt_model_too_large_to_hold_is_refused_after_streaming_its_checksum() {
     // A real model's header whose payload length is rewritten to match a sparse 320 MiB
     // file: its size agrees with its header, so only the checksum can refuse it. The
-    // checksum is streamed through a small buffer before the payload is held in memory,
-    // so the peak stays far below the payload's size (a file of gigabytes is refused the
-    // same way, in the same memory, only later).
+    // payload decodes as it is read through a small buffer and the checksum (the model
+    // ends early, and the rest of the file is read through the checksum too), so the
+    // peak stays far below the payload's size (a file of gigabytes is refused the same
+    // way, in the same memory, only later).
     const SIZE: u64 = 320 << 20;
     const HEADER: u64 = 28;
     let dir = tempfile::tempdir().unwrap();
@@ -384,6 +385,74 @@ fn a_corrupt_model_too_large_to_hold_is_refused_after_streaming_its_checksum() {
         "{err}"
     );
     assert!(kib < 200 * 1024, "peak RSS {kib} KiB");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_model_over_64_mib_decodes_as_it_is_read_without_holding_its_file() {
+    // A payload over 64 MiB decodes as it is read: the same model as one decoded from
+    // memory, refused for its checksum wherever a byte is damaged, and loaded in about
+    // the model's memory, where reading the file first held its bytes beside the model
+    // (twice the file). Its training file, whose feature ids run past the default limit,
+    // classifies without `--max-feature-id` again: the model's width raises it.
+    let dir = tempfile::tempdir().unwrap();
+    let svm = dir.path().join("wide.svm");
+    std::fs::write(&svm, "+1 1:1 18000000:1\n-1 2:1\n+1 3:1\n-1 4:1 5:1\n").unwrap();
+    let m = dir.path().join("wide.model");
+    bin()
+        .arg("train")
+        .arg(&svm)
+        .args(["--max-feature-id", "18000000", "-o"])
+        .arg(&m)
+        .assert()
+        .success();
+    let bytes = std::fs::read(&m).unwrap();
+    assert!(bytes.len() > (64 << 20) + 28, "{} bytes", bytes.len());
+    let loaded = Model::load(&m).unwrap();
+    let whole = Model::from_bytes(&bytes, &m).unwrap();
+    assert!(loaded.calibration().is_none());
+    assert_eq!(loaded.to_bytes().unwrap(), whole.to_bytes().unwrap());
+    // The same payload without its last field (no calibration: one zero byte) is a
+    // file of format 6, upgraded as it is read.
+    let payload = &bytes[28..bytes.len() - 1];
+    let mut old = bytes[..28].to_vec();
+    old[8..12].copy_from_slice(&6u32.to_le_bytes());
+    old[12..20].copy_from_slice(&(payload.len() as u64).to_le_bytes());
+    old[20..28].copy_from_slice(&rosenblatt::fnv::fnv1a(payload).to_le_bytes());
+    old.extend_from_slice(payload);
+    let format6 = dir.path().join("format6.model");
+    std::fs::write(&format6, &old).unwrap();
+    let upgraded = Model::load(&format6).unwrap();
+    assert_eq!(upgraded.to_bytes().unwrap(), whole.to_bytes().unwrap());
+    let (code, err, kib) = run_with_peak_rss(&[
+        "classify".as_ref(),
+        "-m".as_ref(),
+        m.as_ref(),
+        "--input-format".as_ref(),
+        "svmlight".as_ref(),
+        svm.as_ref(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let file_kib = bytes.len() as u64 / 1024;
+    assert!(
+        kib < file_kib * 3 / 2,
+        "peak RSS {kib} KiB for a {file_kib} KiB file"
+    );
+    let bad = dir.path().join("bad.model");
+    for at in [28, 29, bytes.len() / 2, bytes.len() - 1] {
+        let mut damaged = bytes.clone();
+        damaged[at] ^= 0x5a;
+        std::fs::write(&bad, &damaged).unwrap();
+        let err = Model::load(&bad).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!(
+                "{}: corrupted model file (checksum mismatch)",
+                bad.display()
+            ),
+            "byte {at}"
+        );
+    }
 }
 
 #[test]

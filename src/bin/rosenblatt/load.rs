@@ -267,6 +267,20 @@ pub fn mail_shuffled(
     Ok(corpus)
 }
 
+/// The largest feature id read for `model`'s SVMlight inputs: the one given, or else the
+/// default raised to the model's own width, so that a model trained with a raised
+/// `--max-feature-id` reads its training file again without the flag.
+pub fn feature_limit(model: &Model, given: Option<u32>) -> Option<u32> {
+    match (given, model.features()) {
+        (None, FeatureSpace::Indexed { n_features }) => Some(
+            u32::try_from(n_features)
+                .unwrap_or(u32::MAX)
+                .max(svmlight::DEFAULT_MAX_FEATURE_ID),
+        ),
+        _ => given,
+    }
+}
+
 /// Reads SVMlight rows with their ids (line numbers, `FILE:LINE` with several files),
 /// feature ids up to `limit` (`None`: the default); no rows at all is an error.
 pub fn svm_rows(paths: &[PathBuf], limit: Option<u32>) -> Result<(SvmData, Vec<String>)> {

@@ -149,7 +149,7 @@ fn svmlight(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
     if paths.iter().any(|p| p.as_os_str() == "-") {
         bail!("classify reads SVMlight vectors from files; give their paths");
     }
-    let limit = plan.documents.max_feature_id;
+    let limit = load::feature_limit(model, plan.documents.max_feature_id);
     let hint = || load::vectors_hint(&plan.model);
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut write = |data: SvmData, ids: Vec<String>| {

@@ -96,8 +96,8 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
         None => crate::plot::names(&d.paths),
     };
     if load::check_kind(&model, path, d.reads_svmlight(indexed)?)? {
-        let (rows, ids) =
-            load::svm_rows(&d.paths, d.max_feature_id).with_context(|| load::vectors_hint(path))?;
+        let (rows, ids) = load::svm_rows(&d.paths, load::feature_limit(&model, d.max_feature_id))
+            .with_context(|| load::vectors_hint(path))?;
         let labelled = ids.iter().zip(&rows.labels);
         load::require_known_labels(
             labelled.map(|(id, l)| (id.as_str(), std::slice::from_ref(l))),

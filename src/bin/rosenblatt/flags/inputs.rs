@@ -28,7 +28,7 @@ pub struct InputArgs {
 #[command(next_help_heading = "Input")]
 pub struct SvmArgs {
     /// SVMlight input: the largest feature id accepted (memory grows with the largest id)
-    /// [default: 16777216].
+    /// [default: 16777216; `eval` and `classify`: the model's width when larger].
     #[arg(long, value_name = "N", value_parser = super::names::whole(1u32), allow_negative_numbers = true)]
     pub max_feature_id: Option<u32>,
 }
