@@ -4,7 +4,6 @@
 use crate::flags::InspectPlan;
 use crate::report;
 use anyhow::{Result, bail};
-use rosenblatt::learn::LinearModel;
 use rosenblatt::model::{FeatureSpace, Model, Predictor};
 use std::process::ExitCode;
 
@@ -17,6 +16,30 @@ fn feature_name(m: &Model, j: u32) -> String {
     }
 }
 
+/// The `k` ids among `0..n` of largest `weight` (`positive`) or most negative, strongest
+/// first, ties by id; ids of weight 0 or of the other sign left out. A bounded selection,
+/// so a model of millions of features is ranked without a copy of its weights.
+fn strongest(n: usize, k: usize, positive: bool, weight: impl Fn(u32) -> f32) -> Vec<u32> {
+    let order = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+    let mut best: Vec<(f32, u32)> = Vec::with_capacity(2 * k);
+    if k == 0 {
+        return Vec::new();
+    }
+    for j in 0..u32::try_from(n).unwrap_or(u32::MAX) {
+        let v = if positive { weight(j) } else { -weight(j) };
+        if v > 0.0 {
+            best.push((v, j));
+            if best.len() == 2 * k {
+                best.select_nth_unstable_by(k - 1, order);
+                best.truncate(k);
+            }
+        }
+    }
+    best.sort_by(order);
+    best.truncate(k);
+    best.into_iter().map(|(_, j)| j).collect()
+}
+
 /// Runs `inspect`.
 pub fn run(a: InspectPlan) -> Result<ExitCode> {
     let m = crate::load::model(&a.model)?;
@@ -24,33 +47,16 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
     // Under a weighted geometry a word adds w_j · f_j (before the row's scale): words
     // are ranked and shown by that.
     let linear = match &m.predictor() {
-        Predictor::Binary(b) => b.as_linear().map(|l| LinearModel {
-            w: (0..l.w.len() as u32)
-                .map(|j| l.w[j as usize] * m.geometry().weight(j))
-                .collect(),
-            bias: l.bias,
-        }),
+        Predictor::Binary(b) => b.as_linear(),
         _ => None,
     };
-    let linear = linear.as_ref();
     let top = |positive: bool| -> Vec<(String, f32)> {
         linear
             .map(|l| {
-                let ranked = l.ranked_features();
-                let it: Box<dyn Iterator<Item = &u32>> = if positive {
-                    Box::new(ranked.iter())
-                } else {
-                    Box::new(ranked.iter().rev())
-                };
-                it.take(a.top)
-                    .filter(|&&j| {
-                        if positive {
-                            l.w[j as usize] > 0.0
-                        } else {
-                            l.w[j as usize] < 0.0
-                        }
-                    })
-                    .map(|&j| (feature_name(&m, j), l.w[j as usize]))
+                let weight = |j: u32| l.w[j as usize] * m.geometry().weight(j);
+                strongest(l.w.len(), a.top, positive, weight)
+                    .into_iter()
+                    .map(|j| (feature_name(&m, j), weight(j)))
                     .collect()
             })
             .unwrap_or_default()
@@ -159,4 +165,31 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strongest;
+
+    #[test]
+    fn the_strongest_are_those_a_full_sort_ranks_first() {
+        // Weights with ties, zeros and both signs; the bounded selection against sorting
+        // every id, for k below, at and above the number of features of each sign.
+        let w: Vec<f32> = (0..1000u32)
+            .map(|j| ((j * 7919) % 23) as f32 - 11.0)
+            .collect();
+        for positive in [true, false] {
+            let sign = if positive { 1.0 } else { -1.0 };
+            let mut all: Vec<u32> = (0..1000).filter(|&j| sign * w[j as usize] > 0.0).collect();
+            all.sort_by(|&a, &b| {
+                (sign * w[b as usize])
+                    .total_cmp(&(sign * w[a as usize]))
+                    .then(a.cmp(&b))
+            });
+            for k in [0, 1, 5, 40, 455, 1000] {
+                let got = strongest(w.len(), k, positive, |j| w[j as usize]);
+                assert_eq!(got, all[..k.min(all.len())], "k {k}, positive {positive}");
+            }
+        }
+    }
 }
