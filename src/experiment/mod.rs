@@ -44,7 +44,7 @@ mod tune;
 #[cfg(test)]
 mod view_tests;
 
-pub(crate) use calibrate::calibrate;
+pub(crate) use calibrate::{calibrate, fit_calibrated};
 pub(crate) use classes::exact_label_sets;
 pub(crate) use classes::fit_classes;
 pub(crate) use classes::fold_scores;

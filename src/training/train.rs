@@ -4,7 +4,9 @@
 use super::assemble::{Fit, Space, assemble, threshold_for};
 use crate::Result;
 use crate::eval::{Metrics, SpamMetrics};
-use crate::experiment::{Classes, Split, calibrate, fit_classes, run_folds, score_split};
+use crate::experiment::{
+    Classes, Split, calibrate, fit_calibrated, fit_classes, run_folds, score_split,
+};
 use crate::features::{BinaryMatrix, Geometry, RowSubset, SparseRows, StreamVectorizer};
 use crate::features::{Vectorized, vectorize};
 use crate::input::Document;
@@ -136,9 +138,18 @@ pub(crate) fn fit_parts<X: SparseRows>(
     check_width(stored.n_cols(), classes.len(), cfg)?;
     let geometry = Geometry::fit_classes(cfg.geometry, stored, idx, classes.len())?;
     let x = &geometry.apply(stored);
-    let fitted = match cfg.workers {
-        Some(w) => super::fit_classes_mixed(&cfg.learner, x, idx, classes.len(), w)?,
-        None => fit_classes(&cfg.learner, x, idx, classes.len())?,
+    // A two-class model's calibration is fitted with it where the learner can share the
+    // passes over the rows with the calibration's folds.
+    let (fitted, calibrated) = match cfg.workers {
+        Some(w) => (
+            super::fit_classes_mixed(&cfg.learner, x, idx, classes.len(), w)?,
+            None,
+        ),
+        None if classes.len() == 2 => {
+            let (fitted, calibration) = fit_calibrated(&cfg.learner, x, idx)?;
+            (fitted, Some(calibration))
+        }
+        None => (fit_classes(&cfg.learner, x, idx, classes.len())?, None),
     };
     let (predictor, report) = (fitted.model, fitted.report);
     let theory = match &predictor {
@@ -155,7 +166,10 @@ pub(crate) fn fit_parts<X: SparseRows>(
     // Every two-class model, kernel ones too, gets its probability from out-of-fold scores.
     let (calibration, threshold) = match &predictor {
         Predictor::Binary(_) => {
-            let calibration = calibrate(&cfg.learner, x, idx)?;
+            let calibration = match calibrated {
+                Some(c) => c,
+                None => calibrate(&cfg.learner, x, idx)?,
+            };
             let t = threshold_for(&predictor, calibration.as_ref(), cfg.threshold);
             (calibration, t)
         }

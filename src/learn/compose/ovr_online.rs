@@ -7,6 +7,11 @@
 //!
 //! Every class visits the rows in the same seeded order its own binary fit would, so the
 //! models equal the ones [`crate::learn::online::train_online`] fits class by class.
+//!
+//! The same pass fits a two-class model beside the fold models of its cross-validation
+//! ([`fit_online_folds`]): each fold model learns from the rows outside its fold, met in
+//! the order the model of every row meets them, so the rows are read once per epoch for
+//! all of them.
 
 use crate::Result;
 use crate::features::{SparseRows, ops};
@@ -26,6 +31,24 @@ pub(super) fn block_size(k: usize) -> usize {
     k.div_ceil(blocks).max(1)
 }
 
+/// Which rows each model of a block learns from: every row, or every row but those of
+/// the fold the model leaves out.
+#[derive(Clone, Copy)]
+struct Members<'a> {
+    /// The fold of each row; empty when no model leaves a fold out.
+    fold_of_row: &'a [u8],
+    /// Per model, the fold it leaves out.
+    held_out: &'a [Option<u8>],
+}
+
+impl Members<'_> {
+    /// Whether model `c` learns from row `i`.
+    #[inline]
+    fn learns(&self, c: usize, i: usize) -> bool {
+        self.held_out[c].is_none() || self.held_out[c] != self.fold_of_row.get(i).copied()
+    }
+}
+
 /// Fits `k` binary problems (labels `y[c]`) with one online rule and checked options,
 /// blocks of classes in parallel, every class of a block in one pass over the rows.
 pub(crate) fn fit_online_ovr<X: SparseRows>(
@@ -37,12 +60,59 @@ pub(crate) fn fit_online_ovr<X: SparseRows>(
     for yc in y {
         check_binary(x, yc)?;
     }
+    let held_out = vec![None; y.len()];
+    let members = Members {
+        fold_of_row: &[],
+        held_out: &held_out,
+    };
+    Ok(fit_blocks(x, y, members, opt, rule))
+}
+
+/// Fits one two-class model (labels `y`) per fold of `fold_of_row` (folds 0 to `folds`
+/// − 1), each on the rows outside its fold, all of them in one pass over the rows per
+/// epoch, in fold order. Each meets its rows in the order the model of every row meets
+/// them (so without shuffling it is the model its rows alone would fit), and they share
+/// one block: a nonzero's weights of every fold model are one contiguous run.
+pub(crate) fn fit_online_folds<X: SparseRows>(
+    x: &X,
+    y: &[Label],
+    fold_of_row: &[u8],
+    folds: u8,
+    opt: &OnlineOptions,
+    rule: Rule,
+) -> Result<Vec<Fitted<LinearModel>>> {
+    check_binary(x, y)?;
+    assert_eq!(fold_of_row.len(), x.n_rows(), "one fold per row");
+    let held_out: Vec<Option<u8>> = (0..folds).map(Some).collect();
+    let ys = vec![y.to_vec(); held_out.len()];
+    let members = Members {
+        fold_of_row,
+        held_out: &held_out,
+    };
+    Ok(fit_block(x, &ys, members, opt, rule))
+}
+
+/// Fits the models of `y` in blocks of [`block_size`], in parallel.
+fn fit_blocks<X: SparseRows>(
+    x: &X,
+    y: &[Vec<Label>],
+    members: Members<'_>,
+    opt: &OnlineOptions,
+    rule: Rule,
+) -> Vec<Fitted<LinearModel>> {
     let bs = block_size(y.len());
     let blocks: Vec<Vec<Fitted<LinearModel>>> = y
         .par_chunks(bs)
-        .map(|ys| fit_block(x, ys, opt, rule))
+        .zip(members.held_out.par_chunks(bs))
+        .map(|(ys, held_out)| {
+            let members = Members {
+                held_out,
+                ..members
+            };
+            fit_block(x, ys, members, opt, rule)
+        })
         .collect();
-    Ok(blocks.into_iter().flatten().collect())
+    blocks.into_iter().flatten().collect()
 }
 
 /// Fits one block of classes. On x86-64 processors with AVX the same loop runs eight
@@ -51,15 +121,16 @@ pub(crate) fn fit_online_ovr<X: SparseRows>(
 fn fit_block<X: SparseRows>(
     x: &X,
     y: &[Vec<Label>],
+    members: Members<'_>,
     opt: &OnlineOptions,
     rule: Rule,
 ) -> Vec<Fitted<LinearModel>> {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx") {
         // SAFETY: the processor has AVX, checked just above.
-        return unsafe { fit_block_avx(x, y, opt, rule) };
+        return unsafe { fit_block_avx(x, y, members, opt, rule) };
     }
-    fit_block_portable(x, y, opt, rule)
+    fit_block_portable(x, y, members, opt, rule)
 }
 
 /// [`fit_block`] compiled for AVX.
@@ -68,10 +139,11 @@ fn fit_block<X: SparseRows>(
 fn fit_block_avx<X: SparseRows>(
     x: &X,
     y: &[Vec<Label>],
+    members: Members<'_>,
     opt: &OnlineOptions,
     rule: Rule,
 ) -> Vec<Fitted<LinearModel>> {
-    fit_block_portable(x, y, opt, rule)
+    fit_block_portable(x, y, members, opt, rule)
 }
 
 /// [`fit_block`] for any processor (inlined into the AVX version).
@@ -79,6 +151,7 @@ fn fit_block_avx<X: SparseRows>(
 fn fit_block_portable<X: SparseRows>(
     x: &X,
     y: &[Vec<Label>],
+    members: Members<'_>,
     opt: &OnlineOptions,
     rule: Rule,
 ) -> Vec<Fitted<LinearModel>> {
@@ -92,13 +165,16 @@ fn fit_block_portable<X: SparseRows>(
     let mut done = vec![false; k];
     let mut order: Vec<usize> = (0..n).collect();
     let mut vals: Vec<(u32, f32)> = Vec::new();
-    let mut t = 0u64;
+    // Each model's visits so far (the averaging's clock), and this epoch's.
+    let mut t = vec![0u64; k];
+    let mut visits = vec![0u64; k];
     crate::learn::progress::plan(opt.epochs);
     for epoch in 0..opt.epochs {
         crate::learn::progress::epoch_begun();
         epoch_order_in(&mut order, opt.shuffle, epoch, x.shuffle_block());
         let mut mistakes = vec![0u64; k];
         let mut updates = vec![0u64; k];
+        visits.iter_mut().for_each(|v| *v = 0);
         for (at, &i) in order.iter().enumerate() {
             let row = x.row(i);
             s.iter_mut().for_each(|a| *a = 0.0);
@@ -135,6 +211,13 @@ fn fit_block_portable<X: SparseRows>(
             // The row's values, read once for all the classes it updates.
             vals.clear();
             for c in 0..k {
+                if !members.learns(c, i) {
+                    continue;
+                }
+                // A model's clock counts every row it learns from, converged or not.
+                let tc = t[c];
+                t[c] += 1;
+                visits[c] += 1;
                 if done[c] {
                     continue;
                 }
@@ -149,7 +232,7 @@ fn fit_block_portable<X: SparseRows>(
                     continue;
                 }
                 let step = tau * yc;
-                let acc = t as f64 * f64::from(step);
+                let acc = tc as f64 * f64::from(step);
                 if vals.is_empty() {
                     vals.extend(row.iter());
                 }
@@ -166,7 +249,6 @@ fn fit_block_portable<X: SparseRows>(
                 }
                 updates[c] += 1;
             }
-            t += 1;
         }
         for c in 0..k {
             if done[c] {
@@ -175,7 +257,7 @@ fn fit_block_portable<X: SparseRows>(
             let r = &mut reports[c];
             r.epochs += 1;
             r.updates += updates[c];
-            r.steps += n as u64;
+            r.steps += visits[c];
             r.mistakes_per_epoch.push(mistakes[c]);
             if updates[c] == 0 && !opt.average {
                 r.converged = Some(true);
@@ -185,13 +267,12 @@ fn fit_block_portable<X: SparseRows>(
     }
     // Read out feature-major, as the weights are stored: one pass over w (and u), k
     // output streams, instead of k strided passes.
-    let averaged = opt.average && t > 0;
-    let tf = t as f64;
+    let averaged = |c: usize| opt.average && t[c] > 0;
     let mut ws: Vec<Vec<f32>> = (0..k).map(|_| Vec::with_capacity(d)).collect();
     for (j, wj) in w.chunks_exact(k).enumerate() {
         for (c, (out, &v)) in ws.iter_mut().zip(wj).enumerate() {
-            out.push(if averaged {
-                (f64::from(v) - u[j * k + c] / tf) as f32
+            out.push(if averaged(c) {
+                (f64::from(v) - u[j * k + c] / t[c] as f64) as f32
             } else {
                 v
             });
@@ -200,8 +281,8 @@ fn fit_block_portable<X: SparseRows>(
     ws.into_iter()
         .enumerate()
         .map(|(c, wc)| {
-            let bc = if averaged {
-                (f64::from(b[c]) - ub[c] / tf) as f32
+            let bc = if averaged(c) {
+                (f64::from(b[c]) - ub[c] / t[c] as f64) as f32
             } else {
                 b[c]
             };
@@ -245,17 +326,61 @@ mod tests {
                     assert_eq!(f.report.updates, p.report.updates);
                 }
             };
-            // Binary rows, and the same rows idf-weighted and scaled to length 1.
-            check(
-                fit_block(&x, &ys, &opt, rule),
-                fit_block_portable(&x, &ys, &opt, rule),
-            );
-            let w = Geometry::fit(GeometrySpec::IDF_L2, &x);
-            let wx = w.apply(&x);
-            check(
-                fit_block(&wx, &ys, &opt, rule),
-                fit_block_portable(&wx, &ys, &opt, rule),
-            );
+            // Binary rows, and the same rows idf-weighted and scaled to length 1; every
+            // row learned, and rows of a fold left out by some of the models.
+            let folds: Vec<u8> = (0..600).map(|i| (i % 3) as u8).collect();
+            let all = [None; 5];
+            let some = [None, Some(0), Some(1), None, Some(2)];
+            for (fold_of_row, held_out) in [(&[][..], &all), (&folds[..], &some)] {
+                let m = Members {
+                    fold_of_row,
+                    held_out,
+                };
+                check(
+                    fit_block(&x, &ys, m, &opt, rule),
+                    fit_block_portable(&x, &ys, m, &opt, rule),
+                );
+                let w = Geometry::fit(GeometrySpec::IDF_L2, &x);
+                let wx = w.apply(&x);
+                check(
+                    fit_block(&wx, &ys, m, &opt, rule),
+                    fit_block_portable(&wx, &ys, m, &opt, rule),
+                );
+            }
+        }
+    }
+
+    /// Without shuffling each fold model fitted in the one pass is the model its training
+    /// rows alone fit, bit for bit, averaged or not, with PA's step and the perceptron's;
+    /// shuffled, each learns from its own rows only (as many visits) and differs.
+    #[test]
+    fn fold_models_in_one_pass_are_the_models_of_their_rows() {
+        use crate::features::RowSubset;
+        let (x, y) = zipf_rows(500, 2_000, 15, 3);
+        let folds = 4u8;
+        let fold_of_row: Vec<u8> = (0..500).map(|i| ((i * 7) % 4) as u8).collect();
+        for (average, shuffle, rule) in [
+            (true, false, Rule::PassiveAggressive { c: 0.3 }),
+            (false, false, Rule::Perceptron),
+            (true, true, Rule::PassiveAggressive { c: 0.3 }),
+        ] {
+            let opt = OnlineOptions {
+                epochs: 3,
+                average,
+                shuffle: shuffle.then_some(7),
+                ..OnlineOptions::default()
+            };
+            let fits = fit_online_folds(&x, &y, &fold_of_row, folds, &opt, rule).unwrap();
+            assert_eq!(fits.len(), folds as usize);
+            for f in 0..folds {
+                let rows: Vec<usize> = (0..500).filter(|&i| fold_of_row[i] != f).collect();
+                let yf: Vec<Label> = rows.iter().map(|&i| y[i]).collect();
+                let sub = RowSubset::new(&x, &rows);
+                let own = fit_online_ovr(&sub, std::slice::from_ref(&yf), &opt, rule).unwrap();
+                let fit = &fits[f as usize];
+                assert_eq!(fit.report.steps, own[0].report.steps, "fold {f}");
+                assert_eq!(fit.model == own[0].model, !shuffle, "fold {f}");
+            }
         }
     }
 }
