@@ -11,6 +11,7 @@ use crate::features::SparseRows;
 use crate::learn::compose::ovr_online::fit_online_folds;
 use crate::learn::{AnyLearner, Calibration, Checked, Classifier, Fitted, Multiclass, Predictor};
 use rayon::prelude::*;
+use std::time::{Duration, Instant};
 
 /// Folds of the calibration: five, or fewer when a class has fewer training rows.
 pub(crate) const CALIBRATION_FOLDS: usize = 5;
@@ -68,12 +69,21 @@ pub(crate) fn fit_calibrated<X: SparseRows>(
     learner: &Checked<AnyLearner>,
     x: &X,
     classes: &[usize],
-) -> Result<(Fitted<Predictor>, Option<Calibration>)> {
+) -> Result<Calibrated> {
+    let fit = || {
+        let start = Instant::now();
+        fit_classes(learner, x, classes, 2).map(|f| (f, start.elapsed()))
+    };
     let folds = folds_for(classes);
     let one_pass = folds >= 2 && classes.len() >= ONE_PASS_FROM;
     let Some((opt, rule)) = learner.online_rule().filter(|_| one_pass) else {
-        let fitted = fit_classes(learner, x, classes, 2)?;
-        return Ok((fitted, calibrate(learner, x, classes)?));
+        let (fitted, fitting) = fit()?;
+        let calibration = calibrate(learner, x, classes)?;
+        return Ok(Calibrated {
+            fitted,
+            fitting,
+            calibration,
+        });
     };
     let mut fold_of_row = vec![0u8; classes.len()];
     for (f, s) in stratified_kfold(classes, folds, FOLD_SEED)?
@@ -85,11 +95,10 @@ pub(crate) fn fit_calibrated<X: SparseRows>(
         }
     }
     let y = Multiclass::new(classes, 2).one_vs_rest(1);
-    let (fitted, fold_models) = rayon::join(
-        || fit_classes(learner, x, classes, 2),
-        || fit_online_folds(x, &y, &fold_of_row, folds as u8, &opt, rule),
-    );
-    let (fitted, fold_models) = (fitted?, fold_models?);
+    let (fitted, fold_models) = rayon::join(fit, || {
+        fit_online_folds(x, &y, &fold_of_row, folds as u8, &opt, rule)
+    });
+    let ((fitted, fitting), fold_models) = (fitted?, fold_models?);
     let scores: Vec<f32> = (0..x.n_rows())
         .into_par_iter()
         .map(|i| {
@@ -99,7 +108,21 @@ pub(crate) fn fit_calibrated<X: SparseRows>(
         })
         .collect();
     let positive: Vec<bool> = classes.iter().map(|&c| c == 1).collect();
-    Ok((fitted, Calibration::fit(&scores, &positive)))
+    Ok(Calibrated {
+        fitted,
+        fitting,
+        calibration: Calibration::fit(&scores, &positive),
+    })
+}
+
+/// A two-class model with its calibration, as [`fit_calibrated`] gives them.
+pub(crate) struct Calibrated {
+    /// The model of every row.
+    pub fitted: Fitted<Predictor>,
+    /// How long the model's own fit took (the calibration's folds not counted).
+    pub fitting: Duration,
+    /// Its calibration; `None` where [`calibrate`] gives none.
+    pub calibration: Option<Calibration>,
 }
 
 #[cfg(test)]
@@ -160,7 +183,11 @@ mod tests {
             let w = crate::features::Geometry::fit(crate::features::GeometrySpec::IDF_L2, &x);
             let x = w.apply(&x);
             let classes: Vec<usize> = y.iter().map(|&l| usize::from(l > 0)).collect();
-            let (fitted, one_pass) = fit_calibrated(&learner, &x, &classes).unwrap();
+            let Calibrated {
+                fitted,
+                calibration: one_pass,
+                ..
+            } = fit_calibrated(&learner, &x, &classes).unwrap();
             let alone = fit_classes(&learner, &x, &classes, 2).unwrap();
             assert_eq!(fitted.model, alone.model, "{n} rows");
             let apart = calibrate(&learner, &x, &classes).unwrap().unwrap();

@@ -140,17 +140,24 @@ pub(crate) fn fit_parts<X: SparseRows>(
     let x = &geometry.apply(stored);
     // A two-class model's calibration is fitted with it where the learner can share the
     // passes over the rows with the calibration's folds.
-    let (fitted, calibrated) = match cfg.workers {
-        Some(w) => (
-            super::fit_classes_mixed(&cfg.learner, x, idx, classes.len(), w)?,
-            None,
-        ),
-        None if classes.len() == 2 => {
-            let (fitted, calibration) = fit_calibrated(&cfg.learner, x, idx)?;
-            (fitted, Some(calibration))
+    // The seconds of fitting count the model's own fit, not its calibration's folds.
+    let before = start.elapsed();
+    let fit_start = Instant::now();
+    let (fitted, fitting, calibrated) = match cfg.workers {
+        Some(w) => {
+            let f = super::fit_classes_mixed(&cfg.learner, x, idx, classes.len(), w)?;
+            (f, fit_start.elapsed(), None)
         }
-        None => (fit_classes(&cfg.learner, x, idx, classes.len())?, None),
+        None if classes.len() == 2 => {
+            let c = fit_calibrated(&cfg.learner, x, idx)?;
+            (c.fitted, c.fitting, Some(c.calibration))
+        }
+        None => {
+            let f = fit_classes(&cfg.learner, x, idx, classes.len())?;
+            (f, fit_start.elapsed(), None)
+        }
     };
+    let theory_start = Instant::now();
     let (predictor, report) = (fitted.model, fitted.report);
     let theory = match &predictor {
         Predictor::Binary(m) => theory::diagnose_any(
@@ -162,7 +169,7 @@ pub(crate) fn fit_parts<X: SparseRows>(
         ),
         _ => None,
     };
-    let fit_seconds = start.elapsed().as_secs_f64();
+    let fit_seconds = (before + fitting + theory_start.elapsed()).as_secs_f64();
     // Every two-class model, kernel ones too, gets its probability from out-of-fold scores.
     let (calibration, threshold) = match &predictor {
         Predictor::Binary(_) => {

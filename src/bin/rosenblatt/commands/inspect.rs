@@ -21,10 +21,12 @@ fn feature_name(m: &Model, j: u32) -> String {
 /// so a model of millions of features is ranked without a copy of its weights.
 fn strongest(n: usize, k: usize, positive: bool, weight: impl Fn(u32) -> f32) -> Vec<u32> {
     let order = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
-    let mut best: Vec<(f32, u32)> = Vec::with_capacity(2 * k);
+    // No more than n ids can be shown, whatever `--top` asks for.
+    let k = k.min(n);
     if k == 0 {
         return Vec::new();
     }
+    let mut best: Vec<(f32, u32)> = Vec::with_capacity(2 * k);
     for j in 0..u32::try_from(n).unwrap_or(u32::MAX) {
         let v = if positive { weight(j) } else { -weight(j) };
         if v > 0.0 {
@@ -186,7 +188,7 @@ mod tests {
                     .total_cmp(&(sign * w[a as usize]))
                     .then(a.cmp(&b))
             });
-            for k in [0, 1, 5, 40, 455, 1000] {
+            for k in [0, 1, 5, 40, 455, 1000, usize::MAX] {
                 let got = strongest(w.len(), k, positive, |j| w[j as usize]);
                 assert_eq!(got, all[..k.min(all.len())], "k {k}, positive {positive}");
             }
