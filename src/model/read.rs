@@ -2,16 +2,16 @@
 //! file whose size is the one the header states, of at most [`MAX_MODEL_BYTES`] — the
 //! payload decoded with every length bounded by the bytes the file holds: read into
 //! memory whole (its checksum taken on a second thread while it decodes, for a payload
-//! of megabytes), or, over 64 MiB, decoded as it is read through the checksum, so the
-//! file's bytes are never held beside the model. A checksum that does not match refuses
-//! the file whatever decoding made of it; then the decoded parts are checked against
-//! each other ([`super::check`]).
+//! of megabytes), or, over 64 MiB, checksummed through a buffer first and then decoded as
+//! it is read through the checksum again, so the file's bytes are never held beside the
+//! model. A checksum that does not match refuses the file whatever decoding made of it;
+//! then the decoded parts are checked against each other ([`super::check`]).
 
 use super::{FORMAT_VERSION, HEADER, MAGIC, Model, Summing};
 use crate::fnv::{Fnv1a, fnv1a};
 use crate::{Error, Result};
 use bincode::error::DecodeError;
-use std::io::{BufReader, Read};
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// The largest model file read: 4 GiB. Larger files (or a device that never ends, such
@@ -295,8 +295,10 @@ impl Model {
     /// Reads and checks a model file: a regular file of at most `MAX_MODEL_BYTES`. The
     /// header is read and checked first; then, only when the file's size is the one the
     /// header states, a payload of up to 64 MiB is read into memory reserved without
-    /// aborting and decoded there, and a larger one decodes as it is read through a
-    /// 1 MiB buffer, so that loading holds the model, not its file beside it.
+    /// aborting and decoded there; a larger one has its checksum streamed from the file
+    /// first (a corrupt file is refused in a buffer's memory), then decodes as it is read
+    /// through a 1 MiB buffer and the checksum again (against a file changed in between),
+    /// so that loading holds the model, not its file beside it.
     pub fn load(path: impl AsRef<Path>) -> Result<Model> {
         let path = path.as_ref();
         let not_regular = || {
@@ -338,6 +340,24 @@ impl Model {
             return Err(wrong_length(path, size, h.len));
         }
         if h.len > READ_WHOLE {
+            // The checksum first, a buffer at a time: a damaged length in a payload of
+            // gigabytes never reaches the decoder, whose limit lets it reserve many
+            // times the payload's size.
+            let mut sums = Summing {
+                inner: (&mut file).take(h.len),
+                len: 0,
+                sum: Fnv1a::new(),
+            };
+            std::io::copy(&mut sums, &mut std::io::sink()).map_err(|e| Error::io(path, e))?;
+            if sums.len != h.len {
+                // The file shrank after its size was read.
+                return Err(wrong_length(path, sums.len, h.len));
+            }
+            if sums.sum.finish() != h.sum {
+                return Err(checksum_mismatch(path));
+            }
+            file.seek(SeekFrom::Start(HEADER as u64))
+                .map_err(|e| Error::io(path, e))?;
             return streamed(&h, file, path);
         }
         let mut bytes = Vec::new();

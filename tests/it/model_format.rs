@@ -355,8 +355,7 @@ fn run_with_own_rusage(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, u64) 
 fn a_corrupt_model_too_large_to_hold_is_refused_after_streaming_its_checksum() {
     // A real model's header whose payload length is rewritten to match a sparse 320 MiB
     // file: its size agrees with its header, so only the checksum can refuse it. The
-    // payload decodes as it is read through a small buffer and the checksum (the model
-    // ends early, and the rest of the file is read through the checksum too), so the
+    // checksum is streamed through a small buffer before the payload is decoded, so the
     // peak stays far below the payload's size (a file of gigabytes is refused the same
     // way, in the same memory, only later).
     const SIZE: u64 = 320 << 20;
