@@ -60,12 +60,19 @@ pub(crate) fn fit_online_ovr<X: SparseRows>(
     for yc in y {
         check_binary(x, yc)?;
     }
+    // Every model learns from every row.
     let held_out = vec![None; y.len()];
-    let members = Members {
-        fold_of_row: &[],
-        held_out: &held_out,
-    };
-    Ok(fit_blocks(x, y, members, opt, rule))
+    let blocks: Vec<Vec<Fitted<LinearModel>>> = y
+        .par_chunks(block_size(y.len()))
+        .map(|ys| {
+            let members = Members {
+                fold_of_row: &[],
+                held_out: &held_out[..ys.len()],
+            };
+            fit_block(x, ys, members, opt, rule)
+        })
+        .collect();
+    Ok(blocks.into_iter().flatten().collect())
 }
 
 /// Fits one two-class model (labels `y`) per fold of `fold_of_row` (folds 0 to `folds`
@@ -90,29 +97,6 @@ pub(crate) fn fit_online_folds<X: SparseRows>(
         held_out: &held_out,
     };
     Ok(fit_block(x, &ys, members, opt, rule))
-}
-
-/// Fits the models of `y` in blocks of [`block_size`], in parallel.
-fn fit_blocks<X: SparseRows>(
-    x: &X,
-    y: &[Vec<Label>],
-    members: Members<'_>,
-    opt: &OnlineOptions,
-    rule: Rule,
-) -> Vec<Fitted<LinearModel>> {
-    let bs = block_size(y.len());
-    let blocks: Vec<Vec<Fitted<LinearModel>>> = y
-        .par_chunks(bs)
-        .zip(members.held_out.par_chunks(bs))
-        .map(|(ys, held_out)| {
-            let members = Members {
-                held_out,
-                ..members
-            };
-            fit_block(x, ys, members, opt, rule)
-        })
-        .collect();
-    blocks.into_iter().flatten().collect()
 }
 
 /// Fits one block of classes. On x86-64 processors with AVX the same loop runs eight
