@@ -178,6 +178,20 @@ fn checksum_mismatch(path: &Path) -> Error {
     Error::model(path, "corrupted model file (checksum mismatch)")
 }
 
+/// Reads what is left of a payload through its checksum (`sums` took the payload's
+/// bytes, no more) and checks all it read against the header `h`: a file that shrank
+/// after its size was read, or whose checksum is not the header's, is refused.
+fn read_through<R: Read>(sums: &mut Summing<R>, h: &Header, path: &Path) -> Result<()> {
+    std::io::copy(sums, &mut std::io::sink()).map_err(|e| Error::io(path, e))?;
+    if sums.len != h.len {
+        return Err(wrong_length(path, sums.len, h.len));
+    }
+    if sums.sum.finish() != h.sum {
+        return Err(checksum_mismatch(path));
+    }
+    Ok(())
+}
+
 /// Decodes the payload that `h` describes as it is read from `file` (positioned after
 /// the header), checksummed on the way: the model is held once, never beside its file's
 /// bytes. Whatever decoding makes of the bytes, the rest of the file is read through the
@@ -196,14 +210,7 @@ fn streamed(h: &Header, file: std::fs::File, path: &Path) -> Result<Model> {
     let (file_part, tail_left) = buffered.into_inner().into_inner();
     // The bytes the model took, those of an older format's upgrade included.
     let taken = file_part.len + (tail.len() - tail_left.len()) as u64 - unread as u64;
-    std::io::copy(file_part, &mut std::io::sink()).map_err(|e| Error::io(path, e))?;
-    if sums.len != h.len {
-        // The file shrank after its size was read.
-        return Err(wrong_length(path, sums.len, h.len));
-    }
-    if sums.sum.finish() != h.sum {
-        return Err(checksum_mismatch(path));
-    }
+    read_through(file_part, h, path)?;
     let m = decoded.map_err(|e| match e {
         DecodeError::Io { inner, .. } if inner.kind() != std::io::ErrorKind::UnexpectedEof => {
             Error::io(path, inner)
@@ -348,14 +355,7 @@ impl Model {
                 len: 0,
                 sum: Fnv1a::new(),
             };
-            std::io::copy(&mut sums, &mut std::io::sink()).map_err(|e| Error::io(path, e))?;
-            if sums.len != h.len {
-                // The file shrank after its size was read.
-                return Err(wrong_length(path, sums.len, h.len));
-            }
-            if sums.sum.finish() != h.sum {
-                return Err(checksum_mismatch(path));
-            }
+            read_through(&mut sums, &h, path)?;
             file.seek(SeekFrom::Start(HEADER as u64))
                 .map_err(|e| Error::io(path, e))?;
             return streamed(&h, file, path);

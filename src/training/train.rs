@@ -138,19 +138,26 @@ pub(crate) fn fit_parts<X: SparseRows>(
     check_width(stored.n_cols(), classes.len(), cfg)?;
     let geometry = Geometry::fit_classes(cfg.geometry, stored, idx, classes.len())?;
     let x = &geometry.apply(stored);
-    // A two-class model's calibration is fitted with it where the learner can share the
-    // passes over the rows with the calibration's folds.
-    // The seconds of fitting count the model's own fit, not its calibration's folds.
+    // Every two-class model, kernel ones too, gets its probability from out-of-fold
+    // scores, fitted with the model where the learner can share its passes over the rows
+    // with the calibration's folds. The seconds of fitting count the model's own fit.
+    let two = classes.len() == 2;
     let before = start.elapsed();
     let fit_start = Instant::now();
-    let (fitted, fitting, calibrated) = match cfg.workers {
+    let (fitted, fitting, calibration) = match cfg.workers {
         Some(w) => {
             let f = super::fit_classes_mixed(&cfg.learner, x, idx, classes.len(), w)?;
-            (f, fit_start.elapsed(), None)
+            let fitting = fit_start.elapsed();
+            let calibration = if two {
+                calibrate(&cfg.learner, x, idx)?
+            } else {
+                None
+            };
+            (f, fitting, calibration)
         }
-        None if classes.len() == 2 => {
+        None if two => {
             let c = fit_calibrated(&cfg.learner, x, idx)?;
-            (c.fitted, c.fitting, Some(c.calibration))
+            (c.fitted, c.fitting, c.calibration)
         }
         None => {
             let f = fit_classes(&cfg.learner, x, idx, classes.len())?;
@@ -170,17 +177,9 @@ pub(crate) fn fit_parts<X: SparseRows>(
         _ => None,
     };
     let fit_seconds = (before + fitting + theory_start.elapsed()).as_secs_f64();
-    // Every two-class model, kernel ones too, gets its probability from out-of-fold scores.
-    let (calibration, threshold) = match &predictor {
-        Predictor::Binary(_) => {
-            let calibration = match calibrated {
-                Some(c) => c,
-                None => calibrate(&cfg.learner, x, idx)?,
-            };
-            let t = threshold_for(&predictor, calibration.as_ref(), cfg.threshold);
-            (calibration, t)
-        }
-        _ => (None, 0.0),
+    let threshold = match &predictor {
+        Predictor::Binary(_) => threshold_for(&predictor, calibration.as_ref(), cfg.threshold),
+        _ => 0.0,
     };
     // Scored once on the rows already read in the geometry, not read through them again:
     // right at the model's own decision (a two-class model's threshold), and at score 0,
