@@ -69,7 +69,7 @@ pub use online::OnlineOptions;
 pub use pa::PassiveAggressive;
 pub use perceptron::{Bias, Perceptron, Schedule};
 pub use predictor::{ClassDecision, Predictor};
-pub use progress::epochs;
+pub use progress::{epochs, fits};
 pub use registry::AnyLearner;
 pub use setting::Setting;
 pub(crate) use softmax::{SoftmaxModel, SoftmaxRegression};

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 static PLANNED: AtomicU64 = AtomicU64::new(0);
 static DONE: AtomicU64 = AtomicU64::new(0);
+static FITS: AtomicU64 = AtomicU64::new(0);
 
 /// Epochs begun and epochs planned by the fits of this process so far: `(begun,
 /// planned)`. A fit that stops early (converged, or its loss no longer falling) leaves
@@ -19,8 +20,15 @@ pub fn epochs() -> (u64, u64) {
     )
 }
 
+/// Fits begun by this process so far: the epochs of [`epochs`] are summed over them, so a
+/// front end says over how many fits (classes, folds, the model) they are counted.
+pub fn fits() -> u64 {
+    FITS.load(Ordering::Relaxed)
+}
+
 /// A fit is about to run `epochs` epochs.
 pub(crate) fn plan(epochs: usize) {
+    FITS.fetch_add(1, Ordering::Relaxed);
     PLANNED.fetch_add(epochs as u64, Ordering::Relaxed);
 }
 
@@ -44,9 +52,10 @@ mod tests {
         })
         .check()
         .unwrap();
-        let (done, planned) = epochs();
+        let ((done, planned), fit) = (epochs(), fits());
         learner.fit(&x, &y[..]).unwrap();
-        let (done2, planned2) = epochs();
+        let ((done2, planned2), fit2) = (epochs(), fits());
+        assert!(fit2 > fit);
         // Other tests fit at the same time: at least this fit's four are counted.
         assert!(planned2 - planned >= 4);
         assert!(done2 - done >= 4);

@@ -503,6 +503,29 @@ fn learn_concurrently(model: &Path, msgs: &Path) {
 }
 
 #[test]
+fn replacing_a_model_leaves_no_lock_file_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = train_filter(dir.path());
+    let lock = model.with_extension("model.lock");
+    // A second train -o over the model takes the lock for its write, then removes it.
+    train_filter(dir.path());
+    assert!(!lock.exists(), "train -o left {}", lock.display());
+    let msg = dir.path().join("one");
+    std::fs::write(&msg, spam_message(7)).unwrap();
+    bin()
+        .args(["learn", "--spam", "-m"])
+        .arg(&model)
+        .arg(&msg)
+        .assert()
+        .success();
+    assert!(!lock.exists(), "learn left {}", lock.display());
+    // A lock file left by a killed process is taken over and removed by the next writer.
+    std::fs::write(&lock, "").unwrap();
+    train_filter(dir.path());
+    assert!(!lock.exists());
+}
+
+#[test]
 fn concurrent_learn_loses_no_message() {
     let dir = tempfile::tempdir().unwrap();
     let model = train_filter(dir.path());
@@ -528,7 +551,8 @@ fn concurrent_learn_loses_no_message() {
         let out = stdout_of(bin().args(["inspect", "--json", "-m"]).arg(model));
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v["learned"], 160 + before, "{}", model.display());
-        assert!(model.with_extension("model.lock").exists());
+        // Every learn removed the lock file as it let go of the lock.
+        assert!(!model.with_extension("model.lock").exists());
     }
     let m = rosenblatt::model::Model::load(&adagrad).unwrap();
     assert_eq!(m.online().as_ref().unwrap().seen, 162);

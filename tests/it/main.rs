@@ -34,6 +34,7 @@ mod online_rules;
 mod order;
 mod outside_rows;
 mod plots;
+mod progress;
 mod properties;
 mod readme_tour;
 mod shell;

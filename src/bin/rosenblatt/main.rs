@@ -50,6 +50,7 @@ fn main() -> ExitCode {
         Err(e) => return usage_error(e),
     };
     let error_code = cli.command.error_code();
+    progress::show(cli.globals.progress());
     if let Some(bytes) = cli.globals.max_document_bytes {
         rosenblatt::input::limit::set_max_document_bytes(bytes);
     }

@@ -5,6 +5,8 @@
 //! A command that started from the model itself (`eval --online -m M --save M`) still
 //! replaces what a `learn` added while it ran. The model itself is replaced by a rename, so it
 //! cannot carry the lock; links to one model share the lock beside the file they reach.
+//! The holder removes the lock file as it lets go, so none is left beside an idle model; a
+//! process that waited on a removed file takes the lock again on the file now at the path.
 
 use anyhow::{Context, Result};
 use rosenblatt::atomic::real_target;
@@ -27,30 +29,99 @@ pub fn lock_path(model: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// An exclusive lock on a model's lock file, taken by [`lock`]: [`ModelLock::release`]
+/// removes the file and then lets go, so no `MODEL.lock` is left beside a model once
+/// nobody holds it.
+#[derive(Debug)]
+pub struct ModelLock {
+    /// The locked file; taken by `release`.
+    file: Option<File>,
+    path: PathBuf,
+}
+
+impl ModelLock {
+    /// Removes the lock file while it is still held, then unlocks it. A process waiting on
+    /// the removed file finds, once it has the lock, that the file is no longer the one at
+    /// the path, and takes the lock again on the path (see [`lock`]).
+    pub fn release(mut self) -> Result<()> {
+        let file = self.file.take().expect("a held lock has its file");
+        std::fs::remove_file(&self.path)
+            .or_else(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => Ok(()),
+                _ => Err(e),
+            })
+            .with_context(|| format!("removing the lock file {}", self.path.display()))?;
+        file.unlock()
+            .with_context(|| format!("unlocking {}", self.path.display()))
+    }
+}
+
+impl Drop for ModelLock {
+    /// A run that ends early (an error under the lock) removes the file as `release` does;
+    /// closing the file lets go of the lock.
+    fn drop(&mut self) {
+        if self.file.is_some() {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
 /// Takes the exclusive lock on `lock_file`, trying again until `timeout` has passed;
-/// `None` when another process still holds it then.
-pub fn lock(lock_file: &Path, timeout: Duration) -> Result<Option<File>> {
-    let mut open = std::fs::OpenOptions::new();
-    open.create(true).truncate(false).write(true);
-    // A link planted where the lock file goes is not followed.
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut open, libc::O_NOFOLLOW);
-    let f = open
-        .open(lock_file)
-        .with_context(|| format!("opening the lock file {}", lock_file.display()))?;
+/// `None` when another process still holds it then. The lock counts only when the file
+/// locked is still the one at `lock_file` (a holder removes the file as it releases it),
+/// so two processes never hold locks on two files of one name.
+pub fn lock(lock_file: &Path, timeout: Duration) -> Result<Option<ModelLock>> {
     let deadline = Instant::now().checked_add(timeout);
     loop {
-        match f.try_lock() {
-            Ok(()) => return Ok(Some(f)),
-            Err(TryLockError::WouldBlock) => {}
-            Err(TryLockError::Error(e)) => {
-                return Err(e).with_context(|| format!("locking {}", lock_file.display()));
+        let f = open_lock_file(lock_file)?;
+        loop {
+            match f.try_lock() {
+                Ok(()) if is_at(&f, lock_file) => {
+                    return Ok(Some(ModelLock {
+                        file: Some(f),
+                        path: lock_file.to_path_buf(),
+                    }));
+                }
+                // Released and removed by its holder while this one waited: open the
+                // file now at the path.
+                Ok(()) => break,
+                Err(TryLockError::WouldBlock) => {}
+                Err(TryLockError::Error(e)) => {
+                    return Err(e).with_context(|| format!("locking {}", lock_file.display()));
+                }
             }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(None);
+            }
+            std::thread::sleep(LOCK_POLL);
         }
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            return Ok(None);
+    }
+}
+
+/// Opens (creating it if need be) the lock file, not following a link planted there.
+fn open_lock_file(lock_file: &Path) -> Result<File> {
+    let mut open = std::fs::OpenOptions::new();
+    open.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut open, libc::O_NOFOLLOW);
+    open.open(lock_file)
+        .with_context(|| format!("opening the lock file {}", lock_file.display()))
+}
+
+/// Whether the open file `f` is the file at `path` now (same device and inode).
+fn is_at(f: &File, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (f.metadata(), std::fs::symlink_metadata(path)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
         }
-        std::thread::sleep(LOCK_POLL);
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (f, path);
+        true
     }
 }
 
@@ -69,6 +140,5 @@ pub fn save(model: &Model, path: &Path) -> Result<()> {
         );
     };
     model.save(path)?;
-    lock.unlock()
-        .with_context(|| format!("unlocking {}", lock_file.display()))
+    lock.release()
 }

@@ -18,7 +18,7 @@
 use crate::flags::LearnPlan;
 use crate::load;
 use crate::model_lock::{lock, lock_path};
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use rosenblatt::atomic::real_target;
 use rosenblatt::incremental::learn_document;
 use rosenblatt::input::mail::{self, MailCorpus, MailRules};
@@ -108,8 +108,7 @@ pub fn run(a: LearnPlan) -> Result<ExitCode> {
         updates += u64::from(learn_document(&mut model, d, class)?.updated);
     }
     model.save(&a.model)?;
-    lock.unlock()
-        .with_context(|| format!("unlocking {}", lock_file.display()))?;
+    lock.release()?;
     let learned = StoreLearned {
         messages: corpus.docs.len(),
         updates,

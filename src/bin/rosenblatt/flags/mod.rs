@@ -73,6 +73,39 @@ pub struct Globals {
         help_heading = "Input"
     )]
     pub max_document_bytes: Option<u64>,
+    /// When to show progress on stderr: `auto` draws a spinner with the phase and the
+    /// training epochs when stderr is a terminal; `always` also writes plain progress lines
+    /// (each phase, then the epochs every few seconds) to a log or pipe; `never` shows none.
+    /// `--progress` alone means `always`.
+    #[arg(
+        long,
+        global = true,
+        value_name = "WHEN",
+        num_args = 0..=1,
+        default_missing_value = "always",
+        help_heading = "Output"
+    )]
+    pub progress: Option<names::Progress>,
+    /// Shows no progress (the same as `--progress never`); errors, warnings and notes are
+    /// still written.
+    #[arg(
+        long,
+        short = 'q',
+        global = true,
+        conflicts_with = "progress",
+        help_heading = "Output"
+    )]
+    pub quiet: bool,
+}
+
+impl Globals {
+    /// When progress is shown, from `--progress` and `--quiet`.
+    pub fn progress(&self) -> names::Progress {
+        match (self.quiet, self.progress) {
+            (true, _) => names::Progress::Never,
+            (false, p) => p.unwrap_or(names::Progress::Auto),
+        }
+    }
 }
 
 impl Cli {

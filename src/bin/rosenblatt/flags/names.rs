@@ -102,6 +102,17 @@ mirror! {
     }
 }
 
+/// When `--progress` shows progress on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Progress {
+    /// A spinner when stderr is a terminal, nothing otherwise.
+    Auto,
+    /// A spinner on a terminal, plain lines otherwise (a log, a pipe).
+    Always,
+    /// Nothing.
+    Never,
+}
+
 /// Parses `--format NAME` straight into the library's [`Format`].
 pub fn format() -> impl TypedValueParser<Value = Format> {
     EnumValueParser::<FormatName>::new().map(Format::from)
