@@ -466,6 +466,37 @@ mod tests {
     }
 
     #[test]
+    fn rows_opened_stay_as_checked_when_the_file_is_cut_short_or_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let (x, path) = written(dir.path(), b"p");
+        let (c, _) = RowCache::open(&path).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(100)
+            .unwrap();
+        for i in 0..300 {
+            assert_eq!(c.row(i).ids, SparseRows::row(&x, i).ids);
+        }
+        std::fs::write(&path, vec![0xFF; 4096]).unwrap();
+        let view = c.csr().unwrap();
+        assert!((0..300).all(|i| view.row(i).ids.iter().all(|&j| (j as usize) < x.cols())));
+        let e = RowCache::open(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("rows.cache") && e.contains("not a row cache"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_folder_is_refused_as_a_cache_with_a_sentence() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = RowCache::open(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("a folder, not a row cache"), "{e}");
+    }
+
+    #[test]
     fn a_damaged_or_foreign_cache_is_refused_with_its_name() {
         let dir = tempfile::tempdir().unwrap();
         let (_, path) = written(dir.path(), b"p");
