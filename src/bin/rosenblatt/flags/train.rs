@@ -86,10 +86,12 @@ pub struct TrainArgs {
     /// Keep the training rows in this file instead of memory, for corpora whose rows do
     /// not fit in it: the documents are tokenized once into the file, and every epoch
     /// reads it back in blocks of rows visited in a seeded random order (blocks and rows
-    /// within them shuffled). A later run with the same inputs and text options trains
-    /// from the file without reading the documents again; one made from other inputs or
-    /// options (or from standard input) is refused as stale. Documents only (not mail or
-    /// SVMlight), without --holdout, --cv, --tune or --processes.
+    /// within them shuffled). A later run with the same inputs (every file under a
+    /// folder), --max-document-bytes, format, text options and pruning trains from the file
+    /// without reading the documents again; one made from other inputs or options (or from
+    /// standard input) is refused as stale, saying what changed. Training reads a private
+    /// copy of the file (its size again on disk). Documents only (not mail or SVMlight),
+    /// without --holdout, --cv, --tune or --processes.
     #[arg(long, value_name = "FILE", help_heading = "Input")]
     pub cache: Option<PathBuf>,
     /// Mail (--spam PATH... --ham PATH...): a spam filter's training messages.
