@@ -1,5 +1,5 @@
 //! The on-disk row cache: binary rows written once to a file and read back through a
-//! read-only memory mapping, so that a corpus whose rows exceed the machine's memory still
+//! read-only memory mapping of a private copy, so that a corpus whose rows exceed the machine's memory still
 //! trains — every learner reads the cache as it reads rows in memory ([`SparseRows`], the
 //! same unchecked [`CsrView`] fast path), and visits it a block of rows at a time
 //! ([`SparseRows::shuffle_block`]), so each epoch reads the file in long runs.
@@ -16,6 +16,14 @@
 //! columns, nonzeros, payload length, a checksum of everything between the magic and the
 //! trailer, and `MAGIC` again. The file is written beside its path and renamed into place
 //! when complete; opening checks the trailer, the checksum, every offset and every id.
+//!
+//! Opening copies the file first into a private file that no other process can open
+//! (created unlinked in the cache's folder; the copy shares the cache's blocks where the
+//! file system can) and maps and checks the copy: a cache truncated, replaced or
+//! overwritten while training reads it cannot end the run with a signal or make it read
+//! beyond the rows it checked — a change during the copy is a refused cache with a
+//! sentence. The copy costs the cache's size again on disk while training runs (none
+//! after it), and a copy that cannot be made (no space) is refused with a sentence.
 
 use super::{CsrView, RowRef, SparseRows};
 use crate::atomic::AtomicFile;
@@ -26,7 +34,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-const MAGIC: &[u8; 8] = b"RBROWS\x00\x01";
+/// The version changes with the payload's layout (2: the stamp covers every file of a folder).
+const MAGIC: &[u8; 8] = b"RBROWS\x00\x02";
 const TRAILER: usize = 48;
 /// How often the mapped pages read so far are handed back to the page cache.
 pub(crate) const RELEASE_EVERY: Duration = Duration::from_millis(25);
@@ -159,9 +168,10 @@ impl RowCache {
         RowCache::open_unless(path, |_| Ok(()))
     }
 
-    /// [`RowCache::open`], with `early` run on the payload's bytes (not yet checked) once
-    /// the file's sizes add up and before the rows are checked (seconds for billions of
-    /// nonzeros): a cache that `early` refuses (a stale one) is refused at once.
+    /// [`RowCache::open`], with `early` run on the first bytes of the payload (not yet
+    /// checked) once the trailer's sizes add up, before the file is copied and its rows
+    /// checked (seconds for billions of nonzeros): a cache that `early` refuses (a stale
+    /// one) is refused at once.
     pub(crate) fn open_unless(
         path: &Path,
         early: impl FnOnce(&[u8]) -> Result<()>,
@@ -178,10 +188,27 @@ impl RowCache {
             )));
         }
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        // SAFETY: the mapping is read-only and the file is checked below before any row is
-        // read; a cache changed by another process while training reads it is outside
-        // what the program promises (as for any input file changed while it is read).
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+        let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+        if meta.is_dir() {
+            return Err(bad(
+                "a folder, not a row cache: --cache takes the path of a file \
+                 (one `train --cache` wrote, or one it will write)"
+                    .into(),
+            ));
+        }
+        if !meta.is_file() {
+            return Err(bad(format!(
+                "{}: a row cache is a regular file",
+                crate::atomic::not_regular(&meta.file_type())
+            )));
+        }
+        refuse_early(&file, meta.len(), early)?;
+        let copy = private_copy(path, file)?;
+        // SAFETY: the mapping is read-only, of a file no other process can open (created
+        // unlinked, reachable only through this process's descriptor), and checked below
+        // before any row is read: no change to the cache's path reaches it.
+        let map = unsafe { Mmap::map(&copy) }.map_err(|e| Error::io(path, e))?;
+        drop(copy);
         let len = map.len();
         if len < MAGIC.len() + TRAILER || &map[..8] != MAGIC || &map[len - 8..] != MAGIC {
             return Err(bad(
@@ -208,7 +235,6 @@ impl RowCache {
         let Some((offsets_at, payload_at)) = layout else {
             return Err(bad("its sizes do not add up: truncated or corrupt".into()));
         };
-        early(&map[payload_at..payload_at + payload_len as usize])?;
         let (rows, n_cols, nnz) = (rows as usize, n_cols as usize, nnz as usize);
         let mut indptr = Vec::with_capacity(rows + 1);
         for c in map[offsets_at..payload_at].chunks_exact(8) {
@@ -291,6 +317,79 @@ impl SparseRows for RowCache {
     }
 }
 
+/// The most bytes of a payload read for the early check: the stamp and analyzer come
+/// first and are small; a head beyond it is left to the full check.
+const EARLY_BYTES: u64 = 4 << 20;
+
+/// Runs `early` on the payload's first bytes of the cache `file` (`len` bytes), read with
+/// plain reads from the trailer's sizes; a file too short or whose sizes do not add up is
+/// left to the check of its copy, which names what is wrong.
+fn refuse_early(
+    mut file: &std::fs::File,
+    len: u64,
+    early: impl FnOnce(&[u8]) -> Result<()>,
+) -> Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    if len < (MAGIC.len() + TRAILER) as u64 {
+        return Ok(());
+    }
+    let mut trailer = [0u8; TRAILER];
+    let read = file
+        .seek(SeekFrom::Start(len - TRAILER as u64))
+        .and_then(|_| file.read_exact(&mut trailer));
+    if read.is_err() {
+        return Ok(());
+    }
+    let word = |k: usize| u64::from_le_bytes(trailer[8 * k..8 * k + 8].try_into().expect("8"));
+    let (rows, nnz, payload_len) = (word(0), word(2), word(3));
+    let at = 8u64.checked_add(nnz.saturating_mul(4)).and_then(|e| {
+        e.checked_add((nnz % 2) * 4)?
+            .checked_add(rows.checked_add(1)?.checked_mul(8)?)
+    });
+    let Some(at) = at.filter(|&a| a.saturating_add(payload_len) <= len) else {
+        return Ok(());
+    };
+    let mut head = Vec::new();
+    let read = file.seek(SeekFrom::Start(at)).and_then(|_| {
+        file.take(payload_len.min(EARLY_BYTES))
+            .read_to_end(&mut head)
+    });
+    match read {
+        Ok(_) => early(&head),
+        Err(_) => Ok(()),
+    }
+}
+
+/// A private copy of the cache `path` (open as `file`) to map: a file created unlinked
+/// beside it (or, where that folder cannot take one, in the temporary folder), which no
+/// other process can reach, so truncating, replacing or overwriting the cache while it
+/// is read cannot change the bytes training reads. A cache changed while it is copied is
+/// a copy whose sizes or checksum are wrong, refused by the checks that follow.
+fn private_copy(path: &Path, mut file: std::fs::File) -> Result<std::fs::File> {
+    let dir = crate::atomic::real_target(path)?
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let mut copy = tempfile::tempfile_in(&dir)
+        .or_else(|_| tempfile::tempfile())
+        .map_err(|e| {
+            Error::Data(format!(
+                "{}: no private copy of the row cache can be made to train from ({e})",
+                path.display()
+            ))
+        })?;
+    use std::io::Seek;
+    file.rewind()
+        .and_then(|()| std::io::copy(&mut file, &mut copy))
+        .map_err(|e| {
+            Error::Data(format!(
+                "{}: the private copy of the row cache that training reads could not be made \
+             ({e}); it needs the cache's size again in free space beside the cache",
+                path.display()
+            ))
+        })?;
+    Ok(copy)
+}
+
 /// The helper thread that hands the mapping's pages back to the page cache, stopped and
 /// joined when the cache is dropped.
 #[derive(Debug)]
@@ -364,6 +463,37 @@ mod tests {
             assert_eq!(c.row(i).ids, want);
             assert_eq!(c.csr().unwrap().row(i).ids, want);
         }
+    }
+
+    #[test]
+    fn rows_opened_stay_as_checked_when_the_file_is_cut_short_or_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let (x, path) = written(dir.path(), b"p");
+        let (c, _) = RowCache::open(&path).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(100)
+            .unwrap();
+        for i in 0..300 {
+            assert_eq!(c.row(i).ids, SparseRows::row(&x, i).ids);
+        }
+        std::fs::write(&path, vec![0xFF; 4096]).unwrap();
+        let view = c.csr().unwrap();
+        assert!((0..300).all(|i| view.row(i).ids.iter().all(|&j| (j as usize) < x.cols())));
+        let e = RowCache::open(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("rows.cache") && e.contains("not a row cache"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_folder_is_refused_as_a_cache_with_a_sentence() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = RowCache::open(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("a folder, not a row cache"), "{e}");
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub(crate) use decode::decode_latin1;
 pub(crate) use decode::decode_line;
 pub(crate) use decode::decode_lines;
 pub use decode::decode_text;
-pub(crate) use dirs::read_dirs;
+pub(crate) use dirs::{read_dirs, walk_files};
 pub use jsonl::parse_jsonl;
 pub(crate) use jsonl::read_jsonl;
 pub(crate) use label::label_problem;

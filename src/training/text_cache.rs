@@ -1,8 +1,11 @@
 //! What a training row cache (`train --cache FILE`) keeps beside its rows, so that a rerun
 //! trains from the file without reading or tokenizing the text again: the vocabulary,
-//! every document's labels, and the stamp of what made it — the inputs (name, size,
-//! modification time), the analyzer, the pruning rules and how the inputs were read. A
-//! cache whose stamp differs from the run's is stale and refused, never silently used.
+//! every document's labels, and the stamp of what made it — each input file's name, size
+//! and modification time, and for a folder every regular file under it (its path below
+//! the folder, which carries a class folder's class, its size and time: a count and a
+//! digest), the document bound (`--max-document-bytes`), the analyzer, the pruning rules
+//! and how the inputs were read. A cache whose stamp differs from the run's is stale and
+//! refused with a sentence saying what changed, never silently used.
 
 use super::label_column::LabelColumn;
 use crate::text::Analyzer;
@@ -15,34 +18,98 @@ use std::time::UNIX_EPOCH;
 /// What made a row cache: checked against a later run before its rows are used.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct CacheStamp {
-    /// Each input: its name, and its size and modification time (nanoseconds since
-    /// 1970) where it is a file that can be checked again (`None` for standard input or
-    /// a pipe).
-    inputs: Vec<(String, Option<(u64, u128)>)>,
+    /// Each input by name, as it was when the cache was made.
+    inputs: Vec<(String, InputStamp)>,
     /// How the inputs were read (format, splitting), in the caller's words.
     reading: String,
+    /// The most read as one document (`--max-document-bytes`): a file over it is skipped,
+    /// so it decides which documents the rows hold.
+    max_document_bytes: u64,
+}
+
+/// One input as a cache saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+enum InputStamp {
+    /// A file: its size and modification time (nanoseconds since 1970).
+    File { size: u64, modified: u128 },
+    /// A folder: how many regular files its walk finds, and a digest of each one's path
+    /// below the folder (which, for class folders, carries its class), size and time.
+    Folder { files: u64, digest: u64 },
+    /// Standard input, a pipe, or what cannot be examined: never reused.
+    Unchecked,
 }
 
 impl CacheStamp {
-    /// The stamp of reading `inputs` as `reading` says (a folder counts as its name, size
-    /// and time: a file added to a class folder changes the folder's time).
+    /// The stamp of reading `inputs` as `reading` says, under the document bound in force.
     pub(crate) fn of_inputs(inputs: &[PathBuf], reading: &str) -> CacheStamp {
-        let inputs = inputs
-            .iter()
-            .map(|p| {
-                let meta = std::fs::metadata(p)
-                    .ok()
-                    .filter(|m| m.is_file() || m.is_dir());
-                let stamp = meta.and_then(|m| {
-                    let t = m.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
-                    Some((m.len(), t.as_nanos()))
-                });
-                (p.display().to_string(), stamp)
-            })
-            .collect();
         CacheStamp {
-            inputs,
+            inputs: inputs
+                .iter()
+                .map(|p| (p.display().to_string(), InputStamp::of(p)))
+                .collect(),
             reading: reading.to_string(),
+            max_document_bytes: crate::input::limit::max_document_bytes(),
+        }
+    }
+}
+
+impl InputStamp {
+    /// `path` as it is now.
+    fn of(path: &Path) -> InputStamp {
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => InputStamp::folder(path),
+            Ok(m) if m.is_file() => match size_and_time(&m) {
+                Some((size, modified)) => InputStamp::File { size, modified },
+                None => InputStamp::Unchecked,
+            },
+            _ => InputStamp::Unchecked,
+        }
+    }
+
+    /// Every regular file under `dir` as the readers' walk finds it (hidden entries left
+    /// out, links followed once), in a fixed-size stamp however many files there are.
+    fn folder(dir: &Path) -> InputStamp {
+        let Ok(walk) = crate::input::walk_files(dir) else {
+            return InputStamp::Unchecked;
+        };
+        let mut digest = Fnv::default();
+        for f in &walk.files {
+            let below = f.strip_prefix(dir).unwrap_or(f);
+            digest.bytes(below.as_os_str().as_encoded_bytes());
+            let (size, modified) = std::fs::metadata(f)
+                .ok()
+                .and_then(|m| size_and_time(&m))
+                .unwrap_or((u64::MAX, u128::MAX));
+            digest.bytes(&[0xff]);
+            digest.bytes(&size.to_le_bytes());
+            digest.bytes(&modified.to_le_bytes());
+        }
+        InputStamp::Folder {
+            files: walk.files.len() as u64,
+            digest: digest.0,
+        }
+    }
+}
+
+/// A file's size and modification time (nanoseconds since 1970).
+fn size_and_time(m: &std::fs::Metadata) -> Option<(u64, u128)> {
+    let t = m.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
+    Some((m.len(), t.as_nanos()))
+}
+
+/// FNV-1a over bytes: a digest that stays the same from one build to the next.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn bytes(&mut self, b: &[u8]) {
+        for &x in b {
+            self.0 = (self.0 ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3);
         }
     }
 }
@@ -136,20 +203,36 @@ fn staleness(
     analyzer: &Analyzer,
     config: &VocabConfig,
 ) -> Option<String> {
-    if let Some((name, _)) = now.inputs.iter().find(|(_, s)| s.is_none()) {
+    if let Some((name, _)) = now.inputs.iter().find(|(_, s)| *s == InputStamp::Unchecked) {
         return Some(format!(
-            "{name} is not a file whose size and time can be checked"
+            "{name} is not a file or folder whose files can be checked again"
         ));
     }
-    if was.stamp.inputs != now.inputs {
-        let names: Vec<&str> = was.stamp.inputs.iter().map(|(n, _)| n.as_str()).collect();
+    let names =
+        |s: &CacheStamp| -> Vec<String> { s.inputs.iter().map(|(n, _)| n.clone()).collect() };
+    if names(&was.stamp) != names(now) {
         return Some(format!(
-            "it was made from {}, as they were then",
-            names.join(" ")
+            "it was made from {}, not {}",
+            names(&was.stamp).join(" "),
+            names(now).join(" ")
+        ));
+    }
+    for ((name, then), (_, it)) in was.stamp.inputs.iter().zip(&now.inputs) {
+        if let Some(why) = changed(name, then, it) {
+            return Some(why);
+        }
+    }
+    if was.stamp.max_document_bytes != now.max_document_bytes {
+        return Some(format!(
+            "it was made with --max-document-bytes {}, this run reads up to {} bytes a document",
+            was.stamp.max_document_bytes, now.max_document_bytes
         ));
     }
     if was.stamp.reading != now.reading {
-        return Some(format!("it was read as {}", was.stamp.reading));
+        return Some(format!(
+            "it was read as {}, this run reads {}",
+            was.stamp.reading, now.reading
+        ));
     }
     if &was.analyzer != analyzer {
         return Some("it was tokenized with other text options".into());
@@ -158,4 +241,28 @@ fn staleness(
         return Some("its vocabulary was pruned under other rules".into());
     }
     None
+}
+
+/// How the input `name` changed from `then` (when the cache was made) to `now`, if it did.
+fn changed(name: &str, then: &InputStamp, now: &InputStamp) -> Option<String> {
+    if then == now {
+        return None;
+    }
+    Some(match (then, now) {
+        (InputStamp::File { size: a, .. }, InputStamp::File { size: b, .. }) if a != b => {
+            format!("{name} changed: {a} bytes when the cache was made, {b} now")
+        }
+        (InputStamp::File { .. }, InputStamp::File { .. }) => {
+            format!("{name} was modified after the cache was made")
+        }
+        (InputStamp::Folder { files: a, .. }, InputStamp::Folder { files: b, .. }) if a != b => {
+            format!("the files under {name} changed: {a} when the cache was made, {b} now")
+        }
+        (InputStamp::Folder { .. }, InputStamp::Folder { .. }) => format!(
+            "the files under {name} changed after the cache was made: a file moved, \
+             renamed, rewritten or touched"
+        ),
+        (InputStamp::Folder { .. }, _) => format!("{name} was a folder when the cache was made"),
+        _ => format!("{name} was a file when the cache was made"),
+    })
 }

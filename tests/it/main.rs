@@ -2,6 +2,7 @@
 
 mod analyzer;
 mod bounds;
+mod cache_stamp;
 mod calibration;
 mod char_grams;
 mod classify_stream;

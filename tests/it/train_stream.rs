@@ -47,7 +47,7 @@ fn tsv_lines() -> String {
 
 /// Asserts two models decide alike because they are alike: the same vocabulary, classes,
 /// geometry, predictor, threshold and calibration.
-fn assert_same_model(a: &Model, b: &Model) {
+pub(crate) fn assert_same_model(a: &Model, b: &Model) {
     assert_eq!(a.vocab().len(), b.vocab().len());
     for id in 0..a.vocab().len() as u32 {
         assert_eq!(a.vocab().word(id), b.vocab().word(id));

@@ -69,7 +69,7 @@ fn run_streamed(plan: &TrainPlan, d: &Documents, phase: Phase) -> Result<ExitCod
     let mut skipped = Vec::new();
     let rows = match &plan.cache {
         Some(path) => {
-            let reading = format!("{:?} {:?}", d.format, d.split);
+            let reading = reading_of(d);
             if path.exists() {
                 phase.set(&format!("reading the row cache {}", path.display()));
                 let (analyzer, vocab) = (&plan.config.analyzer, &plan.config.vocab);
@@ -102,6 +102,19 @@ fn run_streamed(plan: &TrainPlan, d: &Documents, phase: Phase) -> Result<ExitCod
     let job = plan.job(rows.documents(), inputs);
     let out = phase.with_epochs(|| job.run_text(rows, &|s| phase.set(&super::stage_line(s))))?;
     save_and_report(plan, out, skipped.len(), phase)
+}
+
+/// How `d` is read, in the flags' words, for a row cache's stamp and its refusal: the
+/// format (given or detected) and the Reuters part.
+fn reading_of(d: &Documents) -> String {
+    let format = match d.format {
+        Some(f) => format!("--format {}", format!("{f:?}").to_lowercase()),
+        None => "each input's format detected".to_string(),
+    };
+    match d.split {
+        Some(s) => format!("{format} --split {}", format!("{s:?}").to_lowercase()),
+        None => format,
+    }
 }
 
 /// Reads the documents of `d` in batches into `rows`; the inputs that could not be read

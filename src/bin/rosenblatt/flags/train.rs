@@ -86,10 +86,12 @@ pub struct TrainArgs {
     /// Keep the training rows in this file instead of memory, for corpora whose rows do
     /// not fit in it: the documents are tokenized once into the file, and every epoch
     /// reads it back in blocks of rows visited in a seeded random order (blocks and rows
-    /// within them shuffled). A later run with the same inputs and text options trains
-    /// from the file without reading the documents again; one made from other inputs or
-    /// options (or from standard input) is refused as stale. Documents only (not mail or
-    /// SVMlight), without --holdout, --cv, --tune or --processes.
+    /// within them shuffled). A later run with the same inputs (every file under a
+    /// folder), --max-document-bytes, format, text options and pruning trains from the file
+    /// without reading the documents again; one made from other inputs or options (or from
+    /// standard input) is refused as stale, saying what changed. Training reads a private
+    /// copy of the file (its size again on disk). Documents only (not mail or SVMlight),
+    /// without --holdout, --cv, --tune or --processes.
     #[arg(long, value_name = "FILE", help_heading = "Input")]
     pub cache: Option<PathBuf>,
     /// Mail (--spam PATH... --ham PATH...): a spam filter's training messages.
@@ -163,6 +165,7 @@ impl TrainPlan {
     /// folder), or a chart over the model: the run would destroy what it reads or writes.
     pub fn check_outputs_apart(&self) -> Result<()> {
         let inputs = self.source.paths();
+        let inputs_len = inputs.len();
         rosenblatt::atomic::check_not_an_input(&self.output, &inputs)?;
         let mut all = inputs;
         all.push(&self.output);
@@ -171,6 +174,7 @@ impl TrainPlan {
             all.push(plot);
         }
         if let Some(cache) = &self.cache {
+            check_cache_path(cache, &all[inputs_len..])?;
             rosenblatt::atomic::check_not_an_input(cache, &all)?;
         }
         Ok(())
@@ -379,6 +383,34 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         two_class,
         cache: a.cache,
     })
+}
+
+/// Refuses a `--cache` path that is a folder or something else than a file, or that is
+/// also one of the run's `outputs` (the model, the chart), existing or not: the output
+/// would replace the cache.
+fn check_cache_path(cache: &std::path::Path, outputs: &[&std::path::Path]) -> Result<()> {
+    if let Ok(meta) = std::fs::metadata(cache) {
+        if meta.is_dir() {
+            bail!(
+                "--cache {}: is a folder; a row cache is a file: give the path of a file \
+                 (one that `train --cache` wrote, or one it will write)",
+                cache.display()
+            );
+        }
+        rosenblatt::atomic::check_output(cache)?;
+    }
+    let target = rosenblatt::atomic::real_target(cache)?;
+    for out in outputs {
+        if rosenblatt::atomic::real_target(out).is_ok_and(|t| t == target) {
+            bail!(
+                "--cache {} is also where {} is written: the one would replace the other; \
+                 give the cache another path",
+                cache.display(),
+                out.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Refuses `--cache` where the rows are not a document corpus fitted whole.
