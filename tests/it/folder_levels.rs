@@ -99,7 +99,7 @@ fn the_library_readers_refuse_it_and_read_class_folders() {
     assert_eq!(err.to_string(), why);
     // The streamed reader, whole and as one share of two.
     for share in [Share { index: 0, of: 1 }, Share { index: 1, of: 2 }] {
-        let mut stream = DocStream::open(&[corpus.clone()], None, None, 4)
+        let mut stream = DocStream::open(std::slice::from_ref(&corpus), None, None, 4)
             .unwrap()
             .share(share);
         let err = stream.next().unwrap().unwrap_err();
