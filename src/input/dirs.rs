@@ -130,7 +130,8 @@ pub(crate) fn read_dirs(dir: &Path) -> Result<Corpus> {
 
 /// The (class, file) pairs of a class-per-folder corpus, classes and files in sorted order,
 /// with the entries passed over. Every class folder counts as read before any is walked,
-/// so a link from one class into another is not followed.
+/// so a link from one class into another is not followed. A folder whose folders are
+/// corpora themselves (`train/` and `test/` of the same classes) is refused.
 pub(super) fn list_dirs(dir: &Path) -> Result<(Jobs, Vec<(String, String)>)> {
     let mut walk = Walk::default();
     walk.visit_root(dir)?;
@@ -152,6 +153,9 @@ pub(super) fn list_dirs(dir: &Path) -> Result<(Jobs, Vec<(String, String)>)> {
     classes.sort();
     if classes.is_empty() {
         return Err(Error::parse(dir, None, no_class_folders(dir)));
+    }
+    if let Some(why) = super::nested::folders_of_corpora(dir, &classes) {
+        return Err(Error::parse(dir, None, why));
     }
     let mut fresh = Vec::new();
     for (class, path) in classes {

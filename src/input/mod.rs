@@ -10,6 +10,7 @@ mod jsonl;
 mod label;
 pub mod limit;
 pub mod mail;
+mod nested;
 mod reuters;
 mod share;
 pub mod stream;

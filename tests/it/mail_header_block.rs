@@ -164,3 +164,46 @@ fn a_folded_field_then_body_text_keeps_both() {
         check(&f, &CHEAP_MEDS, &LOST_BODY);
     }
 }
+
+/// Messages in the style of preprocessed public corpora (Ling-Spam, Enron): punctuation
+/// spaced out, the body right after the subject; `http : / / www` and `note : …` are body
+/// lines, not header fields in the obsolete syntax.
+#[test]
+fn spaced_colon_lines_of_preprocessed_mail_are_body() {
+    const NOT_FIELDS: [&str; 7] = [
+        "hdr:http",
+        "hdr:note",
+        "http:www",
+        "note:meeting",
+        "note:friday",
+        "mail:no_body_text",
+        "mail:encoding_problem",
+    ];
+    for raw in [
+        // The whole body is one such line.
+        &b"Subject: re : 2 . 882 s - > np np\nhttp : / / www . example . com\n"[..],
+        b"Subject: re : 2 . 882 s - > np np\r\nhttp : / / www . example . com\r\n",
+        // Such lines first, a paragraph after an empty line.
+        b"Subject: re : 2 . 882 s - > np np\nhttp : / / www . example . com\n\
+          note : the meeting is moved to friday\n\nsee you there\n",
+    ] {
+        let f = message_features(raw);
+        check(
+            &f,
+            &["http", "www", "example", "com", "subject:np", "subject:882"],
+            &NOT_FIELDS,
+        );
+        // Read through the library: the body's words are the message's tokens.
+        let m = rosenblatt::input::mail::read_message_bytes(raw, "m", None, &MailRules::default());
+        let t = tokens(&m.corpus.docs[0]);
+        check(&t, &["http", "www", "example", "com"], &NOT_FIELDS);
+    }
+    let f = message_features(
+        b"Subject: lunch\nnote : the meeting is moved to friday\n\nsee you there\n",
+    );
+    check(
+        &f,
+        &["note", "meeting", "friday", "see", "subject:lunch"],
+        &NOT_FIELDS,
+    );
+}

@@ -18,6 +18,7 @@ mod explain;
 mod faults;
 mod filter_trait;
 mod first_hour;
+mod folder_levels;
 mod fuzz_seeds;
 mod hostile;
 mod kernel;

@@ -5,13 +5,15 @@
 //! preprocessed corpora often drop it: a `Subject:` line, then the body text. mail-parser
 //! reads such a body as more header lines (skipping those without a colon), so the whole
 //! body is lost. Here the header block ends at the first line that is neither a header
-//! field (`Name:`, the name printable ASCII without spaces or colons as RFC 5322's
-//! field-name, optionally followed by spaces or tabs before the colon as its obsolete
-//! syntax allows) nor a continuation line (starting with a space or a tab). When that line
-//! is not empty, an empty line is inserted before it, ending in CRLF or LF as the line
-//! before it does. A message with its empty line is left as it is, and so is one whose
-//! first line is not a header field (it is not mail and is read as raw text); only a
-//! message that needs the empty line is copied.
+//! field nor a continuation line (starting with a space or a tab, after a field). A field
+//! is `Name:`, the name printable ASCII without spaces or colons (RFC 5322's field-name)
+//! followed directly by the colon. The obsolete syntax's spaces before the colon are taken
+//! on the first line only: once a body could have begun, a line such as `http : / / www`
+//! or `note : the meeting` (preprocessed corpora space their punctuation) is body text.
+//! When the line that ends the block is not empty, an empty line is inserted before it,
+//! ending in CRLF or LF as the line before it does. A message with its empty line is left
+//! as it is, and so is one whose first line is not a header field (it is not mail and is
+//! read as raw text); only a message that needs the empty line is copied.
 
 use std::borrow::Cow;
 
@@ -57,7 +59,12 @@ fn missing_separator(raw: &[u8]) -> Option<MissingSeparator> {
         if text.is_empty() {
             return None;
         }
-        if !continuation && !is_field(text) {
+        let field = if at == 0 {
+            is_first_field(text)
+        } else {
+            is_field(text)
+        };
+        if !continuation && !field {
             return (at > 0).then_some(MissingSeparator { body: at, crlf });
         }
         crlf = line.ends_with(b"\r\n");
@@ -67,8 +74,16 @@ fn missing_separator(raw: &[u8]) -> Option<MissingSeparator> {
 }
 
 /// Whether `line` (without its line ending) starts a header field: a non-empty name of
-/// printable ASCII but for the colon, then optional spaces or tabs, then a colon.
+/// printable ASCII but for the colon, then the colon.
 fn is_field(line: &[u8]) -> bool {
+    line.iter()
+        .position(|&b| b == b':')
+        .is_some_and(|colon| is_name(&line[..colon]))
+}
+
+/// Whether the first line of a message starts a header field, in the obsolete syntax too:
+/// spaces or tabs may come between the name and the colon.
+fn is_first_field(line: &[u8]) -> bool {
     let Some(colon) = line.iter().position(|&b| b == b':') else {
         return false;
     };
@@ -76,12 +91,18 @@ fn is_field(line: &[u8]) -> bool {
     while let [rest @ .., b' ' | b'\t'] = name {
         name = rest;
     }
-    !name.is_empty() && name.iter().all(|b| b.is_ascii_graphic())
+    is_name(name)
+}
+
+/// Whether `name` is a field name: non-empty printable ASCII (no spaces, no controls).
+fn is_name(name: &[u8]) -> bool {
+    !name.is_empty() && name.iter().all(u8::is_ascii_graphic)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn fixed(raw: &str) -> String {
         String::from_utf8(with_body_separator(raw.as_bytes()).into_owned()).unwrap()
@@ -134,11 +155,11 @@ mod tests {
         for field in [
             "Subject: x",
             "X-Spam-Flag:YES",
-            "Subject : obsolete space",
             "Weird!#$%&'*+-.^_`|~Name: x",
             "Empty:",
         ] {
             assert!(is_field(field.as_bytes()), "{field}");
+            assert!(is_first_field(field.as_bytes()), "{field}");
         }
         for body in [
             "buy viagra now",
@@ -150,11 +171,85 @@ mod tests {
             "",
         ] {
             assert!(!is_field(body.as_bytes()), "{body}");
+            assert!(!is_first_field(body.as_bytes()), "{body}");
+        }
+        // The obsolete space before the colon: a field on the first line only.
+        for obsolete in ["Subject : obsolete space", "Subject\t: x", "http : / / www"] {
+            assert!(is_first_field(obsolete.as_bytes()), "{obsolete}");
+            assert!(!is_field(obsolete.as_bytes()), "{obsolete}");
         }
         assert_eq!(
             fixed("Subject: x\nHi there: John\n"),
             "Subject: x\n\nHi there: John\n"
         );
+    }
+
+    #[test]
+    fn spaced_colons_after_the_first_line_are_body_text() {
+        // Preprocessed corpora: punctuation spaced out, no empty line after the subject.
+        assert_eq!(
+            fixed("Subject: re : 2 . 882 s - > np np\nhttp : / / www . example . com\n"),
+            "Subject: re : 2 . 882 s - > np np\n\nhttp : / / www . example . com\n"
+        );
+        assert_eq!(
+            fixed("Subject: lunch\r\nnote : the meeting moved\r\n\r\nsee you\r\n"),
+            "Subject: lunch\r\n\r\nnote : the meeting moved\r\n\r\nsee you\r\n"
+        );
+        // On the first line the obsolete syntax still starts the header block.
+        assert_eq!(
+            fixed("Subject : cheap meds\nbuy now\n"),
+            "Subject : cheap meds\n\nbuy now\n"
+        );
+    }
+
+    /// Whether `raw` has an empty line after a header block of fields (the obsolete syntax
+    /// allowed on every line) and continuation lines: mail as it is sent.
+    fn has_its_empty_line(raw: &[u8]) -> bool {
+        let mut lines = raw
+            .split(|&b| b == b'\n')
+            .map(|l| l.strip_suffix(b"\r").unwrap_or(l));
+        if !lines.next().is_some_and(is_first_field) {
+            return false;
+        }
+        for line in lines {
+            if line.is_empty() {
+                return true;
+            }
+            if !matches!(line.first(), Some(b' ' | b'\t')) && !is_first_field(line) {
+                return false;
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn real_mail_with_its_empty_line_is_left_as_it_is() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut folders = vec![root.join("tests/data/mail")];
+        let shared = root.join("../shared/corpora/spamassassin");
+        if shared.is_dir() {
+            folders.push(shared);
+        } else {
+            eprintln!(
+                "note: {} is absent; reading tests/data only",
+                shared.display()
+            );
+        }
+        let mut checked = 0;
+        for folder in folders {
+            for file in crate::input::dirs::walk_files(&folder).unwrap().files {
+                let raw = std::fs::read(&file).unwrap();
+                if has_its_empty_line(&raw) {
+                    checked += 1;
+                    assert!(
+                        matches!(with_body_separator(&raw), Cow::Borrowed(_)),
+                        "{}",
+                        file.display()
+                    );
+                }
+            }
+        }
+        assert!(checked > 0);
     }
 
     #[test]
