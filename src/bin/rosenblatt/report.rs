@@ -97,6 +97,11 @@ impl Skipped {
         self.first.extend(items.drain(..).take(room));
     }
 
+    /// How many were skipped in all.
+    pub fn count(&self) -> usize {
+        self.n
+    }
+
     /// Tells the user about them, as [`skipped`] does.
     pub fn report(&self) {
         skipped_of(&self.first, self.n);
