@@ -4,6 +4,7 @@ mod analyzer;
 mod bounds;
 mod calibration;
 mod char_grams;
+mod classify_partial;
 mod classify_stream;
 mod closed_stderr;
 mod cluster;
