@@ -499,6 +499,25 @@ mod tests {
     }
 
     #[test]
+    fn the_documents_before_a_refused_line_come_before_the_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.jsonl");
+        let ok = "{\"text\":\"a\"}\n".repeat(3);
+        std::fs::write(&p, format!("{ok}{{\"label\":[1],\"text\":\"b\"}}\n{ok}")).unwrap();
+        let mut s = DocStream::open(&[p], None, None, 10).unwrap();
+        let ids: Vec<String> = s
+            .next()
+            .unwrap()
+            .unwrap()
+            .into_iter()
+            .map(|d| d.id)
+            .collect();
+        assert_eq!(ids, ["1", "2", "3"]);
+        assert!(s.next().unwrap().unwrap_err().to_string().contains(":4"));
+        assert!(s.next().is_none());
+    }
+
+    #[test]
     fn missing_input_and_vectors_are_errors_before_reading() {
         let e = DocStream::open(&[PathBuf::from("/nonexistent/x.tsv")], None, None, 8)
             .unwrap_err()

@@ -59,7 +59,7 @@ pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
 /// documents it skipped are reported after its lines. `-` is one document from standard
 /// input, or its lines with `--input-format tsv` or `jsonl`. An input refused part-way
 /// ends the run after the lines of the documents before it; documents skipped make the
-/// exit code [`SKIPPED`].
+/// exit code [`report::SKIPPED`].
 fn documents(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
     let d = &plan.documents;
     // Every input is there before the first line is written.
@@ -90,27 +90,8 @@ fn documents(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
         n_skipped += skipped.count();
     }
     out.flush()?;
-    Ok(skipped_code(n_skipped))
+    Ok(report::skipped_code(n_skipped))
 }
-
-/// The exit code of a run that printed the line of every document it read and skipped
-/// `n` (unreadable files, bad JSON lines, files over --max-document-bytes): 0 when none
-/// was skipped, else [`SKIPPED`], said on stderr, so a script can tell that lines are
-/// missing.
-pub fn skipped_code(n: usize) -> ExitCode {
-    if n == 0 {
-        return ExitCode::SUCCESS;
-    }
-    errln!(
-        "rosenblatt: {n} input(s) skipped and not classified; every other document's line \
-         was printed (exit code {SKIPPED})"
-    );
-    ExitCode::from(SKIPPED)
-}
-
-/// The exit code of a `classify` run that skipped documents (not one of a spam filter's
-/// verdicts 0, 1, 2 or its error 3).
-pub const SKIPPED: u8 = 4;
 
 /// Vectorizes and scores `docs` (in parallel) and writes their lines.
 fn write_documents(

@@ -18,7 +18,7 @@ use std::process::ExitCode;
 /// `classify` with a spam filter; see the module docs. Messages are parsed under the mail
 /// rules the filter records. With `--passthrough` the exit code is 0 whatever the verdict
 /// (3 on error), as with bogofilter's `-p -e`. Several messages exit 0, or
-/// [`super::classify::SKIPPED`] when some were skipped; an input refused ends the run after
+/// [`crate::report::SKIPPED`] when some were skipped; an input refused ends the run after
 /// the lines of the messages of the inputs before it.
 pub fn run(a: &ClassifyPlan, filter: &dyn Filter) -> Result<ExitCode> {
     let classes = filter.classes();
@@ -131,7 +131,7 @@ pub fn run(a: &ClassifyPlan, filter: &dyn Filter) -> Result<ExitCode> {
     }
     Ok(match decisions.as_slice() {
         [one] => ExitCode::from(verdict(a, classes, one, filter.probability(one.score)).1),
-        _ => super::classify::skipped_code(corpus.skipped.len()),
+        _ => crate::report::skipped_code(corpus.skipped.len()),
     })
 }
 
