@@ -13,6 +13,7 @@ pub mod mail;
 mod nested;
 mod reuters;
 mod share;
+pub mod stdin;
 pub mod stream;
 mod tsv;
 
@@ -142,8 +143,11 @@ pub fn read(path: &Path, format: Option<Format>) -> Result<Corpus> {
 }
 
 /// Reads `path` in `format`, only the `split` part for formats with a fixed split
-/// (Reuters ModApte); other formats ignore `split`.
+/// (Reuters ModApte); other formats ignore `split`. `-` reads standard input.
 pub fn read_part(path: &Path, format: Option<Format>, split: Option<Split>) -> Result<Corpus> {
+    if stdin::is_stdin(path) {
+        return stdin::read(format.unwrap_or_else(|| Format::detect(path)));
+    }
     require_exists(path)?;
     match format.unwrap_or_else(|| Format::detect(path)) {
         Format::Dir => read_dirs(path),

@@ -9,9 +9,12 @@
 //! batch equals the corresponding slice of what the whole-corpus readers return (they
 //! too decode line files line by line: a line that is not UTF-8 is read as latin-1 on its
 //! own), line ends and byte-order marks included. Formats without a streaming reader
-//! (Reuters SGML) are read whole and handed out in batches.
+//! (Reuters SGML) are read whole and handed out in batches. `-` reads standard input as a
+//! stream in the format given. An input refused part-way (a line over the bound, a JSONL
+//! line that is refused) ends the stream, but the documents read before it come first, as
+//! a batch of their own, and the error after them.
 
-use super::{Document, Format, Share, Split, decode_line, dirs, jsonl, read_part, tsv};
+use super::{Document, Format, Share, Split, decode_line, dirs, jsonl, read_part, stdin, tsv};
 use crate::{Error, Result};
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
@@ -34,16 +37,22 @@ pub struct DocStream {
     units: usize,
     /// The unit number of each document of the batch last yielded.
     last_units: Vec<usize>,
+    /// The error that ends the stream, held back while the documents read before it are
+    /// handed out.
+    pending: Option<Error>,
 }
 
 #[derive(Debug)]
 enum Source {
     /// Files still to read, with their unit numbers and labels.
     Files(std::vec::IntoIter<(usize, (Option<String>, PathBuf))>),
-    /// A line file being read.
+    /// A line file (or standard input) being read.
     Lines {
+        /// What ids are prefixed with (`-` for standard input).
         path: PathBuf,
-        reader: BufReader<std::fs::File>,
+        /// What errors and skipped lines name (`standard input` for `-`).
+        name: PathBuf,
+        reader: BufReader<LineSource>,
         /// A stream or device (a FIFO, `/dev/zero`): each line is read up to the bound.
         bounded: bool,
         jsonl: bool,
@@ -51,6 +60,22 @@ enum Source {
     },
     /// Documents read whole, with their unit numbers, handed out in batches.
     Whole(std::vec::IntoIter<(usize, Document)>),
+}
+
+/// Where a line source's bytes come from: a file or standard input.
+#[derive(Debug)]
+enum LineSource {
+    File(std::fs::File),
+    Stdin(std::io::Stdin),
+}
+
+impl Read for LineSource {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            LineSource::File(f) => f.read(buf),
+            LineSource::Stdin(s) => s.read(buf),
+        }
+    }
 }
 
 impl DocStream {
@@ -77,8 +102,12 @@ impl DocStream {
     ) -> Result<DocStream> {
         let mut inputs = Vec::with_capacity(paths.len());
         for p in paths {
-            super::require_exists(p)?;
             let f = format.unwrap_or_else(|| detect(p));
+            if stdin::is_stdin(p) {
+                stdin::check_format(f)?;
+            } else {
+                super::require_exists(p)?;
+            }
             if f == Format::Svmlight {
                 return Err(Error::Unsupported(format!(
                     "{}: SVMlight files hold vectors, not documents",
@@ -97,6 +126,7 @@ impl DocStream {
             share: Share::ALL,
             units: 0,
             last_units: Vec::new(),
+            pending: None,
         })
     }
 
@@ -123,6 +153,22 @@ impl DocStream {
 
     fn start(&mut self, path: PathBuf, format: Format) -> Result<Source> {
         Ok(match format {
+            Format::Tsv | Format::Jsonl if stdin::is_stdin(&path) => Source::Lines {
+                reader: BufReader::with_capacity(1 << 20, LineSource::Stdin(std::io::stdin())),
+                bounded: true,
+                path,
+                name: PathBuf::from(stdin::NAME),
+                jsonl: format == Format::Jsonl,
+                line_no: 0,
+            },
+            _ if stdin::is_stdin(&path) => {
+                let c = read_part(&path, Some(format), self.split)?;
+                Source::Whole(
+                    self.share
+                        .pick_numbered(c.docs, &mut self.units)
+                        .into_iter(),
+                )
+            }
             Format::Dir => {
                 let (jobs, skipped) = dirs::list_dirs(&path)?;
                 self.skipped.extend(skipped);
@@ -143,10 +189,11 @@ impl DocStream {
                 let f = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
                 let meta = f.metadata().map_err(|e| Error::io(&path, e))?;
                 Source::Lines {
-                    reader: BufReader::with_capacity(1 << 20, f),
+                    reader: BufReader::with_capacity(1 << 20, LineSource::File(f)),
                     // A regular file's size is known; a stream's lines are bounded, so an
                     // endless one stops with a sentence and a long one streams.
                     bounded: !meta.is_file(),
+                    name: path.clone(),
                     path,
                     jsonl: format == Format::Jsonl,
                     line_no: 0,
@@ -164,8 +211,11 @@ impl DocStream {
         })
     }
 
-    /// Up to `batch` documents from the current source; empty when it is exhausted.
+    /// Up to `batch` documents from the current source; empty when it is exhausted. An
+    /// error after some documents of the batch is held back in `pending`, and they are
+    /// returned.
     fn next_from_current(&mut self) -> Result<Vec<Document>> {
+        let pending = &mut self.pending;
         let batch = self.batch;
         let prefix = self.prefix_ids;
         let share = self.share;
@@ -205,6 +255,7 @@ impl DocStream {
                 .collect()),
             Source::Lines {
                 path,
+                name,
                 reader,
                 bounded,
                 jsonl,
@@ -213,6 +264,7 @@ impl DocStream {
                 let mut out = Vec::with_capacity(batch);
                 let mut buf = Vec::new();
                 let cap = super::limit::max_document_bytes();
+                let mut failed = None;
                 while out.len() < batch {
                     buf.clear();
                     let read = if *bounded {
@@ -223,10 +275,17 @@ impl DocStream {
                     } else {
                         reader.read_until(b'\n', &mut buf)
                     };
-                    let n = read.map_err(|e| Error::io(&*path, e))?;
+                    let n = match read {
+                        Ok(n) => n,
+                        Err(e) => {
+                            failed = Some(Error::io(&*name, e));
+                            break;
+                        }
+                    };
                     if *bounded && buf.len() as u64 > cap {
-                        let at = format!("{}:{}", path.display(), *line_no + 1);
-                        return Err(Error::Data(super::limit::too_long(&at, cap)));
+                        let at = format!("{}:{}", name.display(), *line_no + 1);
+                        failed = Some(Error::Data(super::limit::too_long(&at, cap)));
+                        break;
                     }
                     if n == 0 {
                         break;
@@ -271,14 +330,25 @@ impl DocStream {
                             numbers.push(*units - 1);
                             out.push(d)
                         }
-                        Err(e) => {
-                            let why = e.refusal(path, *line_no)?;
-                            self.skipped
-                                .push((format!("{}:{}", path.display(), line_no), why));
-                        }
+                        Err(e) => match e.refusal(name, *line_no) {
+                            Ok(why) => self
+                                .skipped
+                                .push((format!("{}:{}", name.display(), line_no), why)),
+                            Err(e) => {
+                                failed = Some(e);
+                                break;
+                            }
+                        },
                     }
                 }
-                Ok(out)
+                match failed {
+                    Some(e) if out.is_empty() => Err(e),
+                    Some(e) => {
+                        *pending = Some(e);
+                        Ok(out)
+                    }
+                    None => Ok(out),
+                }
             }
         }
     }
@@ -290,6 +360,9 @@ impl Iterator for DocStream {
     /// The next non-empty batch, an error (after which the stream ends), or `None`.
     fn next(&mut self) -> Option<Self::Item> {
         self.last_units.clear();
+        if let Some(e) = self.pending.take() {
+            return self.fail(e);
+        }
         loop {
             if self.current.is_none() {
                 let (path, format) = self.inputs.next()?;
@@ -423,6 +496,25 @@ mod tests {
         assert_eq!(docs[1].labels, ["b"]);
         assert_eq!(s.skipped.len(), 2);
         assert_eq!(s.skipped[0].0, format!("{f}:3"));
+    }
+
+    #[test]
+    fn the_documents_before_a_refused_line_come_before_the_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.jsonl");
+        let ok = "{\"text\":\"a\"}\n".repeat(3);
+        std::fs::write(&p, format!("{ok}{{\"label\":[1],\"text\":\"b\"}}\n{ok}")).unwrap();
+        let mut s = DocStream::open(&[p], None, None, 10).unwrap();
+        let ids: Vec<String> = s
+            .next()
+            .unwrap()
+            .unwrap()
+            .into_iter()
+            .map(|d| d.id)
+            .collect();
+        assert_eq!(ids, ["1", "2", "3"]);
+        assert!(s.next().unwrap().unwrap_err().to_string().contains(":4"));
+        assert!(s.next().is_none());
     }
 
     #[test]

@@ -495,10 +495,10 @@ fn endless_inputs_stop_at_the_bound_with_a_sentence() {
             1,
             bound,
         ),
-        // classify counts and skips an input it cannot read, and goes on.
+        // classify counts and skips an input it cannot read, goes on, and exits 4.
         (
             &["classify", "-m", path(&m), "--format", "tsv", "/dev/zero"],
-            0,
+            4,
             bound,
         ),
     ];

@@ -206,9 +206,13 @@ pub fn mail_folders(model: &Path, paths: &[PathBuf], format: Option<Format>) -> 
 }
 
 /// Refuses inputs a mail filter (the model at `model`) would misread: line files (TSV,
-/// JSONL, by `--input-format` or by their extension) hold documents, not messages.
+/// JSONL, by `--input-format` or by their extension) hold documents, not messages; `-`
+/// is one message unless `--input-format` says otherwise.
 pub fn refuse_line_files(model: &Path, paths: &[PathBuf], format: Option<Format>) -> Result<()> {
-    for p in paths.iter().filter(|p| p.as_os_str() != "-") {
+    for p in paths
+        .iter()
+        .filter(|p| format.is_some() || p.as_os_str() != "-")
+    {
         let f = format.unwrap_or_else(|| input::Format::detect_unlabelled(p));
         if matches!(f, Format::Tsv | Format::Jsonl | Format::Reuters) {
             bail!(

@@ -11,7 +11,7 @@
 macro_rules! outln {
     ($($t:tt)*) => {{
         use std::io::Write as _;
-        writeln!(std::io::stdout().lock(), $($t)*)?
+        writeln!(crate::stdout::lock(), $($t)*)?
     }};
 }
 
@@ -19,7 +19,7 @@ macro_rules! outln {
 macro_rules! out {
     ($($t:tt)*) => {{
         use std::io::Write as _;
-        write!(std::io::stdout().lock(), $($t)*)?
+        write!(crate::stdout::lock(), $($t)*)?
     }};
 }
 
@@ -40,6 +40,7 @@ mod model_lock;
 mod plot;
 mod progress;
 mod report;
+mod stdout;
 
 use flags::Cli;
 use std::process::ExitCode;

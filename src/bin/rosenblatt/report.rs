@@ -97,11 +97,35 @@ impl Skipped {
         self.first.extend(items.drain(..).take(room));
     }
 
+    /// How many were skipped in all.
+    pub fn count(&self) -> usize {
+        self.n
+    }
+
     /// Tells the user about them, as [`skipped`] does.
     pub fn report(&self) {
         skipped_of(&self.first, self.n);
     }
 }
+
+/// The exit code of a run that printed the line of every document it read and skipped
+/// `n` (unreadable files, bad JSON lines, files over --max-document-bytes): 0 when none
+/// was skipped, else [`SKIPPED`], said on stderr, so a script can tell that lines are
+/// missing.
+pub fn skipped_code(n: usize) -> std::process::ExitCode {
+    if n == 0 {
+        return std::process::ExitCode::SUCCESS;
+    }
+    errln!(
+        "rosenblatt: {n} input(s) skipped and not classified; every other document's line \
+         was printed (exit code {SKIPPED})"
+    );
+    std::process::ExitCode::from(SKIPPED)
+}
+
+/// The exit code of a `classify` run that skipped documents (not one of a spam filter's
+/// verdicts 0, 1, 2 or its error 3).
+pub const SKIPPED: u8 = 4;
 
 /// Prints the theory diagnostics.
 pub fn theory(t: &Theory) -> std::io::Result<()> {

@@ -9,7 +9,7 @@ use crate::load::{self, with_rows};
 use crate::report;
 use anyhow::{Context, Result, bail};
 use rosenblatt::features::svmlight::SvmData;
-use rosenblatt::input::{DocStream, Document, decode_text};
+use rosenblatt::input::{DocStream, Document, Format, decode_text, stdin};
 use rosenblatt::model::{FeatureSpace, Model, Predictor};
 use rosenblatt::store::Store;
 use rosenblatt::training;
@@ -56,16 +56,21 @@ pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
 /// written while the next one is read, so memory holds the model and three batches at
 /// most (the one scored, the one waiting, the one being read). Each input is read alone,
 /// as it always was: a line file's ids are its line numbers without its name, and the
-/// documents it skipped are reported after its lines.
+/// documents it skipped are reported after its lines. `-` is one document from standard
+/// input, or its lines with `--input-format tsv` or `jsonl`. An input refused part-way
+/// ends the run after the lines of the documents before it; documents skipped make the
+/// exit code [`report::SKIPPED`].
 fn documents(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
     let d = &plan.documents;
     // Every input is there before the first line is written.
-    for p in d.paths.iter().filter(|p| p.as_os_str() != "-") {
+    for p in d.paths.iter().filter(|p| !stdin::is_stdin(p)) {
         rosenblatt::input::require_exists(p)?;
     }
-    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut out = BufWriter::new(crate::stdout::lock());
+    let mut n_skipped = 0;
     for p in &d.paths {
-        if p.as_os_str() == "-" {
+        let lines = matches!(d.format, Some(Format::Tsv | Format::Jsonl));
+        if stdin::is_stdin(p) && !lines {
             let bytes = load::read_raw(p, "the document")?;
             let docs = [Document::new("-", decode_text(bytes), None)];
             write_documents(&mut out, plan, model, &docs)?;
@@ -75,15 +80,17 @@ fn documents(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
         let stream = DocStream::open_detected(one, d.format, d.split, plan.batch, d.detect)?;
         let mut skipped = report::Skipped::default();
         // The next batch is read while this one is scored.
-        load::read_ahead(stream, |(batch, mut passed_over)| {
+        let read = load::read_ahead(stream, |(batch, mut passed_over)| {
             skipped.take(&mut passed_over);
             write_documents(&mut out, plan, model, &batch?)
-        })?;
+        });
         out.flush()?;
         skipped.report();
+        read?;
+        n_skipped += skipped.count();
     }
     out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(report::skipped_code(n_skipped))
 }
 
 /// Vectorizes and scores `docs` (in parallel) and writes their lines.
@@ -151,7 +158,7 @@ fn svmlight(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
     }
     let limit = load::feature_limit(model, plan.documents.max_feature_id);
     let hint = || load::vectors_hint(&plan.model);
-    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut out = BufWriter::new(crate::stdout::lock());
     let mut write = |data: SvmData, ids: Vec<String>| {
         let (labels, probabilities) =
             with_rows!(&data.rows, x => training::labels_and_probabilities(model, x));

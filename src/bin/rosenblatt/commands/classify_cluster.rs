@@ -94,7 +94,7 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
         );
         return Ok(ExitCode::SUCCESS);
     };
-    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut out = BufWriter::new(crate::stdout::lock());
     for (line, _) in &lines {
         writeln!(out, "{line}")?;
     }

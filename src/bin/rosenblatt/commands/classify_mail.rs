@@ -17,13 +17,16 @@ use std::process::ExitCode;
 
 /// `classify` with a spam filter; see the module docs. Messages are parsed under the mail
 /// rules the filter records. With `--passthrough` the exit code is 0 whatever the verdict
-/// (3 on error), as with bogofilter's `-p -e`.
+/// (3 on error), as with bogofilter's `-p -e`. Several messages exit 0, or
+/// [`crate::report::SKIPPED`] when some were skipped; an input refused ends the run after
+/// the lines of the messages of the inputs before it.
 pub fn run(a: &ClassifyPlan, filter: &dyn Filter) -> Result<ExitCode> {
     let classes = filter.classes();
     let rules = filter_rules(a, filter.analyzer(), filter.probability(0.0).is_some())?;
     let inputs = &a.documents.paths;
     let mut raw = None;
     let mut m = MailCorpus::default();
+    let mut refused = None;
     if a.passthrough {
         // The plan holds exactly one input for --passthrough, which must be one message.
         let bytes = load::read_raw(&inputs[0], "the message")?;
@@ -54,24 +57,31 @@ pub fn run(a: &ClassifyPlan, filter: &dyn Filter) -> Result<ExitCode> {
         raw = Some(bytes);
     } else {
         for p in inputs {
-            if p.as_os_str() == "-" {
-                m.extend(mail::read_message_bytes(
-                    &load::read_raw(p, "the message")?,
-                    "-",
-                    None,
-                    rules,
-                ));
+            let read = if p.as_os_str() == "-" {
+                load::read_raw(p, "the message")
+                    .map(|bytes| mail::read_message_bytes(&bytes, "-", None, rules))
             } else {
-                m.extend(mail::read_mail(p, None, rules)?);
+                mail::read_mail(p, None, rules).map_err(Into::into)
+            };
+            match read {
+                Ok(c) => m.extend(c),
+                // The messages of the inputs before a refused one are classified first.
+                Err(e) => {
+                    refused = Some(e);
+                    break;
+                }
             }
         }
     }
     let corpus = load::mail_corpus(m);
     if corpus.docs.is_empty() {
+        if let Some(e) = refused {
+            return Err(e);
+        }
         bail!("no message to classify");
     }
     let decisions = filter.decide_documents(&corpus.docs)?;
-    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut out = BufWriter::new(crate::stdout::lock());
     if let Some(bytes) = raw {
         // The verdict travels in the header; a filter's exit code must say "delivered"
         // (procmail's `w` and maildrop's xfilter treat non-zero as a failure).
@@ -116,9 +126,12 @@ pub fn run(a: &ClassifyPlan, filter: &dyn Filter) -> Result<ExitCode> {
         }
     }
     out.flush()?;
+    if let Some(e) = refused {
+        return Err(e);
+    }
     Ok(match decisions.as_slice() {
         [one] => ExitCode::from(verdict(a, classes, one, filter.probability(one.score)).1),
-        _ => ExitCode::SUCCESS,
+        _ => crate::report::skipped_code(corpus.skipped.len()),
     })
 }
 

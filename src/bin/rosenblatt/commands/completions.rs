@@ -14,7 +14,7 @@ pub fn run(p: CompletionsPlan) -> Result<ExitCode> {
     // closed pipe must end quietly instead.
     let mut script = Vec::new();
     clap_complete::generate(p.shell, &mut command, name, &mut script);
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout::lock();
     out.write_all(&script)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)

@@ -19,7 +19,7 @@ pub fn run(p: ManPlan) -> Result<ExitCode> {
         Some(name) => own_page(&p.command, name)?,
     };
     let page = preamble_once(String::from_utf8(page)?);
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout::lock();
     out.write_all(page.as_bytes())?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)

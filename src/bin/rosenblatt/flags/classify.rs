@@ -26,8 +26,8 @@ pub struct ClassifyArgs {
     #[arg(short, long, help_heading = "Input")]
     pub model: PathBuf,
     /// Documents: files, folders (every file under them) or line files with --input-format;
-    /// `-` (or nothing) reads one document from stdin. For a mail filter: messages, Maildir
-    /// folders or mbox files.
+    /// `-` (or nothing) reads one document from stdin, or its lines with --input-format
+    /// jsonl or tsv. For a mail filter: messages, Maildir folders or mbox files.
     #[arg(help_heading = "Input", display_order = 0)]
     pub inputs: Vec<PathBuf>,
     /// Input format: `text` (each file one document), or a line format (jsonl, tsv:

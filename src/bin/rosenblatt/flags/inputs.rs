@@ -269,7 +269,8 @@ impl VocabArgs {
 #[command(next_help_heading = "Input", next_display_order = 1)]
 pub struct CorpusArgs {
     /// Labelled input(s): a DIR/<class>/<files> folder, a .jsonl or a label<TAB>text file
-    /// (vectorize: --format text for unlabelled files).
+    /// (vectorize: --format text for unlabelled files); `-` reads stdin, as TSV lines
+    /// unless --format says jsonl.
     #[arg(
         required_unless_present_any = ["spam", "ham"],
         conflicts_with_all = ["spam", "ham"],

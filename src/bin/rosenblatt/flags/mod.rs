@@ -147,6 +147,12 @@ pub enum Command {
     /// A two-class model gives its second class above its threshold: score 0 for a text
     /// model, P(spam) > 0.9 for a spam filter, so a message of positive score can be ham
     /// (`inspect` shows where a model decides, `--explain` why a document got its label).
+    ///
+    /// Exit status: 0 when every document was classified; 4 when some were skipped (a bad
+    /// JSON line, an unreadable file, a file over --max-document-bytes), after the lines of
+    /// all the others, the count said on stderr; 3 on an error, which ends the run after
+    /// the lines of the documents before it. A spam filter given one message exits 0 spam,
+    /// 1 ham, 2 unsure (--passthrough: 0).
     Classify(classify::ClassifyArgs),
     /// Evaluate a saved model on labelled documents, or a spam filter under the TREC
     /// online protocol (--online INDEX: classify, then learn, message by message).
