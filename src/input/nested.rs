@@ -3,10 +3,13 @@
 //! A corpus kept as `DIR/train/<class>/` and `DIR/test/<class>/` has the shape of class
 //! folders too: given `DIR`, the walk would read two classes, `train` and `test`, and train
 //! "test vs train" without a word. Such a folder is refused with a sentence when its folders
-//! (two or more) hold no files of their own, only folders, and a name among those folders
-//! recurs in two or more of them — the same classes under each part. A Maildir (`cur`,
-//! `new`, `tmp`) is not such a folder, and neither is a class folder holding a file beside
-//! its subfolders, nor class folders whose subfolders all differ (`spam/easy`, `ham/hard`).
+//! (two or more) hold no files of their own, only folders, a name among those folders
+//! recurs in two or more of them — the same classes under each part — and one of the
+//! folders is named as a part is (`train`, `test`, `dev`, `validation`, …, or a name with
+//! such a word, `20news-bydate-train`). A Maildir (`cur`, `new`, `tmp`) is not such a
+//! folder, and neither is a class folder holding a file beside its subfolders, class
+//! folders whose subfolders all differ (`spam/easy`, `ham/hard`), nor classes that each keep
+//! the same subfolders under a class's name (`spam/2002`, `ham/2002`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,7 +21,7 @@ const SHOWN: usize = 4;
 /// instead of being one: the sentence naming what it found and what to give instead.
 /// `None` when the folders read as class folders.
 pub(super) fn folders_of_corpora(dir: &Path, classes: &[(String, PathBuf)]) -> Option<String> {
-    if classes.len() < 2 {
+    if classes.len() < 2 || !classes.iter().any(|(name, _)| names_a_part(name)) {
         return None;
     }
     // Each inner folder's name, with how many of the folders hold one of that name.
@@ -44,6 +47,32 @@ pub(super) fn folders_of_corpora(dir: &Path, classes: &[(String, PathBuf)]) -> O
         listed(inner.keys().map(String::as_str)),
         dir.join(example).display()
     ))
+}
+
+/// The words that name a part of a corpus rather than a class, as in `train/`, `test/` or
+/// `20news-bydate-train/`.
+const PARTS: &[&str] = &[
+    "train",
+    "training",
+    "test",
+    "testing",
+    "dev",
+    "devel",
+    "development",
+    "val",
+    "valid",
+    "validation",
+    "eval",
+    "evaluation",
+    "holdout",
+    "heldout",
+];
+
+/// Whether a folder's name names a part of a corpus: one of its words (split at anything
+/// but letters and digits) is one of [`PARTS`], in any case.
+fn names_a_part(name: &str) -> bool {
+    name.split(|c: char| !c.is_alphanumeric())
+        .any(|w| PARTS.iter().any(|p| p.eq_ignore_ascii_case(w)))
 }
 
 /// The names of the folders in `dir` when it holds only folders (hidden entries aside) and
@@ -137,6 +166,16 @@ mod tests {
     }
 
     #[test]
+    fn part_names_are_words_of_a_folder_name() {
+        for name in ["train", "TEST", "20news-bydate-train", "dev_set", "Validation"] {
+            assert!(names_a_part(name), "{name}");
+        }
+        for name in ["spam", "ham", "contest", "trainers", "2002", "devices"] {
+            assert!(!names_a_part(name), "{name}");
+        }
+    }
+
+    #[test]
     fn long_lists_end_with_an_ellipsis() {
         assert_eq!(listed(["a", "b", "c", "d"].into_iter()), "a, b, c, d");
         assert_eq!(
@@ -166,6 +205,8 @@ mod tests {
             &["spam/easy/1", "ham/easy_ham/2", "ham/hard_ham/3"],
             // One folder only.
             &["train/acq/1", "train/crude/2"],
+            // Classes that keep the same subfolders (years), named as classes.
+            &["spam/2002/1", "spam/2003/2", "ham/2002/3", "ham/2003/4"],
         ] {
             let (dir, classes) = tree(files);
             assert_eq!(folders_of_corpora(dir.path(), &classes), None, "{files:?}");
@@ -174,7 +215,7 @@ mod tests {
 
     #[test]
     fn hidden_entries_do_not_count() {
-        let (dir, classes) = tree(&["a/x/1", "a/.DS_Store", "b/x/2", "b/.git/3"]);
+        let (dir, classes) = tree(&["dev/x/1", "dev/.DS_Store", "b/x/2", "b/.git/3"]);
         assert!(folders_of_corpora(dir.path(), &classes).is_some());
     }
 }
