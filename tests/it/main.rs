@@ -15,6 +15,7 @@ mod distributed;
 mod experiment;
 mod explain;
 mod faults;
+mod filter_identity;
 mod filter_trait;
 mod first_hour;
 mod fuzz_seeds;
