@@ -115,14 +115,20 @@ pub fn print_filter(
     let loss = probabilities(model, scores).map(|p| log_loss(&p, truth));
     if json {
         let mut v = spam_json(Some(metrics), spam);
+        // A cut in P(spam) has no score of its own; a score has its P(spam) where the
+        // filter records one.
         match cut {
             Some(SpamCut::Probability(p)) => v["threshold_probability"] = p.into(),
-            Some(SpamCut::Score(t)) => v["threshold"] = t.into(),
-            None => v["threshold"] = model.threshold().into(),
-        }
-        if let (None | Some(SpamCut::Score(_)), Some(t)) = (cut, v["threshold"].as_f64()) {
-            if let Some(p) = model.probability(t as f32) {
-                v["threshold_probability"] = p.into();
+            Some(SpamCut::Score(_)) | None => {
+                let t = if let Some(SpamCut::Score(t)) = cut {
+                    t
+                } else {
+                    model.threshold()
+                };
+                v["threshold"] = t.into();
+                if let Some(p) = model.probability(t) {
+                    v["threshold_probability"] = p.into();
+                }
             }
         }
         if let Some(l) = loss {
