@@ -17,12 +17,12 @@ pub fn run(a: ConvertArgs) -> Result<ExitCode> {
         (model, "model file")
     } else {
         let model = crate::load::model(&a.from)?;
-        // A store is a spam filter's delivery-time form: `classify -m STORE` gives
-        // bogofilter's exit codes, which mean nothing for a model that is no filter.
-        crate::filter::spam_filter(&model, &a.from)?;
         if let Some(why) = Store::refusal(&model) {
             anyhow::bail!("{}: {why}", a.from.display());
         }
+        // A store is a spam filter's delivery-time form: `classify -m STORE` gives
+        // bogofilter's exit codes, which mean nothing for a model that is no filter.
+        crate::filter::spam_filter(&model, &a.from)?;
         Store::create(&a.to, &model)?;
         (model, "store")
     };
