@@ -34,12 +34,21 @@ impl SpamMetrics {
     /// Figures for `scores` against the truth `is_spam`, a score above `threshold`
     /// calling its message spam.
     pub fn new(scores: &[f32], is_spam: &[bool], threshold: f32) -> SpamMetrics {
+        let called: Vec<bool> = scores.iter().map(|&s| s > threshold).collect();
+        SpamMetrics::of_verdicts(scores, is_spam, &called)
+    }
+
+    /// Figures for `scores` against the truth `is_spam` where `called_spam` says which
+    /// messages were called spam (a filter re-decided at another cut); the AUC is the
+    /// scores'.
+    pub fn of_verdicts(scores: &[f32], is_spam: &[bool], called_spam: &[bool]) -> SpamMetrics {
         assert_eq!(scores.len(), is_spam.len(), "one label per score");
+        assert_eq!(scores.len(), called_spam.len(), "one verdict per score");
         let spam = is_spam.iter().filter(|&&s| s).count() as u64;
         let ham = is_spam.len() as u64 - spam;
         let (mut fp, mut fnn) = (0u64, 0u64);
-        for (&s, &y) in scores.iter().zip(is_spam) {
-            match (s > threshold, y) {
+        for (&called, &y) in called_spam.iter().zip(is_spam) {
+            match (called, y) {
                 (true, false) => fp += 1,
                 (false, true) => fnn += 1,
                 _ => {}

@@ -3,6 +3,7 @@
 //! Both classify messages read under their own analyzer and give P(spam) where they
 //! record a calibration, so `classify` and library users write one path for both.
 
+use super::SpamFilter;
 use crate::Result;
 use crate::input::Document;
 use crate::model::{ClassDecision, Explanation, Model};
@@ -28,6 +29,14 @@ pub trait Filter {
     /// Why `doc` gets its verdict: its score taken apart into the bias and its features'
     /// contributions, the same from a model file and from its store.
     fn explain(&self, doc: &Document) -> Result<Explanation>;
+
+    /// This filter as a spam filter (mail rules, classes ham and spam), or the one
+    /// sentence that says it is not one: the definition every command asks, of a model
+    /// file and of a store alike.
+    fn spam_filter(&self) -> Result<SpamFilter<'_>> {
+        let probability = self.probability(0.0).is_some();
+        super::spam_filter::spam_filter(self.analyzer(), self.classes(), probability)
+    }
 
     /// Classifies one raw message, parsed under the filter's mail rules (text otherwise).
     #[cfg(feature = "mail")]

@@ -17,6 +17,7 @@ mod distributed;
 mod experiment;
 mod explain;
 mod faults;
+mod filter_identity;
 mod filter_trait;
 mod first_hour;
 mod folder_levels;

@@ -34,6 +34,7 @@ macro_rules! errln {
 
 mod commands;
 mod explain;
+mod filter;
 mod flags;
 mod load;
 mod model_lock;

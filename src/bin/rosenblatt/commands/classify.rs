@@ -18,11 +18,14 @@ use std::process::ExitCode;
 
 /// Runs `classify`.
 pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
-    if Store::is_store(&plan.model) && plan.cluster.is_none() {
-        // A mail filter's store is read per message, in one read transaction.
+    if Store::is_store(&plan.model) {
+        // A store is a spam filter's delivery-time form, read per message in one read
+        // transaction; a store of anything else (made before `convert` refused it) is
+        // refused as every command refuses a model that is no filter, never classified.
         let store = Store::open_read_only(&plan.model)?;
         let snapshot = store.snapshot()?;
-        if snapshot.analyzer().source().mail_rules().is_some() {
+        crate::filter::spam_filter(&snapshot, &plan.model)?;
+        if plan.cluster.is_none() {
             plan.documents.reads_svmlight(false)?;
             if plan.documents.max_feature_id.is_some() {
                 bail!("{}", crate::flags::NOT_SVM);

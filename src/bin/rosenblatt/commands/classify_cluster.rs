@@ -8,6 +8,7 @@ use crate::load;
 use crate::report;
 use anyhow::{Result, bail};
 use rosenblatt::distributed::{Cluster, Processes, gather_scores};
+use rosenblatt::incremental::SpamFilter;
 use rosenblatt::input::{DocStream, Share, mail};
 use rosenblatt::model::Model;
 use rosenblatt::training;
@@ -32,9 +33,8 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
     let shared = Arc::new(plan.clone());
     let mail = model.analyzer().source().mail_rules().is_some() || plan.filter();
     let gathered = if mail {
-        let has_probability = model.probability(0.0).is_some();
-        let rules =
-            super::classify_mail::filter_rules(plan, model.analyzer(), has_probability)?.clone();
+        let f = super::classify_mail::filter_rules(plan, &*model)?;
+        let (rules, spam, probability) = (f.rules.clone(), f.spam, f.probability);
         gather_scores(&cluster, move |share: Share| {
             let m = mail::read_share(&shared.documents.paths, &rules, share)?;
             let units = m.units.clone();
@@ -46,6 +46,12 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
                 .zip(corpus.docs.iter().zip(&decisions))
                 .map(|(k, (d, dec))| {
                     let p = model.probability(dec.score);
+                    let f = SpamFilter {
+                        rules: &rules,
+                        spam,
+                        probability,
+                    };
+                    let dec = &super::classify_mail::at_cut(&shared, &f, dec, p);
                     let line = super::classify_mail::line(&shared, model.classes(), &d.id, dec, p);
                     (
                         k,

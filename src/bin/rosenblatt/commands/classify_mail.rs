@@ -8,10 +8,9 @@ use crate::explain;
 use crate::flags::{ClassifyPlan, OutputFormat, Unsure};
 use crate::load;
 use anyhow::{Result, bail};
-use rosenblatt::incremental::Filter;
-use rosenblatt::input::mail::{self, MailCorpus, MailRules};
+use rosenblatt::incremental::{Filter, SpamFilter};
+use rosenblatt::input::mail::{self, MailCorpus};
 use rosenblatt::model::ClassDecision;
-use rosenblatt::text::Analyzer;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
@@ -22,7 +21,8 @@ use std::process::ExitCode;
 /// the lines of the messages of the inputs before it.
 pub fn run(a: &ClassifyPlan, filter: &dyn Filter) -> Result<ExitCode> {
     let classes = filter.classes();
-    let rules = filter_rules(a, filter.analyzer(), filter.probability(0.0).is_some())?;
+    let f = filter_rules(a, filter)?;
+    let rules = f.rules;
     let inputs = &a.documents.paths;
     let mut raw = None;
     let mut m = MailCorpus::default();
@@ -80,7 +80,11 @@ pub fn run(a: &ClassifyPlan, filter: &dyn Filter) -> Result<ExitCode> {
         }
         bail!("no message to classify");
     }
-    let decisions = filter.decide_documents(&corpus.docs)?;
+    let decisions: Vec<ClassDecision> = filter
+        .decide_documents(&corpus.docs)?
+        .iter()
+        .map(|d| at_cut(a, &f, d, filter.probability(d.score)))
+        .collect();
     let mut out = BufWriter::new(crate::stdout::lock());
     if let Some(bytes) = raw {
         // The verdict travels in the header; a filter's exit code must say "delivered"
@@ -113,8 +117,16 @@ pub fn run(a: &ClassifyPlan, filter: &dyn Filter) -> Result<ExitCode> {
             match a.output {
                 OutputFormat::Tsv => {
                     writeln!(out, "{}", line(a, classes, &d.id, dec, p))?;
-                    let t = filter.threshold();
-                    let at = explain::decides_at(classes, t, |s| filter.probability(s), dec.score);
+                    let at = match a.cut {
+                        Some(cut) => {
+                            let rule = crate::filter::cut_rule(cut);
+                            p.map_or(rule.clone(), |p| format!("P(spam) {p:.4}; {rule}"))
+                        }
+                        None => {
+                            let t = filter.threshold();
+                            explain::decides_at(classes, t, |s| filter.probability(s), dec.score)
+                        }
+                    };
                     explain::table(&mut out, &e, classes, Some(&at), x.top)?;
                 }
                 OutputFormat::Jsonl => {
@@ -135,22 +147,12 @@ pub fn run(a: &ClassifyPlan, filter: &dyn Filter) -> Result<ExitCode> {
     })
 }
 
-/// The mail rules of the spam filter `a` classifies with (read by `analyzer`): the
-/// spam-filter options refused for a model that reads no mail, and `--unsure-probability`
-/// for a filter without a probability (`has_probability`).
-pub fn filter_rules<'m>(
-    a: &ClassifyPlan,
-    analyzer: &'m Analyzer,
-    has_probability: bool,
-) -> Result<&'m MailRules> {
-    let Some(rules) = analyzer.source().mail_rules() else {
-        bail!(
-            "{}: --passthrough, --unsure and --unsure-probability need a spam filter (a model \
-             trained with --spam/--ham)",
-            a.model.display()
-        );
-    };
-    if matches!(a.unsure, Some(Unsure::Probability(_))) && !has_probability {
+/// The spam filter `a` classifies with, as the one definition of a filter says, or its
+/// sentence; `--unsure-probability` and `--spam-probability` are refused for a filter
+/// without a probability.
+pub fn filter_rules<'f>(a: &ClassifyPlan, filter: &'f dyn Filter) -> Result<SpamFilter<'f>> {
+    let f = crate::filter::spam_filter(filter, &a.model)?;
+    if matches!(a.unsure, Some(Unsure::Probability(_))) && !f.probability {
         bail!(
             "{}: --unsure-probability needs a filter that records P(spam), and this one has \
              none (trained over processes, or by an older release); give the band in scores \
@@ -158,7 +160,25 @@ pub fn filter_rules<'m>(
             a.model.display()
         );
     }
-    Ok(rules)
+    crate::filter::check_cut(&f, a.cut, &a.model)?;
+    Ok(f)
+}
+
+/// `d` decided again at `a`'s `--spam-probability` or `--spam-score`, where one was
+/// given (`probability` is the message's P(spam)); the filter's own decision otherwise.
+pub fn at_cut(
+    a: &ClassifyPlan,
+    f: &SpamFilter<'_>,
+    d: &ClassDecision,
+    probability: Option<f32>,
+) -> ClassDecision {
+    let Some(cut) = a.cut else { return *d };
+    let class = if cut.is_spam(d.score, probability) {
+        f.spam
+    } else {
+        1 - f.spam
+    };
+    ClassDecision { class, ..*d }
 }
 
 /// The verdict on a message (spam, ham or unsure) and its exit code, from its decision

@@ -1,5 +1,6 @@
 //! `rosenblatt convert`: a model file written as a store, or a store as a model file —
-//! the two forms of one filter (see [`rosenblatt::store`]).
+//! the two forms of one filter (see [`rosenblatt::store`]). Only a spam filter becomes a
+//! store; a store of anything else (made by an older release) still converts back.
 
 use crate::flags::ConvertArgs;
 use anyhow::Result;
@@ -19,6 +20,9 @@ pub fn run(a: ConvertArgs) -> Result<ExitCode> {
         if let Some(why) = Store::refusal(&model) {
             anyhow::bail!("{}: {why}", a.from.display());
         }
+        // A store is a spam filter's delivery-time form: `classify -m STORE` gives
+        // bogofilter's exit codes, which mean nothing for a model that is no filter.
+        crate::filter::spam_filter(&model, &a.from)?;
         Store::create(&a.to, &model)?;
         (model, "store")
     };

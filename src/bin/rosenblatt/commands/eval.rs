@@ -2,7 +2,7 @@
 //! spam filters and the TREC online protocol go to [`super::eval_mail`].
 
 use super::eval_report;
-use crate::flags::{Documents, EvalChart, EvalPlan, EvalTask};
+use crate::flags::{Documents, EvalPlan, EvalTask};
 use crate::load::{self, with_rows};
 use crate::progress::Phase;
 use anyhow::{Context, Result, bail};
@@ -21,8 +21,10 @@ pub fn run(plan: EvalPlan) -> Result<ExitCode> {
     }
     let chart = plan.plot.as_ref();
     match &plan.task {
-        EvalTask::Documents { model, documents } => docs(model, documents, plan.json, chart),
-        EvalTask::Mail { model, mail } => super::eval_mail::mail(model, mail, plan.json, chart),
+        EvalTask::Documents { model, documents } => docs(model, documents, &plan),
+        EvalTask::Mail { model, mail } => {
+            super::eval_mail::mail(model, mail, plan.json, chart, plan.cut)
+        }
         EvalTask::Online {
             model,
             index,
@@ -86,9 +88,14 @@ macro_rules! print_metrics {
 }
 
 /// `eval` of the model at `path` on labelled documents (or SVMlight rows), drawing
-/// `chart` when `--plot` is given.
-fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Result<ExitCode> {
+/// `plan`'s chart when `--plot` is given.
+fn docs(path: &Path, d: &Documents, plan: &EvalPlan) -> Result<ExitCode> {
+    let (json, chart) = (plan.json, plan.plot.as_ref());
     let model = crate::load::model(path)?;
+    if plan.cut.is_some() {
+        // A cut re-decides a spam filter; anything else is refused as no filter.
+        crate::filter::spam_filter(&model, path)?;
+    }
     let indexed = matches!(model.features(), FeatureSpace::Indexed { .. });
     let data = match d.split {
         Some(Split::Train) => format!("{} (ModApte train)", crate::plot::names(&d.paths)),
@@ -131,7 +138,7 @@ fn docs(path: &Path, d: &Documents, json: bool, chart: Option<&EvalChart>) -> Re
     // sentence naming --spam/--ham (never messages read as plain text).
     if model.analyzer().source().mail_rules().is_some() {
         let mail = load::mail_folders(path, &d.paths, d.format)?;
-        return super::eval_mail::mail(path, &mail, json, chart);
+        return super::eval_mail::mail(path, &mail, json, chart, plan.cut);
     }
     let phase = Phase::start("reading documents");
     let corpus = load::documents(&d.paths, d.format, d.split, d.detect)?;

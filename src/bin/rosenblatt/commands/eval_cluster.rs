@@ -161,7 +161,7 @@ fn spam(
     chart: Option<&EvalChart>,
 ) -> Result<ExitCode> {
     let model = crate::load::model(path)?;
-    let rules = super::eval_report::check_filter(&model, path)?.clone();
+    let rules = crate::filter::spam_filter(&model, path)?.rules.clone();
     let model = Arc::new(model);
     let m = Arc::clone(&model);
     let (spam, ham) = (mail.spam.clone(), mail.ham.clone());
@@ -177,7 +177,7 @@ fn spam(
     let (metrics, truth, scores) = metrics(&model, &scored);
     let is_spam: Vec<bool> = truth.iter().map(|&t| t == 1).collect();
     let figures = SpamMetrics::new(&scores, &is_spam, model.threshold());
-    super::eval_report::print_filter(&model, &metrics, &figures, &scores, &truth, json)?;
+    super::eval_report::print_filter(&model, &metrics, &figures, &scores, &truth, json, None)?;
     if let Some(c) = chart {
         let mut data: Vec<_> = mail.spam.clone();
         data.extend(mail.ham.iter().cloned());

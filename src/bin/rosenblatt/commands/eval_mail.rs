@@ -9,31 +9,44 @@ use crate::progress::Phase;
 use anyhow::{Result, bail};
 use rosenblatt::eval::learning_curve;
 use rosenblatt::incremental::trec::{read_index, run_online};
-use rosenblatt::incremental::{OnlineFilter, empty_model};
+use rosenblatt::incremental::{OnlineFilter, SpamCut, empty_model};
 use rosenblatt::model::Model;
 use rosenblatt::training;
 use std::path::Path;
 use std::process::ExitCode;
 
 /// `eval` of the filter at `path` on labelled mail, drawing its ROC curve with `--plot`.
-pub fn mail(path: &Path, mail: &Mail, json: bool, chart: Option<&EvalChart>) -> Result<ExitCode> {
+pub fn mail(
+    path: &Path,
+    mail: &Mail,
+    json: bool,
+    chart: Option<&EvalChart>,
+    cut: Option<SpamCut>,
+) -> Result<ExitCode> {
     let model = crate::load::model(path)?;
-    let rules = eval_report::check_filter(&model, path)?;
+    let f = crate::filter::spam_filter(&model, path)?;
+    crate::filter::check_cut(&f, cut, path)?;
     let phase = Phase::start("reading mail");
-    let corpus = load::mail(&mail.spam, &mail.ham, rules)?;
+    let corpus = load::mail(&mail.spam, &mail.ham, f.rules)?;
     if corpus.docs.is_empty() {
         bail!("no messages to evaluate");
     }
     phase.set("evaluating");
     let evaluated = training::evaluate_decisions(&model, &corpus.docs)?;
-    let spam = evaluated.spam_metrics(1, model.threshold());
     let scores: Vec<f32> = evaluated.decisions.iter().map(|d| d.score).collect();
-    let (metrics, truth) = (evaluated.metrics, evaluated.truth);
+    let (metrics, spam) = match cut {
+        Some(cut) => eval_report::at_cut(&model, &f, cut, &scores, &evaluated.truth),
+        None => {
+            let spam = evaluated.spam_metrics(f.spam, model.threshold());
+            (evaluated.metrics, spam)
+        }
+    };
+    let truth = evaluated.truth;
     drop(phase);
-    eval_report::print_filter(&model, &metrics, &spam, &scores, &truth, json)?;
+    eval_report::print_filter(&model, &metrics, &spam, &scores, &truth, json, cut)?;
     if let Some(c) = chart {
         let other = |m2: &Model| {
-            eval_report::check_filter(m2, c.compare.as_deref().unwrap_or(path))?;
+            crate::filter::spam_filter(m2, c.compare.as_deref().unwrap_or(path))?;
             let x2 = training::vectorize_for(m2, &corpus.docs).matrix;
             Ok(m2.decide_rows(&x2).iter().map(|d| d.score).collect())
         };
@@ -60,7 +73,7 @@ pub fn online(
     let mut model = match start {
         Some(p) => {
             let m = crate::load::model(p)?;
-            eval_report::check_filter(&m, p)?;
+            crate::filter::spam_filter(&m, p)?;
             m
         }
         None => empty_model(empty.clone(), "ham", "spam")?,

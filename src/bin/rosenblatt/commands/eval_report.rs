@@ -6,7 +6,7 @@
 use crate::flags::EvalChart;
 use anyhow::{Context, Result, bail};
 use rosenblatt::eval::{Metrics, SpamMetrics, log_loss, roc_auc, roc_points};
-use rosenblatt::input::mail::MailRules;
+use rosenblatt::incremental::{SpamCut, SpamFilter};
 use rosenblatt::model::Model;
 use std::path::Path;
 
@@ -110,21 +110,40 @@ pub fn print_filter(
     scores: &[f32],
     truth: &[usize],
     json: bool,
+    cut: Option<SpamCut>,
 ) -> Result<()> {
     let loss = probabilities(model, scores).map(|p| log_loss(&p, truth));
     if json {
         let mut v = spam_json(Some(metrics), spam);
-        v["threshold"] = model.threshold().into();
-        if let Some(p) = model.probability(model.threshold()) {
-            v["threshold_probability"] = p.into();
+        // A cut in P(spam) has no score of its own; a score has its P(spam) where the
+        // filter records one.
+        match cut {
+            Some(SpamCut::Probability(p)) => v["threshold_probability"] = p.into(),
+            Some(SpamCut::Score(_)) | None => {
+                let t = if let Some(SpamCut::Score(t)) = cut {
+                    t
+                } else {
+                    model.threshold()
+                };
+                v["threshold"] = t.into();
+                if let Some(p) = model.probability(t) {
+                    v["threshold_probability"] = p.into();
+                }
+            }
         }
         if let Some(l) = loss {
             v["log_loss"] = l.into();
         }
         outln!("{v}");
     } else {
-        if let Some(t) = crate::report::threshold(model) {
-            outln!("decides        {t}");
+        match (cut, crate::report::threshold(model)) {
+            (Some(cut), Some(own)) => outln!(
+                "decides        {} (given; the filter's own: {own})",
+                crate::filter::cut_rule(cut)
+            ),
+            (Some(cut), None) => outln!("decides        {}", crate::filter::cut_rule(cut)),
+            (None, Some(t)) => outln!("decides        {t}"),
+            (None, None) => {}
         }
         if let Some(l) = loss {
             outln!("log-loss       {l:.4} (of its probabilities)");
@@ -140,14 +159,27 @@ fn probabilities(model: &Model, scores: &[f32]) -> Option<Vec<f32>> {
     scores.iter().map(|&s| model.probability(s)).collect()
 }
 
-/// The model's mail rules, or an error when it is not a spam filter (an analyzer that
-/// reads mail, classes ham and spam).
-pub fn check_filter<'m>(model: &'m Model, path: &Path) -> Result<&'m MailRules> {
-    match model.analyzer().source().mail_rules() {
-        Some(rules) if model.classes() == ["ham", "spam"] => Ok(rules),
-        _ => bail!(
-            "{}: not a spam filter (train one with --spam PATH... --ham PATH...)",
-            path.display()
-        ),
-    }
+/// A filter's figures re-decided at `cut`: each message of `scores` (true classes
+/// `truth`) called spam at the cut, the metrics and the spam figures of those verdicts
+/// (the AUC is the scores', whatever the cut).
+pub fn at_cut(
+    model: &Model,
+    f: &SpamFilter<'_>,
+    cut: SpamCut,
+    scores: &[f32],
+    truth: &[usize],
+) -> (Metrics, SpamMetrics) {
+    let called: Vec<bool> = scores
+        .iter()
+        .map(|&s| cut.is_spam(s, model.probability(s)))
+        .collect();
+    let given: Vec<usize> = called
+        .iter()
+        .map(|&c| if c { f.spam } else { 1 - f.spam })
+        .collect();
+    let is_spam: Vec<bool> = truth.iter().map(|&t| t == f.spam).collect();
+    (
+        Metrics::new(model.classes().to_vec(), truth, &given),
+        SpamMetrics::of_verdicts(scores, &is_spam, &called),
+    )
 }

@@ -60,6 +60,11 @@ pub fn run(a: LearnPlan) -> Result<ExitCode> {
     // How to read the messages comes from the model; it is read again under the lock, so
     // an update made meanwhile by another `learn` is kept.
     let first = load::model(&a.model)?;
+    // A model that reads mail is a spam filter or nothing: it is refused as every command
+    // refuses one. A two-class text model learns documents read as plain text.
+    if first.analyzer().source().mail_rules().is_some() {
+        crate::filter::spam_filter(&first, &a.model)?;
+    }
     let classes = first.classes();
     if classes.len() != 2 || !classes.iter().any(|c| c == class) {
         let shown = if classes.len() > 4 {
@@ -122,11 +127,13 @@ pub fn run(a: LearnPlan) -> Result<ExitCode> {
 /// transaction.
 fn learn_store(a: &LearnPlan) -> Result<ExitCode> {
     let store = Store::open_waiting(&a.model, a.lock_timeout)?;
-    let rules = store.analyzer().source().mail_rules().cloned();
-    if rules.is_some() {
-        load::refuse_line_files(&a.model, &a.inputs, None)?;
-    }
-    let corpus = documents(&a.inputs, rules.as_ref())?;
+    // A store is a spam filter's form; one of anything else (made by an older release) is
+    // refused as every command refuses a model that is no filter.
+    let rules = crate::filter::spam_filter(&store.snapshot()?, &a.model)?
+        .rules
+        .clone();
+    load::refuse_line_files(&a.model, &a.inputs, None)?;
+    let corpus = documents(&a.inputs, Some(&rules))?;
     if corpus.docs.is_empty() {
         bail!("no message to learn");
     }

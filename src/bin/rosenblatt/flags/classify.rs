@@ -6,6 +6,7 @@ use super::inputs::{self, Documents};
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use rosenblatt::distributed::Processes;
+use rosenblatt::incremental::SpamCut;
 use rosenblatt::input::{Format, Split};
 use std::path::PathBuf;
 
@@ -174,6 +175,10 @@ pub struct FilterArgs {
     /// logistic filter's scores are log-odds.
     #[arg(long, value_name = "LOW:HIGH", value_parser = parse_probability_band, conflicts_with = "unsure")]
     pub unsure_probability: Option<Band>,
+    /// Where a saved filter calls a message spam: its exit code and `--passthrough`'s
+    /// header follow.
+    #[command(flatten)]
+    pub cut: super::spam_cut::SpamCutArgs,
 }
 
 /// What `classify` does, checked.
@@ -189,6 +194,9 @@ pub struct ClassifyPlan {
     pub passthrough: bool,
     /// `--unsure` or `--unsure-probability`: where a message is "unsure".
     pub unsure: Option<Unsure>,
+    /// `--spam-probability` or `--spam-score`: where a message is spam, when not at the
+    /// filter's recorded threshold.
+    pub cut: Option<SpamCut>,
     /// `--processes`: this process's place among those that share the inputs.
     pub cluster: Option<Processes>,
     /// `--batch`: documents or SVMlight rows read, scored and written at a time.
@@ -200,7 +208,7 @@ pub struct ClassifyPlan {
 impl ClassifyPlan {
     /// Whether any spam-filter option was given.
     pub fn filter(&self) -> bool {
-        self.passthrough || self.unsure.is_some()
+        self.passthrough || self.unsure.is_some() || self.cut.is_some()
     }
 }
 
@@ -225,7 +233,8 @@ pub fn plan(a: ClassifyArgs) -> Result<ClassifyPlan> {
         (None, Some(b)) => Some(Unsure::Probability(b)),
         (None, None) => None,
     };
-    let filter = a.filter.passthrough || unsure.is_some();
+    let cut = a.filter.cut.cut();
+    let filter = a.filter.passthrough || unsure.is_some() || cut.is_some();
     let stdin = a.inputs.is_empty() || a.inputs.iter().any(|p| p.as_os_str() == "-");
     if format == Some(Format::Svmlight) {
         if filter {
@@ -288,6 +297,7 @@ pub fn plan(a: ClassifyArgs) -> Result<ClassifyPlan> {
         output: a.output_format,
         passthrough: a.filter.passthrough,
         unsure,
+        cut,
         cluster,
         batch: a.batch,
         explain,

@@ -7,7 +7,7 @@ use super::online::OnlineArgs;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use rosenblatt::distributed::Processes;
-use rosenblatt::incremental::OnlineFilter;
+use rosenblatt::incremental::{OnlineFilter, SpamCut};
 use rosenblatt::input::Format;
 use std::path::PathBuf;
 
@@ -47,6 +47,9 @@ pub struct EvalArgs {
     /// Labelled mail (--spam PATH... --ham PATH...) or a TREC index (--online INDEX).
     #[command(flatten)]
     pub mail: EvalMailArgs,
+    /// Where a saved filter calls a message spam: the figures are those at this cut.
+    #[command(flatten)]
+    pub cut: super::spam_cut::SpamCutArgs,
     /// Evaluating as one of several processes, each scoring its share of the inputs.
     #[command(flatten)]
     pub cluster: super::cluster::ClusterArgs,
@@ -153,6 +156,9 @@ pub struct EvalPlan {
     pub plot: Option<EvalChart>,
     /// `--processes`: this process's place among those that share the inputs.
     pub cluster: Option<Processes>,
+    /// `--spam-probability` or `--spam-score`: where a saved filter is evaluated, when not
+    /// at its recorded threshold.
+    pub cut: Option<SpamCut>,
 }
 
 /// The chart `eval --plot` draws and how.
@@ -199,6 +205,21 @@ pub fn plan(a: EvalArgs) -> Result<EvalPlan> {
         bail!("--plot-classes must be at least 1");
     }
     let cluster = a.cluster.plan()?;
+    let cut = a.cut.cut();
+    if cut.is_some() {
+        if m.online.is_some() {
+            bail!(
+                "--spam-probability and --spam-score evaluate a saved filter at another cut; \
+                 --online decides where the filter learns to (leave them out)"
+            );
+        }
+        if cluster.is_some() {
+            bail!(
+                "--spam-probability and --spam-score evaluate a saved filter in one process \
+                 (leave out --processes)"
+            );
+        }
+    }
     if cluster.is_some() {
         if m.online.is_some() {
             bail!(
@@ -263,5 +284,6 @@ pub fn plan(a: EvalArgs) -> Result<EvalPlan> {
         json: a.json,
         plot,
         cluster,
+        cut,
     })
 }

@@ -23,6 +23,7 @@ pub mod names;
 mod online;
 mod plot;
 mod schedule;
+mod spam_cut;
 mod train;
 mod tune;
 mod vectorize;
