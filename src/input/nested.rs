@@ -167,7 +167,13 @@ mod tests {
 
     #[test]
     fn part_names_are_words_of_a_folder_name() {
-        for name in ["train", "TEST", "20news-bydate-train", "dev_set", "Validation"] {
+        for name in [
+            "train",
+            "TEST",
+            "20news-bydate-train",
+            "dev_set",
+            "Validation",
+        ] {
             assert!(names_a_part(name), "{name}");
         }
         for name in ["spam", "ham", "contest", "trainers", "2002", "devices"] {
