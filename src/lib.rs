@@ -60,6 +60,7 @@ pub mod incremental;
 pub mod input;
 pub mod learn;
 pub mod model;
+pub mod serve;
 #[cfg(feature = "store")]
 pub mod store;
 pub mod text;

@@ -120,3 +120,15 @@ pub fn cluster(data: &[u8]) {
     assert!(accepted.is_err(), "a join without the key was accepted");
     assert!(connected.is_err(), "a join without the key was completed");
 }
+
+/// A spamd request head as a client's bytes arrive: refused with a status or parsed, and
+/// a parsed head ends within the bytes it was read from.
+pub fn spamd(data: &[u8]) {
+    use rosenblatt::serve::spamd::{Limits, parse_head};
+    for cut in [data.len(), data.len() / 2] {
+        if let Ok(Some((r, end))) = parse_head(&data[..cut], &Limits::default()) {
+            assert!(end <= cut, "a head longer than its bytes");
+            assert!(!r.command.has_message() || r.content_length.is_some());
+        }
+    }
+}

@@ -28,7 +28,7 @@ fn replay(name: &str, target: Target) -> usize {
 
 #[test]
 fn every_committed_fuzz_input_passes_its_target() {
-    let targets: [(&str, Target); 8] = [
+    let targets: [(&str, Target); 9] = [
         ("mail", targets::mail),
         ("mbox", targets::mbox),
         ("svmlight", targets::svmlight),
@@ -37,6 +37,7 @@ fn every_committed_fuzz_input_passes_its_target() {
         ("reuters", targets::reuters),
         ("model", targets::model),
         ("cluster", targets::cluster),
+        ("spamd", targets::spamd),
     ];
     for (name, target) in targets {
         assert!(
