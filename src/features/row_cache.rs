@@ -222,13 +222,7 @@ impl RowCache {
             u64::from_le_bytes(map[at..at + 8].try_into().expect("8 bytes"))
         };
         let (rows, n_cols, nnz, payload_len, sum) = (word(0), word(1), word(2), word(3), word(4));
-        let ids_end = 8u64.checked_add(nnz.saturating_mul(4));
-        let layout = ids_end.and_then(|e| {
-            let offsets = e + (nnz % 2) * 4;
-            let payload = offsets.checked_add(rows.checked_add(1)?.checked_mul(8)?)?;
-            let end = payload
-                .checked_add(payload_len)?
-                .checked_add(TRAILER as u64)?;
+        let layout = layout(rows, nnz, payload_len).and_then(|(offsets, payload, end)| {
             (end == len as u64 && n_cols <= u64::from(u32::MAX) + 1)
                 .then_some((offsets as usize, payload as usize))
         });
@@ -317,6 +311,21 @@ impl SparseRows for RowCache {
     }
 }
 
+/// Where a cache of `rows` rows, `nnz` ids and a payload of `payload_len` bytes keeps its
+/// row offsets and its payload, and where it ends (the trailer included); `None` when the
+/// sizes a damaged trailer claims overflow.
+fn layout(rows: u64, nnz: u64, payload_len: u64) -> Option<(u64, u64, u64)> {
+    let offsets = nnz
+        .checked_mul(4)?
+        .checked_add(8)?
+        .checked_add((nnz % 2) * 4)?;
+    let payload = offsets.checked_add(rows.checked_add(1)?.checked_mul(8)?)?;
+    let end = payload
+        .checked_add(payload_len)?
+        .checked_add(TRAILER as u64)?;
+    Some((offsets, payload, end))
+}
+
 /// The most bytes of a payload read for the early check: the stamp and analyzer come
 /// first and are small; a head beyond it is left to the full check.
 const EARLY_BYTES: u64 = 4 << 20;
@@ -342,10 +351,7 @@ fn refuse_early(
     }
     let word = |k: usize| u64::from_le_bytes(trailer[8 * k..8 * k + 8].try_into().expect("8"));
     let (rows, nnz, payload_len) = (word(0), word(2), word(3));
-    let at = 8u64.checked_add(nnz.saturating_mul(4)).and_then(|e| {
-        e.checked_add((nnz % 2) * 4)?
-            .checked_add(rows.checked_add(1)?.checked_mul(8)?)
-    });
+    let at = layout(rows, nnz, payload_len).map(|(_, payload, _)| payload);
     let Some(at) = at.filter(|&a| a.saturating_add(payload_len) <= len) else {
         return Ok(());
     };
@@ -494,6 +500,24 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let e = RowCache::open(dir.path()).unwrap_err().to_string();
         assert!(e.contains("a folder, not a row cache"), "{e}");
+    }
+
+    #[test]
+    fn sizes_that_overflow_are_refused_not_added() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.cache");
+        // A trailer claiming 2^62 - 3 ids: their bytes overflow a u64 once padded.
+        let mut b = MAGIC.to_vec();
+        b.extend_from_slice(&[0; 8]);
+        for v in [1u64, 4, (1 << 62) - 3, 0, 0] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b.extend_from_slice(MAGIC);
+        std::fs::write(&path, &b).unwrap();
+        let e = RowCache::open(&path).unwrap_err().to_string();
+        assert!(e.contains("do not add up"), "{e}");
+        assert_eq!(layout(1, u64::MAX / 4, 0), None);
+        assert_eq!(layout(0, 1, 0), Some((16, 24, 72)));
     }
 
     #[test]

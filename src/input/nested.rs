@@ -4,9 +4,9 @@
 //! folders too: given `DIR`, the walk would read two classes, `train` and `test`, and train
 //! "test vs train" without a word. Such a folder is refused with a sentence when its folders
 //! (two or more) hold no files of their own, only folders, a name among those folders
-//! recurs in two or more of them — the same classes under each part — and one of the
-//! folders is named as a part is (`train`, `test`, `dev`, `validation`, …, or a name with
-//! such a word, `20news-bydate-train`). A Maildir (`cur`, `new`, `tmp`) is not such a
+//! recurs in two or more of them — the same classes under each part — and two of the
+//! folders are named as parts are (`train`, `test`, `dev`, `validation`, …, or a name with
+//! such a word, `20news-bydate-train`): a team's `dev/` beside `ops/` is a class. A Maildir (`cur`, `new`, `tmp`) is not such a
 //! folder, and neither is a class folder holding a file beside its subfolders, class
 //! folders whose subfolders all differ (`spam/easy`, `ham/hard`), nor classes that each keep
 //! the same subfolders under a class's name (`spam/2002`, `ham/2002`).
@@ -21,7 +21,11 @@ const SHOWN: usize = 4;
 /// instead of being one: the sentence naming what it found and what to give instead.
 /// `None` when the folders read as class folders.
 pub(super) fn folders_of_corpora(dir: &Path, classes: &[(String, PathBuf)]) -> Option<String> {
-    if classes.len() < 2 || !classes.iter().any(|(name, _)| names_a_part(name)) {
+    let parts = classes
+        .iter()
+        .filter(|(name, _)| names_a_part(name))
+        .count();
+    if classes.len() < 2 || parts < 2 {
         return None;
     }
     // Each inner folder's name, with how many of the folders hold one of that name.
@@ -213,6 +217,8 @@ mod tests {
             &["train/acq/1", "train/crude/2"],
             // Classes that keep the same subfolders (years), named as classes.
             &["spam/2002/1", "spam/2003/2", "ham/2002/3", "ham/2003/4"],
+            // One class whose name is also a part's.
+            &["dev/2019/1", "dev/2020/2", "ops/2019/3", "ops/2020/4"],
         ] {
             let (dir, classes) = tree(files);
             assert_eq!(folders_of_corpora(dir.path(), &classes), None, "{files:?}");
@@ -221,7 +227,7 @@ mod tests {
 
     #[test]
     fn hidden_entries_do_not_count() {
-        let (dir, classes) = tree(&["dev/x/1", "dev/.DS_Store", "b/x/2", "b/.git/3"]);
+        let (dir, classes) = tree(&["dev/x/1", "dev/.DS_Store", "test/x/2", "test/.git/3"]);
         assert!(folders_of_corpora(dir.path(), &classes).is_some());
     }
 }

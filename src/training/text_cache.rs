@@ -56,6 +56,10 @@ impl CacheStamp {
 impl InputStamp {
     /// `path` as it is now.
     fn of(path: &Path) -> InputStamp {
+        if crate::input::stdin::is_stdin(path) {
+            // `-` is standard input, whatever a file named `-` holds.
+            return InputStamp::Unchecked;
+        }
         match std::fs::metadata(path) {
             Ok(m) if m.is_dir() => InputStamp::folder(path),
             Ok(m) if m.is_file() => match size_and_time(&m) {
@@ -72,21 +76,21 @@ impl InputStamp {
         let Ok(walk) = crate::input::walk_files(dir) else {
             return InputStamp::Unchecked;
         };
-        let mut digest = Fnv::default();
+        let mut digest = crate::fnv::Fnv1a::new();
         for f in &walk.files {
             let below = f.strip_prefix(dir).unwrap_or(f);
-            digest.bytes(below.as_os_str().as_encoded_bytes());
+            digest.update(below.as_os_str().as_encoded_bytes());
             let (size, modified) = std::fs::metadata(f)
                 .ok()
                 .and_then(|m| size_and_time(&m))
                 .unwrap_or((u64::MAX, u128::MAX));
-            digest.bytes(&[0xff]);
-            digest.bytes(&size.to_le_bytes());
-            digest.bytes(&modified.to_le_bytes());
+            digest.update(&[0xff]);
+            digest.update(&size.to_le_bytes());
+            digest.update(&modified.to_le_bytes());
         }
         InputStamp::Folder {
             files: walk.files.len() as u64,
-            digest: digest.0,
+            digest: digest.finish(),
         }
     }
 }
@@ -95,23 +99,6 @@ impl InputStamp {
 fn size_and_time(m: &std::fs::Metadata) -> Option<(u64, u128)> {
     let t = m.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
     Some((m.len(), t.as_nanos()))
-}
-
-/// FNV-1a over bytes: a digest that stays the same from one build to the next.
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv {
-    fn bytes(&mut self, b: &[u8]) {
-        for &x in b {
-            self.0 = (self.0 ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
 }
 
 /// The head of a [`CachePayload`]: what a cache is checked against, before its rows are

@@ -153,6 +153,33 @@ fn a_folder_or_the_model_path_is_refused_as_a_cache_before_anything_is_read() {
         "{err}"
     );
     assert!(!same.exists());
+    // A cache inside the folder it is the cache of would change it: refused at once.
+    let inside = inputs[0].join("c.rows");
+    let err = stderr_of_failure(&mut train(&[], Some(&inside), &model, &inputs));
+    assert!(err.contains("lies in the input folder"), "{err}");
+    assert!(!inside.exists() && !model.exists());
+}
+
+#[test]
+fn a_cache_of_standard_input_is_refused_even_beside_a_file_named_dash() {
+    let dir = tempfile::tempdir().unwrap();
+    // A file named `-` where the run starts: its size and time say nothing of stdin.
+    std::fs::write(dir.path().join("-"), "a\tone two\n").unwrap();
+    let out = bin()
+        .current_dir(dir.path())
+        .args([
+            "train", "--format", "tsv", "--cache", "c.rows", "-o", "m", "-",
+        ])
+        .write_stdin("a\tone two\nb\tthree four\n")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("standard input (-) cannot be checked again"),
+        "{err}"
+    );
+    assert!(!dir.path().join("c.rows").exists() && !dir.path().join("m").exists());
 }
 
 /// A change to a run's flags and inputs (or to the files they name).
@@ -297,6 +324,7 @@ fn a_cache_changed_while_train_reads_it_ends_the_run_with_a_model_or_a_sentence(
     let start = std::time::Instant::now();
     cached(&epochs, &cache, &model, std::slice::from_ref(&tsv));
     let window = start.elapsed().as_micros().max(1000) as u64;
+    let undisturbed = Model::load(&model).unwrap();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(51);
     for hurt in [Hurt::Truncate, Hurt::Replace, Hurt::Overwrite] {
         for _ in 0..20 {
@@ -341,7 +369,9 @@ fn a_cache_changed_while_train_reads_it_ends_the_run_with_a_model_or_a_sentence(
                 out.status
             );
             if out.status.success() {
-                Model::load(&model).unwrap();
+                // A run that read its private copy before the change trains the model of
+                // the undisturbed cache.
+                assert_same_model(&Model::load(&model).unwrap(), &undisturbed);
             } else {
                 assert!(err.contains("s.rows"), "{hurt:?}: {err}");
             }

@@ -133,7 +133,7 @@ fn a_skipped_line_leaves_every_other_line_and_exits_4() {
     assert_eq!(ids(&out.stdout), ["1", "3"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("1 input(s) skipped and not classified"),
+        err.contains("1 input(s) passed over, as listed above"),
         "{err}"
     );
 }
@@ -163,4 +163,37 @@ fn a_full_standard_output_is_named() {
             "{err}"
         );
     }
+}
+
+#[test]
+fn a_filter_given_a_folder_of_one_message_and_one_passed_over_exits_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, filter) = crate::common::corpus_and_filter(dir.path());
+    let folder = dir.path().join("incoming");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy(corpus.join("spam/0.eml"), folder.join("a.eml")).unwrap();
+    let big = format!("Subject: long\n\n{}\n", "word ".repeat(20_000));
+    std::fs::write(folder.join("b.eml"), big).unwrap();
+    let out = bin()
+        .args(["classify", "--max-document-bytes", "64K", "-m"])
+        .arg(&filter)
+        .arg(&folder)
+        .output()
+        .unwrap();
+    // One verdict printed, but not the run's exit code: a message was passed over.
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
+    assert_eq!(
+        out.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The message alone keeps its verdict code.
+    let one = bin()
+        .args(["classify", "-m"])
+        .arg(&filter)
+        .arg(folder.join("a.eml"))
+        .output()
+        .unwrap();
+    assert!(matches!(one.status.code(), Some(0..=2)), "{one:?}");
 }

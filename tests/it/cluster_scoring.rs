@@ -229,6 +229,30 @@ fn a_bad_line_in_one_share_ends_every_process_with_a_sentence() {
 }
 
 #[test]
+fn a_skipped_line_makes_the_process_whose_share_held_it_exit_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = small_sms_model(dir.path());
+    let lines = dir.path().join("x.jsonl");
+    // Line 2 is unit 1: process 1's of 2.
+    std::fs::write(
+        &lines,
+        "{\"text\":\"win now\"}\nnot json\n{\"text\":\"lunch\"}\n",
+    )
+    .unwrap();
+    let args = ["classify", "-m", &s(&model), &s(&lines)].map(String::from);
+    let outs = run_cluster(dir.path(), &args, 2);
+    let codes: Vec<Option<i32>> = outs.iter().map(|o| o.status.code()).collect();
+    assert_eq!(codes, [Some(0), Some(4)], "{:?}", outs[1]);
+    let printed = String::from_utf8_lossy(&outs[0].stdout);
+    let ids: Vec<&str> = printed
+        .lines()
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    assert_eq!(ids, ["1", "3"]);
+    assert!(String::from_utf8_lossy(&outs[1].stderr).contains("passed over"));
+}
+
+#[test]
 fn what_cannot_be_shared_is_refused_before_connecting() {
     let dir = tempfile::tempdir().unwrap();
     let hosts = hostfile(dir.path(), 2);

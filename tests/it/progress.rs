@@ -26,7 +26,7 @@ fn progress_lines_are_written_to_a_pipe_only_when_asked_for() {
     let (quiet_out, quiet_err, code) = train(&[]);
     assert_eq!(code, Some(0));
     assert!(!quiet_err.contains("rosenblatt: "), "{quiet_err}");
-    for flags in [&["--progress"][..], &["--progress", "always"]] {
+    for flags in [&["--progress"][..], &["--progress=always"]] {
         let (out, err, code) = train(flags);
         assert_eq!(code, Some(0));
         let phases: Vec<&str> = err
@@ -51,7 +51,7 @@ fn progress_lines_are_written_to_a_pipe_only_when_asked_for() {
         };
         assert_eq!(strip(&out), strip(&quiet_out));
     }
-    for flags in [&["--quiet"][..], &["-q"], &["--progress", "never"]] {
+    for flags in [&["--quiet"][..], &["-q"], &["--progress=never"]] {
         let (_, err, code) = train(flags);
         assert_eq!(code, Some(0));
         assert!(!err.contains("rosenblatt: "), "{flags:?}: {err}");
@@ -59,4 +59,18 @@ fn progress_lines_are_written_to_a_pipe_only_when_asked_for() {
     let (_, err, code) = train(&["--quiet", "--progress"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("cannot be used with"), "{err}");
+    // `--progress` takes no value but by `=`: the argument after it stays an argument.
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(["train", "--progress"])
+        .arg(data("tiny"))
+        .arg("-o")
+        .arg(dir.path().join("m.model"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

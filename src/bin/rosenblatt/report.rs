@@ -117,8 +117,8 @@ pub fn skipped_code(n: usize) -> std::process::ExitCode {
         return std::process::ExitCode::SUCCESS;
     }
     errln!(
-        "rosenblatt: {n} input(s) skipped and not classified; every other document's line \
-         was printed (exit code {SKIPPED})"
+        "rosenblatt: {n} input(s) passed over, as listed above; every document read was \
+         classified and its line printed (exit code {SKIPPED})"
     );
     std::process::ExitCode::from(SKIPPED)
 }

@@ -8,8 +8,10 @@
 //! field nor a continuation line (starting with a space or a tab, after a field). A field
 //! is `Name:`, the name printable ASCII without spaces or colons (RFC 5322's field-name)
 //! followed directly by the colon. The obsolete syntax's spaces before the colon are taken
-//! on the first line only: once a body could have begun, a line such as `http : / / www`
-//! or `note : the meeting` (preprocessed corpora space their punctuation) is body text.
+//! on the first line, and later only where a field in today's syntax follows before the
+//! header's empty line (`X-Mailer : foo` then `Subject: …`, as old mailers wrote): once a
+//! body could have begun, a line such as `http : / / www` or `note : the meeting`
+//! (preprocessed corpora space their punctuation) is body text.
 //! When the line that ends the block is not empty, an empty line is inserted before it,
 //! ending in CRLF or LF as the line before it does. A message with its empty line is left
 //! as it is, and so is one whose first line is not a header field (it is not mail and is
@@ -64,13 +66,43 @@ fn missing_separator(raw: &[u8]) -> Option<MissingSeparator> {
         } else {
             is_field(text)
         };
-        if !continuation && !field {
+        // (Looked ahead for only where the line is no field in today's syntax.)
+        let header_line =
+            continuation || field || at > 0 && obsolete_field_of_a_header(raw, text, end);
+        if !header_line {
             return (at > 0).then_some(MissingSeparator { body: at, crlf });
         }
         crlf = line.ends_with(b"\r\n");
         at = end;
     }
     None
+}
+
+/// Whether `line`, a field only in the obsolete syntax (`X-Mailer : foo`), is one of a
+/// header block that goes on after it (from `rest`, the offset of the next line) with a
+/// field in today's syntax and ends with an empty line: mail as old mailers sent it, as
+/// opposed to the spaced-out punctuation of a preprocessed body (`http : / / www`),
+/// which no well-formed field follows before the body's own empty lines.
+fn obsolete_field_of_a_header(raw: &[u8], line: &[u8], rest: usize) -> bool {
+    if !is_first_field(line) {
+        return false;
+    }
+    let mut strict = false;
+    for next in raw[rest..].split(|&b| b == b'\n') {
+        let next = next.strip_suffix(b"\r").unwrap_or(next);
+        if next.is_empty() {
+            return strict;
+        }
+        if matches!(next.first(), Some(b' ' | b'\t')) {
+            continue;
+        }
+        if is_field(next) {
+            strict = true;
+        } else if !is_first_field(next) {
+            return false;
+        }
+    }
+    false
 }
 
 /// Whether `line` (without its line ending) starts a header field: a non-empty name of
@@ -195,6 +227,14 @@ mod tests {
             fixed("Subject: lunch\r\nnote : the meeting moved\r\n\r\nsee you\r\n"),
             "Subject: lunch\r\n\r\nnote : the meeting moved\r\n\r\nsee you\r\n"
         );
+        // A field in the obsolete syntax amid fields of today's, the empty line after
+        // them: real mail, left as it is.
+        assert!(borrowed(
+            "From: a@b.c\nX-Mailer : foo\nSubject: buy cheap pills\n\nbody\n"
+        ));
+        assert!(borrowed(
+            "From: a@b.c\r\nX-Mailer : foo\r\n  continued\r\nTo: d@e.f\r\n\r\nbody\r\n"
+        ));
         // On the first line the obsolete syntax still starts the header block.
         assert_eq!(
             fixed("Subject : cheap meds\nbuy now\n"),

@@ -15,6 +15,7 @@ use rosenblatt::training;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Runs `classify` as process `p.index` of a cluster, with the model already read.
 pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> Result<ExitCode> {
@@ -32,6 +33,9 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
     let model = Arc::new(model);
     let shared = Arc::new(plan.clone());
     let mail = model.analyzer().source().mail_rules().is_some() || plan.filter();
+    // What this process's share passed over: it says so on its own stderr and exits 4.
+    let skipped = Arc::new(AtomicUsize::new(0));
+    let passed_over = Arc::clone(&skipped);
     let gathered = if mail {
         let f = super::classify_mail::filter_rules(plan, &*model)?;
         let (rules, spam, probability) = (f.rules.clone(), f.spam, f.probability);
@@ -39,6 +43,7 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
             let m = mail::read_share(&shared.documents.paths, &rules, share)?;
             let units = m.units.clone();
             let corpus = load::mail_corpus(m);
+            passed_over.fetch_add(corpus.skipped.len(), Ordering::Relaxed);
             let x = training::vectorize_for(&model, &corpus.docs).matrix;
             let decisions = model.decide_rows(&x);
             Ok(units
@@ -87,6 +92,7 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
                 }
             }
             report::skipped(&stream.skipped);
+            passed_over.fetch_add(stream.skipped.len(), Ordering::Relaxed);
             Ok(lines)
         })?
     };
@@ -98,15 +104,16 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
             "process {me}: done; process 0 prints the {} line(s)",
             gathered.total
         );
-        return Ok(ExitCode::SUCCESS);
+        return Ok(report::skipped_code(skipped.load(Ordering::Relaxed)));
     };
     let mut out = BufWriter::new(crate::stdout::lock());
     for (line, _) in &lines {
         writeln!(out, "{line}")?;
     }
     out.flush()?;
+    let skipped = skipped.load(Ordering::Relaxed);
     Ok(match lines.as_slice() {
-        [(_, code)] if mail => ExitCode::from(*code),
-        _ => ExitCode::SUCCESS,
+        [(_, code)] if mail && skipped == 0 => ExitCode::from(*code),
+        _ => report::skipped_code(skipped),
     })
 }

@@ -141,8 +141,11 @@ pub fn run(a: &ClassifyPlan, filter: &dyn Filter) -> Result<ExitCode> {
     if let Some(e) = refused {
         return Err(e);
     }
+    // One message's verdict is the exit code only when nothing else was passed over.
     Ok(match decisions.as_slice() {
-        [one] => ExitCode::from(verdict(a, classes, one, filter.probability(one.score)).1),
+        [one] if corpus.skipped.is_empty() => {
+            ExitCode::from(verdict(a, classes, one, filter.probability(one.score)).1)
+        }
         _ => crate::report::skipped_code(corpus.skipped.len()),
     })
 }

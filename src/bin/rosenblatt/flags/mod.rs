@@ -77,12 +77,13 @@ pub struct Globals {
     /// When to show progress on stderr: `auto` draws a spinner with the phase and the
     /// training epochs when stderr is a terminal; `always` also writes plain progress lines
     /// (each phase, then the epochs every few seconds) to a log or pipe; `never` shows none.
-    /// `--progress` alone means `always`.
+    /// `--progress` alone means `always`; give a value with `=` (`--progress=never`).
     #[arg(
         long,
         global = true,
         value_name = "WHEN",
         num_args = 0..=1,
+        require_equals = true,
         default_missing_value = "always",
         help_heading = "Output"
     )]

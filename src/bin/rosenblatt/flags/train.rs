@@ -175,6 +175,7 @@ impl TrainPlan {
         }
         if let Some(cache) = &self.cache {
             check_cache_path(cache, &all[inputs_len..])?;
+            check_cache_inputs(cache, &all[..inputs_len])?;
             rosenblatt::atomic::check_not_an_input(cache, &all)?;
         }
         Ok(())
@@ -407,6 +408,32 @@ fn check_cache_path(cache: &std::path::Path, outputs: &[&std::path::Path]) -> Re
                  give the cache another path",
                 cache.display(),
                 out.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a row cache that no later run could reuse: one of standard input (whose
+/// documents cannot be checked again), or one written inside an input folder (it would
+/// change the folder it is the cache of).
+fn check_cache_inputs(cache: &std::path::Path, inputs: &[&std::path::Path]) -> Result<()> {
+    if inputs.iter().any(|p| p.as_os_str() == "-") {
+        bail!(
+            "--cache {}: standard input (-) cannot be checked again by a later run, so its              rows cannot be reused: save the documents to a file and train from it",
+            cache.display()
+        );
+    }
+    let target = rosenblatt::atomic::real_target(cache)?;
+    for input in inputs {
+        let Ok(folder) = std::fs::canonicalize(input) else {
+            continue;
+        };
+        if folder.is_dir() && target.starts_with(&folder) {
+            bail!(
+                "--cache {}: lies in the input folder {}, which it would change: give the                  cache a path outside it",
+                cache.display(),
+                input.display()
             );
         }
     }
