@@ -1,5 +1,29 @@
-//! What a filter daemon speaks, apart from its sockets: the protocols mail servers ask
-//! filters over, each as bytes in and bytes out, so that every listener (and a fuzzer)
-//! drives the same parser. `spamd`: SpamAssassin's SPAMC/SPAMD protocol.
+//! The filter as a daemon that mail servers and pipelines ask over a socket. `spamd`
+//! holds SpamAssassin's SPAMC/SPAMD protocol as bytes in and bytes out, without input or
+//! output, so every listener (and a fuzzer) drives the same parser. With the `serve`
+//! feature the rest runs it: `daemon` (what connections share: the saved classifier, the
+//! configuration, the counters and a log cut to a few lines a second), `verdict` (a
+//! message judged, in the scales the protocols speak), `spamd_conn` (one spamd
+//! connection), `http` (rspamd's protocol, the JSON API, health and metrics over
+//! hyper), `metrics` (Prometheus' text format) and `run` (listeners, the connection
+//! bound, stopping on SIGTERM). No scoring here: every answer is the classifier's.
 
 pub mod spamd;
+
+#[cfg(feature = "serve")]
+mod daemon;
+#[cfg(feature = "serve")]
+mod http;
+#[cfg(feature = "serve")]
+pub mod metrics;
+#[cfg(feature = "serve")]
+mod run;
+#[cfg(feature = "serve")]
+mod spamd_conn;
+#[cfg(feature = "serve")]
+pub mod verdict;
+
+#[cfg(feature = "serve")]
+pub use daemon::{Daemon, Listen, ServeConfig};
+#[cfg(feature = "serve")]
+pub use run::run;

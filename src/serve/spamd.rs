@@ -128,6 +128,8 @@ pub enum Status {
     Protocol,
     /// 77: not allowed (a `TELL` without the credential).
     NoPerm,
+    /// 79: the client took too long.
+    Timeout,
 }
 
 impl Status {
@@ -143,6 +145,7 @@ impl Status {
             Status::TempFail => (75, "EX_TEMPFAIL"),
             Status::Protocol => (76, "EX_PROTOCOL"),
             Status::NoPerm => (77, "EX_NOPERM"),
+            Status::Timeout => (79, "EX_TIMEOUT"),
         }
     }
 }

@@ -41,6 +41,7 @@ mod plots;
 mod progress;
 mod properties;
 mod readme_tour;
+mod serve;
 mod shell;
 mod store;
 mod store_operation;

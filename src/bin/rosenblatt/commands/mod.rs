@@ -15,6 +15,7 @@ mod eval_report;
 mod inspect;
 mod learn;
 mod man;
+mod serve;
 mod train;
 mod train_cluster;
 mod train_svm;
@@ -38,6 +39,7 @@ pub fn run(plan: Plan) -> Result<ExitCode> {
         Plan::Inspect(p) => inspect::run(p),
         Plan::Learn(p) => learn::run(p),
         Plan::Convert(p) => convert::run(p),
+        Plan::Serve(p) => serve::run(p),
         Plan::Bench(p) => bench::run(p),
         Plan::Vectorize(p) => vectorize::run(p),
         Plan::ClusterKey(file) => cluster_key::run(file),

@@ -9,6 +9,7 @@ mod cluster;
 mod cluster_key;
 mod completions;
 mod convert;
+mod serve;
 mod eval;
 mod features;
 mod geometry;
@@ -37,6 +38,7 @@ pub use bench::{BenchData, BenchPlan};
 pub use classify::{ClassifyPlan, OutputFormat, Unsure};
 pub use completions::CompletionsPlan;
 pub use convert::ConvertArgs;
+pub use serve::ServePlan;
 pub use eval::{EvalChart, EvalPlan, EvalTask};
 pub use inputs::{Documents, Mail, NOT_SVM, Source};
 pub use inspect::InspectPlan;
@@ -168,6 +170,9 @@ pub enum Command {
     /// Convert a filter between its two forms: a model file and a store (an embedded
     /// database that classify and learn read and write per message, for mail delivery).
     Convert(convert::ConvertArgs),
+    /// Serve a spam filter to mail servers and pipelines as a daemon: spamd's protocol,
+    /// rspamd's HTTP protocol, a JSON API and Prometheus metrics.
+    Serve(serve::ServeArgs),
     /// Benchmark sparse update throughput: vectorizing, each learner's epochs and parallel
     /// prediction on a corpus, an SVMlight file or synthetic Zipf-shaped rows.
     Bench(bench::BenchArgs),
@@ -212,6 +217,8 @@ pub enum Plan {
     Learn(LearnPlan),
     /// `convert`.
     Convert(ConvertArgs),
+    /// `serve`.
+    Serve(ServePlan),
     /// `bench`.
     Bench(BenchPlan),
     /// `vectorize`.
@@ -234,6 +241,7 @@ pub fn plan(command: Command) -> Result<Plan> {
         Command::Inspect(a) => Plan::Inspect(inspect::plan(a)?),
         Command::Learn(a) => Plan::Learn(learn::plan(a)?),
         Command::Convert(a) => Plan::Convert(a),
+        Command::Serve(a) => Plan::Serve(serve::plan(a)?),
         Command::Bench(a) => Plan::Bench(bench::plan(a)?),
         Command::Vectorize(a) => Plan::Vectorize(vectorize::plan(a)?),
         Command::ClusterKey(a) => Plan::ClusterKey(a.file),

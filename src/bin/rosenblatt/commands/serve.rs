@@ -1,0 +1,31 @@
+//! `rosenblatt serve`: the filter opened once through the library's saved classifier,
+//! then [`rosenblatt::serve::run`] until SIGTERM; the listeners' addresses are said on
+//! stderr once bound, and the daemon's log goes there too.
+
+use crate::flags::ServePlan;
+use anyhow::Result;
+use rosenblatt::classifier::SavedClassifier;
+use rosenblatt::serve::Daemon;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// How long a learn waits for another learn of the same filter.
+const LEARN_WAIT: Duration = Duration::from_secs(10);
+
+/// Runs `serve`.
+pub fn run(plan: ServePlan) -> Result<ExitCode> {
+    let classifier = if plan.learns {
+        SavedClassifier::open_to_learn(&plan.model, LEARN_WAIT)?
+    } else {
+        SavedClassifier::open(&plan.model)?
+    };
+    classifier.spam_filter()?;
+    let log = Box::new(|line: &str| errln!("rosenblatt serve: {line}"));
+    let daemon = Daemon::new(classifier, plan.config, log);
+    rosenblatt::serve::run(daemon, |listening| {
+        for l in listening {
+            errln!("rosenblatt serve: listening: {l}");
+        }
+    })?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,231 @@
+//! What every connection of a running daemon shares: the saved classifier, the
+//! configuration, the counters and the log, and the answers to the questions the
+//! protocols ask of them (judge a message, learn one, may this client learn).
+
+use super::metrics::Metrics;
+use super::verdict::{Verdict, judge};
+use crate::classifier::SavedClassifier;
+use crate::Result;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Where a listener listens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Listen {
+    /// `HOST:PORT` (port 0: one the system picks, said when ready).
+    Tcp(String),
+    /// `unix:PATH`, a Unix socket.
+    Unix(PathBuf),
+}
+
+impl Listen {
+    /// `HOST:PORT` or `unix:PATH`.
+    pub fn parse(s: &str) -> std::result::Result<Listen, String> {
+        if let Some(path) = s.strip_prefix("unix:") {
+            if path.is_empty() {
+                return Err("unix: needs the socket's path (unix:/run/rosenblatt.sock)".into());
+            }
+            return Ok(Listen::Unix(PathBuf::from(path)));
+        }
+        match s.rsplit_once(':') {
+            Some((host, port)) if !host.is_empty() && port.parse::<u16>().is_ok() => {
+                Ok(Listen::Tcp(s.to_string()))
+            }
+            _ => Err(format!(
+                "{s}: give HOST:PORT (127.0.0.1:11333, [::1]:783) or unix:PATH"
+            )),
+        }
+    }
+}
+
+/// How a daemon runs: its listeners, its credential and its bounds.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// Listeners of the HTTP protocols (rspamd's, the JSON API, health, metrics).
+    pub http: Vec<Listen>,
+    /// Listeners of spamd's protocol.
+    pub spamd: Vec<Listen>,
+    /// The credential a learn over HTTP must send (rspamd's `Password` header); without
+    /// one, HTTP learns are refused.
+    pub learn_key: Option<Vec<u8>>,
+    /// Whether spamd's `TELL` may learn, from loopback and Unix-socket clients only.
+    pub allow_tell: bool,
+    /// The most connections open at once; one more is answered busy.
+    pub max_connections: usize,
+    /// The most bytes of one message or request body.
+    pub max_message_bytes: u64,
+    /// How long a client may take to send a request (its head, then its body), and an
+    /// HTTP connection may stay idle between requests.
+    pub request_timeout: Duration,
+    /// From which P(spam) rspamd clients are told to reject.
+    pub reject_probability: f32,
+    /// How long a stopping daemon lets requests in flight finish.
+    pub stop_timeout: Duration,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            http: vec![Listen::Tcp("127.0.0.1:11333".into())],
+            spamd: vec![Listen::Tcp("127.0.0.1:783".into())],
+            learn_key: None,
+            allow_tell: false,
+            max_connections: 512,
+            max_message_bytes: 32 << 20,
+            request_timeout: Duration::from_secs(30),
+            reject_probability: 0.99,
+            stop_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A running daemon's shared state.
+pub struct Daemon {
+    /// The filter or model it answers with.
+    pub classifier: SavedClassifier,
+    /// How it runs.
+    pub config: ServeConfig,
+    /// Its counters.
+    pub metrics: Metrics,
+    log: Log,
+}
+
+impl Daemon {
+    /// A daemon answering with `classifier`; `log` writes one line (on stderr, say).
+    pub fn new(
+        classifier: SavedClassifier,
+        config: ServeConfig,
+        log: Box<dyn Fn(&str) + Send + Sync>,
+    ) -> Daemon {
+        let metrics = Metrics::default();
+        metrics.set_generation(1);
+        Daemon {
+            classifier,
+            config,
+            metrics,
+            log: Log::new(log),
+        }
+    }
+
+    /// Judges one raw message and counts the verdict.
+    pub fn judge(&self, raw: &[u8]) -> Result<Verdict> {
+        let v = judge(&self.classifier, raw)?;
+        self.metrics.verdict(v.spam);
+        Ok(v)
+    }
+
+    /// Learns one raw message as spam or ham, committed before it returns.
+    pub fn learn(&self, raw: &[u8], spam: bool) -> Result<()> {
+        let class = if spam { "spam" } else { "ham" };
+        self.classifier.learn_mail(raw, class)?;
+        self.metrics.learned(spam);
+        Ok(())
+    }
+
+    /// Whether `given` is the learning credential, compared in time that does not depend
+    /// on where it first differs; false when the daemon has none.
+    pub fn may_learn(&self, given: Option<&[u8]>) -> bool {
+        match (&self.config.learn_key, given) {
+            (Some(key), Some(given)) => same_in_constant_time(key, given),
+            _ => false,
+        }
+    }
+
+    /// Writes `line` to the log, at most a few lines a second: under a flood the lines
+    /// beyond are counted and said in one line later.
+    pub fn note(&self, line: &str) {
+        self.log.line(line);
+    }
+}
+
+/// Whether `a` and `b` are equal, looking at every byte of the longer whatever they hold.
+fn same_in_constant_time(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len().max(b.len());
+    let mut differ = u8::from(a.len() != b.len());
+    for i in 0..n {
+        let x = a.get(i).copied().unwrap_or(0);
+        let y = b.get(i).copied().unwrap_or(0);
+        differ |= x ^ y;
+    }
+    std::hint::black_box(differ) == 0
+}
+
+/// A log that writes at most [`Log::PER_SECOND`] lines a second.
+struct Log {
+    write: Box<dyn Fn(&str) + Send + Sync>,
+    state: Mutex<(Instant, u32, u64)>,
+}
+
+impl Log {
+    /// Lines written in one second at most.
+    const PER_SECOND: u32 = 5;
+
+    fn new(write: Box<dyn Fn(&str) + Send + Sync>) -> Log {
+        Log {
+            write,
+            state: Mutex::new((Instant::now(), 0, 0)),
+        }
+    }
+
+    fn line(&self, line: &str) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let (since, written, dropped) = &mut *s;
+        if since.elapsed() >= Duration::from_secs(1) {
+            if *dropped > 0 {
+                (self.write)(&format!("{dropped} more line(s) left out of the log"));
+            }
+            *since = Instant::now();
+            *written = 0;
+            *dropped = 0;
+        }
+        if *written < Self::PER_SECOND {
+            *written += 1;
+            (self.write)(line);
+        } else {
+            *dropped += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn listeners_are_host_port_or_a_unix_path() {
+        assert_eq!(
+            Listen::parse("127.0.0.1:11333"),
+            Ok(Listen::Tcp("127.0.0.1:11333".into()))
+        );
+        assert_eq!(Listen::parse("[::1]:0"), Ok(Listen::Tcp("[::1]:0".into())));
+        assert_eq!(
+            Listen::parse("unix:/run/r.sock"),
+            Ok(Listen::Unix("/run/r.sock".into()))
+        );
+        for bad in ["11333", "localhost", "host:port", ":783", "unix:", "h:70000"] {
+            assert!(Listen::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_credential_is_the_whole_key() {
+        let key = b"s3cret".as_slice();
+        assert!(same_in_constant_time(key, b"s3cret"));
+        for other in [&b"s3cre"[..], b"s3crex", b"s3cret!", b""] {
+            assert!(!same_in_constant_time(key, other));
+        }
+    }
+
+    #[test]
+    fn a_flood_of_lines_is_cut_to_a_few_a_second() {
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&lines);
+        let log = Log::new(Box::new(move |l| seen.lock().unwrap().push(l.to_string())));
+        for i in 0..1000 {
+            log.line(&format!("line {i}"));
+        }
+        assert_eq!(lines.lock().unwrap().len(), Log::PER_SECOND as usize);
+    }
+}

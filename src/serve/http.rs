@@ -1,0 +1,306 @@
+//! The daemon's HTTP side, one request at a time as hyper frames them: rspamd's protocol
+//! (`POST /checkv2`, `/learnspam`, `/learnham`, `GET /ping`, `/stat`), the JSON API for
+//! documents (`POST /v1/classify`, `/v1/explain`), `GET /healthz` and `GET /metrics`.
+//! Bodies are read within the message bound and the request deadline; every answer but
+//! `/ping`, `/healthz` and `/metrics` is JSON.
+
+use super::daemon::Daemon;
+use super::metrics::{Outcome, Protocol};
+use super::verdict::Verdict;
+use crate::input::Document;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::{Value, json};
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// An answer's body.
+type Body = Full<Bytes>;
+
+/// Answers one request and counts it.
+pub async fn handle(daemon: Arc<Daemon>, req: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+    let start = Instant::now();
+    let protocol = match req.uri().path() {
+        "/checkv2" | "/learnspam" | "/learnham" | "/ping" | "/stat" => Protocol::Rspamd,
+        _ => Protocol::Api,
+    };
+    let (outcome, response) = route(&daemon, req).await;
+    daemon.metrics.request(protocol, outcome, start.elapsed());
+    Ok(response)
+}
+
+/// The answer to `req`, and how it ended.
+async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Response<Body>) {
+    let path = req.uri().path().to_string();
+    match (req.method(), path.as_str()) {
+        (&Method::GET, "/ping") => (Outcome::Ok, text(StatusCode::OK, "pong\r\n")),
+        (&Method::GET, "/healthz") => (Outcome::Ok, text(StatusCode::OK, "ok\n")),
+        (&Method::GET, "/metrics") => (Outcome::Ok, text(StatusCode::OK, &daemon.metrics.render())),
+        (&Method::GET, "/stat") => {
+            let ((spam, ham), (learned_spam, learned_ham)) = daemon.metrics.totals();
+            let body = json!({
+                "scanned": spam + ham,
+                "spam_count": spam,
+                "ham_count": ham,
+                "learned": learned_spam + learned_ham,
+            });
+            (Outcome::Ok, as_json(StatusCode::OK, &body))
+        }
+        (&Method::POST, "/checkv2" | "/learnspam" | "/learnham" | "/v1/classify" | "/v1/explain") => {
+            let password = req
+                .headers()
+                .get("password")
+                .map(|v| v.as_bytes().to_vec());
+            let jsonl = req
+                .headers()
+                .get(hyper::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|t| t.contains("ndjson") || t.contains("jsonl"));
+            let body = match read_body(daemon, req).await {
+                Ok(b) => b,
+                Err(refused) => return refused,
+            };
+            let d = Arc::clone(daemon);
+            let answered = tokio::task::spawn_blocking(move || match path.as_str() {
+                "/checkv2" => check(&d, &body),
+                "/learnspam" | "/learnham" => learn(&d, &body, path == "/learnspam", password.as_deref()),
+                "/v1/classify" => classify(&d, &body, jsonl),
+                _ => explain(&d, &body),
+            })
+            .await;
+            answered.unwrap_or_else(|_| {
+                (
+                    Outcome::Failed,
+                    error(StatusCode::INTERNAL_SERVER_ERROR, "the request failed inside the daemon"),
+                )
+            })
+        }
+        (_, "/checkv2" | "/learnspam" | "/learnham" | "/v1/classify" | "/v1/explain") => (
+            Outcome::Refused,
+            error(StatusCode::METHOD_NOT_ALLOWED, "use POST with the message as the body"),
+        ),
+        _ => (Outcome::Refused, error(StatusCode::NOT_FOUND, "no such path")),
+    }
+}
+
+/// The request's body, read within the message bound and the request deadline.
+async fn read_body(
+    daemon: &Daemon,
+    req: Request<Incoming>,
+) -> Result<Bytes, (Outcome, Response<Body>)> {
+    let limit = usize::try_from(daemon.config.max_message_bytes).unwrap_or(usize::MAX);
+    let collect = Limited::new(req.into_body(), limit).collect();
+    match tokio::time::timeout(daemon.config.request_timeout, collect).await {
+        Err(_) => Err((
+            Outcome::Refused,
+            error(StatusCode::REQUEST_TIMEOUT, "the body did not arrive in time"),
+        )),
+        Ok(Err(e)) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err((
+            Outcome::Refused,
+            error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &format!("a body over {limit} bytes (--max-message-bytes)"),
+            ),
+        )),
+        Ok(Err(e)) => Err((Outcome::Refused, error(StatusCode::BAD_REQUEST, &e.to_string()))),
+        Ok(Ok(c)) => Ok(c.to_bytes()),
+    }
+}
+
+/// rspamd's `/checkv2`: the verdict on a message.
+fn check(daemon: &Daemon, message: &[u8]) -> (Outcome, Response<Body>) {
+    match daemon.judge(message) {
+        Ok(v) => (Outcome::Ok, as_json(StatusCode::OK, &rspamd_verdict(daemon, &v))),
+        Err(e) => (Outcome::Refused, error(StatusCode::BAD_REQUEST, &e.to_string())),
+    }
+}
+
+/// A verdict as rspamd's clients read it.
+fn rspamd_verdict(daemon: &Daemon, v: &Verdict) -> Value {
+    let symbols: serde_json::Map<String, Value> = v
+        .symbols
+        .iter()
+        .map(|(name, c)| {
+            (
+                name.clone(),
+                json!({"name": name, "score": c, "metric_score": c}),
+            )
+        })
+        .collect();
+    json!({
+        "is_skipped": false,
+        "score": v.shown,
+        "required_score": v.required,
+        "action": v.action(daemon.config.reject_probability).name(),
+        "symbols": symbols,
+        "messages": {},
+        "probability": v.probability,
+    })
+}
+
+/// rspamd's `/learnspam` and `/learnham`, behind the credential.
+fn learn(daemon: &Daemon, message: &[u8], spam: bool, password: Option<&[u8]>) -> (Outcome, Response<Body>) {
+    if daemon.config.learn_key.is_none() {
+        return (
+            Outcome::Refused,
+            error(
+                StatusCode::FORBIDDEN,
+                "learning over HTTP needs the daemon started with --learn-key FILE",
+            ),
+        );
+    }
+    if !daemon.may_learn(password) {
+        return (
+            Outcome::Refused,
+            error(StatusCode::FORBIDDEN, "the Password header is not the learning credential"),
+        );
+    }
+    match daemon.learn(message, spam) {
+        Ok(()) => (Outcome::Ok, as_json(StatusCode::OK, &json!({"success": true}))),
+        Err(e) => (Outcome::Failed, error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string())),
+    }
+}
+
+/// The documents of a `/v1` body: one per JSON line (`{"text": …, "id": …}`) when it is
+/// JSON lines, else the whole body as one; a line that is not such an object is an error
+/// naming it.
+fn documents(body: &[u8], jsonl: bool) -> Result<Vec<Document>, String> {
+    if !jsonl {
+        let text = crate::input::decode_text(body.to_vec());
+        return Ok(vec![Document::new("1", text, None)]);
+    }
+    let text = std::str::from_utf8(body).map_err(|_| "the body is not UTF-8".to_string())?;
+    let mut docs = Vec::new();
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let v: Value =
+            serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1))?;
+        let Some(t) = v.get("text").and_then(Value::as_str) else {
+            return Err(format!("line {}: no \"text\"", i + 1));
+        };
+        let id = match v.get("id") {
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+            None => (i + 1).to_string(),
+        };
+        docs.push(Document::new(id, t, None));
+    }
+    Ok(docs)
+}
+
+/// `POST /v1/classify`: one JSON line per document, as `classify --format jsonl` gives:
+/// `id`, `label`, `score` and, where the model has one, `probability`.
+fn classify(daemon: &Daemon, body: &[u8], jsonl: bool) -> (Outcome, Response<Body>) {
+    let docs = match documents(body, jsonl) {
+        Ok(d) => d,
+        Err(why) => return (Outcome::Refused, error(StatusCode::BAD_REQUEST, &why)),
+    };
+    let c = &daemon.classifier;
+    let mut out = String::new();
+    if c.reads_mail() {
+        for d in &docs {
+            match daemon.judge(d.text.as_bytes()) {
+                Ok(v) => {
+                    let label = if v.spam { "spam" } else { "ham" };
+                    let line = json!({"id": d.id, "label": label, "score": v.score, "probability": v.probability});
+                    out.push_str(&format!("{line}\n"));
+                }
+                Err(e) => return (Outcome::Refused, error(StatusCode::BAD_REQUEST, &e.to_string())),
+            }
+        }
+    } else {
+        let (labels, probabilities) = match c.labels(&docs) {
+            Ok(l) => l,
+            Err(e) => return (Outcome::Refused, error(StatusCode::BAD_REQUEST, &e.to_string())),
+        };
+        for ((d, l), p) in docs.iter().zip(&labels).zip(&probabilities) {
+            let (label, score) = l
+                .first()
+                .map(|&(k, s)| (c.classes()[k].as_str(), s))
+                .unwrap_or(("", 0.0));
+            let mut line = json!({"id": d.id, "label": label, "score": score});
+            if let Some(p) = p {
+                line["probability"] = json!(p);
+            }
+            out.push_str(&format!("{line}\n"));
+        }
+    }
+    let mut r = Response::new(Full::new(Bytes::from(out)));
+    r.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/x-ndjson"),
+    );
+    (Outcome::Ok, r)
+}
+
+/// `POST /v1/explain`: the decided class's score taken apart, as `classify --explain
+/// --format jsonl` gives it.
+fn explain(daemon: &Daemon, body: &[u8]) -> (Outcome, Response<Body>) {
+    let c = &daemon.classifier;
+    let explained = if c.reads_mail() {
+        c.explain_mail(body)
+    } else {
+        let doc = Document::new("1", crate::input::decode_text(body.to_vec()), None);
+        c.explain(&doc, None)
+    };
+    match explained {
+        Ok(e) => {
+            let features: Vec<Value> = e
+                .features
+                .iter()
+                .map(|f| {
+                    json!({"feature": f.feature, "weight": f.weight, "value": f.value, "contribution": f.contribution})
+                })
+                .collect();
+            let body = json!({
+                "class": c.classes()[e.class],
+                "score": e.score,
+                "bias": e.bias,
+                "features": features,
+            });
+            (Outcome::Ok, as_json(StatusCode::OK, &body))
+        }
+        Err(e) => (Outcome::Refused, error(StatusCode::BAD_REQUEST, &e.to_string())),
+    }
+}
+
+/// A plain-text answer.
+fn text(status: StatusCode, body: &str) -> Response<Body> {
+    let mut r = Response::new(Full::new(Bytes::from(body.to_string())));
+    *r.status_mut() = status;
+    r
+}
+
+/// A JSON answer.
+fn as_json(status: StatusCode, v: &Value) -> Response<Body> {
+    let mut r = text(status, &format!("{v}\n"));
+    r.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+/// A JSON error: `{"error": why}`.
+fn error(status: StatusCode, why: &str) -> Response<Body> {
+    as_json(status, &json!({"error": why}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_is_one_document_or_one_per_json_line() {
+        let one = documents(b"free cash\nnow", false).unwrap();
+        assert_eq!((one.len(), one[0].text.as_str()), (1, "free cash\nnow"));
+        let lines = documents(b"{\"text\":\"a b\"}\n\n{\"id\":\"x7\",\"text\":\"c\"}\n", true).unwrap();
+        let ids: Vec<&str> = lines.iter().map(|d| d.id.as_str()).collect();
+        assert_eq!(ids, ["1", "x7"]);
+        assert_eq!(lines[1].text, "c");
+        assert_eq!(documents(b"{\"text\":1}\n", true).unwrap_err(), "line 1: no \"text\"");
+        assert!(documents(b"{bad\n", true).unwrap_err().starts_with("line 1:"));
+    }
+}

@@ -1,0 +1,248 @@
+//! A daemon running: its listeners bound (TCP or Unix sockets), connections accepted up
+//! to the connection bound (one more is answered busy: spamd's `EX_TEMPFAIL`, HTTP 503,
+//! and closed), each served on tokio's threads, until SIGTERM or SIGINT; then no new
+//! connection is taken and those in flight have the stop deadline to finish.
+
+use super::daemon::{Daemon, Listen};
+use super::{http, spamd, spamd_conn};
+use crate::{Error, Result};
+use std::sync::Arc;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpListener, UnixListener};
+use tokio::sync::{Semaphore, watch};
+
+/// Which protocol a listener speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Speaks {
+    Http,
+    Spamd,
+}
+
+/// A bound listener.
+enum Bound {
+    Tcp(TcpListener),
+    Unix(UnixListener),
+}
+
+/// Runs `daemon` until it is told to stop; `ready` is called with each listener's
+/// protocol and address once all are bound (a port of 0 given as the one the system
+/// chose), before any connection is served.
+pub fn run(daemon: Daemon, ready: impl FnOnce(&[String])) -> Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Data(format!("the daemon's runtime: {e}")))?;
+    rt.block_on(serve(Arc::new(daemon), ready))
+}
+
+async fn serve(daemon: Arc<Daemon>, ready: impl FnOnce(&[String])) -> Result<()> {
+    let mut bound = Vec::new();
+    let mut said = Vec::new();
+    let config = &daemon.config;
+    let all = config
+        .http
+        .iter()
+        .map(|l| (Speaks::Http, l))
+        .chain(config.spamd.iter().map(|l| (Speaks::Spamd, l)));
+    for (speaks, listen) in all {
+        let (b, at) = bind(listen).await?;
+        let name = if speaks == Speaks::Http { "http" } else { "spamd" };
+        said.push(format!("{name} {at}"));
+        bound.push((speaks, b));
+    }
+    ready(&said);
+    let max = daemon.config.max_connections;
+    let slots = Arc::new(Semaphore::new(max));
+    let (stop, stopped) = watch::channel(false);
+    let mut tasks = Vec::new();
+    for (speaks, listener) in bound {
+        let (d, s, st) = (Arc::clone(&daemon), Arc::clone(&slots), stopped.clone());
+        tasks.push(tokio::spawn(accept(d, s, st, speaks, listener)));
+    }
+    wait_for_signal().await;
+    daemon.note("stopping: no new connection is taken; finishing those in flight");
+    let _ = stop.send(true);
+    for t in tasks {
+        let _ = t.await;
+    }
+    let all = u32::try_from(max).unwrap_or(u32::MAX);
+    let finished = tokio::time::timeout(daemon.config.stop_timeout, slots.acquire_many(all)).await;
+    if finished.is_err() {
+        daemon.note("stopped with requests still in flight past the stop deadline");
+    }
+    for listen in daemon.config.http.iter().chain(&daemon.config.spamd) {
+        if let Listen::Unix(path) = listen {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    Ok(())
+}
+
+/// Binds `listen`; the address it is bound at, as said to the caller.
+async fn bind(listen: &Listen) -> Result<(Bound, String)> {
+    match listen {
+        Listen::Tcp(addr) => {
+            let l = TcpListener::bind(addr.as_str())
+                .await
+                .map_err(|e| Error::Data(format!("cannot listen on {addr}: {e}")))?;
+            let at = l.local_addr().map(|a| a.to_string()).unwrap_or_else(|_| addr.clone());
+            Ok((Bound::Tcp(l), at))
+        }
+        Listen::Unix(path) => {
+            // A socket left by a daemon that died is replaced; anything else is not.
+            if let Ok(m) = std::fs::symlink_metadata(path) {
+                use std::os::unix::fs::FileTypeExt;
+                if !m.file_type().is_socket() {
+                    return Err(Error::Data(format!(
+                        "cannot listen on unix:{}: something that is not a socket is there",
+                        path.display()
+                    )));
+                }
+                let _ = std::fs::remove_file(path);
+            }
+            let l = UnixListener::bind(path).map_err(|e| {
+                Error::Data(format!("cannot listen on unix:{}: {e}", path.display()))
+            })?;
+            Ok((Bound::Unix(l), format!("unix:{}", path.display())))
+        }
+    }
+}
+
+/// Takes connections on `listener` until told to stop.
+async fn accept(
+    daemon: Arc<Daemon>,
+    slots: Arc<Semaphore>,
+    mut stopped: watch::Receiver<bool>,
+    speaks: Speaks,
+    listener: Bound,
+) {
+    loop {
+        let accepted = tokio::select! {
+            _ = stopped.changed() => return,
+            a = next(&listener) => a,
+        };
+        match accepted {
+            Ok((stream, trusted)) => {
+                let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+                    busy(stream, speaks, &daemon).await;
+                    continue;
+                };
+                let (d, st) = (Arc::clone(&daemon), stopped.clone());
+                tokio::spawn(async move {
+                    d.metrics.connection(true);
+                    match stream {
+                        Stream::Tcp(s) => connection(&d, s, trusted, speaks, st).await,
+                        Stream::Unix(s) => connection(&d, s, trusted, speaks, st).await,
+                    }
+                    d.metrics.connection(false);
+                    drop(slot);
+                });
+            }
+            Err(e) => {
+                // Out of descriptors, say: wait a moment rather than spin.
+                daemon.note(&format!("accepting a connection: {e}"));
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+    }
+}
+
+/// An accepted connection.
+enum Stream {
+    Tcp(tokio::net::TcpStream),
+    Unix(tokio::net::UnixStream),
+}
+
+/// The next connection, and whether its client is on this host (loopback or a Unix
+/// socket).
+async fn next(listener: &Bound) -> std::io::Result<(Stream, bool)> {
+    match listener {
+        Bound::Tcp(l) => {
+            let (s, peer) = l.accept().await?;
+            let _ = s.set_nodelay(true);
+            Ok((Stream::Tcp(s), peer.ip().is_loopback()))
+        }
+        Bound::Unix(l) => {
+            let (s, _) = l.accept().await?;
+            Ok((Stream::Unix(s), true))
+        }
+    }
+}
+
+/// Serves one connection in its protocol.
+async fn connection<S>(
+    daemon: &Arc<Daemon>,
+    stream: S,
+    trusted: bool,
+    speaks: Speaks,
+    mut stopped: watch::Receiver<bool>,
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    match speaks {
+        Speaks::Spamd => spamd_conn::serve(Arc::clone(daemon), stream, trusted).await,
+        Speaks::Http => {
+            let d = Arc::clone(daemon);
+            let service = hyper::service::service_fn(move |req| http::handle(Arc::clone(&d), req));
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(daemon.config.request_timeout)
+                .max_buf_size(64 << 10)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            let mut conn = std::pin::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => {}
+                _ = stopped.changed() => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
+            }
+        }
+    }
+}
+
+/// Turns a connection away: the daemon is at its connection bound.
+async fn busy(stream: Stream, speaks: Speaks, daemon: &Daemon) {
+    let answer = match speaks {
+        Speaks::Spamd => spamd::error((1, 5), spamd::Status::TempFail),
+        Speaks::Http => b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_vec(),
+    };
+    let write = async {
+        match stream {
+            Stream::Tcp(mut s) => {
+                let _ = s.write_all(&answer).await;
+                let _ = s.shutdown().await;
+            }
+            Stream::Unix(mut s) => {
+                let _ = s.write_all(&answer).await;
+                let _ = s.shutdown().await;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), write).await;
+    let protocol = match speaks {
+        Speaks::Spamd => super::metrics::Protocol::Spamd,
+        Speaks::Http => super::metrics::Protocol::Api,
+    };
+    daemon
+        .metrics
+        .request(protocol, super::metrics::Outcome::Busy, std::time::Duration::ZERO);
+    daemon.note("busy: a connection over --max-connections was turned away");
+}
+
+/// Waits for SIGTERM or SIGINT.
+async fn wait_for_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        // No signal handling: run until the process is killed.
+        std::future::pending::<()>().await;
+        return;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+}

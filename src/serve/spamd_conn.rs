@@ -1,0 +1,207 @@
+//! One spamd connection: the request head read within the request deadline and its
+//! bounds ([`super::spamd::parse_head`]), the message read up to its `Content-length`,
+//! the question asked of the daemon, the answer written, and the connection closed, as
+//! spamd does after every request.
+
+use super::daemon::Daemon;
+use super::metrics::{Outcome, Protocol};
+use super::spamd::{self, Answer, Command, Limits, MessageClass, Refusal, Request, Status};
+use super::verdict::Verdict;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+/// Serves one request on `io`; `trusted` says whether the client may `TELL` (a loopback
+/// or Unix-socket client of a daemon that allows it).
+pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(daemon: Arc<Daemon>, mut io: S, trusted: bool) {
+    let start = Instant::now();
+    let deadline = daemon.config.request_timeout;
+    let read = tokio::time::timeout(deadline, read_request(&daemon, &mut io)).await;
+    let (outcome, bytes) = match read {
+        Err(_) => (Outcome::Refused, spamd::error((1, 5), Status::Timeout)),
+        Ok(Err(refusal)) => {
+            daemon.note(&format!("spamd: {}", refusal.why));
+            (Outcome::Refused, spamd::error((1, 5), refusal.status))
+        }
+        Ok(Ok(None)) => return,
+        Ok(Ok(Some((request, message)))) => {
+            let v = request.version;
+            let d = Arc::clone(&daemon);
+            let answered =
+                tokio::task::spawn_blocking(move || answer(&d, &request, &message, trusted)).await;
+            match answered {
+                Ok(Ok(bytes)) => (Outcome::Ok, bytes),
+                Ok(Err(refusal)) => {
+                    daemon.note(&format!("spamd: {}", refusal.why));
+                    let outcome = match refusal.status {
+                        Status::Software | Status::IoErr => Outcome::Failed,
+                        _ => Outcome::Refused,
+                    };
+                    (outcome, spamd::error(v, refusal.status))
+                }
+                Err(_) => (Outcome::Failed, spamd::error(v, Status::Software)),
+            }
+        }
+    };
+    let _ = io.write_all(&bytes).await;
+    let _ = io.shutdown().await;
+    daemon
+        .metrics
+        .request(Protocol::Spamd, outcome, start.elapsed());
+}
+
+/// The request head and its message; `None` when the client closed without a request.
+async fn read_request<S: AsyncRead + Unpin>(
+    daemon: &Daemon,
+    io: &mut S,
+) -> Result<Option<(Request, Vec<u8>)>, Refusal> {
+    let limits = Limits {
+        message_bytes: daemon.config.max_message_bytes,
+        ..Limits::default()
+    };
+    let mut buf = Vec::with_capacity(8192);
+    let (request, end) = loop {
+        if let Some(head) = spamd::parse_head(&buf, &limits)? {
+            break head;
+        }
+        let mut chunk = [0u8; 8192];
+        let n = io.read(&mut chunk).await.map_err(|e| Refusal {
+            status: Status::IoErr,
+            why: e.to_string(),
+        })?;
+        if n == 0 {
+            if buf.is_empty() {
+                return Ok(None);
+            }
+            return Err(Refusal {
+                status: Status::Protocol,
+                why: "the connection closed inside a request head".into(),
+            });
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let mut message = buf.split_off(end);
+    let want = request.content_length.unwrap_or(0) as usize;
+    if message.len() > want {
+        return Err(Refusal {
+            status: Status::Protocol,
+            why: "more bytes than the Content-length announced".into(),
+        });
+    }
+    let mut rest = (&mut *io).take((want - message.len()) as u64);
+    rest.read_to_end(&mut message).await.map_err(|e| Refusal {
+        status: Status::IoErr,
+        why: e.to_string(),
+    })?;
+    if message.len() < want {
+        return Err(Refusal {
+            status: Status::Protocol,
+            why: format!(
+                "the connection closed after {} of the {want} bytes announced",
+                message.len()
+            ),
+        });
+    }
+    Ok(Some((request, message)))
+}
+
+/// The answer to `request` about `message`, asked of the daemon (on a blocking thread:
+/// a learn commits to disk).
+fn answer(daemon: &Daemon, request: &Request, message: &[u8], trusted: bool) -> Result<Vec<u8>, Refusal> {
+    let failed = |e: crate::Error| Refusal {
+        status: Status::DataErr,
+        why: e.to_string(),
+    };
+    let v = request.version;
+    let judged = |daemon: &Daemon| daemon.judge(message).map_err(failed);
+    Ok(match request.command {
+        Command::Ping => spamd::answer(v, &Answer::Pong),
+        Command::Skip => Vec::new(),
+        Command::Check => spamd::answer(v, &Answer::Verdict(said(&judged(daemon)?))),
+        Command::Symbols => {
+            let verdict = judged(daemon)?;
+            let names: Vec<String> = verdict.symbols.iter().map(|(f, _)| f.clone()).collect();
+            spamd::answer(v, &Answer::Symbols(said(&verdict), &names))
+        }
+        Command::Report | Command::ReportIfSpam => {
+            let verdict = judged(daemon)?;
+            if request.command == Command::ReportIfSpam && !verdict.spam {
+                spamd::answer(v, &Answer::Verdict(said(&verdict)))
+            } else {
+                spamd::answer(v, &Answer::Report(said(&verdict), &report(&verdict)))
+            }
+        }
+        Command::Headers | Command::Process => {
+            let verdict = judged(daemon)?;
+            let field = header_field(&verdict);
+            let out = if request.command == Command::Process {
+                let mut m = field.into_bytes();
+                m.extend_from_slice(message);
+                m
+            } else {
+                field.into_bytes()
+            };
+            spamd::answer(v, &Answer::Message(said(&verdict), &out))
+        }
+        Command::Tell => {
+            if !(daemon.config.allow_tell && trusted) {
+                return Err(Refusal {
+                    status: Status::NoPerm,
+                    why: "TELL refused: learning over spamd needs --allow-tell and a loopback \
+                          or Unix-socket client"
+                        .into(),
+                });
+            }
+            if request.remove_local {
+                return Err(Refusal {
+                    status: Status::Usage,
+                    why: "TELL Remove: a learned message cannot be forgotten by this filter"
+                        .into(),
+                });
+            }
+            let spam = request.class == Some(MessageClass::Spam);
+            daemon.learn(message, spam).map_err(|e| Refusal {
+                status: Status::IoErr,
+                why: e.to_string(),
+            })?;
+            spamd::answer(
+                v,
+                &Answer::Told {
+                    set: true,
+                    removed: false,
+                },
+            )
+        }
+    })
+}
+
+/// The verdict in spamd's terms.
+fn said(v: &Verdict) -> spamd::Verdict {
+    spamd::Verdict {
+        spam: v.spam,
+        score: v.shown,
+        threshold: v.required,
+    }
+}
+
+/// A report's text: one line per feature, what it adds to the score.
+fn report(v: &Verdict) -> String {
+    let mut out = String::from(" pts rule name              description\n");
+    out.push_str("---- ---------------------- --------------------------------------------------\n");
+    for (feature, c) in &v.symbols {
+        out.push_str(&format!("{c:>4.1} {feature:<22} adds {c:.4} to the filter's score\n"));
+    }
+    out
+}
+
+/// The header field a filtered message carries, as `classify --passthrough` writes it.
+fn header_field(v: &Verdict) -> String {
+    let verdict = if v.spam { "spam" } else { "ham" };
+    match v.probability {
+        Some(p) => format!(
+            "X-Rosenblatt: {verdict}; score={:.4}; probability={p:.6}\r\n",
+            v.score
+        ),
+        None => format!("X-Rosenblatt: {verdict}; score={:.4}\r\n", v.score),
+    }
+}

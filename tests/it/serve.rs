@@ -1,0 +1,316 @@
+//! `rosenblatt serve` on loopback, asked over spamd's protocol, rspamd's and the JSON API
+//! by clients written here from the protocols' documents (and by Debian's `spamc` and
+//! `curl` where they are installed): its verdicts are `classify`'s for the same messages,
+//! a learn needs the credential and is committed before it is acknowledged, malformed
+//! requests are refused with the protocol's errors while the daemon goes on, a client
+//! over the connection bound is answered busy, and SIGTERM ends it with status 0.
+
+use crate::common::{bin, corpus_and_filter, exe, stdout_of};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+
+/// A running daemon and the addresses it said it listens on.
+struct Daemon {
+    child: Child,
+    http: String,
+    spamd: String,
+}
+
+impl Daemon {
+    /// Starts `serve -m FILTER` on ports the system picks, with `flags`.
+    fn start(filter: &Path, flags: &[&str]) -> Daemon {
+        let mut child = exe()
+            .args(["serve", "-m"])
+            .arg(filter)
+            .args(["--http", "127.0.0.1:0", "--spamd", "127.0.0.1:0"])
+            .args(flags)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let (mut http, mut spamd) = (None, None);
+        while http.is_none() || spamd.is_none() {
+            let line = lines.next().expect("serve ended before listening").unwrap();
+            if let Some(a) = line.strip_prefix("rosenblatt serve: listening: http ") {
+                http = Some(a.to_string());
+            } else if let Some(a) = line.strip_prefix("rosenblatt serve: listening: spamd ") {
+                spamd = Some(a.to_string());
+            }
+        }
+        // The rest of its log is read (and dropped) so the daemon never blocks on it.
+        std::thread::spawn(move || for _ in lines {});
+        Daemon {
+            child,
+            http: http.unwrap(),
+            spamd: spamd.unwrap(),
+        }
+    }
+
+    /// Sends `request` to the spamd listener; the whole answer.
+    fn spamd(&self, request: &[u8]) -> String {
+        let mut s = TcpStream::connect(&self.spamd).unwrap();
+        s.write_all(request).unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        out
+    }
+
+    /// `METHOD PATH` over HTTP/1.1 with `headers` and `body`: (status, body).
+    fn http(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
+        let mut s = TcpStream::connect(&self.http).unwrap();
+        let mut req = format!(
+            "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: {}\r\n",
+            body.len()
+        );
+        for (k, v) in headers {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        req.push_str("\r\n");
+        s.write_all(req.as_bytes()).unwrap();
+        s.write_all(body).unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        let status = out[9..12].parse().unwrap();
+        let body = out.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+        (status, body)
+    }
+
+    /// SIGTERM, then the exit status.
+    fn stop(mut self) -> std::process::ExitStatus {
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A spamd request for `message`.
+fn spamd_request(command: &str, extra: &str, message: &[u8]) -> Vec<u8> {
+    let mut r = format!(
+        "{command} SPAMC/1.5\r\n{extra}Content-length: {}\r\n\r\n",
+        message.len()
+    )
+    .into_bytes();
+    r.extend_from_slice(message);
+    r
+}
+
+/// The score and threshold of a `Spam: True ; S / T` line, and whether it says spam.
+fn spam_line(answer: &str) -> (bool, f64, f64) {
+    let line = answer
+        .lines()
+        .find_map(|l| l.strip_prefix("Spam: "))
+        .unwrap_or_else(|| panic!("no Spam line in {answer:?}"));
+    let (word, rest) = line.split_once(" ; ").unwrap();
+    let (s, t) = rest.split_once(" / ").unwrap();
+    (word == "True", s.parse().unwrap(), t.parse().unwrap())
+}
+
+/// Six messages of the filter's corpus, spam and ham, with `classify`'s verdict and P(spam)
+/// for each.
+fn messages(corpus: &Path, store: &Path) -> Vec<(PathBuf, bool, f64)> {
+    let mut out = Vec::new();
+    for class in ["spam", "ham"] {
+        for i in 0..3 {
+            let m = corpus.join(class).join(format!("{i}.eml"));
+            let line = stdout_of(bin().args(["classify", "--format", "jsonl", "-m"]).arg(store).arg(&m));
+            let v: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+            let spam = v["label"] == "spam";
+            out.push((m, spam, v["probability"].as_f64().unwrap()));
+        }
+    }
+    out
+}
+
+#[test]
+fn spamd_and_rspamd_clients_get_the_verdicts_of_classify() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, model) = corpus_and_filter(dir.path());
+    let store = dir.path().join("spam.store");
+    bin().arg("convert").arg(&model).arg(&store).assert().success();
+    let d = Daemon::start(&store, &[]);
+    let msgs = messages(&corpus, &store);
+    assert!(msgs.iter().any(|m| m.1) && msgs.iter().any(|m| !m.1));
+    for (path, spam, p) in &msgs {
+        let raw = std::fs::read(path).unwrap();
+        // spamd: CHECK says the verdict, 10 × P(spam) over 10 × P at the threshold.
+        let answer = d.spamd(&spamd_request("CHECK", "", &raw));
+        assert!(answer.starts_with("SPAMD/1.5 0 EX_OK\r\n"), "{answer}");
+        let (said, score, threshold) = spam_line(&answer);
+        assert_eq!(said, *spam, "{}", path.display());
+        assert!((score - 10.0 * p).abs() < 0.051, "{score} vs {p}");
+        assert!((threshold - 9.0).abs() < 0.051, "{threshold}");
+        // rspamd: the same verdict as JSON, with an action that follows it.
+        let (status, body) = d.http("POST", "/checkv2", &[], &raw);
+        assert_eq!(status, 200, "{body}");
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert!((v["score"].as_f64().unwrap() - 10.0 * p).abs() < 1e-3);
+        let action = v["action"].as_str().unwrap();
+        assert_eq!(action == "no action", !spam, "{action}");
+        assert!(!v["symbols"].as_object().unwrap().is_empty());
+    }
+    // SYMBOLS names the strongest features of classify --explain, strongest first.
+    let (first, _, _) = &msgs[0];
+    let raw = std::fs::read(first).unwrap();
+    let answer = d.spamd(&spamd_request("SYMBOLS", "", &raw));
+    let names: Vec<&str> = answer.rsplit("\r\n\r\n").next().unwrap().split(',').collect();
+    let explained = stdout_of(
+        bin()
+            .args(["classify", "--explain", "--format", "jsonl", "-m"])
+            .arg(&store)
+            .arg(first),
+    );
+    let e: serde_json::Value = serde_json::from_str(explained.trim()).unwrap();
+    let strongest: Vec<&str> = e["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(names.len())
+        .map(|f| f["feature"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, strongest);
+    // PING, and the JSON API's one document.
+    assert_eq!(d.spamd(b"PING SPAMC/1.5\r\n\r\n"), "SPAMD/1.5 0 PONG\r\n");
+    let (status, body) = d.http("POST", "/v1/classify", &[], &raw);
+    assert_eq!(status, 200);
+    let v: serde_json::Value = serde_json::from_str(body.trim()).unwrap();
+    assert_eq!(v["label"] == "spam", msgs[0].1);
+    assert_eq!(d.http("GET", "/healthz", &[], b"").0, 200);
+    assert_eq!(d.http("GET", "/ping", &[], b""), (200, "pong\r\n".into()));
+    let (_, metrics) = d.http("GET", "/metrics", &[], b"");
+    let verdicts: u64 = metrics
+        .lines()
+        .filter(|l| l.starts_with("rosenblatt_verdicts_total"))
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(verdicts, 6 * 2 + 2, "{metrics}");
+    assert!(d.stop().success());
+}
+
+#[test]
+fn learning_needs_the_credential_and_is_committed_before_it_is_acknowledged() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, model) = corpus_and_filter(dir.path());
+    let store = dir.path().join("spam.store");
+    bin().arg("convert").arg(&model).arg(&store).assert().success();
+    let key = dir.path().join("key");
+    std::fs::write(&key, "correct horse battery\n").unwrap();
+    let d = Daemon::start(&store, &["--learn-key", key.to_str().unwrap()]);
+    let raw = std::fs::read(corpus.join("ham/0.eml")).unwrap();
+    let learned = || -> u64 {
+        let out = stdout_of(bin().args(["inspect", "--json", "-m"]).arg(&store));
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["learned"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(learned(), 0);
+    for wrong in [&[][..], &[("Password", "correct horse")]] {
+        let (status, body) = d.http("POST", "/learnspam", wrong, &raw);
+        assert_eq!(status, 403, "{body}");
+    }
+    // spamd's TELL is refused without --allow-tell: EX_NOPERM.
+    let told = d.spamd(&spamd_request(
+        "TELL",
+        "Message-class: spam\r\nSet: local\r\n",
+        &raw,
+    ));
+    assert_eq!(told, "SPAMD/1.5 77 EX_NOPERM\r\n");
+    assert_eq!(learned(), 0, "nothing was learned without the credential");
+    let (status, body) = d.http("POST", "/learnspam", &[("Password", "correct horse battery")], &raw);
+    assert_eq!((status, body.trim()), (200, "{\"success\":true}"));
+    // Acknowledged means committed: another process reads it at once.
+    assert_eq!(learned(), 1);
+    let (_, stat) = d.http("GET", "/stat", &[], b"");
+    let stat: serde_json::Value = serde_json::from_str(&stat).unwrap();
+    assert_eq!(stat["learned"], 1);
+    assert!(d.stop().success());
+}
+
+#[test]
+fn malformed_requests_are_refused_and_a_client_over_the_bound_is_told_busy() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, model) = corpus_and_filter(dir.path());
+    let d = Daemon::start(&model, &["--max-connections", "2", "--max-message-bytes", "64K"]);
+    for (request, status) in [
+        (&b"HELLO SPAMC/1.5\r\n\r\n"[..], "76 EX_PROTOCOL"),
+        (b"CHECK SPAMC/1.5\r\nContent-length: -5\r\n\r\n", "76 EX_PROTOCOL"),
+        (b"CHECK SPAMC/1.5\r\nContent-length: 999999999\r\n\r\n", "65 EX_DATAERR"),
+        (b"CHECK SPAMC/1.5\r\n\r\n", "76 EX_PROTOCOL"),
+        // The connection closes before the message announced has come.
+        (b"CHECK SPAMC/1.5\r\nContent-length: 50\r\n\r\nshort", "76 EX_PROTOCOL"),
+    ] {
+        let mut s = TcpStream::connect(&d.spamd).unwrap();
+        s.write_all(request).unwrap();
+        s.shutdown(std::net::Shutdown::Write).unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        assert_eq!(out, format!("SPAMD/1.5 {status}\r\n"), "{request:?}");
+    }
+    let (status, _) = d.http("POST", "/checkv2", &[], &vec![b'a'; 70_000]);
+    assert_eq!(status, 413);
+    assert_eq!(d.http("GET", "/nowhere", &[], b"").0, 404);
+    // Two idle clients hold both connections: a third is turned away at once.
+    let held: Vec<TcpStream> = (0..2).map(|_| TcpStream::connect(&d.spamd).unwrap()).collect();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let raw = std::fs::read(corpus.join("spam/0.eml")).unwrap();
+    assert_eq!(
+        d.spamd(&spamd_request("CHECK", "", &raw)),
+        "SPAMD/1.5 75 EX_TEMPFAIL\r\n"
+    );
+    drop(held);
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    // Served again once they are gone.
+    assert!(d.spamd(&spamd_request("CHECK", "", &raw)).contains("EX_OK"));
+    assert!(d.stop().success());
+}
+
+#[test]
+fn debian_spamc_and_curl_agree_with_classify() {
+    let found = |p: &str| {
+        std::process::Command::new(p)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok()
+    };
+    if !found("spamc") || !found("curl") {
+        eprintln!("note: spamc or curl is not installed (.ci/run installs them); skipping");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, model) = corpus_and_filter(dir.path());
+    let store = dir.path().join("spam.store");
+    bin().arg("convert").arg(&model).arg(&store).assert().success();
+    let d = Daemon::start(&store, &[]);
+    let (host, port) = d.spamd.rsplit_once(':').unwrap();
+    for (path, spam, p) in messages(&corpus, &store) {
+        // spamc -c prints SCORE/THRESHOLD and exits 1 for spam, 0 for ham.
+        let out = std::process::Command::new("spamc")
+            .args(["-d", host, "-p", port, "-c"])
+            .stdin(std::fs::File::open(&path).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(i32::from(spam)), "{out:?}");
+        let said = String::from_utf8_lossy(&out.stdout);
+        let score: f64 = said.trim().split('/').next().unwrap().parse().unwrap();
+        assert!((score - 10.0 * p).abs() < 0.051, "{said} vs {p}");
+        let out = std::process::Command::new("curl")
+            .args(["-s", "--data-binary"])
+            .arg(format!("@{}", path.display()))
+            .arg(format!("http://{}/checkv2", d.http))
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["action"] != "no action", spam);
+    }
+    assert!(d.stop().success());
+}
