@@ -10,14 +10,19 @@ use anyhow::{Result, bail};
 use rosenblatt::distributed::{Cluster, Processes, gather_scores};
 use rosenblatt::incremental::SpamFilter;
 use rosenblatt::input::{DocStream, Share, mail};
-use rosenblatt::model::Model;
+use rosenblatt::classifier::SavedClassifier;
 use rosenblatt::training;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-/// Runs `classify` as process `p.index` of a cluster, with the model already read.
-pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> Result<ExitCode> {
+/// Runs `classify` as process `p.index` of a cluster, with the model already opened.
+pub fn run(
+    plan: &ClassifyPlan,
+    c: &SavedClassifier,
+    svm_input: bool,
+    p: Processes,
+) -> Result<ExitCode> {
     if svm_input {
         bail!(
             "classify --processes reads documents or mail; SVMlight vectors are classified \
@@ -29,9 +34,10 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
     }
     let me = p.index;
     let cluster = Cluster::Processes(p);
-    let model = Arc::new(model);
+    // Every worker scores with the whole model, read once (a store in one transaction).
+    let model = c.model()?;
     let shared = Arc::new(plan.clone());
-    let mail = model.analyzer().source().mail_rules().is_some() || plan.filter();
+    let mail = c.reads_mail() || plan.filter();
     let gathered = if mail {
         let f = super::classify_mail::filter_rules(plan, &*model)?;
         let (rules, spam, probability) = (f.rules.clone(), f.spam, f.probability);
