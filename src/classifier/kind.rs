@@ -3,15 +3,15 @@
 //! of SVMlight vectors; and the refusal of inputs of the other kind.
 
 use crate::features::svmlight;
-use crate::incremental::Filter;
 use crate::model::{FeatureSpace, Model};
+use crate::text::Analyzer;
 use crate::{Error, Result};
 use std::path::Path;
 
 /// What a model reads and answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// A spam filter: reads mail, classes ham and spam (see [`Filter::spam_filter`]).
+    /// A spam filter: reads mail, classes ham and spam (see [`crate::incremental::Filter::spam_filter`]).
     SpamFilter,
     /// A model whose analyzer reads mail and whose classes are not ham and spam.
     Mail,
@@ -27,15 +27,16 @@ impl Kind {
         if matches!(model.features(), FeatureSpace::Indexed { .. }) {
             Kind::Vectors
         } else {
-            Kind::of_filter(model)
+            Kind::of_filter(model.analyzer(), model.classes())
         }
     }
 
-    /// The kind of a model of documents (a model file or a store's snapshot).
-    pub(super) fn of_filter(filter: &dyn Filter) -> Kind {
-        if filter.spam_filter().is_ok() {
+    /// The kind of a model of documents (a model file or a store) reading with
+    /// `analyzer`, of `classes`.
+    pub(super) fn of_filter(analyzer: &Analyzer, classes: &[String]) -> Kind {
+        if crate::incremental::spam_filter(analyzer, classes, false).is_ok() {
             Kind::SpamFilter
-        } else if filter.analyzer().source().mail_rules().is_some() {
+        } else if analyzer.source().mail_rules().is_some() {
             Kind::Mail
         } else {
             Kind::Text

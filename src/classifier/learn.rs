@@ -45,7 +45,9 @@ impl SavedClassifier {
         };
         Err(Error::model(
             &self.path,
-            format!("learn teaches a two-class filter its class {class}, and this model has {shown}"),
+            format!(
+                "learn teaches a two-class filter its class {class}, and this model has {shown}"
+            ),
         ))
     }
 

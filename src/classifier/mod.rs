@@ -81,17 +81,13 @@ impl SavedClassifier {
                 Some(timeout) => Store::open_waiting(path, timeout)?,
                 None => Store::open_read_only(path)?,
             };
-            let (kind, classes, probabilistic) = {
-                let s = store.snapshot()?;
-                (Kind::of_filter(&s), s.classes().to_vec(), s.probability(0.0).is_some())
-            };
             return Ok(SavedClassifier {
                 path: path.to_path_buf(),
+                kind: Kind::of_filter(store.analyzer(), store.classes()),
                 analyzer: store.analyzer().clone(),
+                classes: store.classes().to_vec(),
+                probabilistic: store.probabilistic(),
                 form: Form::Store(store),
-                kind,
-                classes,
-                probabilistic,
             });
         }
         if path.is_dir() {
@@ -151,11 +147,7 @@ impl SavedClassifier {
     /// It as a spam filter, or the sentence that says it is not one (the one definition,
     /// [`Filter::spam_filter`]).
     pub fn spam_filter(&self) -> Result<SpamFilter<'_>> {
-        crate::incremental::spam_filter(
-            &self.analyzer,
-            &self.classes,
-            self.probabilistic,
-        )
+        crate::incremental::spam_filter(&self.analyzer, &self.classes, self.probabilistic)
     }
 
     /// What it is as of now, to ask any number of questions of: the model file's model,

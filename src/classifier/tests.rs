@@ -51,7 +51,10 @@ fn a_text_model_is_a_text_model_and_answers_as_the_model_does() {
         Document::new("b", "noon meeting", None),
     ];
     let x = vectorize_for(&model, &docs).matrix;
-    assert_eq!(c.labels(&docs).unwrap(), labels_and_probabilities(&model, &x));
+    assert_eq!(
+        c.labels(&docs).unwrap(),
+        labels_and_probabilities(&model, &x)
+    );
     let want = model.decide_rows(&x);
     let got = c.decide(&docs).unwrap();
     let bits = |d: &[ClassDecision]| -> Vec<(usize, u32)> {
@@ -62,13 +65,17 @@ fn a_text_model_is_a_text_model_and_answers_as_the_model_does() {
     assert_eq!(e.score.to_bits(), want[0].score.to_bits());
     // Documents are what it reads: vectors are refused with its path.
     let refused = c.kind().check_input(&path, true).unwrap_err().to_string();
-    assert!(refused.contains("text.model was trained on text"), "{refused}");
+    assert!(
+        refused.contains("text.model was trained on text"),
+        "{refused}"
+    );
 }
 
 #[test]
 fn a_model_of_vectors_is_told_apart_and_refuses_documents() {
     let dir = tempfile::tempdir().unwrap();
-    let x = crate::features::BinaryMatrix::new((2, 4), vec![0, 2, 4], vec![0, 1, 2, 3], vec![(); 4]);
+    let x =
+        crate::features::BinaryMatrix::new((2, 4), vec![0, 2, 4], vec![0, 1, 2, 3], vec![(); 4]);
     let model = crate::training::fit_rows(
         &x,
         &[0, 1],
@@ -81,7 +88,10 @@ fn a_model_of_vectors_is_told_apart_and_refuses_documents() {
     model.save(&path).unwrap();
     let c = SavedClassifier::open(&path).unwrap();
     assert_eq!(c.kind(), Kind::Vectors);
-    assert_eq!(c.label_rows(&x).unwrap(), labels_and_probabilities(&model, &x));
+    assert_eq!(
+        c.label_rows(&x).unwrap(),
+        labels_and_probabilities(&model, &x)
+    );
     let e = c.labels(&[Document::new("a", "words", None)]).unwrap_err();
     assert!(e.to_string().contains("trained on SVMlight vectors"), "{e}");
 }
@@ -107,10 +117,16 @@ fn a_learn_through_a_model_file_is_seen_by_the_next_call() {
     let got = c.decide(std::slice::from_ref(&doc)).unwrap();
     assert_eq!(got[0].score.to_bits(), want[0].score.to_bits());
     assert_eq!(l.learned, model.meta().learned);
-    assert_eq!(Model::load(&path).unwrap().to_bytes().unwrap(), model.to_bytes().unwrap());
+    assert_eq!(
+        Model::load(&path).unwrap().to_bytes().unwrap(),
+        model.to_bytes().unwrap()
+    );
     assert!(!lock::lock_path(&path).exists(), "the lock is let go");
     let e = c.learn(&[doc], "other").unwrap_err().to_string();
-    assert!(e.contains("learn teaches a two-class filter its class other"), "{e}");
+    assert!(
+        e.contains("learn teaches a two-class filter its class other"),
+        "{e}"
+    );
 }
 
 #[cfg(all(feature = "mail", feature = "store"))]
@@ -157,7 +173,10 @@ mod filter {
             assert_eq!((&a.label, a.score.to_bits()), (&b.label, b.score.to_bits()));
             let (a, b) = (f.explain_mail(&m).unwrap(), s.explain_mail(&m).unwrap());
             assert_eq!(a, b);
-            assert_eq!(a.score.to_bits(), f.classify_mail(&m).unwrap().score.to_bits());
+            assert_eq!(
+                a.score.to_bits(),
+                f.classify_mail(&m).unwrap().score.to_bits()
+            );
         }
         let m = raw("cheap", "buy meds now");
         assert_eq!(
@@ -166,7 +185,10 @@ mod filter {
         );
         let e = s.labels(&[]).unwrap_err().to_string();
         assert!(e.contains("a store gives a filter's decision"), "{e}");
-        let e = s.explain_mail(&m).map(|_| ()).and(s.explain(&Document::default(), Some("spam")));
+        let e = s
+            .explain_mail(&m)
+            .map(|_| ())
+            .and(s.explain(&Document::default(), Some("spam")));
         assert!(e.is_err());
     }
 
@@ -179,7 +201,10 @@ mod filter {
         let m = raw("noon", "lunch meeting click here");
         let before = f.classify_mail(&m).unwrap().score;
         for _ in 0..3 {
-            let (a, b) = (f.learn_mail(&m, "spam").unwrap(), s.learn_mail(&m, "spam").unwrap());
+            let (a, b) = (
+                f.learn_mail(&m, "spam").unwrap(),
+                s.learn_mail(&m, "spam").unwrap(),
+            );
             assert_eq!(a, b);
         }
         let (a, b) = (f.classify_mail(&m).unwrap(), s.classify_mail(&m).unwrap());
@@ -187,6 +212,9 @@ mod filter {
         assert!(a.score > before, "{} after {before}", a.score);
         // The store holds the model the file holds, bit for bit.
         let whole = s.model().unwrap();
-        assert_eq!(whole.to_bytes().unwrap(), f.model().unwrap().to_bytes().unwrap());
+        assert_eq!(
+            whole.to_bytes().unwrap(),
+            f.model().unwrap().to_bytes().unwrap()
+        );
     }
 }

@@ -1,16 +1,17 @@
 //! Reading the inputs a plan names — documents, labelled mail, SVMlight rows — with
-//! skipped documents and unparsed messages reported on stderr, and the refusal of inputs
-//! of the wrong kind for a model (documents for a vector model, vectors for a text one).
+//! skipped documents and unparsed messages reported on stderr, and the refusal of line
+//! files given to a model that reads mail. What a model is, the model itself says
+//! (`rosenblatt::classifier`).
 
 use crate::flags::Mail;
 use crate::report;
 use anyhow::{Result, bail};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
+use rosenblatt::classifier::SavedClassifier;
 use rosenblatt::features::svmlight::{self, SvmChunks, SvmData};
 use rosenblatt::input::mail::{self, MailCorpus, MailRules};
 use rosenblatt::input::{self, Corpus, DocStream, Document, Format};
-use rosenblatt::classifier::SavedClassifier;
 use rosenblatt::model::Model;
 use std::path::{Path, PathBuf};
 

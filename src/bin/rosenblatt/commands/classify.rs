@@ -8,8 +8,8 @@ use crate::flags::{ClassifyPlan, OutputFormat};
 use crate::load::{self, with_rows};
 use crate::report;
 use anyhow::{Context, Result, bail};
-use rosenblatt::features::svmlight::SvmData;
 use rosenblatt::classifier::{Kind, SavedClassifier, feature_limit};
+use rosenblatt::features::svmlight::SvmData;
 use rosenblatt::input::{DocStream, Document, Format, decode_text, stdin};
 use rosenblatt::model::{Model, Predictor};
 use std::io::{BufWriter, Write};
@@ -22,7 +22,7 @@ pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
     // A model that reads mail is a spam filter or nothing, refused as every command
     // refuses one (a store of anything else, made by an older release, included).
     if c.reads_mail() {
-        crate::filter::spam_filter(&c.view()?, &plan.model)?;
+        crate::filter::checked(c.spam_filter(), &plan.model)?;
     }
     let kind = c.kind();
     let svm_input = plan.documents.reads_svmlight(kind == Kind::Vectors)?;

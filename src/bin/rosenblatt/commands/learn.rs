@@ -55,7 +55,7 @@ pub fn run(a: LearnPlan) -> Result<ExitCode> {
     // as every command refuses one. A two-class text model learns documents read as
     // plain text.
     if c.reads_mail() {
-        crate::filter::spam_filter(&c.view()?, &a.model)?;
+        crate::filter::checked(c.spam_filter(), &a.model)?;
     }
     c.check_learns(a.class)?;
     if c.reads_mail() {
