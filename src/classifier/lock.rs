@@ -128,7 +128,7 @@ fn is_at(f: &File, path: &Path) -> bool {
 /// `train -o`, `eval --online --save` and `convert` write a model with.
 pub fn save_locked(model: &Model, path: &Path) -> Result<()> {
     if !path.exists() {
-        return Ok(model.save(path)?);
+        return model.save(path);
     }
     let lock_file = lock_path(&real_target(path)?);
     let Some(lock) = lock(&lock_file, SAVE_WAIT)? else {

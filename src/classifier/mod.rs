@@ -21,7 +21,7 @@ pub use view::View;
 use crate::incremental::{Filter, SpamFilter};
 use crate::input::Document;
 use crate::input::mail::MailRules;
-use crate::model::{ClassDecision, Decision, Explanation, Model};
+use crate::model::{ClassDecision, Explanation, Model};
 use crate::text::Analyzer;
 use crate::training::{LabelledRows, labels_and_probabilities, vectorize_for};
 use crate::{Error, Result, SparseRows};
@@ -53,7 +53,7 @@ enum Form {
     },
     /// A filter store, read per call.
     #[cfg(feature = "store")]
-    Store(crate::store::Store),
+    Store(Box<crate::store::Store>),
 }
 
 impl SavedClassifier {
@@ -87,7 +87,7 @@ impl SavedClassifier {
                 analyzer: store.analyzer().clone(),
                 classes: store.classes().to_vec(),
                 probabilistic: store.probabilistic(),
-                form: Form::Store(store),
+                form: Form::Store(Box::new(store)),
             });
         }
         if path.is_dir() {
@@ -156,7 +156,7 @@ impl SavedClassifier {
         match &self.form {
             Form::File { model, .. } => Ok(View::Model(self.current(model))),
             #[cfg(feature = "store")]
-            Form::Store(store) => Ok(View::Store(store.snapshot()?)),
+            Form::Store(store) => Ok(View::Store(Box::new(store.snapshot()?))),
         }
     }
 
@@ -213,6 +213,7 @@ impl SavedClassifier {
     }
 
     /// The model file's model, or the refusal of `what` for a store.
+    #[cfg_attr(not(feature = "store"), allow(unused_variables))]
     fn file_model(&self, what: &str) -> Result<Arc<Model>> {
         match &self.form {
             Form::File { model, .. } => Ok(self.current(model)),
@@ -227,7 +228,7 @@ impl SavedClassifier {
     /// Classifies one raw message, parsed under its mail rules (as text by a model that
     /// reads text).
     #[cfg(feature = "mail")]
-    pub fn classify_mail(&self, raw: &[u8]) -> Result<Decision> {
+    pub fn classify_mail(&self, raw: &[u8]) -> Result<crate::model::Decision> {
         self.view()?.classify_mail(raw)
     }
 
@@ -235,14 +236,15 @@ impl SavedClassifier {
     /// taken apart into the bias and each feature's contribution. A filter, and any
     /// two-class model, has one score: a class named is refused.
     pub fn explain(&self, doc: &Document, class: Option<&str>) -> Result<Explanation> {
-        match self.view()? {
-            View::Model(m) => {
+        match &self.form {
+            Form::File { model, .. } => {
+                let m = self.current(model);
                 let class = class.map(|c| m.class_to_explain(c)).transpose()?;
                 m.explain_document(doc, class)
             }
             #[cfg(feature = "store")]
-            View::Store(s) => match class {
-                None => s.explain(doc),
+            Form::Store(store) => match class {
+                None => store.snapshot()?.explain(doc),
                 Some(_) => Err(Error::Data(
                     "a filter has one score, positive for spam and negative for ham: \
                      explain it without naming a class"

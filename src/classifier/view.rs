@@ -16,7 +16,7 @@ pub enum View<'c> {
     Model(Arc<Model>),
     /// A read transaction on a store.
     #[cfg(feature = "store")]
-    Store(crate::store::Snapshot<'c>),
+    Store(Box<crate::store::Snapshot<'c>>),
     #[doc(hidden)]
     #[cfg(not(feature = "store"))]
     _Borrow(std::marker::PhantomData<&'c ()>),
@@ -28,7 +28,7 @@ impl View<'_> {
         match self {
             View::Model(m) => &**m,
             #[cfg(feature = "store")]
-            View::Store(s) => s,
+            View::Store(s) => &**s,
             #[cfg(not(feature = "store"))]
             View::_Borrow(_) => unreachable!("never made"),
         }
