@@ -37,6 +37,7 @@ pub mod trec;
 pub use empty::{empty_model, empty_rows_model};
 pub use filter::Filter;
 pub use rows::learn_rows;
+pub(crate) use spam_filter::spam_filter;
 pub use spam_filter::{FILTER_CLASSES, SpamCut, SpamFilter};
 
 /// What a filter that starts from no message is made of: how it reads mail, the geometry

@@ -48,6 +48,7 @@
 #![deny(missing_docs)]
 
 pub mod atomic;
+pub mod classifier;
 #[cfg(feature = "cluster")]
 pub mod distributed;
 pub mod error;

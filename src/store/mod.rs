@@ -79,6 +79,10 @@ pub struct Store {
     env: Env,
     /// How the store's filter reads messages (fixed for a store's life).
     analyzer: crate::text::Analyzer,
+    /// Its classes (fixed for a store's life).
+    classes: Vec<String>,
+    /// Whether it gives P(spam) for a score (fixed for a store's life).
+    probabilistic: bool,
     meta: Database<Bytes, Bytes>,
     features: table::Table,
     path: PathBuf,
@@ -194,11 +198,15 @@ impl Store {
             ));
         };
         // The header is read and checked once here.
-        let analyzer = read_header(meta, &rtxn, path)?.analyzer;
+        let header = read_header(meta, &rtxn, path)?;
+        let probabilistic = header.calibration.is_some() || header.logistic;
+        let (analyzer, classes) = (header.analyzer, header.classes);
         rtxn.commit().map_err(lmdb)?;
         Ok(Store {
             env,
             analyzer,
+            classes,
+            probabilistic,
             meta,
             features,
             path: path.to_path_buf(),
@@ -218,6 +226,17 @@ impl Store {
     /// analyzer never changes).
     pub fn analyzer(&self) -> &crate::text::Analyzer {
         &self.analyzer
+    }
+
+    /// Its classes, in the order decisions index them (read when the store was opened).
+    pub fn classes(&self) -> &[String] {
+        &self.classes
+    }
+
+    /// Whether it gives P(spam) for a score: a calibration, or a logistic filter's own
+    /// log-odds (read when the store was opened).
+    pub fn probabilistic(&self) -> bool {
+        self.probabilistic
     }
 
     /// The header as of `txn`.

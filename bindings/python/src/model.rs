@@ -11,6 +11,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use rayon::prelude::*;
+use rosenblatt::classifier::SavedClassifier;
 use rosenblatt::features::GeometrySpec;
 use rosenblatt::incremental::{empty_rows_model, learn_rows};
 use rosenblatt::learn::{MultiLabelOptions, Thresholds};
@@ -394,7 +395,10 @@ impl NativeModel {
     /// A model file saved by `rosenblatt train`, `learn` or `eval --online --save`.
     #[staticmethod]
     fn load(path: PathBuf) -> PyResult<NativeModel> {
-        Model::load(path).map(NativeModel::wrap).map_err(to_py)
+        SavedClassifier::open(path)
+            .and_then(SavedClassifier::into_model)
+            .map(NativeModel::wrap)
+            .map_err(to_py)
     }
 
     /// Writes the model file atomically.

@@ -8,7 +8,16 @@ use std::path::Path;
 
 /// `filter` (read from `path`) as a spam filter, or the sentence that says it is not one.
 pub fn spam_filter<'f>(filter: &'f dyn Filter, path: &Path) -> Result<SpamFilter<'f>> {
-    filter.spam_filter().map_err(|e| {
+    checked(filter.spam_filter(), path)
+}
+
+/// A spam filter as its model or store at `path` answered, or the sentence that says it
+/// is not one.
+pub fn checked<'f>(
+    filter: rosenblatt::Result<SpamFilter<'f>>,
+    path: &Path,
+) -> Result<SpamFilter<'f>> {
+    filter.map_err(|e| {
         anyhow!(
             "{}: {e} (train one with --spam PATH... --ham PATH...)",
             path.display()

@@ -1,17 +1,18 @@
 //! Reading the inputs a plan names — documents, labelled mail, SVMlight rows — with
-//! skipped documents and unparsed messages reported on stderr, and the refusal of inputs
-//! of the wrong kind for a model (documents for a vector model, vectors for a text one).
+//! skipped documents and unparsed messages reported on stderr, and the refusal of line
+//! files given to a model that reads mail. What a model is, the model itself says
+//! (`rosenblatt::classifier`).
 
 use crate::flags::Mail;
 use crate::report;
 use anyhow::{Result, bail};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
+use rosenblatt::classifier::SavedClassifier;
 use rosenblatt::features::svmlight::{self, SvmChunks, SvmData};
 use rosenblatt::input::mail::{self, MailCorpus, MailRules};
 use rosenblatt::input::{self, Corpus, DocStream, Document, Format};
-use rosenblatt::model::{FeatureSpace, Model};
-use rosenblatt::store::Store;
+use rosenblatt::model::Model;
 use std::path::{Path, PathBuf};
 
 /// A batch of documents, or the error that ends the input, with the documents skipped
@@ -48,22 +49,11 @@ fn send_batches(mut stream: DocStream, tx: std::sync::mpsc::SyncSender<Batch>) {
     let _ = tx.send((Ok(Vec::new()), std::mem::take(&mut stream.skipped)));
 }
 
-/// A model from a model file, or from a store read whole in one read transaction (the
-/// same model, bit for bit): every subcommand but `classify` and `learn` of a mail filter
-/// reads a store so.
+/// The whole model of a model file or a store (read whole in one read transaction: the
+/// same model, bit for bit), for the subcommands that work on a whole model (`eval`,
+/// `inspect`, `convert`).
 pub fn model(path: &Path) -> Result<Model> {
-    if Store::is_store(path) {
-        return Ok(Store::open_read_only(path)?.to_model()?);
-    }
-    if path.is_dir() {
-        bail!(
-            "{}: a folder that is not a filter store (a store is a folder with data.mdb, made \
-             by `rosenblatt convert MODEL STORE`; a model is a file written by `rosenblatt \
-             train`)",
-            path.display()
-        );
-    }
-    Ok(Model::load(path)?)
+    Ok(SavedClassifier::open(path)?.into_model()?)
 }
 
 /// Runs an expression over SVMlight rows, whichever kind (binary or real) they are.
@@ -271,20 +261,6 @@ pub fn mail_shuffled(
     Ok(corpus)
 }
 
-/// The largest feature id read for `model`'s SVMlight inputs: the one given, or else the
-/// default raised to the model's own width, so that a model trained with a raised
-/// `--max-feature-id` reads its training file again without the flag.
-pub fn feature_limit(model: &Model, given: Option<u32>) -> Option<u32> {
-    match (given, model.features()) {
-        (None, FeatureSpace::Indexed { n_features }) => Some(
-            u32::try_from(n_features)
-                .unwrap_or(u32::MAX)
-                .max(svmlight::DEFAULT_MAX_FEATURE_ID),
-        ),
-        _ => given,
-    }
-}
-
 /// Reads SVMlight rows with their ids (line numbers, `FILE:LINE` with several files),
 /// feature ids up to `limit` (`None`: the default); no rows at all is an error.
 pub fn svm_rows(paths: &[PathBuf], limit: Option<u32>) -> Result<(SvmData, Vec<String>)> {
@@ -312,27 +288,6 @@ pub fn svm_chunks(paths: &[PathBuf], limit: Option<u32>, batch: usize) -> Result
 fn names(paths: &[PathBuf]) -> String {
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     names.join(" ")
-}
-
-/// Refuses a model/input mismatch: vectors for a text model, or documents for an
-/// indexed one. Returns whether the inputs are SVMlight.
-pub fn check_kind(model: &Model, model_path: &Path, svm_input: bool) -> Result<bool> {
-    let indexed = matches!(model.features(), FeatureSpace::Indexed { .. });
-    if indexed && !svm_input {
-        bail!(
-            "{} was trained on SVMlight vectors; give it SVMlight input (--format svmlight), \
-             not documents",
-            model_path.display()
-        );
-    }
-    if !indexed && svm_input {
-        bail!(
-            "{} was trained on text; SVMlight vectors need a model trained on SVMlight \
-             input (or give the documents themselves)",
-            model_path.display()
-        );
-    }
-    Ok(indexed)
 }
 
 /// The context of a read error for a vector model's inputs.

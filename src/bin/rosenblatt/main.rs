@@ -37,7 +37,6 @@ mod explain;
 mod filter;
 mod flags;
 mod load;
-mod model_lock;
 mod plot;
 mod progress;
 mod report;

@@ -8,51 +8,39 @@ use crate::flags::{ClassifyPlan, OutputFormat};
 use crate::load::{self, with_rows};
 use crate::report;
 use anyhow::{Context, Result, bail};
+use rosenblatt::classifier::{Kind, SavedClassifier, feature_limit};
 use rosenblatt::features::svmlight::SvmData;
 use rosenblatt::input::{DocStream, Document, Format, decode_text, stdin};
-use rosenblatt::model::{FeatureSpace, Model, Predictor};
-use rosenblatt::store::Store;
-use rosenblatt::training;
+use rosenblatt::model::{Model, Predictor};
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
-/// Runs `classify`.
+/// Runs `classify`: the model says what it reads (documents, mail, SVMlight rows), the
+/// flags say how the lines look.
 pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
-    if Store::is_store(&plan.model) {
-        // A store is a spam filter's delivery-time form, read per message in one read
-        // transaction; a store of anything else (made before `convert` refused it) is
-        // refused as every command refuses a model that is no filter, never classified.
-        let store = Store::open_read_only(&plan.model)?;
-        let snapshot = store.snapshot()?;
-        crate::filter::spam_filter(&snapshot, &plan.model)?;
-        if plan.cluster.is_none() {
-            plan.documents.reads_svmlight(false)?;
-            if plan.documents.max_feature_id.is_some() {
-                bail!("{}", crate::flags::NOT_SVM);
-            }
-            load::refuse_line_files(&plan.model, &plan.documents.paths, plan.documents.format)?;
-            return super::classify_mail::run(&plan, &snapshot);
-        }
+    let c = SavedClassifier::open(&plan.model)?;
+    // A model that reads mail is a spam filter or nothing, refused as every command
+    // refuses one (a store of anything else, made by an older release, included).
+    if c.reads_mail() {
+        crate::filter::checked(c.spam_filter(), &plan.model)?;
     }
-    let model = load::model(&plan.model)?;
-    let indexed = matches!(model.features(), FeatureSpace::Indexed { .. });
-    let svm_input = plan.documents.reads_svmlight(indexed)?;
+    let kind = c.kind();
+    let svm_input = plan.documents.reads_svmlight(kind == Kind::Vectors)?;
+    kind.check_input(&plan.model, svm_input)?;
     if let Some(p) = plan.cluster.clone() {
-        load::check_kind(&model, &plan.model, svm_input)?;
-        return super::classify_cluster::run(&plan, model, svm_input, p);
+        return super::classify_cluster::run(&plan, &c, svm_input, p);
     }
-    if load::check_kind(&model, &plan.model, svm_input)? {
-        return svmlight(&plan, &model);
+    if kind == Kind::Vectors {
+        return svmlight(&plan, &c);
     }
     if plan.documents.max_feature_id.is_some() {
         bail!("{}", crate::flags::NOT_SVM);
     }
-    // The model's analyzer says how its inputs are read: a mail source parses messages.
-    if model.analyzer().source().mail_rules().is_some() || plan.filter() {
+    if c.reads_mail() || plan.filter() {
         load::refuse_line_files(&plan.model, &plan.documents.paths, plan.documents.format)?;
-        return super::classify_mail::run(&plan, &model);
+        return super::classify_mail::run(&plan, &c.view()?);
     }
-    documents(&plan, &model)
+    documents(&plan, &c)
 }
 
 /// `classify` on documents, `--batch` at a time: a batch is vectorized, scored and
@@ -63,8 +51,9 @@ pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
 /// input, or its lines with `--input-format tsv` or `jsonl`. An input refused part-way
 /// ends the run after the lines of the documents before it; documents skipped make the
 /// exit code [`report::SKIPPED`].
-fn documents(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
+fn documents(plan: &ClassifyPlan, c: &SavedClassifier) -> Result<ExitCode> {
     let d = &plan.documents;
+    let model = &*c.model()?;
     // Every input is there before the first line is written.
     for p in d.paths.iter().filter(|p| !stdin::is_stdin(p)) {
         rosenblatt::input::require_exists(p)?;
@@ -76,7 +65,7 @@ fn documents(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
         if stdin::is_stdin(p) && !lines {
             let bytes = load::read_raw(p, "the document")?;
             let docs = [Document::new("-", decode_text(bytes), None)];
-            write_documents(&mut out, plan, model, &docs)?;
+            write_documents(&mut out, plan, c, model, &docs)?;
             continue;
         }
         let one = std::slice::from_ref(p);
@@ -85,7 +74,7 @@ fn documents(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
         // The next batch is read while this one is scored.
         let read = load::read_ahead(stream, |(batch, mut passed_over)| {
             skipped.take(&mut passed_over);
-            write_documents(&mut out, plan, model, &batch?)
+            write_documents(&mut out, plan, c, model, &batch?)
         });
         out.flush()?;
         skipped.report();
@@ -96,34 +85,33 @@ fn documents(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
     Ok(report::skipped_code(n_skipped))
 }
 
-/// Vectorizes and scores `docs` (in parallel) and writes their lines.
+/// Scores `docs` (in parallel) and writes their lines; `model` is `c`'s, for the lines'
+/// class names and decision rule.
 fn write_documents(
     out: &mut impl Write,
     plan: &ClassifyPlan,
+    c: &SavedClassifier,
     model: &Model,
     docs: &[Document],
 ) -> Result<()> {
     if docs.is_empty() {
         return Ok(());
     }
-    let x = training::vectorize_for(model, docs).matrix;
     // Each document's labels (one, or all above threshold for multi-label models) with
     // their scores, probabilities where the model has them.
-    let (decisions, probabilities) = training::labels_and_probabilities(model, &x);
+    let (decisions, probabilities) = c.labels(docs)?;
     let Some(x) = &plan.explain else {
         let ids = docs.iter().map(|d| d.id.as_str());
         return write_lines(out, plan, model, ids, &decisions, &probabilities);
     };
-    let class = match &x.class {
-        Some(name) => Some(
-            model
-                .class_to_explain(name)
-                .with_context(|| format!("{}: --explain-class", plan.model.display()))?,
-        ),
-        None => None,
-    };
+    let class = x.class.as_deref();
     for ((d, labels), &p) in docs.iter().zip(&decisions).zip(&probabilities) {
-        let e = model.explain_document(d, class)?;
+        let e = match c.explain(d, class) {
+            Err(e) if class.is_some() => {
+                Err(e).with_context(|| format!("{}: --explain-class", plan.model.display()))?
+            }
+            e => e?,
+        };
         let classes = model.classes();
         match plan.output {
             OutputFormat::Tsv => {
@@ -148,7 +136,7 @@ fn write_documents(
 /// (files are checked whole first, then read again in batches; a stream such as a FIFO
 /// is read whole, within --max-document-bytes). Ids are line numbers (`FILE:LINE` with
 /// several files); labels in the file are ignored.
-fn svmlight(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
+fn svmlight(plan: &ClassifyPlan, c: &SavedClassifier) -> Result<ExitCode> {
     if plan.filter() {
         bail!("the spam-filter options apply to mail models, not SVMlight vectors");
     }
@@ -159,12 +147,12 @@ fn svmlight(plan: &ClassifyPlan, model: &Model) -> Result<ExitCode> {
     if paths.iter().any(|p| p.as_os_str() == "-") {
         bail!("classify reads SVMlight vectors from files; give their paths");
     }
-    let limit = load::feature_limit(model, plan.documents.max_feature_id);
+    let model = &*c.model()?;
+    let limit = feature_limit(model, plan.documents.max_feature_id);
     let hint = || load::vectors_hint(&plan.model);
     let mut out = BufWriter::new(crate::stdout::lock());
     let mut write = |data: SvmData, ids: Vec<String>| {
-        let (labels, probabilities) =
-            with_rows!(&data.rows, x => training::labels_and_probabilities(model, x));
+        let (labels, probabilities) = with_rows!(&data.rows, x => c.label_rows(x))?;
         let ids = ids.iter().map(String::as_str);
         write_lines(&mut out, plan, model, ids, &labels, &probabilities)
     };

@@ -7,18 +7,23 @@ use crate::flags::ClassifyPlan;
 use crate::load;
 use crate::report;
 use anyhow::{Result, bail};
+use rosenblatt::classifier::SavedClassifier;
 use rosenblatt::distributed::{Cluster, Processes, gather_scores};
 use rosenblatt::incremental::SpamFilter;
 use rosenblatt::input::{DocStream, Share, mail};
-use rosenblatt::model::Model;
 use rosenblatt::training;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Runs `classify` as process `p.index` of a cluster, with the model already read.
-pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> Result<ExitCode> {
+/// Runs `classify` as process `p.index` of a cluster, with the model already opened.
+pub fn run(
+    plan: &ClassifyPlan,
+    c: &SavedClassifier,
+    svm_input: bool,
+    p: Processes,
+) -> Result<ExitCode> {
     if svm_input {
         bail!(
             "classify --processes reads documents or mail; SVMlight vectors are classified \
@@ -30,9 +35,10 @@ pub fn run(plan: &ClassifyPlan, model: Model, svm_input: bool, p: Processes) -> 
     }
     let me = p.index;
     let cluster = Cluster::Processes(p);
-    let model = Arc::new(model);
+    // Every worker scores with the whole model, read once (a store in one transaction).
+    let model = c.model()?;
     let shared = Arc::new(plan.clone());
-    let mail = model.analyzer().source().mail_rules().is_some() || plan.filter();
+    let mail = c.reads_mail() || plan.filter();
     // What this process's share passed over: it says so on its own stderr and exits 4.
     let skipped = Arc::new(AtomicUsize::new(0));
     let passed_over = Arc::clone(&skipped);

@@ -13,7 +13,7 @@ pub fn run(a: ConvertArgs) -> Result<ExitCode> {
     rosenblatt::atomic::check_not_an_input(&a.to, &[&a.from])?;
     let (model, to) = if Store::is_store(&a.from) {
         let model = Store::open_read_only(&a.from)?.to_model()?;
-        crate::model_lock::save(&model, &a.to)?;
+        rosenblatt::classifier::lock::save_locked(&model, &a.to)?;
         (model, "model file")
     } else {
         let model = crate::load::model(&a.from)?;

@@ -6,9 +6,10 @@ use crate::flags::{Documents, EvalPlan, EvalTask};
 use crate::load::{self, with_rows};
 use crate::progress::Phase;
 use anyhow::{Context, Result, bail};
+use rosenblatt::classifier::{Kind, feature_limit};
 use rosenblatt::eval::Metrics;
 use rosenblatt::input::Split;
-use rosenblatt::model::{FeatureSpace, Model, Predictor};
+use rosenblatt::model::{Model, Predictor};
 use rosenblatt::training;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -96,14 +97,16 @@ fn docs(path: &Path, d: &Documents, plan: &EvalPlan) -> Result<ExitCode> {
         // A cut re-decides a spam filter; anything else is refused as no filter.
         crate::filter::spam_filter(&model, path)?;
     }
-    let indexed = matches!(model.features(), FeatureSpace::Indexed { .. });
+    let kind = Kind::of(&model);
     let data = match d.split {
         Some(Split::Train) => format!("{} (ModApte train)", crate::plot::names(&d.paths)),
         Some(Split::Test) => format!("{} (ModApte test)", crate::plot::names(&d.paths)),
         None => crate::plot::names(&d.paths),
     };
-    if load::check_kind(&model, path, d.reads_svmlight(indexed)?)? {
-        let (rows, ids) = load::svm_rows(&d.paths, load::feature_limit(&model, d.max_feature_id))
+    let svm_input = d.reads_svmlight(kind == Kind::Vectors)?;
+    kind.check_input(path, svm_input)?;
+    if svm_input {
+        let (rows, ids) = load::svm_rows(&d.paths, feature_limit(&model, d.max_feature_id))
             .with_context(|| load::vectors_hint(path))?;
         let labelled = ids.iter().zip(&rows.labels);
         load::require_known_labels(

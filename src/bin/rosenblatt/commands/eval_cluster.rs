@@ -63,11 +63,10 @@ fn docs(
     chart: Option<&EvalChart>,
 ) -> Result<ExitCode> {
     let model = crate::load::model(path)?;
-    let indexed = matches!(
-        model.features(),
-        rosenblatt::model::FeatureSpace::Indexed { .. }
-    );
-    if load::check_kind(&model, path, d.reads_svmlight(indexed)?)? {
+    let kind = rosenblatt::classifier::Kind::of(&model);
+    let svm_input = d.reads_svmlight(kind == rosenblatt::classifier::Kind::Vectors)?;
+    kind.check_input(path, svm_input)?;
+    if svm_input {
         bail!(
             "eval --processes reads documents or mail; SVMlight vectors are evaluated by one \
              process (leave out --processes)"

@@ -92,7 +92,7 @@ pub fn online(
         );
     }
     if let Some(save) = save {
-        crate::model_lock::save(&model, save)?;
+        rosenblatt::classifier::lock::save_locked(&model, save)?;
     }
     let curve = learning_curve(&run.scores, &run.truth, block, model.threshold());
     let rule = model

@@ -192,7 +192,7 @@ fn save_and_report(
     phase: Phase,
 ) -> Result<ExitCode> {
     phase.set("saving");
-    crate::model_lock::save(&out.model, &plan.output)?;
+    rosenblatt::classifier::lock::save_locked(&out.model, &plan.output)?;
     let classes = out.model.classes();
     let spam = match (&out.held_out, classes.iter().position(|c| c == "spam")) {
         (Some(e), Some(s)) if matches!(plan.source, Source::Mail(_)) => {

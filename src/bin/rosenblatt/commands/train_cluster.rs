@@ -80,7 +80,7 @@ pub fn run(plan: TrainPlan, p: Processes) -> Result<ExitCode> {
         errln!("process {me}: done; process 0 writes the model");
         return Ok(ExitCode::SUCCESS);
     };
-    crate::model_lock::save(&model, &plan.output)?;
+    rosenblatt::classifier::lock::save_locked(&model, &plan.output)?;
     if plan.config.threshold.is_some() && model.probability(0.0).is_none() {
         // Each process holds its share only: no out-of-fold scores to calibrate on.
         errln!(

@@ -34,7 +34,7 @@ pub fn run(plan: &TrainPlan, paths: &[PathBuf], limit: Option<u32>) -> Result<Ex
             &|s| phase.set(&super::stage_line(s)),
         ))
     })?;
-    crate::model_lock::save(&out.model, &plan.output)?;
+    rosenblatt::classifier::lock::save_locked(&out.model, &plan.output)?;
     drop(phase);
     super::train_report(plan, &out, 0, None)
 }

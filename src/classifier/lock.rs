@@ -8,9 +8,9 @@
 //! The holder removes the lock file as it lets go, so none is left beside an idle model; a
 //! process that waited on a removed file takes the lock again on the file now at the path.
 
-use anyhow::{Context, Result};
-use rosenblatt::atomic::real_target;
-use rosenblatt::model::Model;
+use crate::atomic::real_target;
+use crate::model::Model;
+use crate::{Error, Result};
 use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -50,9 +50,8 @@ impl ModelLock {
                 std::io::ErrorKind::NotFound => Ok(()),
                 _ => Err(e),
             })
-            .with_context(|| format!("removing the lock file {}", self.path.display()))?;
-        file.unlock()
-            .with_context(|| format!("unlocking {}", self.path.display()))
+            .map_err(|e| Error::io(&self.path, e))?;
+        file.unlock().map_err(|e| Error::io(&self.path, e))
     }
 }
 
@@ -87,7 +86,7 @@ pub fn lock(lock_file: &Path, timeout: Duration) -> Result<Option<ModelLock>> {
                 Ok(()) => break,
                 Err(TryLockError::WouldBlock) => {}
                 Err(TryLockError::Error(e)) => {
-                    return Err(e).with_context(|| format!("locking {}", lock_file.display()));
+                    return Err(Error::io(lock_file, e));
                 }
             }
             if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -104,8 +103,7 @@ fn open_lock_file(lock_file: &Path) -> Result<File> {
     open.create(true).truncate(false).write(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::custom_flags(&mut open, libc::O_NOFOLLOW);
-    open.open(lock_file)
-        .with_context(|| format!("opening the lock file {}", lock_file.display()))
+    open.open(lock_file).map_err(|e| Error::io(lock_file, e))
 }
 
 /// Whether the open file `f` is the file at `path` now (same device and inode).
@@ -126,18 +124,21 @@ fn is_at(f: &File, path: &Path) -> bool {
 }
 
 /// Saves `model` at `path`, under the lock when it replaces an existing model (a model
-/// that does not exist yet has no `learn` running on it, and gets no lock file).
-pub fn save(model: &Model, path: &Path) -> Result<()> {
+/// that does not exist yet has no `learn` running on it, and gets no lock file): what
+/// `train -o`, `eval --online --save` and `convert` write a model with.
+pub fn save_locked(model: &Model, path: &Path) -> Result<()> {
     if !path.exists() {
-        return Ok(model.save(path)?);
+        return model.save(path);
     }
     let lock_file = lock_path(&real_target(path)?);
     let Some(lock) = lock(&lock_file, SAVE_WAIT)? else {
-        anyhow::bail!(
-            "{} is locked by a learn that has not finished in {} s; nothing was written",
-            path.display(),
-            SAVE_WAIT.as_secs()
-        );
+        return Err(Error::model(
+            path,
+            format!(
+                "locked by a learn that has not finished in {} s; nothing was written",
+                SAVE_WAIT.as_secs()
+            ),
+        ));
     };
     model.save(path)?;
     lock.release()
