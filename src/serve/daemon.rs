@@ -4,8 +4,8 @@
 
 use super::metrics::Metrics;
 use super::verdict::{Verdict, judge};
-use crate::classifier::SavedClassifier;
 use crate::Result;
+use crate::classifier::SavedClassifier;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -204,7 +204,14 @@ mod tests {
             Listen::parse("unix:/run/r.sock"),
             Ok(Listen::Unix("/run/r.sock".into()))
         );
-        for bad in ["11333", "localhost", "host:port", ":783", "unix:", "h:70000"] {
+        for bad in [
+            "11333",
+            "localhost",
+            "host:port",
+            ":783",
+            "unix:",
+            "h:70000",
+        ] {
             assert!(Listen::parse(bad).is_err(), "{bad}");
         }
     }

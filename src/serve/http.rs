@@ -21,7 +21,10 @@ use std::time::Instant;
 type Body = Full<Bytes>;
 
 /// Answers one request and counts it.
-pub async fn handle(daemon: Arc<Daemon>, req: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+pub async fn handle(
+    daemon: Arc<Daemon>,
+    req: Request<Incoming>,
+) -> Result<Response<Body>, Infallible> {
     let start = Instant::now();
     let protocol = match req.uri().path() {
         "/checkv2" | "/learnspam" | "/learnham" | "/ping" | "/stat" => Protocol::Rspamd,
@@ -49,11 +52,11 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
             });
             (Outcome::Ok, as_json(StatusCode::OK, &body))
         }
-        (&Method::POST, "/checkv2" | "/learnspam" | "/learnham" | "/v1/classify" | "/v1/explain") => {
-            let password = req
-                .headers()
-                .get("password")
-                .map(|v| v.as_bytes().to_vec());
+        (
+            &Method::POST,
+            "/checkv2" | "/learnspam" | "/learnham" | "/v1/classify" | "/v1/explain",
+        ) => {
+            let password = req.headers().get("password").map(|v| v.as_bytes().to_vec());
             let jsonl = req
                 .headers()
                 .get(hyper::header::CONTENT_TYPE)
@@ -66,7 +69,9 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
             let d = Arc::clone(daemon);
             let answered = tokio::task::spawn_blocking(move || match path.as_str() {
                 "/checkv2" => check(&d, &body),
-                "/learnspam" | "/learnham" => learn(&d, &body, path == "/learnspam", password.as_deref()),
+                "/learnspam" | "/learnham" => {
+                    learn(&d, &body, path == "/learnspam", password.as_deref())
+                }
                 "/v1/classify" => classify(&d, &body, jsonl),
                 _ => explain(&d, &body),
             })
@@ -74,15 +79,24 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
             answered.unwrap_or_else(|_| {
                 (
                     Outcome::Failed,
-                    error(StatusCode::INTERNAL_SERVER_ERROR, "the request failed inside the daemon"),
+                    error(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "the request failed inside the daemon",
+                    ),
                 )
             })
         }
         (_, "/checkv2" | "/learnspam" | "/learnham" | "/v1/classify" | "/v1/explain") => (
             Outcome::Refused,
-            error(StatusCode::METHOD_NOT_ALLOWED, "use POST with the message as the body"),
+            error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "use POST with the message as the body",
+            ),
         ),
-        _ => (Outcome::Refused, error(StatusCode::NOT_FOUND, "no such path")),
+        _ => (
+            Outcome::Refused,
+            error(StatusCode::NOT_FOUND, "no such path"),
+        ),
     }
 }
 
@@ -96,16 +110,27 @@ async fn read_body(
     match tokio::time::timeout(daemon.config.request_timeout, collect).await {
         Err(_) => Err((
             Outcome::Refused,
-            error(StatusCode::REQUEST_TIMEOUT, "the body did not arrive in time"),
-        )),
-        Ok(Err(e)) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err((
-            Outcome::Refused,
             error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                &format!("a body over {limit} bytes (--max-message-bytes)"),
+                StatusCode::REQUEST_TIMEOUT,
+                "the body did not arrive in time",
             ),
         )),
-        Ok(Err(e)) => Err((Outcome::Refused, error(StatusCode::BAD_REQUEST, &e.to_string()))),
+        Ok(Err(e))
+            if e.downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some() =>
+        {
+            Err((
+                Outcome::Refused,
+                error(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    &format!("a body over {limit} bytes (--max-message-bytes)"),
+                ),
+            ))
+        }
+        Ok(Err(e)) => Err((
+            Outcome::Refused,
+            error(StatusCode::BAD_REQUEST, &e.to_string()),
+        )),
         Ok(Ok(c)) => Ok(c.to_bytes()),
     }
 }
@@ -113,8 +138,14 @@ async fn read_body(
 /// rspamd's `/checkv2`: the verdict on a message.
 fn check(daemon: &Daemon, message: &[u8]) -> (Outcome, Response<Body>) {
     match daemon.judge(message) {
-        Ok(v) => (Outcome::Ok, as_json(StatusCode::OK, &rspamd_verdict(daemon, &v))),
-        Err(e) => (Outcome::Refused, error(StatusCode::BAD_REQUEST, &e.to_string())),
+        Ok(v) => (
+            Outcome::Ok,
+            as_json(StatusCode::OK, &rspamd_verdict(daemon, &v)),
+        ),
+        Err(e) => (
+            Outcome::Refused,
+            error(StatusCode::BAD_REQUEST, &e.to_string()),
+        ),
     }
 }
 
@@ -142,7 +173,12 @@ fn rspamd_verdict(daemon: &Daemon, v: &Verdict) -> Value {
 }
 
 /// rspamd's `/learnspam` and `/learnham`, behind the credential.
-fn learn(daemon: &Daemon, message: &[u8], spam: bool, password: Option<&[u8]>) -> (Outcome, Response<Body>) {
+fn learn(
+    daemon: &Daemon,
+    message: &[u8],
+    spam: bool,
+    password: Option<&[u8]>,
+) -> (Outcome, Response<Body>) {
     if daemon.config.learn_key.is_none() {
         return (
             Outcome::Refused,
@@ -155,12 +191,21 @@ fn learn(daemon: &Daemon, message: &[u8], spam: bool, password: Option<&[u8]>) -
     if !daemon.may_learn(password) {
         return (
             Outcome::Refused,
-            error(StatusCode::FORBIDDEN, "the Password header is not the learning credential"),
+            error(
+                StatusCode::FORBIDDEN,
+                "the Password header is not the learning credential",
+            ),
         );
     }
     match daemon.learn(message, spam) {
-        Ok(()) => (Outcome::Ok, as_json(StatusCode::OK, &json!({"success": true}))),
-        Err(e) => (Outcome::Failed, error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string())),
+        Ok(()) => (
+            Outcome::Ok,
+            as_json(StatusCode::OK, &json!({"success": true})),
+        ),
+        Err(e) => (
+            Outcome::Failed,
+            error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        ),
     }
 }
 
@@ -174,9 +219,12 @@ fn documents(body: &[u8], jsonl: bool) -> Result<Vec<Document>, String> {
     }
     let text = std::str::from_utf8(body).map_err(|_| "the body is not UTF-8".to_string())?;
     let mut docs = Vec::new();
-    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let v: Value =
-            serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1))?;
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let v: Value = serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1))?;
         let Some(t) = v.get("text").and_then(Value::as_str) else {
             return Err(format!("line {}: no \"text\"", i + 1));
         };
@@ -207,13 +255,23 @@ fn classify(daemon: &Daemon, body: &[u8], jsonl: bool) -> (Outcome, Response<Bod
                     let line = json!({"id": d.id, "label": label, "score": v.score, "probability": v.probability});
                     out.push_str(&format!("{line}\n"));
                 }
-                Err(e) => return (Outcome::Refused, error(StatusCode::BAD_REQUEST, &e.to_string())),
+                Err(e) => {
+                    return (
+                        Outcome::Refused,
+                        error(StatusCode::BAD_REQUEST, &e.to_string()),
+                    );
+                }
             }
         }
     } else {
         let (labels, probabilities) = match c.labels(&docs) {
             Ok(l) => l,
-            Err(e) => return (Outcome::Refused, error(StatusCode::BAD_REQUEST, &e.to_string())),
+            Err(e) => {
+                return (
+                    Outcome::Refused,
+                    error(StatusCode::BAD_REQUEST, &e.to_string()),
+                );
+            }
         };
         for ((d, l), p) in docs.iter().zip(&labels).zip(&probabilities) {
             let (label, score) = l
@@ -262,7 +320,10 @@ fn explain(daemon: &Daemon, body: &[u8]) -> (Outcome, Response<Body>) {
             });
             (Outcome::Ok, as_json(StatusCode::OK, &body))
         }
-        Err(e) => (Outcome::Refused, error(StatusCode::BAD_REQUEST, &e.to_string())),
+        Err(e) => (
+            Outcome::Refused,
+            error(StatusCode::BAD_REQUEST, &e.to_string()),
+        ),
     }
 }
 
@@ -296,11 +357,22 @@ mod tests {
     fn a_body_is_one_document_or_one_per_json_line() {
         let one = documents(b"free cash\nnow", false).unwrap();
         assert_eq!((one.len(), one[0].text.as_str()), (1, "free cash\nnow"));
-        let lines = documents(b"{\"text\":\"a b\"}\n\n{\"id\":\"x7\",\"text\":\"c\"}\n", true).unwrap();
+        let lines = documents(
+            b"{\"text\":\"a b\"}\n\n{\"id\":\"x7\",\"text\":\"c\"}\n",
+            true,
+        )
+        .unwrap();
         let ids: Vec<&str> = lines.iter().map(|d| d.id.as_str()).collect();
         assert_eq!(ids, ["1", "x7"]);
         assert_eq!(lines[1].text, "c");
-        assert_eq!(documents(b"{\"text\":1}\n", true).unwrap_err(), "line 1: no \"text\"");
-        assert!(documents(b"{bad\n", true).unwrap_err().starts_with("line 1:"));
+        assert_eq!(
+            documents(b"{\"text\":1}\n", true).unwrap_err(),
+            "line 1: no \"text\""
+        );
+        assert!(
+            documents(b"{bad\n", true)
+                .unwrap_err()
+                .starts_with("line 1:")
+        );
     }
 }

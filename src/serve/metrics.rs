@@ -61,11 +61,20 @@ pub struct Metrics {
 impl Metrics {
     /// Counts a request of `protocol` that ended as `outcome` after `took`.
     pub fn request(&self, protocol: Protocol, outcome: Outcome, took: Duration) {
-        let p = PROTOCOLS.iter().position(|(x, _)| *x == protocol).unwrap_or(0);
-        let o = OUTCOMES.iter().position(|(x, _)| *x == outcome).unwrap_or(0);
+        let p = PROTOCOLS
+            .iter()
+            .position(|(x, _)| *x == protocol)
+            .unwrap_or(0);
+        let o = OUTCOMES
+            .iter()
+            .position(|(x, _)| *x == outcome)
+            .unwrap_or(0);
         self.requests[p][o].fetch_add(1, Relaxed);
         let secs = took.as_secs_f64();
-        let bucket = BOUNDS.iter().position(|&b| secs <= b).unwrap_or(BOUNDS.len());
+        let bucket = BOUNDS
+            .iter()
+            .position(|&b| secs <= b)
+            .unwrap_or(BOUNDS.len());
         self.latency[bucket].fetch_add(1, Relaxed);
         self.latency_micros
             .fetch_add(took.as_micros() as u64, Relaxed);
@@ -131,7 +140,9 @@ impl Metrics {
             let v = n(&self.learns[i]);
             let _ = writeln!(out, "rosenblatt_learns_total{{class=\"{name}\"}} {v}");
         }
-        out.push_str("# HELP rosenblatt_request_seconds Time from a request's head to its answer.\n");
+        out.push_str(
+            "# HELP rosenblatt_request_seconds Time from a request's head to its answer.\n",
+        );
         out.push_str("# TYPE rosenblatt_request_seconds histogram\n");
         let mut cumulative = 0;
         for (i, b) in BOUNDS.iter().enumerate() {
@@ -142,7 +153,10 @@ impl Metrics {
             );
         }
         cumulative += n(&self.latency[BOUNDS.len()]);
-        let _ = writeln!(out, "rosenblatt_request_seconds_bucket{{le=\"+Inf\"}} {cumulative}");
+        let _ = writeln!(
+            out,
+            "rosenblatt_request_seconds_bucket{{le=\"+Inf\"}} {cumulative}"
+        );
         let sum = n(&self.latency_micros) as f64 / 1e6;
         let _ = writeln!(out, "rosenblatt_request_seconds_sum {sum}");
         let _ = writeln!(out, "rosenblatt_request_seconds_count {cumulative}");

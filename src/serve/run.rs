@@ -46,7 +46,11 @@ async fn serve(daemon: Arc<Daemon>, ready: impl FnOnce(&[String])) -> Result<()>
         .chain(config.spamd.iter().map(|l| (Speaks::Spamd, l)));
     for (speaks, listen) in all {
         let (b, at) = bind(listen).await?;
-        let name = if speaks == Speaks::Http { "http" } else { "spamd" };
+        let name = if speaks == Speaks::Http {
+            "http"
+        } else {
+            "spamd"
+        };
         said.push(format!("{name} {at}"));
         bound.push((speaks, b));
     }
@@ -85,7 +89,10 @@ async fn bind(listen: &Listen) -> Result<(Bound, String)> {
             let l = TcpListener::bind(addr.as_str())
                 .await
                 .map_err(|e| Error::Data(format!("cannot listen on {addr}: {e}")))?;
-            let at = l.local_addr().map(|a| a.to_string()).unwrap_or_else(|_| addr.clone());
+            let at = l
+                .local_addr()
+                .map(|a| a.to_string())
+                .unwrap_or_else(|_| addr.clone());
             Ok((Bound::Tcp(l), at))
         }
         Listen::Unix(path) => {
@@ -205,7 +212,10 @@ async fn connection<S>(
 async fn busy(stream: Stream, speaks: Speaks, daemon: &Daemon) {
     let answer = match speaks {
         Speaks::Spamd => spamd::error((1, 5), spamd::Status::TempFail),
-        Speaks::Http => b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_vec(),
+        Speaks::Http => {
+            b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                .to_vec()
+        }
     };
     let write = async {
         match stream {
@@ -224,9 +234,11 @@ async fn busy(stream: Stream, speaks: Speaks, daemon: &Daemon) {
         Speaks::Spamd => super::metrics::Protocol::Spamd,
         Speaks::Http => super::metrics::Protocol::Api,
     };
-    daemon
-        .metrics
-        .request(protocol, super::metrics::Outcome::Busy, std::time::Duration::ZERO);
+    daemon.metrics.request(
+        protocol,
+        super::metrics::Outcome::Busy,
+        std::time::Duration::ZERO,
+    );
     daemon.note("busy: a connection over --max-connections was turned away");
 }
 

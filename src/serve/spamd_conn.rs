@@ -13,7 +13,11 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// Serves one request on `io`; `trusted` says whether the client may `TELL` (a loopback
 /// or Unix-socket client of a daemon that allows it).
-pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(daemon: Arc<Daemon>, mut io: S, trusted: bool) {
+pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
+    daemon: Arc<Daemon>,
+    mut io: S,
+    trusted: bool,
+) {
     let start = Instant::now();
     let deadline = daemon.config.request_timeout;
     let read = tokio::time::timeout(deadline, read_request(&daemon, &mut io)).await;
@@ -107,7 +111,12 @@ async fn read_request<S: AsyncRead + Unpin>(
 
 /// The answer to `request` about `message`, asked of the daemon (on a blocking thread:
 /// a learn commits to disk).
-fn answer(daemon: &Daemon, request: &Request, message: &[u8], trusted: bool) -> Result<Vec<u8>, Refusal> {
+fn answer(
+    daemon: &Daemon,
+    request: &Request,
+    message: &[u8],
+    trusted: bool,
+) -> Result<Vec<u8>, Refusal> {
     let failed = |e: crate::Error| Refusal {
         status: Status::DataErr,
         why: e.to_string(),
@@ -155,8 +164,7 @@ fn answer(daemon: &Daemon, request: &Request, message: &[u8], trusted: bool) -> 
             if request.remove_local {
                 return Err(Refusal {
                     status: Status::Usage,
-                    why: "TELL Remove: a learned message cannot be forgotten by this filter"
-                        .into(),
+                    why: "TELL Remove: a learned message cannot be forgotten by this filter".into(),
                 });
             }
             let spam = request.class == Some(MessageClass::Spam);
@@ -187,9 +195,13 @@ fn said(v: &Verdict) -> spamd::Verdict {
 /// A report's text: one line per feature, what it adds to the score.
 fn report(v: &Verdict) -> String {
     let mut out = String::from(" pts rule name              description\n");
-    out.push_str("---- ---------------------- --------------------------------------------------\n");
+    out.push_str(
+        "---- ---------------------- --------------------------------------------------\n",
+    );
     for (feature, c) in &v.symbols {
-        out.push_str(&format!("{c:>4.1} {feature:<22} adds {c:.4} to the filter's score\n"));
+        out.push_str(&format!(
+            "{c:>4.1} {feature:<22} adds {c:.4} to the filter's score\n"
+        ));
     }
     out
 }

@@ -9,9 +9,9 @@
 //! both in that scale. rspamd's action comes from P(spam): `reject` from the reject
 //! probability on (0.99 by default), `add header` for other spam, `no action` for ham.
 
+use crate::Result;
 use crate::classifier::SavedClassifier;
 use crate::incremental::Filter;
-use crate::Result;
 
 /// How many of a message's strongest features a verdict names.
 pub const SYMBOLS: usize = 10;

@@ -59,7 +59,13 @@ impl Daemon {
     }
 
     /// `METHOD PATH` over HTTP/1.1 with `headers` and `body`: (status, body).
-    fn http(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
+    fn http(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> (u16, String) {
         let mut s = TcpStream::connect(&self.http).unwrap();
         let mut req = format!(
             "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: {}\r\n",
@@ -74,7 +80,10 @@ impl Daemon {
         let mut out = String::new();
         s.read_to_string(&mut out).unwrap();
         let status = out[9..12].parse().unwrap();
-        let body = out.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+        let body = out
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_string())
+            .unwrap_or_default();
         (status, body)
     }
 
@@ -121,8 +130,14 @@ fn messages(corpus: &Path, store: &Path) -> Vec<(PathBuf, bool, f64)> {
     for class in ["spam", "ham"] {
         for i in 0..3 {
             let m = corpus.join(class).join(format!("{i}.eml"));
-            let line = stdout_of(bin().args(["classify", "--format", "jsonl", "-m"]).arg(store).arg(&m));
-            let v: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+            // (A filter's exit code is its verdict: 0 spam, 1 ham.)
+            let said = bin()
+                .args(["classify", "--format", "jsonl", "-m"])
+                .arg(store)
+                .arg(&m)
+                .output()
+                .unwrap();
+            let v: serde_json::Value = serde_json::from_slice(&said.stdout).unwrap();
             let spam = v["label"] == "spam";
             out.push((m, spam, v["probability"].as_f64().unwrap()));
         }
@@ -135,7 +150,12 @@ fn spamd_and_rspamd_clients_get_the_verdicts_of_classify() {
     let dir = tempfile::tempdir().unwrap();
     let (corpus, model) = corpus_and_filter(dir.path());
     let store = dir.path().join("spam.store");
-    bin().arg("convert").arg(&model).arg(&store).assert().success();
+    bin()
+        .arg("convert")
+        .arg(&model)
+        .arg(&store)
+        .assert()
+        .success();
     let d = Daemon::start(&store, &[]);
     let msgs = messages(&corpus, &store);
     assert!(msgs.iter().any(|m| m.1) && msgs.iter().any(|m| !m.1));
@@ -161,14 +181,19 @@ fn spamd_and_rspamd_clients_get_the_verdicts_of_classify() {
     let (first, _, _) = &msgs[0];
     let raw = std::fs::read(first).unwrap();
     let answer = d.spamd(&spamd_request("SYMBOLS", "", &raw));
-    let names: Vec<&str> = answer.rsplit("\r\n\r\n").next().unwrap().split(',').collect();
-    let explained = stdout_of(
-        bin()
-            .args(["classify", "--explain", "--format", "jsonl", "-m"])
-            .arg(&store)
-            .arg(first),
-    );
-    let e: serde_json::Value = serde_json::from_str(explained.trim()).unwrap();
+    let names: Vec<&str> = answer
+        .rsplit("\r\n\r\n")
+        .next()
+        .unwrap()
+        .split(',')
+        .collect();
+    let explained = bin()
+        .args(["classify", "--explain", "--format", "jsonl", "-m"])
+        .arg(&store)
+        .arg(first)
+        .output()
+        .unwrap();
+    let e: serde_json::Value = serde_json::from_slice(&explained.stdout).unwrap();
     let strongest: Vec<&str> = e["features"]
         .as_array()
         .unwrap()
@@ -200,7 +225,12 @@ fn learning_needs_the_credential_and_is_committed_before_it_is_acknowledged() {
     let dir = tempfile::tempdir().unwrap();
     let (corpus, model) = corpus_and_filter(dir.path());
     let store = dir.path().join("spam.store");
-    bin().arg("convert").arg(&model).arg(&store).assert().success();
+    bin()
+        .arg("convert")
+        .arg(&model)
+        .arg(&store)
+        .assert()
+        .success();
     let key = dir.path().join("key");
     std::fs::write(&key, "correct horse battery\n").unwrap();
     let d = Daemon::start(&store, &["--learn-key", key.to_str().unwrap()]);
@@ -224,7 +254,12 @@ fn learning_needs_the_credential_and_is_committed_before_it_is_acknowledged() {
     ));
     assert_eq!(told, "SPAMD/1.5 77 EX_NOPERM\r\n");
     assert_eq!(learned(), 0, "nothing was learned without the credential");
-    let (status, body) = d.http("POST", "/learnspam", &[("Password", "correct horse battery")], &raw);
+    let (status, body) = d.http(
+        "POST",
+        "/learnspam",
+        &[("Password", "correct horse battery")],
+        &raw,
+    );
     assert_eq!((status, body.trim()), (200, "{\"success\":true}"));
     // Acknowledged means committed: another process reads it at once.
     assert_eq!(learned(), 1);
@@ -238,14 +273,26 @@ fn learning_needs_the_credential_and_is_committed_before_it_is_acknowledged() {
 fn malformed_requests_are_refused_and_a_client_over_the_bound_is_told_busy() {
     let dir = tempfile::tempdir().unwrap();
     let (corpus, model) = corpus_and_filter(dir.path());
-    let d = Daemon::start(&model, &["--max-connections", "2", "--max-message-bytes", "64K"]);
+    let d = Daemon::start(
+        &model,
+        &["--max-connections", "2", "--max-message-bytes", "64K"],
+    );
     for (request, status) in [
         (&b"HELLO SPAMC/1.5\r\n\r\n"[..], "76 EX_PROTOCOL"),
-        (b"CHECK SPAMC/1.5\r\nContent-length: -5\r\n\r\n", "76 EX_PROTOCOL"),
-        (b"CHECK SPAMC/1.5\r\nContent-length: 999999999\r\n\r\n", "65 EX_DATAERR"),
+        (
+            b"CHECK SPAMC/1.5\r\nContent-length: -5\r\n\r\n",
+            "76 EX_PROTOCOL",
+        ),
+        (
+            b"CHECK SPAMC/1.5\r\nContent-length: 999999999\r\n\r\n",
+            "65 EX_DATAERR",
+        ),
         (b"CHECK SPAMC/1.5\r\n\r\n", "76 EX_PROTOCOL"),
         // The connection closes before the message announced has come.
-        (b"CHECK SPAMC/1.5\r\nContent-length: 50\r\n\r\nshort", "76 EX_PROTOCOL"),
+        (
+            b"CHECK SPAMC/1.5\r\nContent-length: 50\r\n\r\nshort",
+            "76 EX_PROTOCOL",
+        ),
     ] {
         let mut s = TcpStream::connect(&d.spamd).unwrap();
         s.write_all(request).unwrap();
@@ -258,7 +305,9 @@ fn malformed_requests_are_refused_and_a_client_over_the_bound_is_told_busy() {
     assert_eq!(status, 413);
     assert_eq!(d.http("GET", "/nowhere", &[], b"").0, 404);
     // Two idle clients hold both connections: a third is turned away at once.
-    let held: Vec<TcpStream> = (0..2).map(|_| TcpStream::connect(&d.spamd).unwrap()).collect();
+    let held: Vec<TcpStream> = (0..2)
+        .map(|_| TcpStream::connect(&d.spamd).unwrap())
+        .collect();
     std::thread::sleep(std::time::Duration::from_millis(200));
     let raw = std::fs::read(corpus.join("spam/0.eml")).unwrap();
     assert_eq!(
@@ -289,7 +338,12 @@ fn debian_spamc_and_curl_agree_with_classify() {
     let dir = tempfile::tempdir().unwrap();
     let (corpus, model) = corpus_and_filter(dir.path());
     let store = dir.path().join("spam.store");
-    bin().arg("convert").arg(&model).arg(&store).assert().success();
+    bin()
+        .arg("convert")
+        .arg(&model)
+        .arg(&store)
+        .assert()
+        .success();
     let d = Daemon::start(&store, &[]);
     let (host, port) = d.spamd.rsplit_once(':').unwrap();
     for (path, spam, p) in messages(&corpus, &store) {

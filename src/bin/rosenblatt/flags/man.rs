@@ -6,13 +6,14 @@ use clap::{Args, CommandFactory};
 
 /// The subcommands, as `man SUBCOMMAND` accepts them (a test checks them against
 /// [`Command`](super::Command)).
-pub const SUBCOMMANDS: [&str; 11] = [
+pub const SUBCOMMANDS: [&str; 12] = [
     "train",
     "classify",
     "eval",
     "inspect",
     "learn",
     "convert",
+    "serve",
     "bench",
     "vectorize",
     "cluster-key",

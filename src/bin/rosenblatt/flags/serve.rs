@@ -9,14 +9,16 @@ use std::time::Duration;
 
 /// `rosenblatt serve`.
 #[derive(Debug, Args)]
-#[command(after_help = "Mail servers ask the filter over spamd's protocol (spamc, Exim's \
+#[command(
+    after_help = "Mail servers ask the filter over spamd's protocol (spamc, Exim's \
 `spam =` condition, spamass-milter) or rspamd's (rspamc, Exim's variant=rspamd, Haraka): \
 POST /checkv2, /learnspam, /learnham, GET /ping, /stat. Pipelines use the JSON API: POST \
 /v1/classify (a document as the body, or JSON lines {\"text\": …} with Content-Type \
 application/x-ndjson) and /v1/explain; GET /healthz and /metrics (Prometheus). Scores are \
 10 × P(spam), and mail is spam from 10 × P(spam) at the filter's threshold (9.0 for the \
 default filter). A store sees every learn committed before each request. SIGTERM or SIGINT \
-stops taking connections and lets those in flight finish.")]
+stops taking connections and lets those in flight finish."
+)]
 pub struct ServeArgs {
     /// The filter to answer with: a store (made by `convert`) or a model file.
     #[arg(short, long, value_name = "STORE_OR_MODEL", help_heading = "Input")]
@@ -44,16 +46,27 @@ pub struct ServeArgs {
     pub allow_tell: bool,
     /// The most connections open at once; one more is answered busy (spamd EX_TEMPFAIL,
     /// HTTP 503).
-    #[arg(long, value_name = "N", default_value_t = 512, help_heading = "Limits")]
+    #[arg(long, value_name = "N", default_value_t = 512, help_heading = "Limits",
+          value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
     pub max_connections: usize,
     /// The most bytes of one message or request body (e.g. 32M).
-    #[arg(long, value_name = "SIZE", value_parser = super::names::parse_memory, help_heading = "Limits")]
+    #[arg(long, value_name = "SIZE", value_parser = super::names::parse_memory, allow_negative_numbers = true, help_heading = "Limits")]
     pub max_message_bytes: Option<u64>,
     /// Seconds a client may take to send a request, or keep an HTTP connection idle.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, help_heading = "Limits")]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 30.0,
+        help_heading = "Limits"
+    )]
     pub request_timeout: f64,
     /// From which P(spam) rspamd clients are told to reject the message.
-    #[arg(long, value_name = "P", default_value_t = 0.99, help_heading = "Decision")]
+    #[arg(
+        long,
+        value_name = "P",
+        default_value_t = 0.99,
+        help_heading = "Decision"
+    )]
     pub reject_probability: f32,
 }
 
@@ -85,9 +98,6 @@ pub fn plan(a: ServeArgs) -> Result<ServePlan> {
     let defaults = ServeConfig::default();
     let http = listeners(&a.http, &defaults.http, a.no_http)?;
     let spamd = listeners(&a.spamd, &defaults.spamd, a.no_spamd)?;
-    if a.max_connections == 0 {
-        bail!("--max-connections must be at least 1");
-    }
     if !(a.request_timeout > 0.0 && a.request_timeout.is_finite()) {
         bail!("--request-timeout must be a number of seconds above 0");
     }

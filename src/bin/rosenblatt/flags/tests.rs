@@ -488,6 +488,10 @@ fn every_flag_of_a_long_help_is_under_a_heading() {
         "Mail",
         "Cluster",
         "Output",
+        "Listen",
+        "Learning",
+        "Limits",
+        "Decision",
     ];
     // `learn`, `completions` and `man` take a handful of flags each: one list.
     let short = ["learn", "completions", "man"];
