@@ -108,9 +108,10 @@ impl Daemon {
         }
     }
 
-    /// Judges one raw message and counts the verdict.
-    pub fn judge(&self, raw: &[u8]) -> Result<Verdict> {
-        let v = judge(&self.classifier, raw)?;
+    /// Judges one raw message (with its strongest features when `symbols`) and counts
+    /// the verdict.
+    pub fn judge(&self, raw: &[u8], symbols: bool) -> Result<Verdict> {
+        let v = judge(&self.classifier, raw, symbols)?;
         self.metrics.verdict(v.spam);
         Ok(v)
     }

@@ -137,7 +137,7 @@ async fn read_body(
 
 /// rspamd's `/checkv2`: the verdict on a message.
 fn check(daemon: &Daemon, message: &[u8]) -> (Outcome, Response<Body>) {
-    match daemon.judge(message) {
+    match daemon.judge(message, true) {
         Ok(v) => (
             Outcome::Ok,
             as_json(StatusCode::OK, &rspamd_verdict(daemon, &v)),
@@ -249,7 +249,9 @@ fn classify(daemon: &Daemon, body: &[u8], jsonl: bool) -> (Outcome, Response<Bod
     let mut out = String::new();
     if c.reads_mail() {
         for d in &docs {
-            match daemon.judge(d.text.as_bytes()) {
+            // A body that is one message is judged as its bytes came.
+            let raw = if jsonl { d.text.as_bytes() } else { body };
+            match daemon.judge(raw, false) {
                 Ok(v) => {
                     let label = if v.spam { "spam" } else { "ham" };
                     let line = json!({"id": d.id, "label": label, "score": v.score, "probability": v.probability});

@@ -122,18 +122,18 @@ fn answer(
         why: e.to_string(),
     };
     let v = request.version;
-    let judged = |daemon: &Daemon| daemon.judge(message).map_err(failed);
+    let judged = |daemon: &Daemon, symbols| daemon.judge(message, symbols).map_err(failed);
     Ok(match request.command {
         Command::Ping => spamd::answer(v, &Answer::Pong),
         Command::Skip => Vec::new(),
-        Command::Check => spamd::answer(v, &Answer::Verdict(said(&judged(daemon)?))),
+        Command::Check => spamd::answer(v, &Answer::Verdict(said(&judged(daemon, false)?))),
         Command::Symbols => {
-            let verdict = judged(daemon)?;
+            let verdict = judged(daemon, true)?;
             let names: Vec<String> = verdict.symbols.iter().map(|(f, _)| f.clone()).collect();
             spamd::answer(v, &Answer::Symbols(said(&verdict), &names))
         }
         Command::Report | Command::ReportIfSpam => {
-            let verdict = judged(daemon)?;
+            let verdict = judged(daemon, true)?;
             if request.command == Command::ReportIfSpam && !verdict.spam {
                 spamd::answer(v, &Answer::Verdict(said(&verdict)))
             } else {
@@ -141,7 +141,7 @@ fn answer(
             }
         }
         Command::Headers | Command::Process => {
-            let verdict = judged(daemon)?;
+            let verdict = judged(daemon, false)?;
             let field = header_field(&verdict);
             let out = if request.command == Command::Process {
                 let mut m = field.into_bytes();

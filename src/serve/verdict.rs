@@ -66,8 +66,9 @@ impl Verdict {
     }
 }
 
-/// Judges the raw message `raw` with `classifier`, a spam filter, in one read of it.
-pub fn judge(classifier: &SavedClassifier, raw: &[u8]) -> Result<Verdict> {
+/// Judges the raw message `raw` with `classifier`, a spam filter; with `symbols`, also
+/// takes its score apart for the strongest features (a second read of the message).
+pub fn judge(classifier: &SavedClassifier, raw: &[u8], symbols: bool) -> Result<Verdict> {
     let view = classifier.view()?;
     let filter = view.spam_filter()?;
     let decision = view.classify_mail(raw)?;
@@ -78,13 +79,17 @@ pub fn judge(classifier: &SavedClassifier, raw: &[u8]) -> Result<Verdict> {
         _ => (f64::from(decision.score), f64::from(view.threshold())),
     };
     drop(view);
-    let explained = classifier.explain_mail(raw)?;
-    let symbols = explained
-        .features
-        .iter()
-        .take(SYMBOLS)
-        .map(|c| (c.feature.clone(), c.contribution))
-        .collect();
+    let symbols = if symbols {
+        let explained = classifier.explain_mail(raw)?;
+        explained
+            .features
+            .iter()
+            .take(SYMBOLS)
+            .map(|c| (c.feature.clone(), c.contribution))
+            .collect()
+    } else {
+        Vec::new()
+    };
     Ok(Verdict {
         spam,
         score: decision.score,
