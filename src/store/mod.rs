@@ -175,11 +175,14 @@ impl Store {
         let env = open_env(path, access, None)?;
         let lmdb = |e| lmdb_error(path, e);
         // Read again now that the environment is open: a writer may have grown the file
-        // and committed since the first look.
+        // and committed since the first look. What the last commit needs is read first:
+        // a writer grows the file before it commits, so a length read after it holds
+        // every page of that commit, while one read before could miss a commit made in
+        // between and call a sound store damaged.
+        let need = (env.info().last_page_number as u64 + 1) * u64::from(env.stat().page_size);
         let len = std::fs::metadata(&data)
             .map_err(|e| Error::io(&data, e))?
             .len();
-        let need = (env.info().last_page_number as u64 + 1) * u64::from(env.stat().page_size);
         if len < need {
             return Err(Error::model(
                 path,
