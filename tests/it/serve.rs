@@ -21,17 +21,23 @@ struct Daemon {
 impl Daemon {
     /// Starts `serve -m FILTER` on ports the system picks, with `flags`.
     fn start(filter: &Path, flags: &[&str]) -> Daemon {
+        Daemon::started(filter, &[&["--spamd", "127.0.0.1:0"], flags].concat(), true)
+    }
+
+    /// Starts `serve -m MODEL --http 127.0.0.1:0 FLAGS`; `spamd` says whether a spamd
+    /// listener is to be waited for.
+    fn started(filter: &Path, flags: &[&str], spamd: bool) -> Daemon {
         let mut child = exe()
             .args(["serve", "-m"])
             .arg(filter)
-            .args(["--http", "127.0.0.1:0", "--spamd", "127.0.0.1:0"])
+            .args(["--http", "127.0.0.1:0"])
             .args(flags)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
         let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let (mut http, mut spamd) = (None, None);
+        let (mut http, mut spamd) = (None, (!spamd).then(String::new));
         while http.is_none() || spamd.is_none() {
             let line = lines.next().expect("serve ended before listening").unwrap();
             if let Some(a) = line.strip_prefix("rosenblatt serve: listening: http ") {
@@ -321,6 +327,64 @@ fn malformed_requests_are_refused_and_a_client_over_the_bound_is_told_busy() {
         d.spamd(&spamd_request("CHECK", "", &raw)).contains("EX_OK")
     });
     assert!(served);
+    assert!(d.stop().success());
+}
+
+#[test]
+fn a_text_model_is_served_over_the_json_api_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("train.tsv");
+    std::fs::write(
+        &data,
+        "sport\tthe match ended in a late goal\nsport\ta fine win for the home team\n\
+         money\tshares fell as the bank cut rates\nmoney\tthe market rallied on profits\n",
+    )
+    .unwrap();
+    let model = dir.path().join("topics.model");
+    bin()
+        .args(["train", "-o"])
+        .arg(&model)
+        .arg(&data)
+        .assert()
+        .success();
+    // Asked for spamd or learning, it refuses with the one sentence of a non-filter.
+    let out = bin()
+        .args(["serve", "--spamd", "127.0.0.1:0", "-m"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a spam filter"));
+    let d = Daemon::started(&model, &["--no-spamd"], false);
+    let lines = "{\"id\":\"a\",\"text\":\"a late goal for the team\"}\n\
+                 {\"id\":\"b\",\"text\":\"the bank and the market\"}\n";
+    let (status, body) = d.http(
+        "POST",
+        "/v1/classify",
+        &[("Content-Type", "application/x-ndjson")],
+        lines.as_bytes(),
+    );
+    assert_eq!(status, 200, "{body}");
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(&input, lines).unwrap();
+    let want = stdout_of(
+        bin()
+            .args(["classify", "--format", "jsonl", "-m"])
+            .arg(&model)
+            .arg(&input),
+    );
+    let labels = |s: &str| -> Vec<(String, String)> {
+        s.lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (v["label"].to_string(), v["score"].to_string())
+            })
+            .collect()
+    };
+    assert_eq!(labels(&body), labels(&want));
+    let (status, body) = d.http("POST", "/checkv2", &[], b"Subject: hi\n\nhello\n");
+    assert_eq!(status, 400);
+    assert!(body.contains("not a spam filter"), "{body}");
     assert!(d.stop().success());
 }
 

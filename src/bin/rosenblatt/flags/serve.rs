@@ -79,6 +79,8 @@ pub struct ServePlan {
     pub config: ServeConfig,
     /// Whether it may learn (a store or model opened to write).
     pub learns: bool,
+    /// Whether spamd listeners were asked for by flag (not the default one).
+    pub spamd_given: bool,
 }
 
 /// The plan of `a`, or the sentence saying which flag is wrong.
@@ -110,6 +112,7 @@ pub fn plan(a: ServeArgs) -> Result<ServePlan> {
     };
     Ok(ServePlan {
         learns: learn_key.is_some() || a.allow_tell,
+        spamd_given: !a.spamd.is_empty(),
         model: a.model,
         config: ServeConfig {
             http,
