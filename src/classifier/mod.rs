@@ -107,6 +107,15 @@ impl SavedClassifier {
         })
     }
 
+    /// Keeps a store's pages mapped from one call to the next (see
+    /// [`crate::store::Store::keep_mapped`]): for a daemon; a model file is held anyway.
+    pub fn keep_mapped(&self) {
+        #[cfg(feature = "store")]
+        if let Form::Store(store) = &self.form {
+            store.keep_mapped();
+        }
+    }
+
     /// The path it was opened from.
     pub fn path(&self) -> &Path {
         &self.path

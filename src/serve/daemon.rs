@@ -100,6 +100,7 @@ impl Daemon {
     ) -> Daemon {
         let metrics = Metrics::default();
         metrics.set_generation(1);
+        classifier.keep_mapped();
         Daemon {
             classifier,
             config,

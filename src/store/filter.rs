@@ -182,7 +182,11 @@ impl Store {
             txn,
             _maps: maps,
             header,
-            resident: Resident::find(&self.path.join(super::DATA_FILE)),
+            resident: if self.keep_mapped.load(std::sync::atomic::Ordering::Relaxed) {
+                Resident::default()
+            } else {
+                Resident::find(&self.path.join(super::DATA_FILE))
+            },
         })
     }
 

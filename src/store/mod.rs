@@ -92,6 +92,10 @@ pub struct Store {
     lock_file: Option<writer::FileId>,
     /// The sentence a fault inside the store's pages ends the process with.
     fault: &'static [u8],
+    /// Whether its pages stay mapped between snapshots (a daemon's), rather than being
+    /// handed back every few lookups (a bulk `classify`'s, whose resident memory stays
+    /// bounded).
+    keep_mapped: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Store {
@@ -216,7 +220,16 @@ impl Store {
             lock_timeout,
             lock_file: writer::FileId::of(&path.join(LOCK_FILE)),
             fault,
+            keep_mapped: std::sync::atomic::AtomicBool::new(false),
         })
+    }
+
+    /// Keeps the store's pages mapped between snapshots: a long-running process that
+    /// answers message after message saves the search of its maps and the page faults
+    /// of mapping them again, and holds the store's size at most.
+    pub fn keep_mapped(&self) {
+        self.keep_mapped
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Watches this thread's work in the store's pages while the value lives (see
