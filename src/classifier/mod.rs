@@ -133,8 +133,8 @@ impl SavedClassifier {
         self.kind.reads_mail() || self.is_store()
     }
 
-    /// Whether it is a store.
-    fn is_store(&self) -> bool {
+    /// Whether it is a store (whose commits every call sees), not a model file.
+    pub fn is_store(&self) -> bool {
         !matches!(self.form, Form::File { .. })
     }
 

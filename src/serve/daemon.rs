@@ -6,8 +6,9 @@ use super::metrics::Metrics;
 use super::verdict::{Verdict, judge};
 use crate::Result;
 use crate::classifier::SavedClassifier;
-use std::path::PathBuf;
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 /// Where a listener listens.
@@ -82,16 +83,34 @@ impl Default for ServeConfig {
 
 /// A running daemon's shared state.
 pub struct Daemon {
-    /// The filter or model it answers with.
-    pub classifier: SavedClassifier,
+    /// The filter or model it answers with now: a request holds the one it started with
+    /// while a reload puts another in its place.
+    current: RwLock<Arc<SavedClassifier>>,
     /// How it runs.
     pub config: ServeConfig,
     /// Its counters.
     pub metrics: Metrics,
+    /// Model generations so far (1: the one it started with).
+    generation: AtomicU64,
     log: Log,
 }
 
+/// How long a learn waits for another learn of the same filter.
+pub const LEARN_WAIT: Duration = Duration::from_secs(10);
+
 impl Daemon {
+    /// Opens the filter or model at `path` as a daemon run by `config` needs it: to
+    /// learn as well where `config` lets clients learn.
+    pub fn open(path: &Path, config: &ServeConfig) -> Result<SavedClassifier> {
+        let c = if config.learn_key.is_some() || config.allow_tell {
+            SavedClassifier::open_to_learn(path, LEARN_WAIT)?
+        } else {
+            SavedClassifier::open(path)?
+        };
+        c.keep_mapped();
+        Ok(c)
+    }
+
     /// A daemon answering with `classifier`; `log` writes one line (on stderr, say).
     pub fn new(
         classifier: SavedClassifier,
@@ -102,17 +121,52 @@ impl Daemon {
         metrics.set_generation(1);
         classifier.keep_mapped();
         Daemon {
-            classifier,
+            current: RwLock::new(Arc::new(classifier)),
             config,
             metrics,
+            generation: AtomicU64::new(1),
             log: Log::new(log),
         }
+    }
+
+    /// The filter or model as of now.
+    pub fn classifier(&self) -> Arc<SavedClassifier> {
+        self.current
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Opens the filter or model at its path again and answers with it from the next
+    /// request on (requests under way finish with the one they began with). One that
+    /// cannot be opened (a damaged file, one of another kind) is refused and the one in
+    /// service goes on: the error says why.
+    pub fn reload(&self) -> Result<u64> {
+        let old = self.classifier();
+        if old.is_store() {
+            return Err(crate::Error::Unsupported(format!(
+                "{}: a store is not opened again: every request sees its last commit; \
+                 restart the daemon to serve a store put in its place",
+                old.path().display()
+            )));
+        }
+        let fresh = Daemon::open(old.path(), &self.config)?;
+        if old.spam_filter().is_ok() && fresh.spam_filter().is_err() {
+            return Err(crate::Error::model(
+                old.path(),
+                "the file now holds no spam filter; the filter in service goes on",
+            ));
+        }
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(fresh);
+        let g = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
+        self.metrics.set_generation(g);
+        Ok(g)
     }
 
     /// Judges one raw message (with its strongest features when `symbols`) and counts
     /// the verdict.
     pub fn judge(&self, raw: &[u8], symbols: bool) -> Result<Verdict> {
-        let v = judge(&self.classifier, raw, symbols)?;
+        let v = judge(&self.classifier(), raw, symbols)?;
         self.metrics.verdict(v.spam);
         Ok(v)
     }
@@ -120,7 +174,7 @@ impl Daemon {
     /// Learns one raw message as spam or ham, committed before it returns.
     pub fn learn(&self, raw: &[u8], spam: bool) -> Result<()> {
         let class = if spam { "spam" } else { "ham" };
-        self.classifier.learn_mail(raw, class)?;
+        self.classifier().learn_mail(raw, class)?;
         self.metrics.learned(spam);
         Ok(())
     }
@@ -193,7 +247,6 @@ impl Log {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
 
     #[test]
     fn listeners_are_host_port_or_a_unix_path() {

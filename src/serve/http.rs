@@ -245,7 +245,7 @@ fn classify(daemon: &Daemon, body: &[u8], jsonl: bool) -> (Outcome, Response<Bod
         Ok(d) => d,
         Err(why) => return (Outcome::Refused, error(StatusCode::BAD_REQUEST, &why)),
     };
-    let c = &daemon.classifier;
+    let c = daemon.classifier();
     let mut out = String::new();
     if c.reads_mail() {
         for d in &docs {
@@ -298,7 +298,7 @@ fn classify(daemon: &Daemon, body: &[u8], jsonl: bool) -> (Outcome, Response<Bod
 /// `POST /v1/explain`: the decided class's score taken apart, as `classify --explain
 /// --format jsonl` gives it.
 fn explain(daemon: &Daemon, body: &[u8]) -> (Outcome, Response<Body>) {
-    let c = &daemon.classifier;
+    let c = daemon.classifier();
     let explained = if c.reads_mail() {
         c.explain_mail(body)
     } else {

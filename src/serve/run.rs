@@ -63,12 +63,14 @@ async fn serve(daemon: Arc<Daemon>, ready: impl FnOnce(&[String])) -> Result<()>
         let (d, s, st) = (Arc::clone(&daemon), Arc::clone(&slots), stopped.clone());
         tasks.push(tokio::spawn(accept(d, s, st, speaks, listener)));
     }
+    let watching = tokio::spawn(watch(Arc::clone(&daemon), stopped.clone()));
     wait_for_signal().await;
     daemon.note("stopping: no new connection is taken; finishing those in flight");
     let _ = stop.send(true);
     for t in tasks {
         let _ = t.await;
     }
+    let _ = watching.await;
     let all = u32::try_from(max).unwrap_or(u32::MAX);
     let finished = tokio::time::timeout(daemon.config.stop_timeout, slots.acquire_many(all)).await;
     if finished.is_err() {
@@ -240,6 +242,54 @@ async fn busy(stream: Stream, speaks: Speaks, daemon: &Daemon) {
         std::time::Duration::ZERO,
     );
     daemon.note("busy: a connection over --max-connections was turned away");
+}
+
+/// How often the model's path is looked at for a replacement.
+const LOOK_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// What tells one file at the model's path from another: a model file replaced (as
+/// `train -o` and `convert` write it, by a rename) or rewritten changes it; a store's
+/// commits do not (its folder stays), a store replaced by another folder does.
+fn signature(path: &std::path::Path) -> Option<(u64, u64, u64, i64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).ok()?;
+    Some(if m.is_dir() {
+        (m.dev(), m.ino(), 0, 0, 0)
+    } else {
+        (m.dev(), m.ino(), m.len(), m.mtime(), m.mtime_nsec())
+    })
+}
+
+/// Opens the model again on SIGHUP, or when the file at its path is replaced; a
+/// replacement that cannot be opened is said once and the model in service goes on.
+async fn watch(daemon: Arc<Daemon>, mut stopped: watch::Receiver<bool>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let path = daemon.classifier().path().to_path_buf();
+    let mut seen = signature(&path);
+    let mut hangup = signal(SignalKind::hangup()).ok();
+    loop {
+        let asked = tokio::select! {
+            _ = stopped.changed() => return,
+            _ = async {
+                match hangup.as_mut() {
+                    Some(h) => { h.recv().await; }
+                    None => std::future::pending::<()>().await,
+                }
+            } => true,
+            _ = tokio::time::sleep(LOOK_EVERY) => false,
+        };
+        let now = signature(&path);
+        if !asked && (now == seen || now.is_none()) {
+            continue;
+        }
+        seen = now;
+        let d = Arc::clone(&daemon);
+        match tokio::task::spawn_blocking(move || d.reload()).await {
+            Ok(Ok(g)) => daemon.note(&format!("{} opened again: generation {g}", path.display())),
+            Ok(Err(e)) => daemon.note(&format!("kept the model in service: {e}")),
+            Err(_) => daemon.note("kept the model in service: its reopening failed"),
+        }
+    }
 }
 
 /// Waits for SIGTERM or SIGINT.

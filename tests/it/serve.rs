@@ -388,6 +388,59 @@ fn a_text_model_is_served_over_the_json_api_alone() {
     assert!(d.stop().success());
 }
 
+#[test]
+fn a_model_file_replaced_under_the_daemon_is_picked_up_and_a_damaged_one_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, model) = corpus_and_filter(dir.path());
+    // The same messages with their classes swapped: every verdict turns.
+    let swapped = dir.path().join("swapped.model");
+    crate::common::train_filter(&corpus.join("ham"), &corpus.join("spam"), &swapped, &[]);
+    let served = dir.path().join("served.model");
+    std::fs::copy(&model, &served).unwrap();
+    let d = Daemon::started(&served, &["--no-spamd"], false);
+    let raw = std::fs::read(corpus.join("spam/0.eml")).unwrap();
+    let action = || {
+        let (_, body) = d.http("POST", "/checkv2", &[], &raw);
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        v["action"].as_str().unwrap().to_string()
+    };
+    let generation = || -> u64 {
+        let (_, m) = d.http("GET", "/metrics", &[], b"");
+        m.lines()
+            .find_map(|l| l.strip_prefix("rosenblatt_model_generation "))
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let wait_for = |g: u64| {
+        (0..100).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            generation() == g
+        })
+    };
+    let before = action();
+    assert_ne!(before, "no action", "the filter calls its own spam spam");
+    // Replaced as train -o writes it: a rename over the path.
+    let next = dir.path().join("next.tmp");
+    std::fs::copy(&swapped, &next).unwrap();
+    std::fs::rename(&next, &served).unwrap();
+    assert!(wait_for(2), "the replacement was not picked up");
+    assert_eq!(action(), "no action");
+    // A damaged replacement is refused; the model in service goes on.
+    std::fs::write(&next, b"RSNBLATT but not a model").unwrap();
+    std::fs::rename(&next, &served).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    assert_eq!(generation(), 2);
+    assert_eq!(action(), "no action");
+    // SIGHUP opens it again: the sound model put back is taken.
+    std::fs::copy(&model, &next).unwrap();
+    std::fs::rename(&next, &served).unwrap();
+    unsafe { libc::kill(d.child.id() as i32, libc::SIGHUP) };
+    assert!(wait_for(3) || wait_for(4), "not reopened");
+    assert_eq!(action(), before);
+    assert!(d.stop().success());
+}
+
 /// A connection to `addr` that the daemon took in: one turned away as busy (its answer
 /// arrives at once) is tried again.
 fn admitted(addr: &str) -> TcpStream {

@@ -5,21 +5,12 @@
 
 use crate::flags::ServePlan;
 use anyhow::Result;
-use rosenblatt::classifier::SavedClassifier;
 use rosenblatt::serve::Daemon;
 use std::process::ExitCode;
-use std::time::Duration;
-
-/// How long a learn waits for another learn of the same filter.
-const LEARN_WAIT: Duration = Duration::from_secs(10);
 
 /// Runs `serve`.
 pub fn run(plan: ServePlan) -> Result<ExitCode> {
-    let classifier = if plan.learns {
-        SavedClassifier::open_to_learn(&plan.model, LEARN_WAIT)?
-    } else {
-        SavedClassifier::open(&plan.model)?
-    };
+    let classifier = Daemon::open(&plan.model, &plan.config)?;
     let mut config = plan.config;
     // A model that is no spam filter is served to documents only: the JSON API.
     if let Err(not_a_filter) = classifier.spam_filter() {

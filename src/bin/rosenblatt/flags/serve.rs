@@ -77,8 +77,6 @@ pub struct ServePlan {
     pub model: PathBuf,
     /// How the daemon runs.
     pub config: ServeConfig,
-    /// Whether it may learn (a store or model opened to write).
-    pub learns: bool,
     /// Whether spamd listeners were asked for by flag (not the default one).
     pub spamd_given: bool,
 }
@@ -111,7 +109,6 @@ pub fn plan(a: ServeArgs) -> Result<ServePlan> {
         Some(file) => Some(read_key(file)?),
     };
     Ok(ServePlan {
-        learns: learn_key.is_some() || a.allow_tell,
         spamd_given: !a.spamd.is_empty(),
         model: a.model,
         config: ServeConfig {
