@@ -5,11 +5,13 @@
 //! configuration, the counters and a log cut to a few lines a second), `verdict` (a
 //! message judged, in the scales the protocols speak), `spamd_conn` (one spamd
 //! connection), `http` (rspamd's protocol, the JSON API, health and metrics over
-//! hyper), `metrics` (Prometheus' text format) and `run` (listeners, the connection
-//! bound, stopping on SIGTERM). No scoring here: every answer is the classifier's.
+//! hyper), `metrics` (Prometheus' text format), `activation` (sockets handed over by
+//! systemd) and `run` (listeners, the connection bound, reloading, stopping on SIGTERM). No scoring here: every answer is the classifier's.
 
 pub mod spamd;
 
+#[cfg(feature = "serve")]
+mod activation;
 #[cfg(feature = "serve")]
 mod daemon;
 #[cfg(feature = "serve")]

@@ -18,6 +18,16 @@ enum Speaks {
     Spamd,
 }
 
+impl Speaks {
+    /// The protocol's name, as the log says it.
+    fn name(self) -> &'static str {
+        match self {
+            Speaks::Http => "http",
+            Speaks::Spamd => "spamd",
+        }
+    }
+}
+
 /// A bound listener.
 enum Bound {
     Tcp(TcpListener),
@@ -44,14 +54,26 @@ async fn serve(daemon: Arc<Daemon>, ready: impl FnOnce(&[String])) -> Result<()>
         .iter()
         .map(|l| (Speaks::Http, l))
         .chain(config.spamd.iter().map(|l| (Speaks::Spamd, l)));
-    for (speaks, listen) in all {
-        let (b, at) = bind(listen).await?;
-        let name = if speaks == Speaks::Http {
-            "http"
+    let handed = super::activation::listeners()?;
+    if handed.is_empty() {
+        for (speaks, listen) in all {
+            let (b, at) = bind(listen).await?;
+            said.push(format!("{} {at}", speaks.name()));
+            bound.push((speaks, b));
+        }
+    }
+    // Started by systemd's socket activation: its sockets, named `spamd` or else HTTP.
+    for (name, handed) in handed {
+        let speaks = if name == "spamd" {
+            Speaks::Spamd
         } else {
-            "spamd"
+            Speaks::Http
         };
-        said.push(format!("{name} {at}"));
+        let b = match handed {
+            super::activation::Handed::Tcp(l) => Bound::Tcp(l),
+            super::activation::Handed::Unix(l) => Bound::Unix(l),
+        };
+        said.push(format!("{} (a socket from systemd, {name})", speaks.name()));
         bound.push((speaks, b));
     }
     ready(&said);

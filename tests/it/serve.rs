@@ -441,6 +441,54 @@ fn a_model_file_replaced_under_the_daemon_is_picked_up_and_a_damaged_one_refused
     assert!(d.stop().success());
 }
 
+#[test]
+fn sockets_handed_over_by_systemd_are_served() {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let (_, model) = corpus_and_filter(dir.path());
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let fd = listener.as_raw_fd();
+    // As systemd starts a socket-activated service: the socket as descriptor 3, and
+    // LISTEN_PID naming the process that execs the daemon.
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c")
+        .arg("LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=spamd exec \"$0\" serve -m \"$1\"")
+        .arg(assert_cmd::cargo::cargo_bin("rosenblatt"))
+        .arg(&model)
+        .stderr(Stdio::piped());
+    // SAFETY: dup2 is async-signal-safe; the new descriptor does not close on exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let moved = if fd == 3 {
+                libc::fcntl(3, libc::F_SETFD, 0)
+            } else {
+                libc::dup2(fd, 3)
+            };
+            match moved {
+                -1 => Err(std::io::Error::last_os_error()),
+                _ => Ok(()),
+            }
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    drop(listener);
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let line = lines.next().unwrap().unwrap();
+    assert_eq!(
+        line,
+        "rosenblatt serve: listening: spamd (a socket from systemd, spamd)"
+    );
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(b"PING SPAMC/1.5\r\n\r\n").unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    assert_eq!(out, "SPAMD/1.5 0 PONG\r\n");
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    assert!(child.wait().unwrap().success());
+}
+
 /// A connection to `addr` that the daemon took in: one turned away as busy (its answer
 /// arrives at once) is tried again.
 fn admitted(addr: &str) -> TcpStream {
