@@ -191,7 +191,8 @@ impl Daemon {
     /// Writes `line` to the log, at most a few lines a second: under a flood the lines
     /// beyond are counted and said in one line later.
     pub fn note(&self, line: &str) {
-        self.log.line(line);
+        // Bytes a client sent reach the log escaped: no terminal control, no forged line.
+        self.log.line(&line.escape_default().to_string());
     }
 }
 

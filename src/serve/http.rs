@@ -106,6 +106,15 @@ async fn read_body(
     req: Request<Incoming>,
 ) -> Result<Bytes, (Outcome, Response<Body>)> {
     let limit = usize::try_from(daemon.config.max_message_bytes).unwrap_or(usize::MAX);
+    let announced = req
+        .headers()
+        .get(hyper::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if announced.is_some_and(|n| n > daemon.config.max_message_bytes) {
+        // Refused at once, before any of it is read.
+        return Err((Outcome::Refused, too_large(limit)));
+    }
     let collect = Limited::new(req.into_body(), limit).collect();
     match tokio::time::timeout(daemon.config.request_timeout, collect).await {
         Err(_) => Err((
@@ -119,13 +128,7 @@ async fn read_body(
             if e.downcast_ref::<http_body_util::LengthLimitError>()
                 .is_some() =>
         {
-            Err((
-                Outcome::Refused,
-                error(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    &format!("a body over {limit} bytes (--max-message-bytes)"),
-                ),
-            ))
+            Err((Outcome::Refused, too_large(limit)))
         }
         Ok(Err(e)) => Err((
             Outcome::Refused,
@@ -134,6 +137,17 @@ async fn read_body(
         Ok(Ok(c)) => Ok(c.to_bytes()),
     }
 }
+
+/// The refusal of a body over `limit` bytes.
+fn too_large(limit: usize) -> Response<Body> {
+    error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &format!("a body over {limit} bytes (--max-message-bytes)"),
+    )
+}
+
+/// The most documents one `/v1/classify` request may hold: its answer is built whole.
+const MAX_DOCUMENTS: usize = 10_000;
 
 /// rspamd's `/checkv2`: the verdict on a message.
 fn check(daemon: &Daemon, message: &[u8]) -> (Outcome, Response<Body>) {
@@ -197,6 +211,15 @@ fn learn(
             ),
         );
     }
+    if message.is_empty() {
+        return (
+            Outcome::Refused,
+            error(
+                StatusCode::BAD_REQUEST,
+                "no message to learn: the body is empty",
+            ),
+        );
+    }
     match daemon.learn(message, spam) {
         Ok(()) => (
             Outcome::Ok,
@@ -224,6 +247,11 @@ fn documents(body: &[u8], jsonl: bool) -> Result<Vec<Document>, String> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
     {
+        if docs.len() == MAX_DOCUMENTS {
+            return Err(format!(
+                "more than {MAX_DOCUMENTS} documents in one request: send them in several"
+            ));
+        }
         let v: Value = serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1))?;
         let Some(t) = v.get("text").and_then(Value::as_str) else {
             return Err(format!("line {}: no \"text\"", i + 1));

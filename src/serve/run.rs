@@ -76,6 +76,8 @@ async fn serve(daemon: Arc<Daemon>, ready: impl FnOnce(&[String])) -> Result<()>
         said.push(format!("{} (a socket from systemd, {name})", speaks.name()));
         bound.push((speaks, b));
     }
+    // SIGHUP is taken before the daemon says it is ready, so none ends it.
+    let hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
     ready(&said);
     let max = daemon.config.max_connections;
     let slots = Arc::new(Semaphore::new(max));
@@ -85,7 +87,7 @@ async fn serve(daemon: Arc<Daemon>, ready: impl FnOnce(&[String])) -> Result<()>
         let (d, s, st) = (Arc::clone(&daemon), Arc::clone(&slots), stopped.clone());
         tasks.push(tokio::spawn(accept(d, s, st, speaks, listener)));
     }
-    let watching = tokio::spawn(watch(Arc::clone(&daemon), stopped.clone()));
+    let watching = tokio::spawn(watch(Arc::clone(&daemon), stopped.clone(), hangup));
     wait_for_signal().await;
     daemon.note("stopping: no new connection is taken; finishing those in flight");
     let _ = stop.send(true);
@@ -191,7 +193,8 @@ async fn next(listener: &Bound) -> std::io::Result<(Stream, bool)> {
         Bound::Tcp(l) => {
             let (s, peer) = l.accept().await?;
             let _ = s.set_nodelay(true);
-            Ok((Stream::Tcp(s), peer.ip().is_loopback()))
+            // (127.0.0.1 reaching an IPv6 listener comes as ::ffff:127.0.0.1.)
+            Ok((Stream::Tcp(s), peer.ip().to_canonical().is_loopback()))
         }
         Bound::Unix(l) => {
             let (s, _) = l.accept().await?;
@@ -219,6 +222,8 @@ async fn connection<S>(
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(daemon.config.request_timeout)
                 .max_buf_size(64 << 10)
+                // A client that has sent its request may close its side (as spamc does).
+                .half_close(true)
                 .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
             let mut conn = std::pin::pin!(conn);
             tokio::select! {
@@ -284,11 +289,13 @@ fn signature(path: &std::path::Path) -> Option<(u64, u64, u64, i64, i64)> {
 
 /// Opens the model again on SIGHUP, or when the file at its path is replaced; a
 /// replacement that cannot be opened is said once and the model in service goes on.
-async fn watch(daemon: Arc<Daemon>, mut stopped: watch::Receiver<bool>) {
-    use tokio::signal::unix::{SignalKind, signal};
+async fn watch(
+    daemon: Arc<Daemon>,
+    mut stopped: watch::Receiver<bool>,
+    mut hangup: Option<tokio::signal::unix::Signal>,
+) {
     let path = daemon.classifier().path().to_path_buf();
     let mut seen = signature(&path);
-    let mut hangup = signal(SignalKind::hangup()).ok();
     loop {
         let asked = tokio::select! {
             _ = stopped.changed() => return,

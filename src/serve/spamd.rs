@@ -251,6 +251,12 @@ fn request_line(line: &str) -> Result<Request, Refusal> {
         .and_then(|v| v.split_once('.'))
         .and_then(|(a, b)| Some((a.parse::<u8>().ok()?, b.parse::<u8>().ok()?)))
         .ok_or_else(|| refuse(Status::Protocol, "a request line without SPAMC/VERSION"))?;
+    if version.0 != 1 || version.1 > 5 {
+        return Err(refuse(
+            Status::Protocol,
+            "a protocol version this server does not speak (SPAMC/1.0 to 1.5)",
+        ));
+    }
     Ok(Request {
         command,
         version,
@@ -270,6 +276,12 @@ fn header(r: &mut Request, line: &str, limits: &Limits) -> Result<(), Refusal> {
     let value = value.trim();
     match name.to_ascii_lowercase().as_str() {
         "content-length" => {
+            if r.content_length.is_some() || !value.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(refuse(
+                    Status::Protocol,
+                    "a Content-length given twice, or not digits alone",
+                ));
+            }
             let n: u64 = value
                 .parse()
                 .map_err(|_| refuse(Status::Protocol, "a Content-length that is not a number"))?;
@@ -286,6 +298,9 @@ fn header(r: &mut Request, line: &str, limits: &Limits) -> Result<(), Refusal> {
         }
         "user" => r.user = Some(value.to_string()),
         "message-class" => {
+            if r.class.is_some() {
+                return Err(refuse(Status::Protocol, "a Message-class given twice"));
+            }
             r.class = Some(match value {
                 "spam" => MessageClass::Spam,
                 "ham" => MessageClass::Ham,
@@ -485,6 +500,18 @@ mod tests {
                 Status::Protocol,
             ),
             ("CHECK SPAMC/1.5 extra\r\n\r\n", Status::Protocol),
+            (
+                "CHECK SPAMC/9.9\r\nContent-length: 1\r\n\r\n",
+                Status::Protocol,
+            ),
+            (
+                "CHECK SPAMC/1.5\r\nContent-length: +4\r\n\r\n",
+                Status::Protocol,
+            ),
+            (
+                "CHECK SPAMC/1.5\r\nContent-length: 4\r\nContent-length: 5\r\n\r\n",
+                Status::Protocol,
+            ),
             (
                 "CHECK SPAMC/1.5\r\nContent-length: -1\r\n\r\n",
                 Status::Protocol,

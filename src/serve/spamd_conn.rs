@@ -142,10 +142,28 @@ fn answer(
         }
         Command::Headers | Command::Process => {
             let verdict = judged(daemon, false)?;
-            let field = header_field(&verdict);
+            // An mbox's `From ` line stays first; the field ends as the message's lines do.
+            let envelope = if message.starts_with(b"From ") {
+                message
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(0, |i| i + 1)
+            } else {
+                0
+            };
+            let first = message
+                .split(|&b| b == b'\n')
+                .nth(usize::from(envelope > 0));
+            let eol = if first.is_some_and(|l| l.ends_with(b"\r")) {
+                "\r\n"
+            } else {
+                "\n"
+            };
+            let field = header_field(&verdict, eol);
             let out = if request.command == Command::Process {
-                let mut m = field.into_bytes();
-                m.extend_from_slice(message);
+                let mut m = message[..envelope].to_vec();
+                m.extend_from_slice(field.as_bytes());
+                m.extend_from_slice(&message[envelope..]);
                 m
             } else {
                 field.into_bytes()
@@ -207,13 +225,13 @@ fn report(v: &Verdict) -> String {
 }
 
 /// The header field a filtered message carries, as `classify --passthrough` writes it.
-fn header_field(v: &Verdict) -> String {
+fn header_field(v: &Verdict, eol: &str) -> String {
     let verdict = if v.spam { "spam" } else { "ham" };
     match v.probability {
         Some(p) => format!(
-            "X-Rosenblatt: {verdict}; score={:.4}; probability={p:.6}\r\n",
+            "X-Rosenblatt: {verdict}; score={:.4}; probability={p:.6}{eol}",
             v.score
         ),
-        None => format!("X-Rosenblatt: {verdict}; score={:.4}\r\n", v.score),
+        None => format!("X-Rosenblatt: {verdict}; score={:.4}{eol}", v.score),
     }
 }

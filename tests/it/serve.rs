@@ -260,6 +260,14 @@ fn learning_needs_the_credential_and_is_committed_before_it_is_acknowledged() {
     ));
     assert_eq!(told, "SPAMD/1.5 77 EX_NOPERM\r\n");
     assert_eq!(learned(), 0, "nothing was learned without the credential");
+    // An empty body is no message: refused as the client's mistake.
+    let (status, _) = d.http(
+        "POST",
+        "/learnham",
+        &[("Password", "correct horse battery")],
+        b"",
+    );
+    assert_eq!(status, 400);
     let (status, body) = d.http(
         "POST",
         "/learnspam",
@@ -309,12 +317,48 @@ fn malformed_requests_are_refused_and_a_client_over_the_bound_is_told_busy() {
     }
     let (status, _) = d.http("POST", "/checkv2", &[], &vec![b'a'; 70_000]);
     assert_eq!(status, 413);
+    // A body announced over the bound is refused before it comes (no wait for it).
+    let mut s = TcpStream::connect(&d.http).unwrap();
+    s.write_all(b"POST /checkv2 HTTP/1.1\r\nHost: x\r\nContent-Length: 9999999\r\n\r\n")
+        .unwrap();
+    let mut head = [0u8; 12];
+    s.read_exact(&mut head).unwrap();
+    assert_eq!(&head, b"HTTP/1.1 413");
+    // A client that closes its side once its request is sent (as spamc does) is answered.
+    let raw = std::fs::read(corpus.join("spam/0.eml")).unwrap();
+    let mut s = TcpStream::connect(&d.http).unwrap();
+    let req = format!(
+        "POST /checkv2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+        raw.len()
+    );
+    s.write_all(req.as_bytes()).unwrap();
+    s.write_all(&raw).unwrap();
+    s.shutdown(std::net::Shutdown::Write).unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    assert!(out.starts_with("HTTP/1.1 200"), "{out}");
+    // PROCESS keeps an mbox's From line first and ends the field as the message's lines.
+    let mboxed = [
+        b"From someone@example.com Mon Jan  1 00:00:00 2024\n".as_slice(),
+        &raw,
+    ]
+    .concat();
+    let answer = d.spamd(&spamd_request("PROCESS", "", &mboxed));
+    let body = answer.split_once("\r\n\r\n").unwrap().1;
+    let mut lines = body.split('\n');
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("From someone@example.com")
+    );
+    let field = lines.next().unwrap();
+    assert!(field.starts_with("X-Rosenblatt: spam; score=") && !field.ends_with('\r'));
     assert_eq!(d.http("GET", "/nowhere", &[], b"").0, 404);
     // Two idle clients hold both connections: a third is turned away at once. (A slot
     // is given back just after its client sees the connection close, so a client let
     // in is one that no busy answer came to.)
     let held: Vec<TcpStream> = (0..2).map(|_| admitted(&d.spamd)).collect();
-    let raw = std::fs::read(corpus.join("spam/0.eml")).unwrap();
     assert_eq!(
         d.spamd(&spamd_request("CHECK", "", &raw)),
         "SPAMD/1.5 75 EX_TEMPFAIL\r\n"
