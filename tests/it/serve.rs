@@ -107,6 +107,19 @@ impl Drop for Daemon {
     }
 }
 
+/// The shared test corpus and its filter, converted to a store.
+fn filter_store(dir: &Path) -> (PathBuf, PathBuf) {
+    let (corpus, model) = corpus_and_filter(dir);
+    let store = dir.join("spam.store");
+    bin()
+        .arg("convert")
+        .arg(&model)
+        .arg(&store)
+        .assert()
+        .success();
+    (corpus, store)
+}
+
 /// A spamd request for `message`.
 fn spamd_request(command: &str, extra: &str, message: &[u8]) -> Vec<u8> {
     let mut r = format!(
@@ -154,14 +167,7 @@ fn messages(corpus: &Path, store: &Path) -> Vec<(PathBuf, bool, f64)> {
 #[test]
 fn spamd_and_rspamd_clients_get_the_verdicts_of_classify() {
     let dir = tempfile::tempdir().unwrap();
-    let (corpus, model) = corpus_and_filter(dir.path());
-    let store = dir.path().join("spam.store");
-    bin()
-        .arg("convert")
-        .arg(&model)
-        .arg(&store)
-        .assert()
-        .success();
+    let (corpus, store) = filter_store(dir.path());
     let d = Daemon::start(&store, &[]);
     let msgs = messages(&corpus, &store);
     assert!(msgs.iter().any(|m| m.1) && msgs.iter().any(|m| !m.1));
@@ -229,14 +235,7 @@ fn spamd_and_rspamd_clients_get_the_verdicts_of_classify() {
 #[test]
 fn learning_needs_the_credential_and_is_committed_before_it_is_acknowledged() {
     let dir = tempfile::tempdir().unwrap();
-    let (corpus, model) = corpus_and_filter(dir.path());
-    let store = dir.path().join("spam.store");
-    bin()
-        .arg("convert")
-        .arg(&model)
-        .arg(&store)
-        .assert()
-        .success();
+    let (corpus, store) = filter_store(dir.path());
     let key = dir.path().join("key");
     std::fs::write(&key, "correct horse battery\n").unwrap();
     let d = Daemon::start(&store, &["--learn-key", key.to_str().unwrap()]);
@@ -565,14 +564,7 @@ fn debian_spamc_and_curl_agree_with_classify() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let (corpus, model) = corpus_and_filter(dir.path());
-    let store = dir.path().join("spam.store");
-    bin()
-        .arg("convert")
-        .arg(&model)
-        .arg(&store)
-        .assert()
-        .success();
+    let (corpus, store) = filter_store(dir.path());
     let d = Daemon::start(&store, &[]);
     let (host, port) = d.spamd.rsplit_once(':').unwrap();
     for (path, spam, p) in messages(&corpus, &store) {
