@@ -6,6 +6,7 @@ use super::metrics::Metrics;
 use super::verdict::{Verdict, judge};
 use crate::Result;
 use crate::classifier::SavedClassifier;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -63,6 +64,10 @@ pub struct ServeConfig {
     pub reject_probability: f32,
     /// How long a stopping daemon lets requests in flight finish.
     pub stop_timeout: Duration,
+    /// A folder of per-user filters: user U's is the store (or model file) `DIR/U`,
+    /// chosen by spamd's `User:` and rspamd's `Deliver-To`; a user without one gets the
+    /// daemon's filter.
+    pub stores: Option<PathBuf>,
 }
 
 impl Default for ServeConfig {
@@ -77,6 +82,7 @@ impl Default for ServeConfig {
             request_timeout: Duration::from_secs(30),
             reject_probability: 0.99,
             stop_timeout: Duration::from_secs(10),
+            stores: None,
         }
     }
 }
@@ -92,6 +98,8 @@ pub struct Daemon {
     pub metrics: Metrics,
     /// Model generations so far (1: the one it started with).
     generation: AtomicU64,
+    /// The per-user filters opened so far, by user.
+    users: Mutex<HashMap<String, Arc<SavedClassifier>>>,
     log: Log,
 }
 
@@ -125,6 +133,7 @@ impl Daemon {
             config,
             metrics,
             generation: AtomicU64::new(1),
+            users: Mutex::new(HashMap::new()),
             log: Log::new(log),
         }
     }
@@ -163,18 +172,44 @@ impl Daemon {
         Ok(g)
     }
 
-    /// Judges one raw message (with its strongest features when `symbols`) and counts
-    /// the verdict.
-    pub fn judge(&self, raw: &[u8], symbols: bool) -> Result<Verdict> {
-        let v = judge(&self.classifier(), raw, symbols)?;
+    /// The filter that answers for `user`: theirs under `--stores` where they have one,
+    /// the daemon's otherwise. A name that could reach outside the folder (see
+    /// [`user_name_problem`]) is refused before any path is made of it.
+    pub fn classifier_for(&self, user: Option<&str>) -> Result<Arc<SavedClassifier>> {
+        let (Some(dir), Some(user)) = (&self.config.stores, user) else {
+            return Ok(self.classifier());
+        };
+        if let Some(why) = user_name_problem(user) {
+            return Err(crate::Error::Data(format!("the user name {user:?}: {why}")));
+        }
+        let mut users = self.users.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = users.get(user) {
+            return Ok(Arc::clone(c));
+        }
+        let path = dir.join(user);
+        if std::fs::symlink_metadata(&path).is_err() {
+            return Ok(self.classifier());
+        }
+        let c = Arc::new(Daemon::open(&path, &self.config)?);
+        if users.len() >= MAX_USERS {
+            users.clear();
+        }
+        users.insert(user.to_string(), Arc::clone(&c));
+        Ok(c)
+    }
+
+    /// Judges one raw message for `user` (with its strongest features when `symbols`)
+    /// and counts the verdict.
+    pub fn judge(&self, raw: &[u8], symbols: bool, user: Option<&str>) -> Result<Verdict> {
+        let v = judge(&*self.classifier_for(user)?, raw, symbols)?;
         self.metrics.verdict(v.spam);
         Ok(v)
     }
 
-    /// Learns one raw message as spam or ham, committed before it returns.
-    pub fn learn(&self, raw: &[u8], spam: bool) -> Result<()> {
+    /// Learns one raw message as spam or ham for `user`, committed before it returns.
+    pub fn learn(&self, raw: &[u8], spam: bool, user: Option<&str>) -> Result<()> {
         let class = if spam { "spam" } else { "ham" };
-        self.classifier().learn_mail(raw, class)?;
+        self.classifier_for(user)?.learn_mail(raw, class)?;
         self.metrics.learned(spam);
         Ok(())
     }
@@ -194,6 +229,26 @@ impl Daemon {
         // Bytes a client sent reach the log escaped: no terminal control, no forged line.
         self.log.line(&line.escape_default().to_string());
     }
+}
+
+/// The most per-user filters held open at once; past it they are opened afresh.
+const MAX_USERS: usize = 1024;
+
+/// Why `name` cannot name a user's filter, or `None`: 1 to 64 bytes of letters, digits
+/// and `.`, `_`, `-`, `+`, `@`, not starting with `.` — so no `/`, no `..`, no NUL, no
+/// hidden file, and nothing a path could be made to leave the folder with.
+pub fn user_name_problem(name: &str) -> Option<&'static str> {
+    if name.is_empty() || name.len() > 64 {
+        return Some("a user name is 1 to 64 bytes");
+    }
+    if name.starts_with('.') {
+        return Some("a user name does not start with a dot");
+    }
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+' | '@');
+    if !name.chars().all(allowed) {
+        return Some("a user name holds letters, digits and . _ - + @ only");
+    }
+    None
 }
 
 /// Whether `a` and `b` are equal, looking at every byte of the longer whatever they hold.
@@ -269,6 +324,27 @@ mod tests {
             "h:70000",
         ] {
             assert!(Listen::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn user_names_never_make_a_path_outside_the_folder() {
+        for good in ["alice", "bob.smith", "a_b-c+d@example.org", "x"] {
+            assert_eq!(user_name_problem(good), None, "{good}");
+        }
+        let long = "a".repeat(65);
+        for bad in [
+            "",
+            "a/b",
+            "..",
+            "../x",
+            ".hidden",
+            "a\0b",
+            "a b",
+            "é",
+            long.as_str(),
+        ] {
+            assert!(user_name_problem(bad).is_some(), "{bad:?}");
         }
     }
 

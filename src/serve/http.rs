@@ -57,6 +57,11 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
             "/checkv2" | "/learnspam" | "/learnham" | "/v1/classify" | "/v1/explain",
         ) => {
             let password = req.headers().get("password").map(|v| v.as_bytes().to_vec());
+            // rspamd's Deliver-To: whose filter answers (with --stores).
+            let user = req
+                .headers()
+                .get("deliver-to")
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
             let jsonl = req
                 .headers()
                 .get(hyper::header::CONTENT_TYPE)
@@ -68,10 +73,14 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
             };
             let d = Arc::clone(daemon);
             let answered = tokio::task::spawn_blocking(move || match path.as_str() {
-                "/checkv2" => check(&d, &body),
-                "/learnspam" | "/learnham" => {
-                    learn(&d, &body, path == "/learnspam", password.as_deref())
-                }
+                "/checkv2" => check(&d, &body, user.as_deref()),
+                "/learnspam" | "/learnham" => learn(
+                    &d,
+                    &body,
+                    path == "/learnspam",
+                    password.as_deref(),
+                    user.as_deref(),
+                ),
                 "/v1/classify" => classify(&d, &body, jsonl),
                 _ => explain(&d, &body),
             })
@@ -150,8 +159,8 @@ fn too_large(limit: usize) -> Response<Body> {
 const MAX_DOCUMENTS: usize = 10_000;
 
 /// rspamd's `/checkv2`: the verdict on a message.
-fn check(daemon: &Daemon, message: &[u8]) -> (Outcome, Response<Body>) {
-    match daemon.judge(message, true) {
+fn check(daemon: &Daemon, message: &[u8], user: Option<&str>) -> (Outcome, Response<Body>) {
+    match daemon.judge(message, true, user) {
         Ok(v) => (
             Outcome::Ok,
             as_json(StatusCode::OK, &rspamd_verdict(daemon, &v)),
@@ -192,6 +201,7 @@ fn learn(
     message: &[u8],
     spam: bool,
     password: Option<&[u8]>,
+    user: Option<&str>,
 ) -> (Outcome, Response<Body>) {
     if daemon.config.learn_key.is_none() {
         return (
@@ -220,7 +230,7 @@ fn learn(
             ),
         );
     }
-    match daemon.learn(message, spam) {
+    match daemon.learn(message, spam, user) {
         Ok(()) => (
             Outcome::Ok,
             as_json(StatusCode::OK, &json!({"success": true})),
@@ -279,7 +289,7 @@ fn classify(daemon: &Daemon, body: &[u8], jsonl: bool) -> (Outcome, Response<Bod
         for d in &docs {
             // A body that is one message is judged as its bytes came.
             let raw = if jsonl { d.text.as_bytes() } else { body };
-            match daemon.judge(raw, false) {
+            match daemon.judge(raw, false, None) {
                 Ok(v) => {
                     let label = if v.spam { "spam" } else { "ham" };
                     let line = json!({"id": d.id, "label": label, "score": v.score, "probability": v.probability});

@@ -122,7 +122,16 @@ fn answer(
         why: e.to_string(),
     };
     let v = request.version;
-    let judged = |daemon: &Daemon, symbols| daemon.judge(message, symbols).map_err(failed);
+    let user = request.user.as_deref();
+    let judged = |daemon: &Daemon, symbols| {
+        daemon.judge(message, symbols, user).map_err(|e| match e {
+            crate::Error::Data(why) if why.starts_with("the user name") => Refusal {
+                status: Status::NoUser,
+                why,
+            },
+            e => failed(e),
+        })
+    };
     Ok(match request.command {
         Command::Ping => spamd::answer(v, &Answer::Pong),
         Command::Skip => Vec::new(),
@@ -186,8 +195,13 @@ fn answer(
                 });
             }
             let spam = request.class == Some(MessageClass::Spam);
-            daemon.learn(message, spam).map_err(|e| Refusal {
-                status: Status::IoErr,
+            daemon.learn(message, spam, user).map_err(|e| Refusal {
+                status: match e {
+                    crate::Error::Data(ref why) if why.starts_with("the user name") => {
+                        Status::NoUser
+                    }
+                    _ => Status::IoErr,
+                },
                 why: e.to_string(),
             })?;
             spamd::answer(

@@ -532,6 +532,39 @@ fn sockets_handed_over_by_systemd_are_served() {
     assert!(child.wait().unwrap().success());
 }
 
+#[test]
+fn each_user_gets_their_own_filter_and_no_name_leaves_the_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, store) = filter_store(dir.path());
+    // Alice's filter was taught the other way round: her verdicts turn.
+    let stores = dir.path().join("users");
+    std::fs::create_dir(&stores).unwrap();
+    let swapped = dir.path().join("swapped.model");
+    crate::common::train_filter(&corpus.join("ham"), &corpus.join("spam"), &swapped, &[]);
+    bin()
+        .arg("convert")
+        .arg(&swapped)
+        .arg(stores.join("alice"))
+        .assert()
+        .success();
+    let d = Daemon::start(&store, &["--stores", stores.to_str().unwrap()]);
+    let raw = std::fs::read(corpus.join("spam/0.eml")).unwrap();
+    let said = |user: &str| spam_line(&d.spamd(&spamd_request("CHECK", user, &raw))).0;
+    assert!(said(""), "the daemon's filter calls its spam spam");
+    assert!(!said("User: alice\r\n"), "alice's filter calls it ham");
+    assert!(said("User: bob\r\n"), "bob has none: the daemon's filter");
+    for bad in ["../alice", "a/b", "..", ".alice", &"x".repeat(65)] {
+        let answer = d.spamd(&spamd_request("CHECK", &format!("User: {bad}\r\n"), &raw));
+        assert_eq!(answer, "SPAMD/1.5 67 EX_NOUSER\r\n", "{bad}");
+    }
+    let (status, body) = d.http("POST", "/checkv2", &[("Deliver-To", "alice")], &raw);
+    assert_eq!(status, 200);
+    assert!(body.contains("\"action\":\"no action\""), "{body}");
+    let (status, _) = d.http("POST", "/checkv2", &[("Deliver-To", "../alice")], &raw);
+    assert_eq!(status, 400);
+    assert!(d.stop().success());
+}
+
 /// A connection to `addr` that the daemon took in: one turned away as busy (its answer
 /// arrives at once) is tried again.
 fn admitted(addr: &str) -> TcpStream {

@@ -41,6 +41,12 @@ pub struct ServeArgs {
     /// rspamd's `Password` header); without it, HTTP learns are refused.
     #[arg(long, value_name = "FILE", help_heading = "Learning")]
     pub learn_key: Option<PathBuf>,
+    /// A folder of per-user filters: user U's is the store `DIR/U`, chosen by spamd's
+    /// `User:` and rspamd's `Deliver-To`; a user without one gets the -m filter. A user
+    /// name other than 1–64 letters, digits and . _ - + @ (not starting with a dot) is
+    /// refused (spamd EX_NOUSER, HTTP 400) before any path is made of it.
+    #[arg(long, value_name = "DIR", help_heading = "Input")]
+    pub stores: Option<PathBuf>,
     /// Let spamd's TELL learn, from loopback and Unix-socket clients only.
     #[arg(long, help_heading = "Learning")]
     pub allow_tell: bool,
@@ -104,6 +110,11 @@ pub fn plan(a: ServeArgs) -> Result<ServePlan> {
     if !(a.reject_probability > 0.0 && a.reject_probability <= 1.0) {
         bail!("--reject-probability must be above 0 and at most 1");
     }
+    if let Some(dir) = &a.stores {
+        if !dir.is_dir() {
+            bail!("--stores {}: not a folder", dir.display());
+        }
+    }
     let learn_key = match &a.learn_key {
         None => None,
         Some(file) => Some(read_key(file)?),
@@ -121,6 +132,7 @@ pub fn plan(a: ServeArgs) -> Result<ServePlan> {
             request_timeout: Duration::from_secs_f64(a.request_timeout),
             reject_probability: a.reject_probability,
             stop_timeout: defaults.stop_timeout,
+            stores: a.stores,
         },
     })
 }
