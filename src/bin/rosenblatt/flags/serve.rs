@@ -110,10 +110,8 @@ pub fn plan(a: ServeArgs) -> Result<ServePlan> {
     if !(a.reject_probability > 0.0 && a.reject_probability <= 1.0) {
         bail!("--reject-probability must be above 0 and at most 1");
     }
-    if let Some(dir) = &a.stores {
-        if !dir.is_dir() {
-            bail!("--stores {}: not a folder", dir.display());
-        }
+    if let Some(dir) = a.stores.as_ref().filter(|d| !d.is_dir()) {
+        bail!("--stores {}: not a folder", dir.display());
     }
     let learn_key = match &a.learn_key {
         None => None,
