@@ -173,8 +173,9 @@ impl Daemon {
     }
 
     /// The filter that answers for `user`: theirs under `--stores` where they have one,
-    /// the daemon's otherwise. A name that could reach outside the folder (see
-    /// [`user_name_problem`]) is refused before any path is made of it.
+    /// the daemon's otherwise. A name that could reach outside the folder (anything but 1
+    /// to 64 letters, digits and `. _ - + @`, not starting with a dot) is refused before
+    /// any path is made of it.
     pub fn classifier_for(&self, user: Option<&str>) -> Result<Arc<SavedClassifier>> {
         let (Some(dir), Some(user)) = (&self.config.stores, user) else {
             return Ok(self.classifier());
@@ -237,7 +238,7 @@ const MAX_USERS: usize = 1024;
 /// Why `name` cannot name a user's filter, or `None`: 1 to 64 bytes of letters, digits
 /// and `.`, `_`, `-`, `+`, `@`, not starting with `.` — so no `/`, no `..`, no NUL, no
 /// hidden file, and nothing a path could be made to leave the folder with.
-pub fn user_name_problem(name: &str) -> Option<&'static str> {
+fn user_name_problem(name: &str) -> Option<&'static str> {
     if name.is_empty() || name.len() > 64 {
         return Some("a user name is 1 to 64 bytes");
     }
