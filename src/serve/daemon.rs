@@ -8,7 +8,6 @@ use crate::Result;
 use crate::classifier::SavedClassifier;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -96,8 +95,6 @@ pub struct Daemon {
     pub config: ServeConfig,
     /// Its counters.
     pub metrics: Metrics,
-    /// Model generations so far (1: the one it started with).
-    generation: AtomicU64,
     /// The per-user filters opened so far, by user.
     users: Mutex<HashMap<String, Arc<SavedClassifier>>>,
     log: Log,
@@ -132,7 +129,6 @@ impl Daemon {
             current: RwLock::new(Arc::new(classifier)),
             config,
             metrics,
-            generation: AtomicU64::new(1),
             users: Mutex::new(HashMap::new()),
             log: Log::new(log),
         }
@@ -167,9 +163,7 @@ impl Daemon {
             ));
         }
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(fresh);
-        let g = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
-        self.metrics.set_generation(g);
-        Ok(g)
+        Ok(self.metrics.next_generation())
     }
 
     /// The filter that answers for `user`: theirs under `--stores` where they have one,
@@ -177,12 +171,12 @@ impl Daemon {
     /// to 64 letters, digits and `. _ - + @`, not starting with a dot) is refused before
     /// any path is made of it.
     pub fn classifier_for(&self, user: Option<&str>) -> Result<Arc<SavedClassifier>> {
+        if let Some(why) = self.refuse_user(user) {
+            return Err(crate::Error::Data(why));
+        }
         let (Some(dir), Some(user)) = (&self.config.stores, user) else {
             return Ok(self.classifier());
         };
-        if let Some(why) = user_name_problem(user) {
-            return Err(crate::Error::Data(format!("the user name {user:?}: {why}")));
-        }
         let mut users = self.users.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = users.get(user) {
             return Ok(Arc::clone(c));
@@ -197,6 +191,14 @@ impl Daemon {
         }
         users.insert(user.to_string(), Arc::clone(&c));
         Ok(c)
+    }
+
+    /// Why `user` cannot choose a filter (with `--stores`, a name that could make a path
+    /// leave the folder), or `None`: asked before anything is made of the name, so that
+    /// each protocol answers it with its own status.
+    pub fn refuse_user(&self, user: Option<&str>) -> Option<String> {
+        let user = user.filter(|_| self.config.stores.is_some())?;
+        user_name_problem(user).map(|why| format!("the user name {user:?}: {why}"))
     }
 
     /// Judges one raw message for `user` (with its strongest features when `symbols`)

@@ -104,6 +104,11 @@ impl Metrics {
         self.generation.store(g, Relaxed);
     }
 
+    /// Counts a model put in service in place of the last: its generation.
+    pub fn next_generation(&self) -> u64 {
+        self.generation.fetch_add(1, Relaxed) + 1
+    }
+
     /// Verdicts given (spam, ham) and messages learned (spam, ham) so far.
     pub fn totals(&self) -> ((u64, u64), (u64, u64)) {
         let n = |a: &AtomicU64| a.load(Relaxed);

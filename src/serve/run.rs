@@ -246,16 +246,15 @@ async fn busy(stream: Stream, speaks: Speaks, daemon: &Daemon) {
                 .to_vec()
         }
     };
+    /// Writes `answer` on `s` and closes it.
+    async fn say<S: AsyncWrite + Unpin>(mut s: S, answer: &[u8]) {
+        let _ = s.write_all(answer).await;
+        let _ = s.shutdown().await;
+    }
     let write = async {
         match stream {
-            Stream::Tcp(mut s) => {
-                let _ = s.write_all(&answer).await;
-                let _ = s.shutdown().await;
-            }
-            Stream::Unix(mut s) => {
-                let _ = s.write_all(&answer).await;
-                let _ = s.shutdown().await;
-            }
+            Stream::Tcp(s) => say(s, &answer).await,
+            Stream::Unix(s) => say(s, &answer).await,
         }
     };
     let _ = tokio::time::timeout(std::time::Duration::from_secs(1), write).await;

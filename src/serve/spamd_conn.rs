@@ -123,15 +123,17 @@ fn answer(
     };
     let v = request.version;
     let user = request.user.as_deref();
-    let judged = |daemon: &Daemon, symbols| {
-        daemon.judge(message, symbols, user).map_err(|e| match e {
-            crate::Error::Data(why) if why.starts_with("the user name") => Refusal {
-                status: Status::NoUser,
-                why,
-            },
-            e => failed(e),
-        })
-    };
+    // (PING and SKIP ask no filter.)
+    if let Some(why) = daemon
+        .refuse_user(user)
+        .filter(|_| request.command.has_message())
+    {
+        return Err(Refusal {
+            status: Status::NoUser,
+            why,
+        });
+    }
+    let judged = |daemon: &Daemon, symbols| daemon.judge(message, symbols, user).map_err(failed);
     Ok(match request.command {
         Command::Ping => spamd::answer(v, &Answer::Pong),
         Command::Skip => Vec::new(),
@@ -196,12 +198,7 @@ fn answer(
             }
             let spam = request.class == Some(MessageClass::Spam);
             daemon.learn(message, spam, user).map_err(|e| Refusal {
-                status: match e {
-                    crate::Error::Data(ref why) if why.starts_with("the user name") => {
-                        Status::NoUser
-                    }
-                    _ => Status::IoErr,
-                },
+                status: Status::IoErr,
                 why: e.to_string(),
             })?;
             spamd::answer(

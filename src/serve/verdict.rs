@@ -66,22 +66,23 @@ impl Verdict {
     }
 }
 
-/// Judges the raw message `raw` with `classifier`, a spam filter; with `symbols`, also
-/// takes its score apart for the strongest features (a second read of the message).
+/// Judges the raw message `raw` with `classifier`, a spam filter, read once and in one
+/// view of the filter; with `symbols`, also takes its score apart for the strongest
+/// features.
 pub fn judge(classifier: &SavedClassifier, raw: &[u8], symbols: bool) -> Result<Verdict> {
     let view = classifier.view()?;
     let filter = view.spam_filter()?;
-    let decision = view.classify_mail(raw)?;
-    let spam = classifier.classes()[filter.spam] == decision.label;
+    crate::model::refuse_empty_message(raw)?;
+    let doc = crate::model::document_of(view.analyzer(), raw);
+    let decision = view.decide_documents(std::slice::from_ref(&doc))?.remove(0);
+    let spam = decision.class == filter.spam;
     let probability = view.probability(decision.score);
     let (shown, required) = match (probability, view.probability(view.threshold())) {
         (Some(p), Some(at)) => (10.0 * f64::from(p), 10.0 * f64::from(at)),
         _ => (f64::from(decision.score), f64::from(view.threshold())),
     };
-    drop(view);
     let symbols = if symbols {
-        let explained = classifier.explain_mail(raw)?;
-        explained
+        view.explain(&doc)?
             .features
             .iter()
             .take(SYMBOLS)
