@@ -67,12 +67,16 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
                 .get(hyper::header::CONTENT_TYPE)
                 .and_then(|v| v.to_str().ok())
                 .is_some_and(|t| t.contains("ndjson") || t.contains("jsonl"));
+            let own_thread = matches!(
+                path.as_str(),
+                "/learnspam" | "/learnham" | "/v1/classify"
+            );
             let body = match read_body(daemon, req).await {
                 Ok(b) => b,
                 Err(refused) => return refused,
             };
             let d = Arc::clone(daemon);
-            let answered = tokio::task::spawn_blocking(move || match path.as_str() {
+            let work = move || match path.as_str() {
                 "/checkv2" => check(&d, &body, user.as_deref()),
                 "/learnspam" | "/learnham" => learn(
                     &d,
@@ -83,9 +87,15 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
                 ),
                 "/v1/classify" => classify(&d, &body, jsonl),
                 _ => explain(&d, &body),
-            })
-            .await;
-            answered.unwrap_or_else(|_| {
+            };
+            // One message's verdict is answered on this thread; a learn (which waits for
+            // the disk) and a batch of documents get a thread of their own.
+            let answered = if own_thread {
+                tokio::task::spawn_blocking(work).await.map_err(|_| ())
+            } else {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|_| ())
+            };
+            answered.unwrap_or_else(|()| {
                 (
                     Outcome::Failed,
                     error(

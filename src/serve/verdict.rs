@@ -74,23 +74,32 @@ pub fn judge(classifier: &SavedClassifier, raw: &[u8], symbols: bool) -> Result<
     let filter = view.spam_filter()?;
     crate::model::refuse_empty_message(raw)?;
     let doc = crate::model::document_of(view.analyzer(), raw);
-    let decision = view.decide_documents(std::slice::from_ref(&doc))?.remove(0);
+    // With its symbols, the explanation is the decision (its class and score are the
+    // filter's), so the message's features are read once either way.
+    let (decision, explained) = if symbols {
+        let e = view.explain(&doc)?;
+        let d = crate::learn::ClassDecision {
+            class: e.class,
+            score: e.score,
+        };
+        (d, Some(e))
+    } else {
+        let d = view.decide_documents(std::slice::from_ref(&doc))?.remove(0);
+        (d, None)
+    };
     let spam = decision.class == filter.spam;
     let probability = view.probability(decision.score);
     let (shown, required) = match (probability, view.probability(view.threshold())) {
         (Some(p), Some(at)) => (10.0 * f64::from(p), 10.0 * f64::from(at)),
         _ => (f64::from(decision.score), f64::from(view.threshold())),
     };
-    let symbols = if symbols {
-        view.explain(&doc)?
-            .features
-            .iter()
+    let symbols = explained.map_or_else(Vec::new, |e| {
+        e.features
+            .into_iter()
             .take(SYMBOLS)
-            .map(|c| (c.feature.clone(), c.contribution))
+            .map(|c| (c.feature, c.contribution))
             .collect()
-    } else {
-        Vec::new()
-    };
+    });
     Ok(Verdict {
         spam,
         score: decision.score,

@@ -3,6 +3,7 @@
 //! scored or stepped by the same code as a whole model (so the sums run in the same order
 //! and the results are the same bit for bit); only those entries are written back.
 
+use super::cache::RecordCache;
 use super::header::Header;
 use super::record::{Record, id_key, word_key};
 use super::resident::Resident;
@@ -78,28 +79,40 @@ impl Features {
         h: &Header,
         tokens: &DocTokens,
         resident: &Resident,
+        cache: Option<&RecordCache>,
     ) -> Result<Features> {
         let _watch = store.watch();
         let mut entries = Vec::new();
         let mut new_words = Vec::new();
         let mut lookups = 0;
+        let mut remembered = cache.map(|c| c.reader(txn.id()));
         let mut get = |key: &[u8]| -> Result<Option<Record>> {
+            if let Some(known) = remembered.as_ref().and_then(|c| c.get(key)) {
+                return Ok(known);
+            }
             lookups += 1;
             if lookups % Resident::EVERY == 0 {
                 resident.release();
             }
-            let Some(v) = store
+            let found = match store
                 .features
                 .get(txn, key)
                 .map_err(|e| lmdb_error(&store.path, e))?
-            else {
-                return Ok(None);
+            {
+                None => None,
+                Some(v) => {
+                    let (r, _) =
+                        Record::decode(v).ok_or_else(|| store.damaged(key, "is not a record"))?;
+                    if let Some(why) = r.fault(h.ids()) {
+                        return Err(store.damaged(key, &why));
+                    }
+                    Some(r)
+                }
             };
-            let (r, _) = Record::decode(v).ok_or_else(|| store.damaged(key, "is not a record"))?;
-            if let Some(why) = r.fault(h.ids()) {
-                return Err(store.damaged(key, &why));
+            if let Some(c) = remembered.as_mut() {
+                c.read(key, found);
             }
-            Ok(Some(r))
+            Ok(found)
         };
         match tokens {
             DocTokens::Hashed(ids) => {
@@ -138,6 +151,9 @@ impl Features {
                     return Err(store.damaged(&pair[1].key, &why));
                 }
             }
+        }
+        if let Some(c) = remembered {
+            c.done();
         }
         Ok(Features { entries, new_words })
     }
@@ -304,7 +320,7 @@ impl Store {
         tokens: &DocTokens,
         y: f32,
     ) -> Result<bool> {
-        let mut f = Features::read(self, txn, h, tokens, &Resident::default())?;
+        let mut f = Features::read(self, txn, h, tokens, &Resident::default(), None)?;
         let score = f.score(h);
         h.meta.learned += 1;
         let mut state = h.online.take().unwrap_or_default();
@@ -397,7 +413,14 @@ impl Snapshot<'_> {
     pub fn decide(&self, doc: &Document) -> Result<ClassDecision> {
         let h = &self.header;
         let tokens = DocTokens::of(&h.analyzer, doc);
-        let f = Features::read(self.store, &self.txn, h, &tokens, &self.resident)?;
+        let f = Features::read(
+            self.store,
+            &self.txn,
+            h,
+            &tokens,
+            &self.resident,
+            self.store.record_cache(),
+        )?;
         let score = f.score(h);
         Ok(ClassDecision {
             class: usize::from(score > h.threshold),
@@ -413,7 +436,14 @@ impl Snapshot<'_> {
     pub fn explain(&self, doc: &Document) -> Result<Explanation> {
         let h = &self.header;
         let tokens = DocTokens::of(&h.analyzer, doc);
-        let f = Features::read(self.store, &self.txn, h, &tokens, &self.resident)?;
+        let f = Features::read(
+            self.store,
+            &self.txn,
+            h,
+            &tokens,
+            &self.resident,
+            self.store.record_cache(),
+        )?;
         let (m, g) = f.local(h);
         let ids = f.row();
         let row = g.row(RowRef::binary(&ids));

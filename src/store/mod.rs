@@ -31,6 +31,7 @@
 //! what `crate::Model::decide` and [`crate::incremental::learn_document`] compute, on
 //! the message's features alone.
 
+mod cache;
 mod convert;
 mod fault;
 mod filter;
@@ -96,6 +97,8 @@ pub struct Store {
     /// handed back every few lookups (a bulk `classify`'s, whose resident memory stays
     /// bounded).
     keep_mapped: std::sync::atomic::AtomicBool,
+    /// The records a process that keeps the store mapped has read (see `cache`).
+    records: cache::RecordCache,
 }
 
 impl std::fmt::Debug for Store {
@@ -221,6 +224,7 @@ impl Store {
             lock_file: writer::FileId::of(&path.join(LOCK_FILE)),
             fault,
             keep_mapped: std::sync::atomic::AtomicBool::new(false),
+            records: cache::RecordCache::default(),
         })
     }
 
@@ -230,6 +234,14 @@ impl Store {
     pub fn keep_mapped(&self) {
         self.keep_mapped
             .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The memory of records read, for a process that keeps the store mapped (one that
+    /// answers message after message); `None` for one that reads a few messages.
+    fn record_cache(&self) -> Option<&cache::RecordCache> {
+        self.keep_mapped
+            .load(std::sync::atomic::Ordering::Relaxed)
+            .then_some(&self.records)
     }
 
     /// Watches this thread's work in the store's pages while the value lives (see
