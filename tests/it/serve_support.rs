@@ -180,3 +180,13 @@ pub fn admitted(addr: &str) -> TcpStream {
     panic!("the daemon never took a connection in");
 }
 
+/// Whether `program` can be run (a client the tests drive where the system has it).
+pub fn installed(program: &str) -> bool {
+    std::process::Command::new(program)
+        .arg("--help")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok()
+}
