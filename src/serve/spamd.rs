@@ -364,16 +364,33 @@ pub enum Answer<'a> {
     },
 }
 
+/// The score and threshold of a verdict in the tenths they are printed in, the score
+/// kept on the verdict's side of the threshold: clients such as Exim's `spam =` compare
+/// the two printed numbers rather than read the word, so a ham at P(spam) 0.896 is
+/// printed 8.9 / 9.0, not 9.0 / 9.0, and a spam just over the threshold 9.0 / 9.0.
+fn printed(v: &Verdict) -> (i32, i32) {
+    let tenths = |x: f64| (x * 10.0).round() as i32;
+    let (score, threshold) = (tenths(v.score), tenths(v.threshold));
+    let score = if v.spam {
+        score.max(threshold)
+    } else {
+        score.min(threshold - 1)
+    };
+    (score, threshold)
+}
+
 /// The bytes of `answer` to a client of protocol `version`.
 pub fn answer(version: (u8, u8), answer: &Answer<'_>) -> Vec<u8> {
     let (major, minor) = version;
     let mut head = format!("SPAMD/{major}.{minor} 0 EX_OK\r\n");
     let spam_line = |head: &mut String, v: &Verdict| {
         let word = if v.spam { "True" } else { "False" };
+        let (score, threshold) = printed(v);
         let _ = write!(
             head,
             "Spam: {word} ; {:.1} / {:.1}\r\n",
-            v.score, v.threshold
+            f64::from(score) / 10.0,
+            f64::from(threshold) / 10.0
         );
     };
     let body: Vec<u8> = match answer {
@@ -559,8 +576,21 @@ mod tests {
                 (1, 5),
                 &Answer::Symbols(Verdict { spam: false, ..v }, &names)
             ),
-            b"SPAMD/1.5 0 EX_OK\r\nSpam: False ; 9.9 / 9.0\r\nContent-length: 9\r\n\r\nfree,cash"
+            b"SPAMD/1.5 0 EX_OK\r\nSpam: False ; 8.9 / 9.0\r\nContent-length: 9\r\n\r\nfree,cash"
         );
+        // A score that rounds to the threshold stays on its verdict's side of it.
+        let near = |spam, score| {
+            let v = Verdict {
+                spam,
+                score,
+                threshold: 9.0,
+            };
+            String::from_utf8(answer((1, 5), &Answer::Verdict(v))).unwrap()
+        };
+        assert!(near(false, 8.96).contains("False ; 8.9 / 9.0"));
+        assert!(near(false, 3.04).contains("False ; 3.0 / 9.0"));
+        assert!(near(true, 8.9999).contains("True ; 9.0 / 9.0"));
+        assert!(near(true, 9.04).contains("True ; 9.0 / 9.0"));
         assert_eq!(answer((1, 2), &Answer::Pong), b"SPAMD/1.2 0 PONG\r\n");
         assert_eq!(
             answer(

@@ -204,7 +204,20 @@ fn spamc_rspamc_and_curl_agree_with_classify_on_200_messages() {
     let (host, port) = d.spamd.rsplit_once(':').unwrap();
 
     for m in &msgs {
-        let ten_p = 10.0 * m.p;
+        // 10·P to one decimal, kept on the verdict's side of the threshold 9.0 (as Exim
+        // compares the two printed numbers).
+        let rounded = (100.0 * m.p).round() / 10.0;
+        // (P as printed by classify may round the other way at a tenth's half.)
+        let tol = if ((100.0 * m.p).fract() - 0.5).abs() < 1e-3 {
+            0.1001
+        } else {
+            1e-9
+        };
+        let ten_p = if m.spam {
+            rounded.max(9.0)
+        } else {
+            rounded.min(8.9)
+        };
         // spamc -c prints SCORE/THRESHOLD and exits 1 for spam, 0 for ham; -x: an error is
         // an error, not spamc's safe fallback of "0/0" and ham.
         let out = run(
@@ -214,7 +227,7 @@ fn spamc_rspamc_and_curl_agree_with_classify_on_200_messages() {
         );
         assert_eq!(out.status.code(), Some(i32::from(m.spam)), "{m:?}: {out:?}");
         let (score, threshold) = score_over_threshold(&String::from_utf8_lossy(&out.stdout));
-        assert!((score - ten_p).abs() < 0.0501, "spamc -c {score} for {m:?}");
+        assert!((score - ten_p).abs() < tol, "spamc -c {score} for {m:?}");
         assert_eq!(threshold, 9.0);
         // spamc -R -E: the same line, then the report; the exit code is the verdict.
         let out = run(
@@ -226,7 +239,7 @@ fn spamc_rspamc_and_curl_agree_with_classify_on_200_messages() {
         let said = String::from_utf8_lossy(&out.stdout);
         let mut lines = said.lines();
         let (score, threshold) = score_over_threshold(lines.next().unwrap());
-        assert!((score - ten_p).abs() < 0.0501, "spamc -R {score} for {m:?}");
+        assert!((score - ten_p).abs() < tol, "spamc -R {score} for {m:?}");
         assert_eq!(threshold, 9.0);
         assert!(
             lines.any(|l| l.contains("adds ")),
