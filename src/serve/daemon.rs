@@ -56,6 +56,10 @@ pub struct ServeConfig {
     pub max_connections: usize,
     /// The most bytes of one message or request body.
     pub max_message_bytes: u64,
+    /// The most bytes of messages held at once, over every connection: a request whose
+    /// message would pass it is answered busy, so a flood of large messages cannot take
+    /// the host's memory.
+    pub max_buffered_bytes: u64,
     /// How long a client may take to send a request (its head, then its body), and an
     /// HTTP connection may stay idle between requests.
     pub request_timeout: Duration,
@@ -76,8 +80,9 @@ impl Default for ServeConfig {
             spamd: vec![Listen::Tcp("127.0.0.1:783".into())],
             learn_key: None,
             allow_tell: false,
-            max_connections: 512,
+            max_connections: 4096,
             max_message_bytes: 32 << 20,
+            max_buffered_bytes: 96 << 20,
             request_timeout: Duration::from_secs(30),
             reject_probability: 0.99,
             stop_timeout: Duration::from_secs(10),
@@ -97,8 +102,13 @@ pub struct Daemon {
     pub metrics: Metrics,
     /// The per-user filters opened so far, by user.
     users: Mutex<HashMap<String, Arc<SavedClassifier>>>,
+    /// The bytes of messages that may still be held, in KiB.
+    buffered: tokio::sync::Semaphore,
     log: Log,
 }
+
+/// A message's bytes counted against [`ServeConfig::max_buffered_bytes`] while it lives.
+pub type Held<'d> = tokio::sync::SemaphorePermit<'d>;
 
 /// How long a learn waits for another learn of the same filter.
 pub const LEARN_WAIT: Duration = Duration::from_secs(10);
@@ -125,11 +135,13 @@ impl Daemon {
         let metrics = Metrics::default();
         metrics.set_generation(1);
         classifier.keep_mapped();
+        let buffered = tokio::sync::Semaphore::new(kib(config.max_buffered_bytes) as usize);
         Daemon {
             current: RwLock::new(Arc::new(classifier)),
             config,
             metrics,
             users: Mutex::new(HashMap::new()),
+            buffered,
             log: Log::new(log),
         }
     }
@@ -226,12 +238,23 @@ impl Daemon {
         }
     }
 
+    /// Counts `bytes` more of messages held (at least 1 KiB), or `None` when that would
+    /// pass [`ServeConfig::max_buffered_bytes`]: the request is then answered busy.
+    pub fn hold(&self, bytes: u64) -> Option<Held<'_>> {
+        self.buffered.try_acquire_many(kib(bytes)).ok()
+    }
+
     /// Writes `line` to the log, at most a few lines a second: under a flood the lines
     /// beyond are counted and said in one line later.
     pub fn note(&self, line: &str) {
         // Bytes a client sent reach the log escaped: no terminal control, no forged line.
         self.log.line(&line.escape_default().to_string());
     }
+}
+
+/// `bytes` in KiB, rounded up, at least 1 (and at most what a permit count holds).
+fn kib(bytes: u64) -> u32 {
+    u32::try_from(bytes.div_ceil(1024).max(1)).unwrap_or(u32::MAX >> 3)
 }
 
 /// The most per-user filters held open at once; past it they are opened afresh.

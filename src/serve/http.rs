@@ -4,7 +4,7 @@
 //! Bodies are read within the message bound and the request deadline; every answer but
 //! `/ping`, `/healthz` and `/metrics` is JSON.
 
-use super::daemon::Daemon;
+use super::daemon::{Daemon, Held};
 use super::metrics::{Outcome, Protocol};
 use super::verdict::Verdict;
 use crate::input::Document;
@@ -71,7 +71,7 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
                 path.as_str(),
                 "/learnspam" | "/learnham" | "/v1/classify"
             );
-            let body = match read_body(daemon, req).await {
+            let (body, _held) = match read_body(daemon, req).await {
                 Ok(b) => b,
                 Err(refused) => return refused,
             };
@@ -120,10 +120,10 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
 }
 
 /// The request's body, read within the message bound and the request deadline.
-async fn read_body(
-    daemon: &Daemon,
+async fn read_body<'d>(
+    daemon: &'d Daemon,
     req: Request<Incoming>,
-) -> Result<Bytes, (Outcome, Response<Body>)> {
+) -> Result<(Bytes, Held<'d>), (Outcome, Response<Body>)> {
     let limit = usize::try_from(daemon.config.max_message_bytes).unwrap_or(usize::MAX);
     let announced = req
         .headers()
@@ -134,6 +134,16 @@ async fn read_body(
         // Refused at once, before any of it is read.
         return Err((Outcome::Refused, too_large(limit)));
     }
+    // A body of unknown length (chunked) is counted at the most it may hold.
+    let Some(held) = daemon.hold(announced.unwrap_or(daemon.config.max_message_bytes)) else {
+        return Err((
+            Outcome::Busy,
+            error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "busy: the messages in hand are at --max-buffered-bytes; try again",
+            ),
+        ));
+    };
     let collect = Limited::new(req.into_body(), limit).collect();
     match tokio::time::timeout(daemon.config.request_timeout, collect).await {
         Err(_) => Err((
@@ -153,7 +163,7 @@ async fn read_body(
             Outcome::Refused,
             error(StatusCode::BAD_REQUEST, &e.to_string()),
         )),
-        Ok(Ok(c)) => Ok(c.to_bytes()),
+        Ok(Ok(c)) => Ok((c.to_bytes(), held)),
     }
 }
 

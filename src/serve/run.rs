@@ -80,6 +80,12 @@ async fn serve(daemon: Arc<Daemon>, ready: impl FnOnce(&[String])) -> Result<()>
     let hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
     ready(&said);
     let max = daemon.config.max_connections;
+    if let Some(short) = open_files_for(max) {
+        daemon.note(&format!(
+            "--max-connections {max}: this process may open {short} files at most \
+             (ulimit -n); connections past that wait in the listen queue"
+        ));
+    }
     let slots = Arc::new(Semaphore::new(max));
     let (stop, stopped) = watch::channel(false);
     let mut tasks = Vec::new();
@@ -106,6 +112,36 @@ async fn serve(daemon: Arc<Daemon>, ready: impl FnOnce(&[String])) -> Result<()>
         }
     }
     Ok(())
+}
+
+/// Raises this process's limit of open files towards `connections` and the files the
+/// daemon holds beside them, as far as the hard limit allows (many systems start daemons
+/// at a soft limit of 1,024); the limit when it stays short.
+fn open_files_for(connections: usize) -> Option<u64> {
+    /// Descriptors besides connections: listeners, the store, the log, the runtime's.
+    const BESIDES: u64 = 64;
+    let want = connections as u64 + BESIDES;
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read and write the struct given, nothing else.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+            return None;
+        }
+        if lim.rlim_cur >= want {
+            return None;
+        }
+        let raised = libc::rlimit {
+            rlim_cur: want.min(lim.rlim_max),
+            rlim_max: lim.rlim_max,
+        };
+        if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+            lim = raised;
+        }
+    }
+    (lim.rlim_cur < want).then_some(lim.rlim_cur.saturating_sub(BESIDES))
 }
 
 /// Binds `listen`; the address it is bound at, as said to the caller.

@@ -3,7 +3,7 @@
 //! the question asked of the daemon, the answer written, and the connection closed, as
 //! spamd does after every request.
 
-use super::daemon::Daemon;
+use super::daemon::{Daemon, Held};
 use super::metrics::{Outcome, Protocol};
 use super::spamd::{self, Answer, Command, Limits, MessageClass, Refusal, Request, Status};
 use super::verdict::Verdict;
@@ -28,7 +28,7 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
             (Outcome::Refused, spamd::error((1, 5), refusal.status))
         }
         Ok(Ok(None)) => return,
-        Ok(Ok(Some((request, message)))) => {
+        Ok(Ok(Some((request, message, _held)))) => {
             let v = request.version;
             // A verdict is a tenth of a millisecond of work: answered on this thread. A
             // learn waits for the disk, on a thread of its own.
@@ -65,10 +65,10 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
 }
 
 /// The request head and its message; `None` when the client closed without a request.
-async fn read_request<S: AsyncRead + Unpin>(
-    daemon: &Daemon,
+async fn read_request<'d, S: AsyncRead + Unpin>(
+    daemon: &'d Daemon,
     io: &mut S,
-) -> Result<Option<(Request, Vec<u8>)>, Refusal> {
+) -> Result<Option<(Request, Vec<u8>, Held<'d>)>, Refusal> {
     let limits = Limits {
         message_bytes: daemon.config.max_message_bytes,
         ..Limits::default()
@@ -96,6 +96,12 @@ async fn read_request<S: AsyncRead + Unpin>(
     };
     let mut message = buf.split_off(end);
     let want = request.content_length.unwrap_or(0) as usize;
+    let Some(held) = daemon.hold(want as u64) else {
+        return Err(Refusal {
+            status: Status::TempFail,
+            why: "busy: the messages in hand are at --max-buffered-bytes".into(),
+        });
+    };
     if message.len() > want {
         return Err(Refusal {
             status: Status::Protocol,
@@ -116,7 +122,7 @@ async fn read_request<S: AsyncRead + Unpin>(
             ),
         });
     }
-    Ok(Some((request, message)))
+    Ok(Some((request, message, held)))
 }
 
 /// The answer to `request` about `message`, asked of the daemon (on a blocking thread:

@@ -51,13 +51,19 @@ pub struct ServeArgs {
     #[arg(long, help_heading = "Learning")]
     pub allow_tell: bool,
     /// The most connections open at once; one more is answered busy (spamd EX_TEMPFAIL,
-    /// HTTP 503).
-    #[arg(long, value_name = "N", default_value_t = 512, help_heading = "Limits",
+    /// HTTP 503). The daemon raises its limit of open files to fit it where it may.
+    #[arg(long, value_name = "N", default_value_t = 4096, help_heading = "Limits",
           value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
     pub max_connections: usize,
     /// The most bytes of one message or request body (e.g. 32M).
     #[arg(long, value_name = "SIZE", value_parser = super::names::parse_memory, allow_negative_numbers = true, help_heading = "Limits")]
     pub max_message_bytes: Option<u64>,
+    /// The most bytes of messages held at once over all connections [default: 96M, or
+    /// --max-message-bytes when larger]; a request
+    /// whose message would pass it is answered busy. A chunked HTTP body counts as
+    /// --max-message-bytes until it has arrived.
+    #[arg(long, value_name = "SIZE", value_parser = super::names::parse_memory, allow_negative_numbers = true, help_heading = "Limits")]
+    pub max_buffered_bytes: Option<u64>,
     /// Seconds a client may take to send a request, or keep an HTTP connection idle.
     #[arg(
         long,
@@ -113,6 +119,16 @@ pub fn plan(a: ServeArgs) -> Result<ServePlan> {
     if let Some(dir) = a.stores.as_ref().filter(|d| !d.is_dir()) {
         bail!("--stores {}: not a folder", dir.display());
     }
+    let max_message_bytes = a.max_message_bytes.unwrap_or(defaults.max_message_bytes);
+    let max_buffered_bytes = a
+        .max_buffered_bytes
+        .unwrap_or(defaults.max_buffered_bytes.max(max_message_bytes));
+    if max_buffered_bytes < max_message_bytes {
+        bail!(
+            "--max-buffered-bytes ({max_buffered_bytes}) is below --max-message-bytes \
+             ({max_message_bytes}): the largest message allowed could never be taken"
+        );
+    }
     let learn_key = match &a.learn_key {
         None => None,
         Some(file) => Some(read_key(file)?),
@@ -126,7 +142,8 @@ pub fn plan(a: ServeArgs) -> Result<ServePlan> {
             learn_key,
             allow_tell: a.allow_tell,
             max_connections: a.max_connections,
-            max_message_bytes: a.max_message_bytes.unwrap_or(defaults.max_message_bytes),
+            max_message_bytes,
+            max_buffered_bytes,
             request_timeout: Duration::from_secs_f64(a.request_timeout),
             reject_probability: a.reject_probability,
             stop_timeout: defaults.stop_timeout,
