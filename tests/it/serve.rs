@@ -5,9 +5,9 @@
 //! requests are refused with the protocol's errors while the daemon goes on, a client
 //! over the connection bound is answered busy, and SIGTERM ends it with status 0.
 
-use crate::common::{bin, corpus_and_filter, exe, stdout_of};
+use crate::common::{bin, corpus_and_filter, stdout_of};
 use crate::serve_support::{Daemon, admitted, filter_store, messages, spam_line, spamd_request};
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::Stdio;
 
