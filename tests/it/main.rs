@@ -42,6 +42,7 @@ mod progress;
 mod properties;
 mod readme_tour;
 mod serve;
+mod serve_durability;
 mod serve_support;
 mod shell;
 mod store;
