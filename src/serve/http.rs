@@ -250,6 +250,11 @@ fn learn(
             ),
         );
     }
+    // A user name that may not choose a filter is the client's mistake (400, as for
+    // /checkv2), not the daemon's failure.
+    if let Some(why) = daemon.refuse_user(user) {
+        return (Outcome::Refused, error(StatusCode::BAD_REQUEST, &why));
+    }
     match daemon.learn(message, spam, user) {
         Ok(()) => (
             Outcome::Ok,

@@ -43,6 +43,7 @@ mod properties;
 mod readme_tour;
 mod serve;
 mod serve_clients;
+mod serve_durability;
 mod serve_support;
 mod shell;
 mod store;

@@ -190,3 +190,148 @@ pub fn installed(program: &str) -> bool {
         .status()
         .is_ok()
 }
+
+impl Daemon {
+    /// Starts `serve -m FILTER FLAGS` (FLAGS name every listener) and waits for its
+    /// `listeners` addresses: the daemon (its `http` and `spamd` the first of each, or
+    /// empty) and every address, in the order said (`unix:PATH` for a Unix socket).
+    pub fn listening(filter: &Path, flags: &[&str], listeners: usize) -> (Daemon, Vec<String>) {
+        let mut child = exe()
+            .args(["serve", "-m"])
+            .arg(filter)
+            .args(flags)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let mut all = Vec::new();
+        let (mut http, mut spamd) = (String::new(), String::new());
+        while all.len() < listeners {
+            let line = lines.next().expect("serve ended before listening").unwrap();
+            let Some(said) = line.strip_prefix("rosenblatt serve: listening: ") else {
+                continue;
+            };
+            let (protocol, at) = said.split_once(' ').unwrap();
+            let first = if protocol == "http" {
+                &mut http
+            } else {
+                &mut spamd
+            };
+            if first.is_empty() {
+                *first = at.to_string();
+            }
+            all.push(at.to_string());
+        }
+        std::thread::spawn(move || for _ in lines {});
+        (Daemon { child, http, spamd }, all)
+    }
+
+    /// The value of the `/metrics` sample `name` (its whole name, labels included).
+    pub fn metric(&self, name: &str) -> f64 {
+        let (status, m) = self.http("GET", "/metrics", &[], b"");
+        assert_eq!(status, 200, "{m}");
+        let prefix = format!("{name} ");
+        m.lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .unwrap_or_else(|| panic!("no {name} in {m}"))
+            .parse()
+            .unwrap()
+    }
+}
+
+/// Sends `request` to `addr` (`HOST:PORT` or `unix:PATH`) and reads the answer to its
+/// end: its bytes, or the error that ended the exchange (a
+/// connection refused or cut), without panicking.
+pub fn exchange(addr: &str, request: &[u8]) -> std::io::Result<Vec<u8>> {
+    fn over<S: Read + Write>(mut s: S, request: &[u8]) -> std::io::Result<Vec<u8>> {
+        s.write_all(request)?;
+        let mut out = Vec::new();
+        s.read_to_end(&mut out)?;
+        Ok(out)
+    }
+    match addr.strip_prefix("unix:") {
+        Some(path) => over(std::os::unix::net::UnixStream::connect(path)?, request),
+        None => over(TcpStream::connect(addr)?, request),
+    }
+}
+
+/// An HTTP/1.1 request of one exchange (`Connection: close`).
+pub fn http_request(method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    let mut bytes = req.into_bytes();
+    bytes.extend_from_slice(body);
+    bytes
+}
+
+/// A whole HTTP answer's status and body: `None` unless it has a status line and exactly
+/// the body its `Content-Length` announces.
+pub fn complete_http(answer: &[u8]) -> Option<(u16, String)> {
+    let answer = std::str::from_utf8(answer).ok()?;
+    let (head, body) = answer.split_once("\r\n\r\n")?;
+    let status = head.strip_prefix("HTTP/1.1 ")?.get(..3)?.parse().ok()?;
+    let length: usize = head.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.eq_ignore_ascii_case("content-length")
+            .then(|| v.trim().parse().ok())?
+    })?;
+    (body.len() == length).then(|| (status, body.to_string()))
+}
+
+/// Whether `answer` is a whole spamd answer: a status line, and where it has headers,
+/// exactly the body its `Content-length` announces.
+pub fn complete_spamd(answer: &[u8]) -> bool {
+    let Ok(answer) = std::str::from_utf8(answer) else {
+        return false;
+    };
+    if !answer.starts_with("SPAMD/1.") || !answer.contains("\r\n") {
+        return false;
+    }
+    match answer.split_once("\r\n\r\n") {
+        // (A status alone: PONG and errors.)
+        None => answer.ends_with("\r\n") && answer.matches("\r\n").count() == 1,
+        Some((head, body)) => head
+            .lines()
+            .find_map(|l| l.strip_prefix("Content-length: "))
+            .and_then(|n| n.trim().parse::<usize>().ok())
+            .is_some_and(|n| n == body.len()),
+    }
+}
+
+/// `METHOD PATH` over HTTP/1.1 at `addr`: (status, body) of a whole answer, or the error
+/// that ended the exchange (an answer cut short is `InvalidData`).
+pub fn try_http(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> std::io::Result<(u16, String)> {
+    let answer = exchange(addr, &http_request(method, path, headers, body))?;
+    complete_http(&answer).ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not a whole answer: {:?}", String::from_utf8_lossy(&answer)),
+        )
+    })
+}
+
+/// P(spam) that `classify -m FILTER` gives `message`.
+pub fn p_spam(filter: &Path, message: &Path) -> f64 {
+    let said = bin()
+        .args(["classify", "--format", "jsonl", "-m"])
+        .arg(filter)
+        .arg(message)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&said.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&said.stderr)));
+    v["probability"].as_f64().unwrap()
+}
