@@ -20,7 +20,8 @@
 //!
 //! Usage: `cargo build --release && cargo bench --bench serve_load -- [--bin PATH]
 //! [--clients 4] [--seconds 5] [--rate 1000] [--processes 300] [--rspamd HOST:PORT]
-//! [--seed 1]`
+//! [--seed 1] [--model-file]` (`--model-file`: the daemon serves the model file the store
+//! was made from, not the store; the processes still classify with the store).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -39,6 +40,8 @@ struct Args {
     processes: usize,
     rspamd: Option<String>,
     seed: u64,
+    /// Serve the model file rather than the store made from it.
+    file: bool,
 }
 
 fn args() -> Args {
@@ -50,11 +53,16 @@ fn args() -> Args {
         processes: 300,
         rspamd: None,
         seed: 1,
+        file: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         // `cargo bench` adds --bench; it takes no value.
         if flag == "--bench" {
+            continue;
+        }
+        if flag == "--model-file" {
+            a.file = true;
             continue;
         }
         let value = it
@@ -414,7 +422,8 @@ fn main() {
         &a.bin,
         &["convert".as_ref(), model.as_os_str(), store.as_os_str()],
     );
-    let (mut daemon, http, spamd) = start_daemon(&a.bin, &store);
+    let served = if a.file { &model } else { &store };
+    let (mut daemon, http, spamd) = start_daemon(&a.bin, served);
     let pid = daemon.id();
     let mut rows = Vec::new();
     rows.push(with_cpu(pid, || {

@@ -1,27 +1,96 @@
 //! A long-running reader's memory of the records it has read from a store, for one
 //! committed state. A daemon answers message after message, and mail repeats its words:
 //! each LMDB lookup is a search of the B-tree's pages (a third of a verdict's time), a
-//! lookup here is one probe of a hash table. The records are those of the transaction
-//! they were read in (LMDB's id of the committed state it sees); a snapshot of a later
-//! commit starts the memory afresh, so a verdict never mixes two states. Absent words are
-//! remembered too. The memory holds at most [`RecordCache::MOST`] keys and starts over
-//! when full (a flood of made-up words costs lookups, not memory).
+//! lookup here is one probe of a hash table whose slots hold short keys in place (so a hit
+//! reads no other memory). The records are those of the transaction they were read in
+//! (LMDB's id of the committed state it sees); a snapshot of a later commit starts the
+//! memory afresh, so a verdict never mixes two states. Absent words are remembered too.
+//! The memory holds at most [`RecordCache::MOST`] keys and starts over when full (a flood
+//! of made-up words costs lookups, not memory).
 
 use super::record::Record;
-use hashbrown::HashMap;
+use hashbrown::HashTable;
+use std::hash::BuildHasher;
 use std::sync::{RwLock, RwLockReadGuard};
 
 /// The records read so far in the latest committed state seen.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct RecordCache {
     state: RwLock<State>,
 }
 
-#[derive(Debug, Default)]
+impl std::fmt::Debug for RecordCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = self.state.read().unwrap_or_else(|e| e.into_inner());
+        f.debug_struct("RecordCache")
+            .field("txn", &s.txn)
+            .field("keys", &s.slots.len())
+            .finish()
+    }
+}
+
+#[derive(Default)]
 struct State {
     /// LMDB's id of the committed state the records are from.
     txn: usize,
-    records: HashMap<Box<[u8]>, Option<Record>>,
+    hasher: hashbrown::DefaultHashBuilder,
+    slots: HashTable<Slot>,
+}
+
+/// A key and what the store holds under it.
+struct Slot {
+    key: Key,
+    record: Option<Record>,
+}
+
+/// A key, in place when short (most words), on the heap otherwise.
+enum Key {
+    Short { len: u8, bytes: [u8; Key::SHORT] },
+    Long(Box<[u8]>),
+}
+
+impl Key {
+    /// The longest key kept in place.
+    const SHORT: usize = 22;
+
+    fn new(key: &[u8]) -> Key {
+        if key.len() <= Key::SHORT {
+            let mut bytes = [0u8; Key::SHORT];
+            bytes[..key.len()].copy_from_slice(key);
+            Key::Short {
+                len: key.len() as u8,
+                bytes,
+            }
+        } else {
+            Key::Long(key.into())
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Key::Short { len, bytes } => &bytes[..usize::from(*len)],
+            Key::Long(b) => b,
+        }
+    }
+}
+
+impl State {
+    fn get(&self, key: &[u8]) -> Option<Option<Record>> {
+        let hash = self.hasher.hash_one(key);
+        self.slots
+            .find(hash, |s| s.key.bytes() == key)
+            .map(|s| s.record)
+    }
+
+    fn insert(&mut self, key: &[u8], record: Option<Record>) {
+        let hash = self.hasher.hash_one(key);
+        let hasher = &self.hasher;
+        if self.slots.find(hash, |s| s.key.bytes() == key).is_none() {
+            self.slots.insert_unique(hash, Slot { key: Key::new(key), record }, |s| {
+                hasher.hash_one(s.key.bytes())
+            });
+        }
+    }
 }
 
 impl RecordCache {
@@ -54,7 +123,7 @@ pub(crate) struct Reader<'c> {
 impl Reader<'_> {
     /// The record under `key` (`Some(None)`: the key has none), when remembered.
     pub(crate) fn get(&self, key: &[u8]) -> Option<Option<Record>> {
-        self.guard.as_ref()?.records.get(key).copied()
+        self.guard.as_ref()?.get(key)
     }
 
     /// Notes what the store holds under `key`, to be remembered.
@@ -74,12 +143,14 @@ impl Reader<'_> {
                 return;
             }
             state.txn = self.txn;
-            state.records.clear();
+            state.slots.clear();
         }
-        if state.records.len() + self.read.len() > RecordCache::MOST {
-            state.records.clear();
+        if state.slots.len() + self.read.len() > RecordCache::MOST {
+            state.slots.clear();
         }
-        state.records.extend(self.read.drain(..));
+        for (key, record) in self.read.drain(..) {
+            state.insert(&key, record);
+        }
     }
 }
 
@@ -120,6 +191,16 @@ mod tests {
         late.read(b"noon", Some(record(3, 0.5)));
         late.done();
         assert_eq!(cache.reader(8).get(b"noon"), Some(Some(record(3, 0.25))));
+        // Keys past the length kept in place are remembered alike.
+        let long = [b'x'; 40];
+        let mut r = cache.reader(8);
+        r.read(&long, Some(record(9, 2.0)));
+        r.read(&long[..Key::SHORT], None);
+        r.done();
+        let r = cache.reader(8);
+        assert_eq!(r.get(&long), Some(Some(record(9, 2.0))));
+        assert_eq!(r.get(&long[..Key::SHORT]), Some(None));
+        assert_eq!(r.get(&long[..Key::SHORT + 1]), None);
     }
 
     #[test]
@@ -132,7 +213,7 @@ mod tests {
             }
             r.done();
         }
-        let n = cache.state.read().unwrap().records.len();
+        let n = cache.state.read().unwrap().slots.len();
         assert!(n <= RecordCache::MOST && n > 0, "{n}");
     }
 }

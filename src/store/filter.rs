@@ -56,31 +56,41 @@ pub struct StoreLearned {
     pub learned: u64,
 }
 
-/// One feature of a message: its record, its key and (in a vocabulary of words) its word.
-struct Entry {
+/// One feature of a message: its record and (in a vocabulary of words) its word, borrowed
+/// from the message's tokens.
+struct Entry<'t> {
     record: Record,
-    key: Vec<u8>,
-    word: Option<String>,
+    word: Option<&'t str>,
+}
+
+impl Entry<'_> {
+    /// The feature's key in the store.
+    fn key(&self) -> std::borrow::Cow<'_, [u8]> {
+        match self.word {
+            Some(w) => word_key(w),
+            None => std::borrow::Cow::Owned(id_key(self.record.id).to_vec()),
+        }
+    }
 }
 
 /// One message's features in id order: known ones first, then the words a step adds
 /// (with the next ids).
-struct Features {
-    entries: Vec<Entry>,
+struct Features<'t> {
+    entries: Vec<Entry<'t>>,
     /// Words of a vocabulary of words with no entry yet, sorted.
-    new_words: Vec<String>,
+    new_words: Vec<&'t str>,
 }
 
-impl Features {
+impl<'t> Features<'t> {
     /// The message's entries as of `txn`.
     fn read(
         store: &Store,
         txn: &heed::RoTxn,
         h: &Header,
-        tokens: &DocTokens,
+        tokens: &'t DocTokens,
         resident: &Resident,
         cache: Option<&RecordCache>,
-    ) -> Result<Features> {
+    ) -> Result<Features<'t>> {
         let _watch = store.watch();
         let mut entries = Vec::new();
         let mut new_words = Vec::new();
@@ -123,11 +133,7 @@ impl Features {
                     if record.id != id {
                         return Err(store.damaged(&key, "is not the key of its id"));
                     }
-                    entries.push(Entry {
-                        record,
-                        key: key.to_vec(),
-                        word: None,
-                    });
+                    entries.push(Entry { record, word: None });
                 }
             }
             DocTokens::Words(words) => {
@@ -136,10 +142,9 @@ impl Features {
                     match get(&key)? {
                         Some(record) => entries.push(Entry {
                             record,
-                            key,
-                            word: Some(word.clone()),
+                            word: Some(word),
                         }),
-                        None => new_words.push(word.clone()),
+                        None => new_words.push(word.as_str()),
                     }
                 }
                 entries.sort_unstable_by_key(|e| e.record.id);
@@ -148,7 +153,7 @@ impl Features {
                     .find(|p| p[0].record.id == p[1].record.id)
                 {
                     let why = format!("shares id {} with another word", pair[1].record.id);
-                    return Err(store.damaged(&pair[1].key, &why));
+                    return Err(store.damaged(&pair[1].key(), &why));
                 }
             }
         }
@@ -336,7 +341,6 @@ impl Store {
             h.features += 1;
             f.entries.push(Entry {
                 record: Record::absent(id, h.absent_weight()),
-                key: word_key(&word),
                 word: Some(word),
             });
         }
@@ -363,7 +367,7 @@ impl Store {
         h.meta.report.updates += u64::from(updated);
         for e in &f.entries {
             self.features
-                .put(txn, &e.key, &e.record.encode(e.word.as_deref()))
+                .put(txn, &e.key(), &e.record.encode(e.word))
                 .map_err(|err| lmdb_error(&self.path, err))?;
         }
         Ok(updated)
@@ -454,7 +458,7 @@ impl Snapshot<'_> {
             .zip(row.iter())
             .map(|(e, (k, value))| {
                 let feature = match (&e.word, &hashed) {
-                    (Some(w), _) => w.clone(),
+                    (Some(w), _) => w.to_string(),
                     (None, Some(names)) => hashed_name(names, e.record.id),
                     (None, None) => format!("#{}", e.record.id),
                 };

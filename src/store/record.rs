@@ -105,14 +105,14 @@ pub(crate) fn key_id(key: &[u8]) -> Option<u32> {
 
 /// The key of a word: the word itself, or for a word longer than LMDB keys allow, its
 /// first bytes, 0xFF and its hash.
-pub(crate) fn word_key(word: &str) -> Vec<u8> {
+pub(crate) fn word_key(word: &str) -> std::borrow::Cow<'_, [u8]> {
     if word.len() <= LONG_WORD {
-        return word.as_bytes().to_vec();
+        return std::borrow::Cow::Borrowed(word.as_bytes());
     }
     let mut k = word.as_bytes()[..LONG_WORD].to_vec();
     k.push(0xFF);
     k.extend_from_slice(&fnv1a(word.as_bytes()).to_le_bytes());
-    k
+    std::borrow::Cow::Owned(k)
 }
 
 /// The word a key and its record's tail stand for; `None` when they are not valid UTF-8
@@ -120,7 +120,7 @@ pub(crate) fn word_key(word: &str) -> Vec<u8> {
 pub(crate) fn key_word<'a>(key: &'a [u8], tail: &'a [u8]) -> Option<&'a str> {
     let word = if tail.is_empty() { key } else { tail };
     let word = std::str::from_utf8(word).ok()?;
-    (word_key(word) == key).then_some(word)
+    (*word_key(word) == *key).then_some(word)
 }
 
 #[cfg(test)]

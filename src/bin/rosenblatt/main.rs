@@ -6,12 +6,6 @@
 // `eprintln!` panics when stderr is closed: every message goes through `errln!`.
 #![deny(clippy::print_stderr)]
 
-/// mimalloc rather than the system's allocator: a verdict allocates for every part and
-/// word of a message, and glibc's malloc took a fifth of a daemon's time.
-#[cfg(feature = "mimalloc")]
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// `println!` that returns a write error (a closed pipe above all) to the caller with `?`
 /// instead of panicking.
 macro_rules! outln {
