@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// An answer's body.
-type Body = Full<Bytes>;
+pub(super) type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 
 /// Answers one request and counts it.
 pub async fn handle(
@@ -67,6 +67,9 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
                 .get(hyper::header::CONTENT_TYPE)
                 .and_then(|v| v.to_str().ok())
                 .is_some_and(|t| t.contains("ndjson") || t.contains("jsonl"));
+            if path == "/v1/classify" && jsonl {
+                return super::stream::classify(daemon, req);
+            }
             let own_thread = matches!(
                 path.as_str(),
                 "/learnspam" | "/learnham" | "/v1/classify"
@@ -175,9 +178,6 @@ fn too_large(limit: usize) -> Response<Body> {
     )
 }
 
-/// The most documents one `/v1/classify` request may hold: its answer is built whole.
-const MAX_DOCUMENTS: usize = 10_000;
-
 /// rspamd's `/checkv2`: the verdict on a message.
 fn check(daemon: &Daemon, message: &[u8], user: Option<&str>) -> (Outcome, Response<Body>) {
     match daemon.judge(message, true, user) {
@@ -275,87 +275,104 @@ fn documents(body: &[u8], jsonl: bool) -> Result<Vec<Document>, String> {
         let text = crate::input::decode_text(body.to_vec());
         return Ok(vec![Document::new("1", text, None)]);
     }
-    let text = std::str::from_utf8(body).map_err(|_| "the body is not UTF-8".to_string())?;
-    let mut docs = Vec::new();
-    for (i, line) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
-        if docs.len() == MAX_DOCUMENTS {
-            return Err(format!(
-                "more than {MAX_DOCUMENTS} documents in one request: send them in several"
-            ));
-        }
-        let v: Value = serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1))?;
-        let Some(t) = v.get("text").and_then(Value::as_str) else {
-            return Err(format!("line {}: no \"text\"", i + 1));
-        };
-        let id = match v.get("id") {
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => other.to_string(),
-            None => (i + 1).to_string(),
-        };
-        docs.push(Document::new(id, t, None));
-    }
-    Ok(docs)
+    json_lines(body, 1)
 }
 
-/// `POST /v1/classify`: one JSON line per document, as `classify --format jsonl` gives:
-/// `id`, `label`, `score` and, where the model has one, `probability`.
-fn classify(daemon: &Daemon, body: &[u8], jsonl: bool) -> (Outcome, Response<Body>) {
-    let docs = match documents(body, jsonl) {
-        Ok(d) => d,
-        Err(why) => return (Outcome::Refused, error(StatusCode::BAD_REQUEST, &why)),
+/// The documents of JSON lines, the first of them line `first` of its body (a line's
+/// number is its id where it names none; blank lines are passed over).
+fn json_lines(body: &[u8], first: usize) -> Result<Vec<Document>, String> {
+    match json_lines_until(body, first) {
+        (docs, None) => Ok(docs),
+        (_, Some(why)) => Err(why),
+    }
+}
+
+/// [`json_lines`] up to the first line that is not a document, and why it is not.
+pub(super) fn json_lines_until(body: &[u8], first: usize) -> (Vec<Document>, Option<String>) {
+    let mut docs = Vec::new();
+    for (i, line) in body.split(|&b| b == b'\n').enumerate() {
+        let n = first + i;
+        match json_line(line, n) {
+            Ok(Some(d)) => docs.push(d),
+            Ok(None) => {}
+            Err(why) => return (docs, Some(format!("line {n}: {why}"))),
+        }
+    }
+    (docs, None)
+}
+
+/// The document of JSON line number `n`; `None` for a blank line.
+fn json_line(line: &[u8], n: usize) -> Result<Option<Document>, String> {
+    let line = std::str::from_utf8(line).map_err(|_| "not UTF-8".to_string())?;
+    if line.trim().is_empty() {
+        return Ok(None);
+    }
+    let v: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    let Some(t) = v.get("text").and_then(Value::as_str) else {
+        return Err("no \"text\"".into());
     };
+    let id = match v.get("id") {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => n.to_string(),
+    };
+    Ok(Some(Document::new(id, t, None)))
+}
+
+/// `POST /v1/classify` of one document (the body): one JSON line, as `classify --format
+/// jsonl` gives it. JSON lines are answered as they are read ([`super::stream`]).
+fn classify(daemon: &Daemon, body: &[u8], jsonl: bool) -> (Outcome, Response<Body>) {
+    let answered = documents(body, jsonl).and_then(|docs| {
+        // A body that is one message is judged as its bytes came.
+        classify_documents(daemon, &docs, (!jsonl).then_some(body))
+    });
+    match answered {
+        Ok(out) => {
+            let mut r = Response::new(Full::new(Bytes::from(out)).boxed());
+            r.headers_mut().insert(
+                hyper::header::CONTENT_TYPE,
+                hyper::header::HeaderValue::from_static("application/x-ndjson"),
+            );
+            (Outcome::Ok, r)
+        }
+        Err(why) => (Outcome::Refused, error(StatusCode::BAD_REQUEST, &why)),
+    }
+}
+
+/// One JSON line per document: `id`, `label`, `score` and, where the model has one,
+/// `probability`; `raw`, a message's own bytes where the body was one message.
+pub(super) fn classify_documents(
+    daemon: &Daemon,
+    docs: &[Document],
+    raw: Option<&[u8]>,
+) -> Result<String, String> {
     let c = daemon.classifier();
     let mut out = String::new();
     if c.reads_mail() {
-        for d in &docs {
-            // A body that is one message is judged as its bytes came.
-            let raw = if jsonl { d.text.as_bytes() } else { body };
-            match daemon.judge(raw, false, None) {
-                Ok(v) => {
-                    let label = if v.spam { "spam" } else { "ham" };
-                    let line = json!({"id": d.id, "label": label, "score": v.score, "probability": v.probability});
-                    out.push_str(&format!("{line}\n"));
-                }
-                Err(e) => {
-                    return (
-                        Outcome::Refused,
-                        error(StatusCode::BAD_REQUEST, &e.to_string()),
-                    );
-                }
-            }
-        }
-    } else {
-        let (labels, probabilities) = match c.labels(&docs) {
-            Ok(l) => l,
-            Err(e) => {
-                return (
-                    Outcome::Refused,
-                    error(StatusCode::BAD_REQUEST, &e.to_string()),
-                );
-            }
-        };
-        for ((d, l), p) in docs.iter().zip(&labels).zip(&probabilities) {
-            let (label, score) = l
-                .first()
-                .map(|&(k, s)| (c.classes()[k].as_str(), s))
-                .unwrap_or(("", 0.0));
-            let mut line = json!({"id": d.id, "label": label, "score": score});
-            if let Some(p) = p {
-                line["probability"] = json!(p);
-            }
+        for d in docs {
+            let message = raw.unwrap_or(d.text.as_bytes());
+            let v = daemon
+                .judge(message, false, None)
+                .map_err(|e| e.to_string())?;
+            let label = if v.spam { "spam" } else { "ham" };
+            let line = json!({"id": d.id, "label": label, "score": v.score, "probability": v.probability});
             out.push_str(&format!("{line}\n"));
         }
+        return Ok(out);
     }
-    let mut r = Response::new(Full::new(Bytes::from(out)));
-    r.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static("application/x-ndjson"),
-    );
-    (Outcome::Ok, r)
+    let (labels, probabilities) = c.labels(docs).map_err(|e| e.to_string())?;
+    for ((d, l), p) in docs.iter().zip(&labels).zip(&probabilities) {
+        let (label, score) = l
+            .first()
+            .map(|&(k, s)| (c.classes()[k].as_str(), s))
+            .unwrap_or(("", 0.0));
+        let mut line = json!({"id": d.id, "label": label, "score": score});
+        if let Some(p) = p {
+            line["probability"] = json!(p);
+        }
+        out.push_str(&format!("{line}\n"));
+    }
+    Ok(out)
 }
 
 /// `POST /v1/explain`: the decided class's score taken apart, as `classify --explain
@@ -393,8 +410,8 @@ fn explain(daemon: &Daemon, body: &[u8]) -> (Outcome, Response<Body>) {
 }
 
 /// A plain-text answer.
-fn text(status: StatusCode, body: &str) -> Response<Body> {
-    let mut r = Response::new(Full::new(Bytes::from(body.to_string())));
+pub(super) fn text(status: StatusCode, body: &str) -> Response<Body> {
+    let mut r = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
     *r.status_mut() = status;
     r
 }
@@ -410,7 +427,7 @@ fn as_json(status: StatusCode, v: &Value) -> Response<Body> {
 }
 
 /// A JSON error: `{"error": why}`.
-fn error(status: StatusCode, why: &str) -> Response<Body> {
+pub(super) fn error(status: StatusCode, why: &str) -> Response<Body> {
     as_json(status, &json!({"error": why}))
 }
 

@@ -5,7 +5,7 @@
 //! configuration, the counters and a log cut to a few lines a second), `verdict` (a
 //! message judged, in the scales the protocols speak), `spamd_conn` (one spamd
 //! connection), `http` (rspamd's protocol, the JSON API, health and metrics over
-//! hyper), `metrics` (Prometheus' text format), `activation` (sockets handed over by
+//! hyper; `stream` answers JSON lines as they are read), `metrics` (Prometheus' text format), `activation` (sockets handed over by
 //! systemd) and `run` (listeners, the connection bound, reloading, stopping on SIGTERM). No scoring here: every answer is the classifier's.
 
 pub mod spamd;
@@ -22,6 +22,8 @@ pub mod metrics;
 mod run;
 #[cfg(feature = "serve")]
 mod spamd_conn;
+#[cfg(feature = "serve")]
+mod stream;
 #[cfg(feature = "serve")]
 pub mod verdict;
 

@@ -265,6 +265,13 @@ async fn connection<S>(
             tokio::select! {
                 _ = conn.as_mut() => {}
                 _ = stopped.changed() => {
+                    // A request whose bytes are arriving as the stop comes is read in the
+                    // grace and answered; a connection still idle after it is closed.
+                    let grace = tokio::time::sleep(STOP_GRACE);
+                    tokio::select! {
+                        _ = conn.as_mut() => return,
+                        _ = grace => {}
+                    }
                     conn.as_mut().graceful_shutdown();
                     let _ = conn.await;
                 }
@@ -272,6 +279,10 @@ async fn connection<S>(
         }
     }
 }
+
+/// How long a stopping daemon lets an HTTP connection begin a request before it closes
+/// the connection as idle.
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Turns a connection away: the daemon is at its connection bound.
 async fn busy(stream: Stream, speaks: Speaks, daemon: &Daemon) {

@@ -275,6 +275,39 @@ fn a_text_model_is_served_over_the_json_api_alone() {
     let (status, body) = d.http("POST", "/checkv2", &[], b"Subject: hi\n\nhello\n");
     assert_eq!(status, 400);
     assert!(body.contains("not a spam filter"), "{body}");
+
+    // JSON lines are answered as they are read, any number of them: 30,000 here, in
+    // batches, every line in its order with classify's label, then a line that cannot be
+    // read ends the answer naming it after the answers before it.
+    let many: String = (0..30_000)
+        .map(|i| {
+            let text = if i % 3 == 0 { "a late goal for the team" } else { "the bank and the market" };
+            format!("{{\"id\":\"d{i}\",\"text\":\"{text} {i}\"}}\n")
+        })
+        .collect();
+    std::fs::write(&input, &many).unwrap();
+    let want = stdout_of(
+        bin()
+            .args(["classify", "--format", "jsonl", "-m"])
+            .arg(&model)
+            .arg(&input),
+    );
+    let ndjson = [("Content-Type", "application/x-ndjson")];
+    let (status, body) = d.http("POST", "/v1/classify", &ndjson, many.as_bytes());
+    assert_eq!(status, 200);
+    assert_eq!(body.lines().count(), 30_000);
+    assert_eq!(labels(&body), labels(&want));
+    let ids: Vec<String> = body
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].to_string())
+        .collect();
+    assert_eq!(ids[29_999], "\"d29999\"");
+    let broken = format!("{many}{{\"text\": 3}}\n{many}");
+    let (status, body) = d.http("POST", "/v1/classify", &ndjson, broken.as_bytes());
+    assert_eq!(status, 200);
+    let last: serde_json::Value = serde_json::from_str(body.lines().last().unwrap()).unwrap();
+    assert_eq!(last["error"], "line 30001: no \"text\"", "{last}");
+    assert_eq!(body.lines().count(), 30_001);
     assert!(d.stop().success());
 }
 

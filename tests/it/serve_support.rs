@@ -84,6 +84,9 @@ impl Daemon {
         s.write_all(body).unwrap();
         let mut out = String::new();
         s.read_to_string(&mut out).unwrap();
+        if let Some(whole) = complete_http(out.as_bytes()) {
+            return whole;
+        }
         let status = out[9..12].parse().unwrap();
         let body = out
             .split_once("\r\n\r\n")
@@ -272,17 +275,36 @@ pub fn http_request(method: &str, path: &str, headers: &[(&str, &str)], body: &[
 }
 
 /// A whole HTTP answer's status and body: `None` unless it has a status line and exactly
-/// the body its `Content-Length` announces.
+/// the body its `Content-Length` announces, or a chunked body to its last chunk.
 pub fn complete_http(answer: &[u8]) -> Option<(u16, String)> {
     let answer = std::str::from_utf8(answer).ok()?;
     let (head, body) = answer.split_once("\r\n\r\n")?;
     let status = head.strip_prefix("HTTP/1.1 ")?.get(..3)?.parse().ok()?;
-    let length: usize = head.lines().find_map(|l| {
-        let (k, v) = l.split_once(':')?;
-        k.eq_ignore_ascii_case("content-length")
-            .then(|| v.trim().parse().ok())?
-    })?;
+    let field = |name: &str| {
+        head.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case(name).then(|| v.trim().to_string())
+        })
+    };
+    if field("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        return dechunked(body).map(|b| (status, b));
+    }
+    let length: usize = field("content-length")?.parse().ok()?;
     (body.len() == length).then(|| (status, body.to_string()))
+}
+
+/// The data of a chunked body, `None` unless it ends with its last (empty) chunk.
+pub fn dechunked(mut body: &str) -> Option<String> {
+    let mut out = String::new();
+    loop {
+        let (size, rest) = body.split_once("\r\n")?;
+        let size = usize::from_str_radix(size.split(';').next()?.trim(), 16).ok()?;
+        if size == 0 {
+            return (rest == "\r\n").then_some(out);
+        }
+        out.push_str(rest.get(..size)?);
+        body = rest.get(size..)?.strip_prefix("\r\n")?;
+    }
 }
 
 /// Whether `answer` is a whole spamd answer: a status line, and where it has headers,
