@@ -9,7 +9,7 @@ use super::metrics::{Outcome, Protocol};
 use super::verdict::Verdict;
 use crate::input::Document;
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
@@ -119,7 +119,9 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
     }
 }
 
-/// The request's body, read within the message bound and the request deadline.
+/// The request's body, read within the message bound and the request deadline, and
+/// counted against the bytes held over all connections as it arrives (so a client that
+/// announces a large body and sends it slowly holds only what it has sent).
 async fn read_body<'d>(
     daemon: &'d Daemon,
     req: Request<Incoming>,
@@ -134,17 +136,39 @@ async fn read_body<'d>(
         // Refused at once, before any of it is read.
         return Err((Outcome::Refused, too_large(limit)));
     }
-    // A body of unknown length (chunked) is counted at the most it may hold.
-    let Some(held) = daemon.hold(announced.unwrap_or(daemon.config.max_message_bytes)) else {
-        return Err((
+    let busy = || {
+        (
             Outcome::Busy,
             error(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "busy: the messages in hand are at --max-buffered-bytes; try again",
             ),
-        ));
+        )
     };
-    let collect = Limited::new(req.into_body(), limit).collect();
+    let mut held = daemon.hold(0).ok_or_else(busy)?;
+    let mut body = req.into_body();
+    let mut got = Vec::new();
+    let collect = async {
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| {
+                (
+                    Outcome::Refused,
+                    error(StatusCode::BAD_REQUEST, &e.to_string()),
+                )
+            })?;
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            if got.len() + data.len() > limit {
+                return Err((Outcome::Refused, too_large(limit)));
+            }
+            got.extend_from_slice(&data);
+            if !daemon.hold_up_to(&mut held, got.len() as u64) {
+                return Err(busy());
+            }
+        }
+        Ok(())
+    };
     match tokio::time::timeout(daemon.config.request_timeout, collect).await {
         Err(_) => Err((
             Outcome::Refused,
@@ -153,17 +177,8 @@ async fn read_body<'d>(
                 "the body did not arrive in time",
             ),
         )),
-        Ok(Err(e))
-            if e.downcast_ref::<http_body_util::LengthLimitError>()
-                .is_some() =>
-        {
-            Err((Outcome::Refused, too_large(limit)))
-        }
-        Ok(Err(e)) => Err((
-            Outcome::Refused,
-            error(StatusCode::BAD_REQUEST, &e.to_string()),
-        )),
-        Ok(Ok(c)) => Ok((c.to_bytes(), held)),
+        Ok(Err(refused)) => Err(refused),
+        Ok(Ok(())) => Ok((Bytes::from(got), held)),
     }
 }
 
