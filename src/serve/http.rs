@@ -20,11 +20,39 @@ use std::time::Instant;
 /// An answer's body.
 type Body = Full<Bytes>;
 
-/// Answers one request and counts it.
-pub async fn handle(
+/// Serves one HTTP/1.1 connection on `io` as the daemon's HTTP listeners do: requests
+/// one after another as hyper frames them (a head within `--request-timeout` and 64 KiB,
+/// also the most a kept-alive connection may stay idle), until the client closes, an
+/// error ends it, or `stop` completes; then the request in flight is answered and the
+/// connection closed. A client may close its side once its request is sent (as spamc
+/// does). The HTTP fuzz target drives it over an in-memory stream.
+pub async fn serve_connection<S>(
     daemon: Arc<Daemon>,
-    req: Request<Incoming>,
-) -> Result<Response<Body>, Infallible> {
+    io: S,
+    stop: impl std::future::Future<Output = ()>,
+) where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let d = Arc::clone(&daemon);
+    let service = hyper::service::service_fn(move |req| handle(Arc::clone(&d), req));
+    let conn = hyper::server::conn::http1::Builder::new()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(daemon.config.request_timeout)
+        .max_buf_size(64 << 10)
+        .half_close(true)
+        .serve_connection(hyper_util::rt::TokioIo::new(io), service);
+    let mut conn = std::pin::pin!(conn);
+    tokio::select! {
+        _ = conn.as_mut() => {}
+        _ = stop => {
+            conn.as_mut().graceful_shutdown();
+            let _ = conn.await;
+        }
+    }
+}
+
+/// Answers one request and counts it.
+async fn handle(daemon: Arc<Daemon>, req: Request<Incoming>) -> Result<Response<Body>, Infallible> {
     let start = Instant::now();
     let protocol = match req.uri().path() {
         "/checkv2" | "/learnspam" | "/learnham" | "/ping" | "/stat" => Protocol::Rspamd,
@@ -67,10 +95,7 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
                 .get(hyper::header::CONTENT_TYPE)
                 .and_then(|v| v.to_str().ok())
                 .is_some_and(|t| t.contains("ndjson") || t.contains("jsonl"));
-            let own_thread = matches!(
-                path.as_str(),
-                "/learnspam" | "/learnham" | "/v1/classify"
-            );
+            let own_thread = matches!(path.as_str(), "/learnspam" | "/learnham" | "/v1/classify");
             let (body, _held) = match read_body(daemon, req).await {
                 Ok(b) => b,
                 Err(refused) => return refused,
