@@ -76,7 +76,9 @@ fn args() -> Args {
             "--processes" => a.processes = number(&flag, &value),
             "--rspamd" => a.rspamd = Some(value),
             "--seed" => a.seed = number(&flag, &value),
-            _ => die(&format!("unknown flag {flag} (see the top of benches/serve_load.rs)")),
+            _ => die(&format!(
+                "unknown flag {flag} (see the top of benches/serve_load.rs)"
+            )),
         }
     }
     a
@@ -99,8 +101,8 @@ fn messages(corpus: &Path, seed: u64) -> Vec<Vec<u8>> {
     let mut files = Vec::new();
     let mut folders = vec![corpus.join("spam"), corpus.join("ham")];
     while let Some(dir) = folders.pop() {
-        let read = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| die(&format!("{}: {e}", dir.display())));
+        let read =
+            std::fs::read_dir(&dir).unwrap_or_else(|e| die(&format!("{}: {e}", dir.display())));
         for path in read.filter_map(|e| e.ok()).map(|e| e.path()) {
             if path.is_dir() {
                 folders.push(path);
@@ -111,7 +113,9 @@ fn messages(corpus: &Path, seed: u64) -> Vec<Vec<u8>> {
     }
     files.sort();
     // Fisher–Yates with a 64-bit LCG: the same order for the same seed, anywhere.
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     for i in (1..files.len()).rev() {
         state = state
             .wrapping_mul(6364136223846793005)
@@ -135,7 +139,10 @@ fn spamd_check(addr: &str, raw: &[u8]) -> bool {
     s.read_to_end(&mut out).unwrap();
     let text = String::from_utf8_lossy(&out);
     if !text.contains(" 0 EX_OK") {
-        die(&format!("spamd answered {:?}", &text[..text.len().min(200)]));
+        die(&format!(
+            "spamd answered {:?}",
+            &text[..text.len().min(200)]
+        ));
     }
     text.contains("Spam: True")
 }
@@ -519,7 +526,9 @@ fn main() {
         "way", "asked", "msgs/s", "p50 ms", "p99 ms", "ratio", "daemon CPU"
     );
     for r in &rows {
-        let cpu = r.cpu_us.map_or("–".to_string(), |us| format!("{us:.0} µs/msg"));
+        let cpu = r
+            .cpu_us
+            .map_or("–".to_string(), |us| format!("{us:.0} µs/msg"));
         println!(
             "{:<48} {:>8} {:>8.0} {:>8.2} {:>8.2} {:>6.1}x {:>12}",
             r.name,

@@ -244,6 +244,24 @@ impl Daemon {
         self.buffered.try_acquire_many(kib(bytes)).ok()
     }
 
+    /// Counts `held` up to `bytes` as a message arrives, or `false` when that would pass
+    /// [`ServeConfig::max_buffered_bytes`]: the request is then answered busy. A message
+    /// is counted as its bytes come, not as its head announces them, so a client that
+    /// announces a large one and sends it slowly holds only what it has sent.
+    pub fn hold_up_to<'d>(&'d self, held: &mut Held<'d>, bytes: u64) -> bool {
+        let more = (kib(bytes) as usize).saturating_sub(held.num_permits());
+        if more == 0 {
+            return true;
+        }
+        match self.buffered.try_acquire_many(more as u32) {
+            Ok(p) => {
+                held.merge(p);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     /// Writes `line` to the log, at most a few lines a second: under a flood the lines
     /// beyond are counted and said in one line later.
     pub fn note(&self, line: &str) {

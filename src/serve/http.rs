@@ -9,7 +9,7 @@ use super::metrics::{Outcome, Protocol};
 use super::verdict::Verdict;
 use crate::input::Document;
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
@@ -20,11 +20,50 @@ use std::time::Instant;
 /// An answer's body.
 pub(super) type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 
-/// Answers one request and counts it.
-pub async fn handle(
+/// Serves one HTTP/1.1 connection on `io` as the daemon's HTTP listeners do: requests
+/// one after another as hyper frames them (a head within `--request-timeout` and 64 KiB,
+/// also the most a kept-alive connection may stay idle), until the client closes, an
+/// error ends it, or `stop` completes; then the request in flight is answered and the
+/// connection closed. A client may close its side once its request is sent (as spamc
+/// does). The HTTP fuzz target drives it over an in-memory stream.
+pub async fn serve_connection<S>(
     daemon: Arc<Daemon>,
-    req: Request<Incoming>,
-) -> Result<Response<Body>, Infallible> {
+    io: S,
+    stop: impl std::future::Future<Output = ()>,
+) where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let d = Arc::clone(&daemon);
+    let service = hyper::service::service_fn(move |req| handle(Arc::clone(&d), req));
+    let conn = hyper::server::conn::http1::Builder::new()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(daemon.config.request_timeout)
+        .max_buf_size(64 << 10)
+        .half_close(true)
+        .serve_connection(hyper_util::rt::TokioIo::new(io), service);
+    let mut conn = std::pin::pin!(conn);
+    tokio::select! {
+        _ = conn.as_mut() => {}
+        _ = stop => {
+            // A request whose bytes are arriving as the stop comes is read in the grace
+            // and answered; a connection still idle after it is closed.
+            let grace = tokio::time::sleep(STOP_GRACE);
+            tokio::select! {
+                _ = conn.as_mut() => return,
+                _ = grace => {}
+            }
+            conn.as_mut().graceful_shutdown();
+            let _ = conn.await;
+        }
+    }
+}
+
+/// How long a stopping daemon lets an HTTP connection begin a request before it closes
+/// the connection as idle.
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Answers one request and counts it.
+async fn handle(daemon: Arc<Daemon>, req: Request<Incoming>) -> Result<Response<Body>, Infallible> {
     let start = Instant::now();
     let protocol = match req.uri().path() {
         "/checkv2" | "/learnspam" | "/learnham" | "/ping" | "/stat" => Protocol::Rspamd,
@@ -70,10 +109,7 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
             if path == "/v1/classify" && jsonl {
                 return super::stream::classify(daemon, req);
             }
-            let own_thread = matches!(
-                path.as_str(),
-                "/learnspam" | "/learnham" | "/v1/classify"
-            );
+            let own_thread = matches!(path.as_str(), "/learnspam" | "/learnham" | "/v1/classify");
             let (body, _held) = match read_body(daemon, req).await {
                 Ok(b) => b,
                 Err(refused) => return refused,
@@ -122,7 +158,9 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
     }
 }
 
-/// The request's body, read within the message bound and the request deadline.
+/// The request's body, read within the message bound and the request deadline, and
+/// counted against the bytes held over all connections as it arrives (so a client that
+/// announces a large body and sends it slowly holds only what it has sent).
 async fn read_body<'d>(
     daemon: &'d Daemon,
     req: Request<Incoming>,
@@ -137,17 +175,39 @@ async fn read_body<'d>(
         // Refused at once, before any of it is read.
         return Err((Outcome::Refused, too_large(limit)));
     }
-    // A body of unknown length (chunked) is counted at the most it may hold.
-    let Some(held) = daemon.hold(announced.unwrap_or(daemon.config.max_message_bytes)) else {
-        return Err((
+    let busy = || {
+        (
             Outcome::Busy,
             error(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "busy: the messages in hand are at --max-buffered-bytes; try again",
             ),
-        ));
+        )
     };
-    let collect = Limited::new(req.into_body(), limit).collect();
+    let mut held = daemon.hold(0).ok_or_else(busy)?;
+    let mut body = req.into_body();
+    let mut got = Vec::new();
+    let collect = async {
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| {
+                (
+                    Outcome::Refused,
+                    error(StatusCode::BAD_REQUEST, &e.to_string()),
+                )
+            })?;
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            if got.len() + data.len() > limit {
+                return Err((Outcome::Refused, too_large(limit)));
+            }
+            got.extend_from_slice(&data);
+            if !daemon.hold_up_to(&mut held, got.len() as u64) {
+                return Err(busy());
+            }
+        }
+        Ok(())
+    };
     match tokio::time::timeout(daemon.config.request_timeout, collect).await {
         Err(_) => Err((
             Outcome::Refused,
@@ -156,17 +216,8 @@ async fn read_body<'d>(
                 "the body did not arrive in time",
             ),
         )),
-        Ok(Err(e))
-            if e.downcast_ref::<http_body_util::LengthLimitError>()
-                .is_some() =>
-        {
-            Err((Outcome::Refused, too_large(limit)))
-        }
-        Ok(Err(e)) => Err((
-            Outcome::Refused,
-            error(StatusCode::BAD_REQUEST, &e.to_string()),
-        )),
-        Ok(Ok(c)) => Ok((c.to_bytes(), held)),
+        Ok(Err(refused)) => Err(refused),
+        Ok(Ok(())) => Ok((Bytes::from(got), held)),
     }
 }
 
@@ -355,7 +406,8 @@ pub(super) fn classify_documents(
                 .judge(message, false, None)
                 .map_err(|e| e.to_string())?;
             let label = if v.spam { "spam" } else { "ham" };
-            let line = json!({"id": d.id, "label": label, "score": v.score, "probability": v.probability});
+            let line =
+                json!({"id": d.id, "label": label, "score": v.score, "probability": v.probability});
             out.push_str(&format!("{line}\n"));
         }
         return Ok(out);

@@ -30,4 +30,6 @@ pub mod verdict;
 #[cfg(feature = "serve")]
 pub use daemon::{Daemon, Listen, ServeConfig};
 #[cfg(feature = "serve")]
+pub use http::serve_connection as serve_http;
+#[cfg(feature = "serve")]
 pub use run::run;

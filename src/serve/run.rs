@@ -252,37 +252,13 @@ async fn connection<S>(
     match speaks {
         Speaks::Spamd => spamd_conn::serve(Arc::clone(daemon), stream, trusted).await,
         Speaks::Http => {
-            let d = Arc::clone(daemon);
-            let service = hyper::service::service_fn(move |req| http::handle(Arc::clone(&d), req));
-            let conn = hyper::server::conn::http1::Builder::new()
-                .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(daemon.config.request_timeout)
-                .max_buf_size(64 << 10)
-                // A client that has sent its request may close its side (as spamc does).
-                .half_close(true)
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-            let mut conn = std::pin::pin!(conn);
-            tokio::select! {
-                _ = conn.as_mut() => {}
-                _ = stopped.changed() => {
-                    // A request whose bytes are arriving as the stop comes is read in the
-                    // grace and answered; a connection still idle after it is closed.
-                    let grace = tokio::time::sleep(STOP_GRACE);
-                    tokio::select! {
-                        _ = conn.as_mut() => return,
-                        _ = grace => {}
-                    }
-                    conn.as_mut().graceful_shutdown();
-                    let _ = conn.await;
-                }
-            }
+            let stop = async move {
+                let _ = stopped.changed().await;
+            };
+            http::serve_connection(Arc::clone(daemon), stream, stop).await
         }
     }
 }
-
-/// How long a stopping daemon lets an HTTP connection begin a request before it closes
-/// the connection as idle.
-const STOP_GRACE: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Turns a connection away: the daemon is at its connection bound.
 async fn busy(stream: Stream, speaks: Speaks, daemon: &Daemon) {

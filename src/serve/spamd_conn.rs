@@ -25,7 +25,12 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
         Err(_) => (Outcome::Refused, spamd::error((1, 5), Status::Timeout)),
         Ok(Err(refusal)) => {
             daemon.note(&format!("spamd: {}", refusal.why));
-            (Outcome::Refused, spamd::error((1, 5), refusal.status))
+            // (Turned away at --max-buffered-bytes: busy, as HTTP counts it.)
+            let outcome = match refusal.status {
+                Status::TempFail => Outcome::Busy,
+                _ => Outcome::Refused,
+            };
+            (outcome, spamd::error((1, 5), refusal.status))
         }
         Ok(Ok(None)) => return,
         Ok(Ok(Some((request, message, _held)))) => {
@@ -74,11 +79,11 @@ async fn read_request<'d, S: AsyncRead + Unpin>(
         ..Limits::default()
     };
     let mut buf = Vec::with_capacity(8192);
+    let mut chunk = [0u8; 8192];
     let (request, end) = loop {
         if let Some(head) = spamd::parse_head(&buf, &limits)? {
             break head;
         }
-        let mut chunk = [0u8; 8192];
         let n = io.read(&mut chunk).await.map_err(|e| Refusal {
             status: Status::IoErr,
             why: e.to_string(),
@@ -96,31 +101,38 @@ async fn read_request<'d, S: AsyncRead + Unpin>(
     };
     let mut message = buf.split_off(end);
     let want = request.content_length.unwrap_or(0) as usize;
-    let Some(held) = daemon.hold(want as u64) else {
-        return Err(Refusal {
-            status: Status::TempFail,
-            why: "busy: the messages in hand are at --max-buffered-bytes".into(),
-        });
-    };
     if message.len() > want {
         return Err(Refusal {
             status: Status::Protocol,
             why: "more bytes than the Content-length announced".into(),
         });
     }
-    let mut rest = (&mut *io).take((want - message.len()) as u64);
-    rest.read_to_end(&mut message).await.map_err(|e| Refusal {
-        status: Status::IoErr,
-        why: e.to_string(),
-    })?;
-    if message.len() < want {
-        return Err(Refusal {
-            status: Status::Protocol,
-            why: format!(
-                "the connection closed after {} of the {want} bytes announced",
-                message.len()
-            ),
-        });
+    // The message is counted as it arrives: a client that announces a large one and
+    // sends it slowly holds only what it has sent.
+    let busy = || Refusal {
+        status: Status::TempFail,
+        why: "busy: the messages in hand are at --max-buffered-bytes".into(),
+    };
+    let mut held = daemon.hold(message.len() as u64).ok_or_else(busy)?;
+    while message.len() < want {
+        let room = chunk.len().min(want - message.len());
+        let n = io.read(&mut chunk[..room]).await.map_err(|e| Refusal {
+            status: Status::IoErr,
+            why: e.to_string(),
+        })?;
+        if n == 0 {
+            return Err(Refusal {
+                status: Status::Protocol,
+                why: format!(
+                    "the connection closed after {} of the {want} bytes announced",
+                    message.len()
+                ),
+            });
+        }
+        message.extend_from_slice(&chunk[..n]);
+        if !daemon.hold_up_to(&mut held, message.len() as u64) {
+            return Err(busy());
+        }
     }
     Ok(Some((request, message, held)))
 }

@@ -6,7 +6,7 @@
 //! line that cannot be read later ends the answer with `{"error": …}` naming it, after
 //! the answers to every line before it.
 
-use super::daemon::{Daemon, Held};
+use super::daemon::Daemon;
 use super::http::{Body, classify_documents, json_lines_until};
 use super::metrics::Outcome;
 use bytes::Bytes;
@@ -71,8 +71,10 @@ async fn batches(
 ) -> Result<(), String> {
     let longest = usize::try_from(daemon.config.max_message_bytes).unwrap_or(usize::MAX);
     let mut pending: Vec<u8> = Vec::new();
-    let mut held: Vec<Held<'_>> = Vec::new();
-    let mut held_bytes = 0u64;
+    let busy = "busy: the messages in hand are at --max-buffered-bytes; send the rest again";
+    let Some(mut held) = daemon.hold(0) else {
+        return Err(busy.into());
+    };
     // The number of the first line in `pending`.
     let mut first = 1usize;
     let mut ended = false;
@@ -84,16 +86,8 @@ async fn batches(
             Ok(Some(Err(e))) => return Err(format!("reading the body: {e}")),
             Ok(Some(Ok(f))) => {
                 if let Ok(data) = f.into_data() {
-                    let want = (pending.len() + data.len()) as u64;
-                    if want > held_bytes {
-                        let more = want.max(BATCH_BYTES as u64) - held_bytes;
-                        let Some(h) = daemon.hold(more) else {
-                            return Err("busy: the messages in hand are at \
-                                        --max-buffered-bytes; send the rest again"
-                                .into());
-                        };
-                        held.push(h);
-                        held_bytes += more;
+                    if !daemon.hold_up_to(&mut held, (pending.len() + data.len()) as u64) {
+                        return Err(busy.into());
                     }
                     pending.extend_from_slice(&data);
                 }
@@ -104,7 +98,10 @@ async fn batches(
         let cut = if ended {
             pending.len()
         } else {
-            let tail = pending.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let tail = pending
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
             if pending.len() - tail > longest {
                 let n = first + pending[..tail].iter().filter(|&&b| b == b'\n').count();
                 return Err(format!(

@@ -86,9 +86,14 @@ impl State {
         let hash = self.hasher.hash_one(key);
         let hasher = &self.hasher;
         if self.slots.find(hash, |s| s.key.bytes() == key).is_none() {
-            self.slots.insert_unique(hash, Slot { key: Key::new(key), record }, |s| {
-                hasher.hash_one(s.key.bytes())
-            });
+            self.slots.insert_unique(
+                hash,
+                Slot {
+                    key: Key::new(key),
+                    record,
+                },
+                |s| hasher.hash_one(s.key.bytes()),
+            );
         }
     }
 }

@@ -132,3 +132,119 @@ pub fn spamd(data: &[u8]) {
         }
     }
 }
+
+/// A client's bytes on a connection to the daemon's HTTP listener, its side closed once
+/// they are sent: the connection ends, and whatever is answered is HTTP (1.1, or 1.0 to
+/// a 1.0 request), none of it a failure inside the daemon (500). The daemon answers with
+/// a small spam filter trained once, its file removed once opened; the stream is in
+/// memory.
+pub fn http(data: &[u8]) {
+    use rosenblatt::serve::{Daemon, ServeConfig, serve_http};
+    use std::sync::{Arc, OnceLock};
+    use std::time::Duration;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    static DAEMON: OnceLock<(tokio::runtime::Runtime, Arc<Daemon>)> = OnceLock::new();
+    let (runtime, daemon) = DAEMON.get_or_init(|| {
+        let rules = MailRules::default();
+        let mut docs = Vec::new();
+        for (i, (label, subject, body)) in [
+            ("spam", "cheap meds", "buy cheap meds now, free offer"),
+            ("spam", "win a prize", "claim your free prize now"),
+            ("ham", "lunch", "lunch at noon tomorrow with the team"),
+            ("ham", "the meeting", "the meeting moved to friday at noon"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let raw = format!("From: a@example.org\r\nSubject: {subject}\r\n\r\n{body}\r\n");
+            let m = read_message_bytes(raw.as_bytes(), &i.to_string(), Some(label), &rules);
+            docs.extend(m.corpus.docs);
+        }
+        let model = Model::fit(&docs, &rosenblatt::TrainConfig::spam_filter()).unwrap();
+        let name = format!("rosenblatt-fuzz-http-{}", std::process::id());
+        let dir = std::env::temp_dir().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        model.save(dir.join("spam.model")).unwrap();
+        let config = ServeConfig {
+            max_message_bytes: 1 << 20,
+            request_timeout: Duration::from_secs(2),
+            ..ServeConfig::default()
+        };
+        let classifier = Daemon::open(&dir.join("spam.model"), &config).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let daemon = Daemon::new(classifier, config, Box::new(|_| {}));
+        (runtime, Arc::new(daemon))
+    });
+    let answer = runtime.block_on(async {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let served = tokio::spawn(serve_http(
+            Arc::clone(daemon),
+            server,
+            std::future::pending(),
+        ));
+        let (mut reading, mut writing) = tokio::io::split(client);
+        let write = async {
+            // (The daemon may close before it has taken all.)
+            let _ = writing.write_all(data).await;
+            let _ = writing.shutdown().await;
+        };
+        let read = async {
+            let mut out = Vec::new();
+            let _ = reading.read_to_end(&mut out).await;
+            out
+        };
+        let exchange = async {
+            let ((), out) = tokio::join!(write, read);
+            served.await.unwrap();
+            out
+        };
+        tokio::time::timeout(Duration::from_secs(10), exchange)
+            .await
+            .expect("the connection did not end once its client had closed")
+    });
+    let shown = String::from_utf8_lossy(&answer);
+    // (An HTTP/1.0 request is answered in HTTP/1.0.)
+    let http = |v: &[u8]| answer.starts_with(v);
+    assert!(
+        answer.is_empty() || http(b"HTTP/1.1 ") || http(b"HTTP/1.0 "),
+        "{shown:?}"
+    );
+    assert!(!statuses(&answer).contains(&500), "{shown:?}");
+}
+
+/// The statuses of the HTTP answers at the start of `stream`, one after another as their
+/// `content-length` says where the next begins (up to the first that is not whole).
+fn statuses(mut stream: &[u8]) -> Vec<u16> {
+    let mut out = Vec::new();
+    while let Some(rest) = stream
+        .strip_prefix(b"HTTP/1.1 ")
+        .or_else(|| stream.strip_prefix(b"HTTP/1.0 "))
+    {
+        let Some(status) = std::str::from_utf8(&rest[..rest.len().min(3)])
+            .ok()
+            .and_then(|s| s.parse().ok())
+        else {
+            break;
+        };
+        out.push(status);
+        let Some(end) = stream.windows(4).position(|w| w == b"\r\n\r\n") else {
+            break;
+        };
+        let head = String::from_utf8_lossy(&stream[..end]);
+        let length = head.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case("content-length")
+                .then(|| v.trim().parse::<usize>().ok())?
+        });
+        let Some(next) = length.and_then(|n| stream.get(end + 4 + n..)) else {
+            break;
+        };
+        stream = next;
+    }
+    out
+}

@@ -28,7 +28,7 @@ fn replay(name: &str, target: Target) -> usize {
 
 #[test]
 fn every_committed_fuzz_input_passes_its_target() {
-    let targets: [(&str, Target); 9] = [
+    let targets: [(&str, Target); 10] = [
         ("mail", targets::mail),
         ("mbox", targets::mbox),
         ("svmlight", targets::svmlight),
@@ -38,6 +38,7 @@ fn every_committed_fuzz_input_passes_its_target() {
         ("model", targets::model),
         ("cluster", targets::cluster),
         ("spamd", targets::spamd),
+        ("http", targets::http),
     ];
     for (name, target) in targets {
         assert!(

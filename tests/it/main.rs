@@ -44,6 +44,7 @@ mod readme_tour;
 mod serve;
 mod serve_clients;
 mod serve_durability;
+mod serve_flood;
 mod serve_support;
 mod shell;
 mod store;

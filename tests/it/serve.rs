@@ -281,7 +281,11 @@ fn a_text_model_is_served_over_the_json_api_alone() {
     // read ends the answer naming it after the answers before it.
     let many: String = (0..30_000)
         .map(|i| {
-            let text = if i % 3 == 0 { "a late goal for the team" } else { "the bank and the market" };
+            let text = if i % 3 == 0 {
+                "a late goal for the team"
+            } else {
+                "the bank and the market"
+            };
             format!("{{\"id\":\"d{i}\",\"text\":\"{text} {i}\"}}\n")
         })
         .collect();

@@ -7,6 +7,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+use std::sync::{Arc, Mutex};
 
 /// A running daemon and the addresses it said it listens on.
 pub struct Daemon {
@@ -199,6 +201,17 @@ impl Daemon {
     /// `listeners` addresses: the daemon (its `http` and `spamd` the first of each, or
     /// empty) and every address, in the order said (`unix:PATH` for a Unix socket).
     pub fn listening(filter: &Path, flags: &[&str], listeners: usize) -> (Daemon, Vec<String>) {
+        let (d, all, _) = Daemon::logged(filter, flags, listeners);
+        (d, all)
+    }
+
+    /// As [`Daemon::listening`], with the daemon's whole stderr counted: its bytes, and
+    /// its first lines kept to show.
+    pub fn logged(
+        filter: &Path,
+        flags: &[&str],
+        listeners: usize,
+    ) -> (Daemon, Vec<String>, Stderr) {
         let mut child = exe()
             .args(["serve", "-m"])
             .arg(filter)
@@ -207,11 +220,12 @@ impl Daemon {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let stderr = Stderr::default();
+        let mut lines = stderr.reading(child.stderr.take().unwrap());
         let mut all = Vec::new();
         let (mut http, mut spamd) = (String::new(), String::new());
         while all.len() < listeners {
-            let line = lines.next().expect("serve ended before listening").unwrap();
+            let line = lines.next().expect("serve ended before listening");
             let Some(said) = line.strip_prefix("rosenblatt serve: listening: ") else {
                 continue;
             };
@@ -226,8 +240,9 @@ impl Daemon {
             }
             all.push(at.to_string());
         }
-        std::thread::spawn(move || for _ in lines {});
-        (Daemon { child, http, spamd }, all)
+        let reader = std::thread::spawn(move || for _ in lines {});
+        *stderr.reader.lock().unwrap() = Some(reader);
+        (Daemon { child, http, spamd }, all, stderr)
     }
 
     /// The value of the `/metrics` sample `name` (its whole name, labels included).
@@ -240,6 +255,60 @@ impl Daemon {
             .unwrap_or_else(|| panic!("no {name} in {m}"))
             .parse()
             .unwrap()
+    }
+}
+
+/// A daemon's stderr as it is read: every byte counted, the first lines kept.
+#[derive(Clone, Default)]
+pub struct Stderr {
+    bytes: Arc<AtomicU64>,
+    first: Arc<Mutex<Vec<String>>>,
+    reader: Arc<Mutex<Option<std::thread::JoinHandle<()>>>>,
+}
+
+impl Stderr {
+    /// How many lines are kept to show.
+    const KEPT: usize = 40;
+
+    /// The lines of `from`, each counted (with its end) and kept while few.
+    fn reading(
+        &self,
+        from: std::process::ChildStderr,
+    ) -> impl Iterator<Item = String> + Send + use<> {
+        let (bytes, first) = (Arc::clone(&self.bytes), Arc::clone(&self.first));
+        let mut from = BufReader::new(from);
+        std::iter::from_fn(move || {
+            let mut line = Vec::new();
+            let n = from.read_until(b'\n', &mut line).ok()?;
+            if n == 0 {
+                return None;
+            }
+            bytes.fetch_add(n as u64, SeqCst);
+            let line = String::from_utf8_lossy(&line).trim_end().to_string();
+            let mut kept = first.lock().unwrap();
+            if kept.len() < Self::KEPT {
+                kept.push(line.clone());
+            }
+            Some(line)
+        })
+    }
+
+    /// The bytes read so far.
+    pub fn bytes(&self) -> u64 {
+        self.bytes.load(SeqCst)
+    }
+
+    /// The first lines read.
+    pub fn first_lines(&self) -> Vec<String> {
+        self.first.lock().unwrap().clone()
+    }
+
+    /// Waits for the end of the daemon's stderr (once it has exited); all its bytes.
+    pub fn finished(&self) -> u64 {
+        if let Some(r) = self.reader.lock().unwrap().take() {
+            r.join().unwrap();
+        }
+        self.bytes()
     }
 }
 

@@ -59,9 +59,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SIZE", value_parser = super::names::parse_memory, allow_negative_numbers = true, help_heading = "Limits")]
     pub max_message_bytes: Option<u64>,
     /// The most bytes of messages held at once over all connections [default: 96M, or
-    /// --max-message-bytes when larger]; a request
-    /// whose message would pass it is answered busy. A chunked HTTP body counts as
-    /// --max-message-bytes until it has arrived.
+    /// --max-message-bytes when larger]; a request whose message would pass it is
+    /// answered busy. A message counts as its bytes arrive, so a client sending slowly
+    /// holds only what it has sent.
     #[arg(long, value_name = "SIZE", value_parser = super::names::parse_memory, allow_negative_numbers = true, help_heading = "Limits")]
     pub max_buffered_bytes: Option<u64>,
     /// Seconds a client may take to send a request, or keep an HTTP connection idle.
