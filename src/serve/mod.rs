@@ -5,7 +5,7 @@
 //! configuration, the counters and a log cut to a few lines a second), `verdict` (a
 //! message judged, in the scales the protocols speak), `spamd_conn` (one spamd
 //! connection), `http` (rspamd's protocol, the JSON API, health and metrics over
-//! hyper; `stream` answers JSON lines as they are read), `metrics` (Prometheus' text format), `activation` (sockets handed over by
+//! hyper; `stream` answers JSON lines as they are read, `documents` reads a body's documents and writes their answer lines for both), `metrics` (Prometheus' text format), `activation` (sockets handed over by
 //! systemd) and `run` (listeners, the connection bound, reloading, stopping on SIGTERM). No scoring here: every answer is the classifier's.
 
 pub mod spamd;
@@ -14,6 +14,8 @@ pub mod spamd;
 mod activation;
 #[cfg(feature = "serve")]
 mod daemon;
+#[cfg(feature = "serve")]
+mod documents;
 #[cfg(feature = "serve")]
 mod http;
 #[cfg(feature = "serve")]

@@ -7,10 +7,11 @@
 //! the answers to every line before it.
 
 use super::daemon::Daemon;
-use super::http::{Body, classify_documents, json_lines_until};
+use super::documents::{classify_documents, json_lines_until};
 use super::metrics::Outcome;
 use bytes::Bytes;
 use http_body_util::BodyExt;
+use http_body_util::combinators::BoxBody;
 use hyper::body::{Frame, Incoming};
 use hyper::{Request, Response};
 use std::convert::Infallible;
@@ -23,7 +24,10 @@ use tokio::sync::mpsc;
 const BATCH_BYTES: usize = 256 << 10;
 
 /// The answer to a JSON-lines `/v1/classify`, its lines sent as they are made.
-pub fn classify(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Response<Body>) {
+pub fn classify(
+    daemon: &Arc<Daemon>,
+    req: Request<Incoming>,
+) -> (Outcome, Response<BoxBody<Bytes, Infallible>>) {
     let (tx, rx) = mpsc::channel(2);
     let d = Arc::clone(daemon);
     tokio::spawn(async move { feed(d, req.into_body(), tx).await });
