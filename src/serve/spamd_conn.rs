@@ -62,8 +62,12 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
             }
         }
     };
-    let _ = io.write_all(&bytes).await;
-    let _ = io.shutdown().await;
+    // A client that does not read its answer is cut off after the request deadline too.
+    let write = async {
+        let _ = io.write_all(&bytes).await;
+        let _ = io.shutdown().await;
+    };
+    let _ = tokio::time::timeout(deadline, write).await;
     daemon
         .metrics
         .request(Protocol::Spamd, outcome, start.elapsed());

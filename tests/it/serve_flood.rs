@@ -952,3 +952,36 @@ fn a_message_is_counted_as_it_arrives_so_slow_senders_hold_only_what_they_sent()
     drop(slow);
     assert!(d.stop().success());
 }
+
+#[test]
+fn a_spamd_client_that_never_reads_its_answer_is_cut_off_at_the_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, store) = crate::serve_support::filter_store(dir.path());
+    let raw = std::fs::read(corpus.join("ham/0.eml")).unwrap();
+    // PROCESS answers with the whole message: 24 MB, more than loopback's socket buffers
+    // hold, so the daemon's write waits for a client that never reads.
+    let mut big = raw.clone();
+    while big.len() < 24 << 20 {
+        big.extend_from_slice(b"the meeting notes for tuesday are attached again\r\n");
+    }
+    let d = Daemon::start(&store, &["--request-timeout", "2"]);
+    let mut s = TcpStream::connect(&d.spamd).unwrap();
+    s.write_all(&spamd_request("PROCESS", "", &big)).unwrap();
+    s.shutdown(Shutdown::Write).unwrap();
+    // Held while the daemon judges and writes; let go at the deadline once it writes.
+    let start = Instant::now();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(d.metric("rosenblatt_open_connections") >= 2.0);
+    while d.metric("rosenblatt_open_connections") > 1.0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the connection of a client that never reads was never cut"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // It still answers everyone else.
+    let answer = d.spamd(&spamd_request("CHECK", "", &raw));
+    assert!(answer.starts_with("SPAMD/1.5 0 EX_OK"), "{answer}");
+    drop(s);
+    assert!(d.stop().success());
+}
