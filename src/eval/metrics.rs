@@ -65,11 +65,46 @@ impl Metrics {
         }
     }
 
+    /// The classes an average of per-class figures counts: those some document belongs
+    /// to or was given (as scikit-learn's `f1_score` counts the labels present).
+    fn present(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.classes.len()).filter(|&c| {
+            self.confusion[c].iter().sum::<u64>() > 0 || self.confusion.iter().any(|r| r[c] > 0)
+        })
+    }
+
+    /// The mean of the present classes' F1, each class counting alike: what a rare class
+    /// does shows here, where accuracy hides it.
+    pub fn macro_f1(&self) -> f64 {
+        let f1: Vec<f64> = self.present().map(|c| self.class(c).f1).collect();
+        if f1.is_empty() {
+            0.0
+        } else {
+            f1.iter().sum::<f64>() / f1.len() as f64
+        }
+    }
+
+    /// The mean of the classes' F1 weighted by their support (scikit-learn's
+    /// `average="weighted"`).
+    pub fn weighted_f1(&self) -> f64 {
+        let total = self.documents();
+        let sum: f64 = self
+            .present()
+            .map(|c| {
+                let m = self.class(c);
+                m.f1 * m.support as f64
+            })
+            .sum();
+        if total == 0 { 0.0 } else { sum / total as f64 }
+    }
+
     /// The metrics as the JSON object `eval --json` prints.
     pub fn to_json(&self) -> serde_json::Value {
         let per_class = per_class_json(&self.classes, |c| self.class(c));
         serde_json::json!({
             "accuracy": self.accuracy(),
+            "macro_f1": self.macro_f1(),
+            "weighted_f1": self.weighted_f1(),
             "documents": self.documents(),
             "classes": self.classes,
             "per_class": per_class,
@@ -80,9 +115,11 @@ impl Metrics {
     /// A human-readable report: accuracy, a per-class table and the confusion matrix.
     pub fn to_text(&self) -> String {
         format!(
-            "documents  {}\naccuracy   {:.4}\n{}",
+            "documents      {}\naccuracy       {:.4}\nmacro-F1       {:.4}\nweighted-F1    {:.4}\n{}",
             self.documents(),
             self.accuracy(),
+            self.macro_f1(),
+            self.weighted_f1(),
             self.tables_text()
         )
     }
@@ -164,5 +201,25 @@ mod tests {
         let h = m.class(0);
         assert!((h.precision - 2.0 / 3.0).abs() < 1e-12 && (h.f1 - 2.0 / 3.0).abs() < 1e-12);
         assert_eq!(m.to_json()["per_class"]["spam"]["f1"], 0.5);
+        // (2/3 + 1/2) / 2 and (3 · 2/3 + 2 · 1/2) / 5.
+        assert!((m.macro_f1() - 7.0 / 12.0).abs() < 1e-12);
+        assert!((m.weighted_f1() - 0.6).abs() < 1e-12);
+    }
+
+    #[test]
+    fn averages_count_the_classes_present_as_scikit_learn_does() {
+        // Three classes, the third neither a truth nor a prediction: it is left out.
+        // Class 0: tp 2, fp 1, fn 0 → P 2/3, R 1, F1 0.8; class 1: tp 0, fp 0, fn 1 → 0.
+        let m = Metrics::new(
+            vec!["a".into(), "b".into(), "c".into()],
+            &[0, 0, 1],
+            &[0, 0, 0],
+        );
+        assert!((m.class(0).f1 - 0.8).abs() < 1e-12);
+        assert!((m.macro_f1() - 0.4).abs() < 1e-12);
+        assert!((m.weighted_f1() - 0.8 * 2.0 / 3.0).abs() < 1e-12);
+        let json = m.to_json();
+        assert!((json["macro_f1"].as_f64().unwrap() - 0.4).abs() < 1e-12);
+        assert!(m.to_text().contains("macro-F1       0.4000"));
     }
 }
