@@ -417,14 +417,7 @@ impl Snapshot<'_> {
     pub fn decide(&self, doc: &Document) -> Result<ClassDecision> {
         let h = &self.header;
         let tokens = DocTokens::of(&h.analyzer, doc);
-        let f = Features::read(
-            self.store,
-            &self.txn,
-            h,
-            &tokens,
-            &self.resident,
-            self.store.record_cache(),
-        )?;
+        let f = self.features(&tokens)?;
         let score = f.score(h);
         Ok(ClassDecision {
             class: usize::from(score > h.threshold),
@@ -434,20 +427,25 @@ impl Snapshot<'_> {
 }
 
 impl Snapshot<'_> {
+    /// The entries of a message's `tokens` as of this snapshot.
+    fn features<'t>(&self, tokens: &'t DocTokens) -> Result<Features<'t>> {
+        Features::read(
+            self.store,
+            &self.txn,
+            &self.header,
+            tokens,
+            &self.resident,
+            self.store.record_cache(),
+        )
+    }
+
     /// Why `doc` gets its verdict, as [`crate::Model::explain`] gives it for the model
     /// the store was made from: the message's entries, each record's weight times the
     /// row's value under the store's geometry, and the bias.
     pub fn explain(&self, doc: &Document) -> Result<Explanation> {
         let h = &self.header;
         let tokens = DocTokens::of(&h.analyzer, doc);
-        let f = Features::read(
-            self.store,
-            &self.txn,
-            h,
-            &tokens,
-            &self.resident,
-            self.store.record_cache(),
-        )?;
+        let f = self.features(&tokens)?;
         let (m, g) = f.local(h);
         let ids = f.row();
         let row = g.row(RowRef::binary(&ids));

@@ -59,12 +59,7 @@ impl Home {
             }
         }
         let store = home.join(".spam.store");
-        bin()
-            .arg("convert")
-            .arg(&model)
-            .arg(&store)
-            .assert()
-            .success();
+        crate::serve_support::converted(&model, &store);
         let pick = |class: &str| {
             (0..4)
                 .map(|i| corpus.join(class).join(format!("{i}.eml")))

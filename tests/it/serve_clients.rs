@@ -7,7 +7,7 @@
 //! and rejects spam above its threshold. Each test skips with a note where its client is
 //! not installed (.ci/run installs them all).
 
-use crate::common::{bin, exe, learned, train_filter};
+use crate::common::{exe, learned, train_filter};
 use crate::serve_support::{Daemon, installed};
 use std::collections::HashMap;
 use std::fs::File;
@@ -76,12 +76,7 @@ fn sample(dir: &Path) -> (PathBuf, Vec<Judged>) {
     let model = dir.join("spam.model");
     train_filter(&train.join("spam"), &train.join("ham"), &model, &[]);
     let store = dir.join("spam.store");
-    bin()
-        .arg("convert")
-        .arg(&model)
-        .arg(&store)
-        .assert()
-        .success();
+    crate::serve_support::converted(&model, &store);
     let mut test = copied(&spam[150..250], &dir.join("test"), "spam");
     test.extend(copied(
         &[&easy[300..380], &hard[50..70]].concat(),

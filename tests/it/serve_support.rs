@@ -73,19 +73,8 @@ impl Daemon {
         headers: &[(&str, &str)],
         body: &[u8],
     ) -> (u16, String) {
-        let mut s = TcpStream::connect(&self.http).unwrap();
-        let mut req = format!(
-            "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: {}\r\n",
-            body.len()
-        );
-        for (k, v) in headers {
-            req.push_str(&format!("{k}: {v}\r\n"));
-        }
-        req.push_str("\r\n");
-        s.write_all(req.as_bytes()).unwrap();
-        s.write_all(body).unwrap();
-        let mut out = String::new();
-        s.read_to_string(&mut out).unwrap();
+        let out = exchange(&self.http, &http_request(method, path, headers, body)).unwrap();
+        let out = String::from_utf8_lossy(&out).into_owned();
         if let Some(whole) = complete_http(out.as_bytes()) {
             return whole;
         }
@@ -115,13 +104,18 @@ impl Drop for Daemon {
 pub fn filter_store(dir: &Path) -> (PathBuf, PathBuf) {
     let (corpus, model) = corpus_and_filter(dir);
     let store = dir.join("spam.store");
+    converted(&model, &store);
+    (corpus, store)
+}
+
+/// `rosenblatt convert MODEL STORE`, which must succeed.
+pub fn converted(model: &Path, store: &Path) {
     bin()
         .arg("convert")
-        .arg(&model)
-        .arg(&store)
+        .arg(model)
+        .arg(store)
         .assert()
         .success();
-    (corpus, store)
 }
 
 /// A spamd request for `message`.
