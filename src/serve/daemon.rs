@@ -110,6 +110,24 @@ pub struct Daemon {
 /// A message's bytes counted against [`ServeConfig::max_buffered_bytes`] while it lives.
 pub type Held<'d> = tokio::sync::SemaphorePermit<'d>;
 
+/// What every protocol says of a request turned away at [`ServeConfig::max_buffered_bytes`]
+/// (each adds its own hint).
+pub const BUSY_BYTES: &str = "busy: the messages in hand are at --max-buffered-bytes";
+
+/// Runs a request's `work`: on this thread (a verdict is a tenth of a millisecond), or on
+/// a blocking thread of its own where `own_thread` (a learn waits for the disk; a batch of
+/// documents takes long). `None` when it panicked.
+pub async fn answered<T: Send + 'static>(
+    own_thread: bool,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Option<T> {
+    if own_thread {
+        tokio::task::spawn_blocking(work).await.ok()
+    } else {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).ok()
+    }
+}
+
 /// How long a learn waits for another learn of the same filter.
 pub const LEARN_WAIT: Duration = Duration::from_secs(10);
 

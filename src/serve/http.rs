@@ -4,7 +4,7 @@
 //! Bodies are read within the message bound and the request deadline; every answer but
 //! `/ping`, `/healthz` and `/metrics` is JSON.
 
-use super::daemon::{Daemon, Held};
+use super::daemon::{BUSY_BYTES, Daemon, Held, answered};
 use super::metrics::{Outcome, Protocol};
 use super::verdict::Verdict;
 use crate::input::Document;
@@ -127,14 +127,7 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
                 "/v1/classify" => classify(&d, &body, jsonl),
                 _ => explain(&d, &body),
             };
-            // One message's verdict is answered on this thread; a learn (which waits for
-            // the disk) and a batch of documents get a thread of their own.
-            let answered = if own_thread {
-                tokio::task::spawn_blocking(work).await.map_err(|_| ())
-            } else {
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|_| ())
-            };
-            answered.unwrap_or_else(|()| {
+            answered(own_thread, work).await.unwrap_or_else(|| {
                 (
                     Outcome::Failed,
                     error(
@@ -180,7 +173,7 @@ async fn read_body<'d>(
             Outcome::Busy,
             error(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "busy: the messages in hand are at --max-buffered-bytes; try again",
+                &format!("{BUSY_BYTES}; try again"),
             ),
         )
     };

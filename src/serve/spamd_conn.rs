@@ -3,7 +3,7 @@
 //! the question asked of the daemon, the answer written, and the connection closed, as
 //! spamd does after every request.
 
-use super::daemon::{Daemon, Held};
+use super::daemon::{BUSY_BYTES, Daemon, Held, answered};
 use super::metrics::{Outcome, Protocol};
 use super::spamd::{self, Answer, Command, Limits, MessageClass, Refusal, Request, Status};
 use super::verdict::Verdict;
@@ -35,22 +35,12 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
         Ok(Ok(None)) => return,
         Ok(Ok(Some((request, message, _held)))) => {
             let v = request.version;
-            // A verdict is a tenth of a millisecond of work: answered on this thread. A
-            // learn waits for the disk, on a thread of its own.
-            let answered = if request.command == Command::Tell {
-                let d = Arc::clone(&daemon);
-                tokio::task::spawn_blocking(move || answer(&d, &request, &message, trusted))
-                    .await
-                    .map_err(|_| ())
-            } else {
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    answer(&daemon, &request, &message, trusted)
-                }))
-                .map_err(|_| ())
-            };
-            match answered {
-                Ok(Ok(bytes)) => (Outcome::Ok, bytes),
-                Ok(Err(refusal)) => {
+            let d = Arc::clone(&daemon);
+            let learns = request.command == Command::Tell;
+            let work = move || answer(&d, &request, &message, trusted);
+            match answered(learns, work).await {
+                Some(Ok(bytes)) => (Outcome::Ok, bytes),
+                Some(Err(refusal)) => {
                     daemon.note(&format!("spamd: {}", refusal.why));
                     let outcome = match refusal.status {
                         Status::Software | Status::IoErr => Outcome::Failed,
@@ -58,7 +48,7 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
                     };
                     (outcome, spamd::error(v, refusal.status))
                 }
-                Err(()) => (Outcome::Failed, spamd::error(v, Status::Software)),
+                None => (Outcome::Failed, spamd::error(v, Status::Software)),
             }
         }
     };
@@ -115,7 +105,7 @@ async fn read_request<'d, S: AsyncRead + Unpin>(
     // sends it slowly holds only what it has sent.
     let busy = || Refusal {
         status: Status::TempFail,
-        why: "busy: the messages in hand are at --max-buffered-bytes".into(),
+        why: BUSY_BYTES.into(),
     };
     let mut held = daemon.hold(message.len() as u64).ok_or_else(busy)?;
     while message.len() < want {

@@ -6,7 +6,7 @@
 //! line that cannot be read later ends the answer with `{"error": …}` naming it, after
 //! the answers to every line before it.
 
-use super::daemon::Daemon;
+use super::daemon::{BUSY_BYTES, Daemon, answered};
 use super::documents::{classify_documents, json_lines_until};
 use super::metrics::Outcome;
 use bytes::Bytes;
@@ -75,9 +75,9 @@ async fn batches(
 ) -> Result<(), String> {
     let longest = usize::try_from(daemon.config.max_message_bytes).unwrap_or(usize::MAX);
     let mut pending: Vec<u8> = Vec::new();
-    let busy = "busy: the messages in hand are at --max-buffered-bytes; send the rest again";
+    let busy = || format!("{BUSY_BYTES}; send the rest again");
     let Some(mut held) = daemon.hold(0) else {
-        return Err(busy.into());
+        return Err(busy());
     };
     // The number of the first line in `pending`.
     let mut first = 1usize;
@@ -91,7 +91,7 @@ async fn batches(
             Ok(Some(Ok(f))) => {
                 if let Ok(data) = f.into_data() {
                     if !daemon.hold_up_to(&mut held, (pending.len() + data.len()) as u64) {
-                        return Err(busy.into());
+                        return Err(busy());
                     }
                     pending.extend_from_slice(&data);
                 }
@@ -125,14 +125,15 @@ async fn batches(
         let d = Arc::clone(daemon);
         let from = first;
         // The documents before a line that cannot be read are answered before it.
-        let (answered, fault) = tokio::task::spawn_blocking(move || {
+        let work = move || {
             let (docs, fault) = json_lines_until(&batch, from);
             classify_documents(&d, &docs, None).map(|out| (out, fault))
-        })
-        .await
-        .map_err(|_| "the request failed inside the daemon".to_string())??;
+        };
+        let (out, fault) = answered(true, work)
+            .await
+            .ok_or_else(|| "the request failed inside the daemon".to_string())??;
         first += lines;
-        if tx.send(Bytes::from(answered)).await.is_err() {
+        if tx.send(Bytes::from(out)).await.is_err() {
             // The client has gone.
             return Ok(());
         }
