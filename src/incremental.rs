@@ -24,9 +24,8 @@ use crate::features::Geometry;
 use crate::input::Document;
 use crate::learn::{AnyModel, LinearModel, OnlineState, UpdateRule};
 use crate::model::{Model, Predictor};
-use crate::text::Analyzer;
+use crate::text::{Analyzer, UniqueWords};
 use crate::{Error, Result};
-use hashbrown::HashSet;
 
 mod empty;
 mod filter;
@@ -152,13 +151,13 @@ pub(crate) fn label_of(classes: &[String], class: &str) -> Result<f32> {
 }
 
 /// A document under an analyzer: in a hashed space the ids of all its tokens (two
-/// tokens may share an id), else its unique tokens in sorted order — the order in which
-/// a step gives new words their ids.
+/// tokens may share an id), else its distinct tokens: in first-seen order for reading,
+/// sorted for learning (the order in which a step gives new words their ids).
 pub(crate) enum DocTokens {
     /// Hashed ids, sorted and unique.
     Hashed(Vec<u32>),
-    /// Unique words, sorted.
-    Words(Vec<String>),
+    /// Distinct words.
+    Words(UniqueWords),
 }
 
 impl DocTokens {
@@ -171,7 +170,8 @@ impl DocTokens {
         }
     }
 
-    /// The tokens of `doc` under `analyzer`.
+    /// The tokens of `doc` under `analyzer`, words in first-seen order: enough to read
+    /// their weights.
     pub(crate) fn of(analyzer: &Analyzer, doc: &Document) -> DocTokens {
         if let Some(h) = analyzer.hashing() {
             let mut ids = Vec::new();
@@ -180,15 +180,19 @@ impl DocTokens {
             ids.dedup();
             return DocTokens::Hashed(ids);
         }
-        let mut seen: HashSet<String> = HashSet::new();
-        analyzer.tokens(doc, &mut |t| {
-            if !seen.contains(t) {
-                seen.insert(t.to_string());
-            }
-        });
-        let mut words: Vec<String> = seen.into_iter().collect();
-        words.sort_unstable(); // new words get ids in a deterministic order
+        let mut words = UniqueWords::default();
+        analyzer.tokens(doc, &mut |t| words.insert(t));
         DocTokens::Words(words)
+    }
+
+    /// The tokens of `doc` under `analyzer`, words sorted: the order in which learning
+    /// gives new words their ids, the same wherever the document is learned.
+    pub(crate) fn sorted(analyzer: &Analyzer, doc: &Document) -> DocTokens {
+        let mut tokens = DocTokens::of(analyzer, doc);
+        if let DocTokens::Words(words) = &mut tokens {
+            words.sort();
+        }
+        tokens
     }
 }
 
@@ -197,15 +201,15 @@ impl DocTokens {
 /// for a vocabulary of words — its unique tokens, which a step adds to the vocabulary.
 struct Tokens {
     ids: Vec<u32>,
-    words: Vec<String>,
+    words: UniqueWords,
 }
 
 impl Tokens {
     fn of(model: &Model, doc: &Document) -> Tokens {
-        match DocTokens::of(model.analyzer(), doc) {
+        match DocTokens::sorted(model.analyzer(), doc) {
             DocTokens::Hashed(ids) => Tokens {
                 ids,
-                words: Vec::new(),
+                words: UniqueWords::default(),
             },
             DocTokens::Words(words) => {
                 let mut ids: Vec<u32> = words.iter().filter_map(|t| model.vocab().get(t)).collect();
@@ -267,9 +271,7 @@ fn step(
         model.vocab.add_hashed_row(&tokens.ids);
         tokens.ids
     } else {
-        model
-            .vocab
-            .add_document(tokens.words.iter().map(String::as_str))
+        model.vocab.add_document(tokens.words.iter())
     };
     let n = model.vocab.len();
     model.geometry.cover(n);

@@ -59,4 +59,8 @@ impl Filter for View<'_> {
     fn explain(&self, doc: &Document) -> Result<Explanation> {
         self.filter().explain(doc)
     }
+
+    fn explain_strongest(&self, doc: &Document, n: usize) -> Result<Explanation> {
+        self.filter().explain_strongest(doc, n)
+    }
 }

@@ -30,6 +30,14 @@ pub trait Filter {
     /// contributions, the same from a model file and from its store.
     fn explain(&self, doc: &Document) -> Result<Explanation>;
 
+    /// [`Filter::explain`] with only its `n` strongest features: what a verdict's
+    /// symbols show, which a filter may find without naming every feature.
+    fn explain_strongest(&self, doc: &Document, n: usize) -> Result<Explanation> {
+        let mut e = self.explain(doc)?;
+        e.features.truncate(n);
+        Ok(e)
+    }
+
     /// This filter as a spam filter (mail rules, classes ham and spam), or the one
     /// sentence that says it is not one: the definition every command asks, of a model
     /// file and of a store alike.

@@ -78,6 +78,40 @@ impl Explanation {
         }
     }
 
+    /// The first `n` features of [`Explanation::new`]'s list from a document's
+    /// `(weight, value)` parts, calling `name(i)` only for the parts that can be among
+    /// them (those at least as strong as the `n`-th strongest, ties included): naming
+    /// every feature of a message cost more than finding its strongest ten.
+    pub(crate) fn strongest(
+        class: usize,
+        score: f32,
+        bias: f32,
+        parts: &[(f32, f32)],
+        n: usize,
+        name: impl Fn(usize) -> String,
+    ) -> Self {
+        let strength = |&(w, v): &(f32, f32)| (w * v).abs();
+        let mut strengths: Vec<f32> = parts.iter().filter(|p| p.0 != 0.0).map(strength).collect();
+        let cut = match n {
+            0 => f32::INFINITY,
+            n if n >= strengths.len() => f32::NEG_INFINITY,
+            n => {
+                *strengths
+                    .select_nth_unstable_by(n - 1, |a, b| b.total_cmp(a))
+                    .1
+            }
+        };
+        let features = parts
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.0 != 0.0 && strength(p).total_cmp(&cut).is_ge())
+            .map(|(i, &(w, v))| Contribution::new(name(i), w, v))
+            .collect();
+        let mut e = Explanation::new(class, score, bias, features);
+        e.features.truncate(n);
+        e
+    }
+
     /// The bias plus every contribution, summed in f64: equal to the score up to the
     /// rounding of the model's f32 sums.
     pub fn total(&self) -> f64 {
@@ -261,5 +295,48 @@ impl Model {
             _ => weights.score(row),
         };
         Ok(Explanation::new(c, score, weights.bias(), features))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The `n` strongest are the first `n` of the whole list, ties at the cut
+        /// included (weights from a few values, so that strengths tie often).
+        #[test]
+        fn the_strongest_are_the_head_of_the_whole_list(
+            parts in proptest::collection::vec((-2i8..=2, 1u8..=3), 0..40),
+            n in 0usize..45,
+        ) {
+            let parts: Vec<(f32, f32)> = parts
+                .iter()
+                .map(|&(w, v)| (f32::from(w) * 0.5, f32::from(v)))
+                .collect();
+            let name = |i: usize| format!("f{:02}", (i * 7) % 40);
+            let all = parts
+                .iter()
+                .enumerate()
+                .map(|(i, &(w, v))| Contribution::new(name(i), w, v))
+                .collect();
+            let mut whole = Explanation::new(1, 0.5, 0.25, all);
+            whole.features.truncate(n);
+            let named = std::cell::Cell::new(0);
+            let head = Explanation::strongest(1, 0.5, 0.25, &parts, n, |i| {
+                named.set(named.get() + 1);
+                name(i)
+            });
+            prop_assert_eq!(&head, &whole);
+            // Only what can make the cut is named: the head and its ties.
+            let ties = head.features.last().map_or(0, |last| {
+                parts
+                    .iter()
+                    .filter(|p| p.0 != 0.0 && (p.0 * p.1).abs() == last.contribution.abs())
+                    .count()
+            });
+            prop_assert!(named.get() <= head.features.len() + ties);
+        }
     }
 }

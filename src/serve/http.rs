@@ -375,7 +375,11 @@ pub(super) fn text(status: StatusCode, body: &str) -> Response<Body> {
 
 /// A JSON answer.
 fn as_json(status: StatusCode, v: &Value) -> Response<Body> {
-    let mut r = text(status, &format!("{v}\n"));
+    // Written as bytes: the formatter behind `{v}` cost a twentieth of a verdict.
+    let mut body = serde_json::to_vec(v).expect("a JSON value serializes");
+    body.push(b'\n');
+    let mut r = Response::new(Full::new(Bytes::from(body)).boxed());
+    *r.status_mut() = status;
     r.headers_mut().insert(
         hyper::header::CONTENT_TYPE,
         hyper::header::HeaderValue::from_static("application/json"),

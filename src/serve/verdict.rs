@@ -77,7 +77,7 @@ pub fn judge(classifier: &SavedClassifier, raw: &[u8], symbols: bool) -> Result<
     // With its symbols, the explanation is the decision (its class and score are the
     // filter's), so the message's features are read once either way.
     let (decision, explained) = if symbols {
-        let e = view.explain(&doc)?;
+        let e = view.explain_strongest(&doc, SYMBOLS)?;
         let d = crate::learn::ClassDecision {
             class: e.class,
             score: e.score,
@@ -96,7 +96,6 @@ pub fn judge(classifier: &SavedClassifier, raw: &[u8], symbols: bool) -> Result<
     let symbols = explained.map_or_else(Vec::new, |e| {
         e.features
             .into_iter()
-            .take(SYMBOLS)
             .map(|c| (c.feature, c.contribution))
             .collect()
     });

@@ -43,7 +43,10 @@ struct Slot {
     record: Option<Record>,
 }
 
-/// A key, in place when short (most words), on the heap otherwise.
+/// A key, in place when short (most words), on the heap otherwise. Two short keys are
+/// equal when their lengths and zero-padded bytes are: a fixed-size comparison, not a
+/// call to compare slices of unknown length.
+#[derive(PartialEq, Eq)]
 enum Key {
     Short { len: u8, bytes: [u8; Key::SHORT] },
     Long(Box<[u8]>),
@@ -77,9 +80,13 @@ impl Key {
 impl State {
     fn get(&self, key: &[u8]) -> Option<Option<Record>> {
         let hash = self.hasher.hash_one(key);
-        self.slots
-            .find(hash, |s| s.key.bytes() == key)
-            .map(|s| s.record)
+        let found = if key.len() <= Key::SHORT {
+            let key = Key::new(key);
+            self.slots.find(hash, |s| s.key == key)
+        } else {
+            self.slots.find(hash, |s| s.key.bytes() == key)
+        };
+        found.map(|s| s.record)
     }
 
     fn insert(&mut self, key: &[u8], record: Option<Record>) {

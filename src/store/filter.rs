@@ -13,7 +13,7 @@ use crate::features::Geometry;
 use crate::incremental::{DocTokens, label_of};
 use crate::input::Document;
 use crate::learn::{ClassDecision, Classifier, LinearModel};
-use crate::model::{Contribution, Explanation, hashed_name, hashed_names};
+use crate::model::{Explanation, hashed_name, hashed_names};
 use crate::text::Analyzer;
 use crate::{Error, Result, RowRef};
 
@@ -77,7 +77,8 @@ impl Entry<'_> {
 /// (with the next ids).
 struct Features<'t> {
     entries: Vec<Entry<'t>>,
-    /// Words of a vocabulary of words with no entry yet, sorted.
+    /// Words of a vocabulary of words with no entry yet, in the tokens' order (sorted
+    /// when learning).
     new_words: Vec<&'t str>,
 }
 
@@ -137,14 +138,14 @@ impl<'t> Features<'t> {
                 }
             }
             DocTokens::Words(words) => {
-                for word in words {
+                for word in words.iter() {
                     let key = word_key(word);
                     match get(&key)? {
                         Some(record) => entries.push(Entry {
                             record,
                             word: Some(word),
                         }),
-                        None => new_words.push(word.as_str()),
+                        None => new_words.push(word),
                     }
                 }
                 entries.sort_unstable_by_key(|e| e.record.id);
@@ -229,7 +230,7 @@ impl Store {
         // lookups and the steps alone.
         let tokens: Vec<DocTokens> = docs
             .iter()
-            .map(|d| DocTokens::of(&self.analyzer, d))
+            .map(|d| DocTokens::sorted(&self.analyzer, d))
             .collect();
         let mut done = StoreLearned {
             messages: 0,
@@ -443,29 +444,36 @@ impl Snapshot<'_> {
     /// the store was made from: the message's entries, each record's weight times the
     /// row's value under the store's geometry, and the bias.
     pub fn explain(&self, doc: &Document) -> Result<Explanation> {
+        self.explain_strongest(doc, usize::MAX)
+    }
+
+    /// [`Snapshot::explain`] with its `n` strongest features alone (a verdict's
+    /// symbols): only those that can be among them are named.
+    pub fn explain_strongest(&self, doc: &Document, n: usize) -> Result<Explanation> {
         let h = &self.header;
         let tokens = DocTokens::of(&h.analyzer, doc);
         let f = self.features(&tokens)?;
         let (m, g) = f.local(h);
         let ids = f.row();
         let row = g.row(RowRef::binary(&ids));
-        let hashed = hashed_names(&h.analyzer, doc);
-        let features = f
-            .entries
+        let parts: Vec<(f32, f32)> = row
             .iter()
-            .zip(row.iter())
-            .map(|(e, (k, value))| {
-                let feature = match (&e.word, &hashed) {
-                    (Some(w), _) => w.to_string(),
-                    (None, Some(names)) => hashed_name(names, e.record.id),
-                    (None, None) => format!("#{}", e.record.id),
-                };
-                Contribution::new(feature, m.w[k as usize], value)
-            })
+            .map(|(k, value)| (m.w[k as usize], value))
             .collect();
+        let hashed = hashed_names(&h.analyzer, doc);
+        let name = |i: usize| {
+            let e = &f.entries[i];
+            match (&e.word, &hashed) {
+                (Some(w), _) => w.to_string(),
+                (None, Some(names)) => hashed_name(names, e.record.id),
+                (None, None) => format!("#{}", e.record.id),
+            }
+        };
         let score = m.score(row);
         let class = usize::from(score > h.threshold);
-        Ok(Explanation::new(class, score, m.bias, features))
+        Ok(Explanation::strongest(
+            class, score, m.bias, &parts, n, name,
+        ))
     }
 }
 
@@ -492,5 +500,9 @@ impl crate::incremental::Filter for Snapshot<'_> {
 
     fn explain(&self, doc: &Document) -> Result<Explanation> {
         Snapshot::explain(self, doc)
+    }
+
+    fn explain_strongest(&self, doc: &Document, n: usize) -> Result<Explanation> {
+        Snapshot::explain_strongest(self, doc, n)
     }
 }

@@ -27,6 +27,7 @@ mod lowercase;
 mod ngrams;
 mod source;
 mod step;
+mod unique;
 mod words;
 
 pub use analyzer::Analyzer;
@@ -37,6 +38,7 @@ pub(crate) use lowercase::Lowercase;
 pub use ngrams::Ngrams;
 pub use source::Source;
 pub use step::{Stage, Step};
+pub(crate) use unique::UniqueWords;
 pub(crate) use words::Words;
 
 /// Splits text into tokens, handing each one to `sink`; shared read-only across threads.
