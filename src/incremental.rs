@@ -180,7 +180,7 @@ impl DocTokens {
             ids.dedup();
             return DocTokens::Hashed(ids);
         }
-        let mut words = UniqueWords::default();
+        let mut words = UniqueWords::for_text(doc.text.len());
         analyzer.tokens(doc, &mut |t| words.insert(t));
         DocTokens::Words(words)
     }

@@ -58,6 +58,7 @@ pub struct StoreLearned {
 
 /// One feature of a message: its record and (in a vocabulary of words) its word, borrowed
 /// from the message's tokens.
+#[derive(Clone, Copy)]
 struct Entry<'t> {
     record: Record,
     word: Option<&'t str>,
@@ -148,7 +149,7 @@ impl<'t> Features<'t> {
                         None => new_words.push(word),
                     }
                 }
-                entries.sort_unstable_by_key(|e| e.record.id);
+                entries = in_id_order(entries);
                 if let Some(pair) = entries
                     .windows(2)
                     .find(|p| p[0].record.id == p[1].record.id)
@@ -190,6 +191,18 @@ impl<'t> Features<'t> {
         let (m, g) = self.local(h);
         m.score(g.row(RowRef::binary(&self.row())))
     }
+}
+
+/// `entries` in id order, sorted as (id, place) words: moving a record and its word at
+/// each step of the sort cost a thirtieth of a verdict.
+fn in_id_order(entries: Vec<Entry<'_>>) -> Vec<Entry<'_>> {
+    let mut order: Vec<u64> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| u64::from(e.record.id) << 32 | i as u64)
+        .collect();
+    order.sort_unstable();
+    order.iter().map(|&k| entries[k as u32 as usize]).collect()
 }
 
 impl Store {

@@ -24,6 +24,18 @@ pub(crate) struct UniqueWords {
 }
 
 impl UniqueWords {
+    /// An empty set sized for the words of about `bytes` bytes of text (a document's
+    /// distinct words take about a tenth of its bytes), so that growing it is rare.
+    pub(crate) fn for_text(bytes: usize) -> UniqueWords {
+        let words = (bytes / 12).clamp(16, 4096);
+        UniqueWords {
+            bytes: String::with_capacity(words * 8),
+            spans: Vec::with_capacity(words),
+            table: HashTable::with_capacity(words),
+            hasher: Default::default(),
+        }
+    }
+
     /// Adds `word` unless it is already there.
     pub(crate) fn insert(&mut self, word: &str) {
         let hash = self.hasher.hash_one(word.as_bytes());

@@ -8,13 +8,16 @@ const MAX_TAG: usize = 12;
 const MAX_HOST: usize = 80;
 
 /// Calls `sink` with `html:NAME` for each tag and `url:HOST` for each `href`/`src` host.
-pub(crate) fn html_features(html: &str, sink: &mut dyn FnMut(String)) {
+/// The features are made in one reused buffer: a message repeats its tags hundreds of
+/// times, and a string for each was a tenth of reading an HTML message.
+pub(crate) fn html_features(html: &str, sink: &mut dyn FnMut(&str)) {
     let b = html.as_bytes();
+    let (mut feature, mut lower) = (String::new(), String::new());
     let mut i = 0;
     while let Some(off) = memchr(b'<', &b[i..]) {
         i += off + 1;
         if b[i..].starts_with(b"!--") {
-            sink("html:!--".to_string());
+            sink("html:!--");
             i += 3;
             continue;
         }
@@ -26,10 +29,13 @@ pub(crate) fn html_features(html: &str, sink: &mut dyn FnMut(String)) {
         if len == 0 || len > MAX_TAG || !b[start].is_ascii_alphabetic() {
             continue;
         }
-        let name = html[start..start + len].to_ascii_lowercase();
-        sink(format!("html:{name}"));
+        feature.clear();
+        feature.push_str("html:");
+        feature.push_str(&html[start..start + len]);
+        feature.make_ascii_lowercase();
+        sink(&feature);
         let end = memchr(b'>', &b[start..]).map_or(b.len(), |e| start + e);
-        attribute_hosts(&html[start + len..end], sink);
+        attribute_hosts(&html[start + len..end], &mut lower, &mut feature, sink);
         i = end;
     }
 }
@@ -38,9 +44,20 @@ fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
     hay.iter().position(|&c| c == needle)
 }
 
-/// Hosts of `href=` and `src=` URLs inside one tag's attribute text.
-fn attribute_hosts(attrs: &str, sink: &mut dyn FnMut(String)) {
-    let lower = attrs.to_ascii_lowercase();
+/// Hosts of `href=` and `src=` URLs inside one tag's attribute text (`lower` and
+/// `feature` are scratch buffers).
+fn attribute_hosts(
+    attrs: &str,
+    lower: &mut String,
+    feature: &mut String,
+    sink: &mut dyn FnMut(&str),
+) {
+    if !attrs.contains('=') {
+        return;
+    }
+    lower.clear();
+    lower.push_str(attrs);
+    lower.make_ascii_lowercase();
     for key in ["href", "src"] {
         let mut from = 0;
         while let Some(p) = lower[from..].find(key) {
@@ -52,7 +69,10 @@ fn attribute_hosts(attrs: &str, sink: &mut dyn FnMut(String)) {
             };
             let rest = rest.trim_start().trim_start_matches(['"', '\'']);
             if let Some(host) = url_host(rest) {
-                sink(format!("url:{host}"));
+                feature.clear();
+                feature.push_str("url:");
+                feature.push_str(host);
+                sink(feature);
             }
         }
     }
@@ -80,7 +100,7 @@ mod tests {
         html_features(
             "<HTML><Font color=red>Buy</font><!-- x --><a HREF=\"http://Cheap.Example.COM/x\">\
              go</a><img src='https://img.example.net:80/a.gif'>< notatag <123>",
-            &mut |t| got.push(t),
+            &mut |t| got.push(t.to_string()),
         );
         assert_eq!(
             got,

@@ -159,32 +159,39 @@ fn message_features(msg: &Message<'_>, mut len: usize, rules: &MailRules, d: &mu
         if rules.tags_field(&name) {
             tags.push(format!("hdr:{name}"));
         }
+        // A field left out gives no text; it is read only for its tags.
+        let keep = rules.keeps_field(&name);
         let mut text = String::new();
         match (&h.name, &h.value) {
             (HeaderName::Received, _) => {
                 received += 1;
-                let raw = msg
-                    .raw_message
-                    .get(h.offset_start as usize..h.offset_end as usize)
-                    .unwrap_or_default();
-                text = String::from_utf8_lossy(raw).into_owned();
+                if keep {
+                    let raw = msg
+                        .raw_message
+                        .get(h.offset_start as usize..h.offset_end as usize)
+                        .unwrap_or_default();
+                    text = String::from_utf8_lossy(raw).into_owned();
+                }
             }
             (HeaderName::Subject, v) => {
                 value_text(v, &mut text);
                 subject = Some(text.clone());
             }
             (n, HeaderValue::Address(a)) => {
-                let local = rules.recipient_local_parts || !is_recipient(n);
-                address_text(a, local, &mut text);
+                if keep {
+                    let local = rules.recipient_local_parts || !is_recipient(n);
+                    address_text(a, local, &mut text);
+                }
                 if let Some(prefix) = domain_prefix(n).filter(|_| rules.tags(TagFamily::Domains)) {
                     for dom in domains(a) {
                         tags.push(format!("{prefix}:{dom}"));
                     }
                 }
             }
-            (_, v) => value_text(v, &mut text),
+            (_, v) if keep => value_text(v, &mut text),
+            _ => {}
         }
-        if rules.keeps_field(&name) && !text.trim().is_empty() {
+        if keep && !text.trim().is_empty() {
             truncate(&mut text, rules.max_field_bytes as usize);
             d.fields.push((name.into_boxed_str(), text));
         }
@@ -257,8 +264,9 @@ fn walk_parts(msg: &Message<'_>, depth: usize, d: &mut Document, s: &mut Structu
                 s.html += 1;
                 if s.rules.tags(TagFamily::Html) {
                     html_features(h, &mut |t| {
-                        if s.seen.insert(t.clone()) {
-                            s.tags.push(t);
+                        if !s.seen.contains(t) {
+                            s.seen.insert(t.to_string());
+                            s.tags.push(t.to_string());
                         }
                     });
                 }
