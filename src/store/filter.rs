@@ -29,7 +29,7 @@ pub struct Snapshot<'s> {
     txn: heed::RoTxn<'s, heed::WithTls>,
     /// Keeps this process's maps where the transaction reads them.
     _maps: super::MapGuard,
-    header: Header,
+    header: std::sync::Arc<Header>,
     /// The store's map, unmapped every so many lookups.
     pub(super) resident: Resident,
 }
@@ -98,6 +98,15 @@ impl<'t> Features<'t> {
         let mut new_words = Vec::new();
         let mut lookups = 0;
         let mut remembered = cache.map(|c| c.reader(txn.id()));
+        // A vocabulary's words are looked up in the memory of records all at once, before
+        // any is read from the store.
+        let keys: Vec<std::borrow::Cow<'t, [u8]>> = match tokens {
+            DocTokens::Words(words) => words.iter().map(word_key).collect(),
+            DocTokens::Hashed(_) => Vec::new(),
+        };
+        let known = remembered
+            .as_ref()
+            .map_or_else(Vec::new, |c| c.get_all(&keys));
         let mut get = |key: &[u8]| -> Result<Option<Record>> {
             if let Some(known) = remembered.as_ref().and_then(|c| c.get(key)) {
                 return Ok(known);
@@ -139,9 +148,12 @@ impl<'t> Features<'t> {
                 }
             }
             DocTokens::Words(words) => {
-                for word in words.iter() {
-                    let key = word_key(word);
-                    match get(&key)? {
+                for (i, (word, key)) in words.iter().zip(&keys).enumerate() {
+                    let found = match known.get(i).copied().flatten() {
+                        Some(found) => found,
+                        None => get(key)?,
+                    };
+                    match found {
                         Some(record) => entries.push(Entry {
                             record,
                             word: Some(word),
@@ -211,7 +223,7 @@ impl Store {
     pub fn snapshot(&self) -> Result<Snapshot<'_>> {
         let _watch = self.watch();
         let (txn, maps) = super::read_txn(&self.env).map_err(|e| lmdb_error(&self.path, e))?;
-        let header = self.header(&txn)?;
+        let header = self.shared_header(&txn)?;
         Ok(Snapshot {
             store: self,
             txn,

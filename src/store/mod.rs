@@ -99,6 +99,10 @@ pub struct Store {
     keep_mapped: std::sync::atomic::AtomicBool,
     /// The records a process that keeps the store mapped has read (see `cache`).
     records: cache::RecordCache,
+    /// The header such a process decoded last, with LMDB's id of the committed state it
+    /// is of: a header changes only with a commit, and decoding it for every message cost
+    /// a fortieth of a verdict.
+    last_header: std::sync::Mutex<Option<(usize, std::sync::Arc<Header>)>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -225,6 +229,7 @@ impl Store {
             fault,
             keep_mapped: std::sync::atomic::AtomicBool::new(false),
             records: cache::RecordCache::default(),
+            last_header: Default::default(),
         })
     }
 
@@ -270,6 +275,21 @@ impl Store {
     /// The header as of `txn`.
     fn header(&self, txn: &heed::RoTxn) -> Result<Header> {
         read_header(self.meta, txn, &self.path)
+    }
+
+    /// The header as of read transaction `txn`, shared: decoded once per committed state
+    /// by a process that keeps the store mapped, every time by others.
+    fn shared_header(&self, txn: &heed::RoTxn) -> Result<std::sync::Arc<Header>> {
+        if self.record_cache().is_none() {
+            return Ok(std::sync::Arc::new(self.header(txn)?));
+        }
+        let mut last = self.last_header.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, h)) = last.as_ref().filter(|(id, _)| *id == txn.id()) {
+            return Ok(h.clone());
+        }
+        let h = std::sync::Arc::new(self.header(txn)?);
+        *last = Some((txn.id(), h.clone()));
+        Ok(h)
     }
 
     /// Writes `header` in `txn`.
