@@ -25,7 +25,8 @@ pub(super) type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 /// also the most a kept-alive connection may stay idle), until the client closes, an
 /// error ends it, or `stop` completes; then the request in flight is answered and the
 /// connection closed. A client may close its side once its request is sent (as spamc
-/// does). The HTTP fuzz target drives it over an in-memory stream.
+/// does); one that stops reading its answers is cut off when a write has waited
+/// `--request-timeout`. The HTTP fuzz target drives it over an in-memory stream.
 pub async fn serve_connection<S>(
     daemon: Arc<Daemon>,
     io: S,
@@ -35,6 +36,9 @@ pub async fn serve_connection<S>(
 {
     let d = Arc::clone(&daemon);
     let service = hyper::service::service_fn(move |req| handle(Arc::clone(&d), req));
+    let mut io = tokio_io_timeout::TimeoutStream::new(io);
+    io.set_write_timeout(Some(daemon.config.request_timeout));
+    let io = Box::pin(io);
     let conn = hyper::server::conn::http1::Builder::new()
         .timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(daemon.config.request_timeout)

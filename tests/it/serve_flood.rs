@@ -985,3 +985,37 @@ fn a_spamd_client_that_never_reads_its_answer_is_cut_off_at_the_deadline() {
     drop(s);
     assert!(d.stop().success());
 }
+
+#[test]
+fn an_http_client_that_never_reads_its_answers_is_cut_off_at_the_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_corpus, store) = crate::serve_support::filter_store(dir.path());
+    let d = Daemon::start(&store, &["--request-timeout", "2"]);
+    let mut s = TcpStream::connect(&d.http).unwrap();
+    // Requests sent one after another, their answers never read: more answers than
+    // loopback's socket buffers hold, so the daemon's writes wait on this client.
+    let metrics = b"GET /metrics HTTP/1.1\r\nHost: rosenblatt\r\n\r\n".repeat(20_000);
+    s.set_write_timeout(Some(Duration::from_secs(5))).unwrap();
+    let sent = s.write(&metrics).unwrap_or(0);
+    assert!(sent > 0);
+    let start = Instant::now();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(d.metric("rosenblatt_open_connections") >= 2.0);
+    while d.metric("rosenblatt_open_connections") > 1.0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the connection of an HTTP client that never reads was never cut"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Cut at the deadline, not before: a write had waited about two seconds.
+    assert!(
+        start.elapsed() >= Duration::from_millis(1500),
+        "{:?}",
+        start.elapsed()
+    );
+    let (status, body) = d.http("GET", "/healthz", &[], b"");
+    assert_eq!(status, 200, "{body}");
+    drop(s);
+    assert!(d.stop().success());
+}

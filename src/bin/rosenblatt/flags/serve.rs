@@ -64,8 +64,8 @@ pub struct ServeArgs {
     /// holds only what it has sent.
     #[arg(long, value_name = "SIZE", value_parser = super::names::parse_memory, allow_negative_numbers = true, help_heading = "Limits")]
     pub max_buffered_bytes: Option<u64>,
-    /// Seconds a client may take to send a request (a spamd client, to read its answer), or
-    /// keep an HTTP connection idle.
+    /// Seconds a client may take to send a request or keep an HTTP connection idle, and
+    /// may leave its answer unread (a write that waits that long ends the connection).
     #[arg(
         long,
         value_name = "SECONDS",
