@@ -114,19 +114,31 @@ impl Metrics {
 
     /// A human-readable report: accuracy, a per-class table and the confusion matrix.
     pub fn to_text(&self) -> String {
+        format!("{}{}", self.summary_text(), self.tables_text())
+    }
+
+    /// The first lines of [`Metrics::to_text`]: documents, accuracy, macro- and
+    /// weighted-F1, for reports that choose how to show the confusions (`eval
+    /// --confusion`).
+    pub fn summary_text(&self) -> String {
         format!(
-            "documents      {}\naccuracy       {:.4}\nmacro-F1       {:.4}\nweighted-F1    {:.4}\n{}",
+            "documents      {}\naccuracy       {:.4}\nmacro-F1       {:.4}\nweighted-F1    {:.4}\n",
             self.documents(),
             self.accuracy(),
             self.macro_f1(),
             self.weighted_f1(),
-            self.tables_text()
         )
     }
 
     /// The per-class table and the confusion matrix of [`Metrics::to_text`] alone, for
     /// reports that give the count and accuracy their own way (a filter's spam block).
     pub fn tables_text(&self) -> String {
+        format!("{}{}", self.class_table_text(), self.matrix_text())
+    }
+
+    /// The per-class table (precision, recall, F1, support), after a blank line: what
+    /// every report of a single-label evaluation shows, whatever it shows of the matrix.
+    pub fn class_table_text(&self) -> String {
         use std::fmt::Write;
         let mut s = String::new();
         let w = label_width(&self.classes);
@@ -139,6 +151,15 @@ impl Metrics {
                 self.classes[c], m.precision, m.recall, m.f1, m.support
             );
         }
+        s
+    }
+
+    /// The whole confusion matrix, after a blank line: readable while the classes are
+    /// few (each column is as wide as the longest class name).
+    pub fn matrix_text(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let w = label_width(&self.classes);
         let _ = writeln!(s, "\nconfusion (rows: truth, columns: predicted)");
         let _ = write!(s, "{:w$}", "");
         for c in &self.classes {

@@ -1,10 +1,12 @@
 //! Evaluation: how good given scores and decisions are — parallel scoring, confusion
-//! metrics, multi-label micro/macro-F1, ROC/AUC and the spam measures.
+//! metrics and the largest confusions, multi-label micro/macro-F1, ROC/AUC and the spam
+//! measures.
 //!
 //! `eval` only measures; it never fits or changes a model. Splitting data and
 //! cross-validating belong to the experiment layer above it, and the TREC online run,
 //! which learns as it goes, to `incremental::trec`.
 
+mod confusions;
 mod curve;
 mod loss;
 mod metrics;
@@ -13,6 +15,7 @@ mod predict;
 pub mod roc;
 mod spam;
 
+pub use confusions::{Confusion, largest_confusions};
 pub use curve::{CurvePoint, learning_curve};
 pub use loss::log_loss;
 pub use metrics::{ClassMetrics, Metrics};

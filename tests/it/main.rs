@@ -14,6 +14,7 @@ mod common;
 mod core_cli;
 mod delivery;
 mod distributed;
+mod eval_confusion;
 mod experiment;
 mod explain;
 mod faults;

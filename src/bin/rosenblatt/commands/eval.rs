@@ -24,7 +24,7 @@ pub fn run(plan: EvalPlan) -> Result<ExitCode> {
     match &plan.task {
         EvalTask::Documents { model, documents } => docs(model, documents, &plan),
         EvalTask::Mail { model, mail } => {
-            super::eval_mail::mail(model, mail, plan.json, chart, plan.cut)
+            super::eval_mail::mail(model, mail, plan.report(), chart, plan.cut)
         }
         EvalTask::Online {
             model,
@@ -77,21 +77,10 @@ fn check_outputs(plan: &EvalPlan) -> Result<()> {
     Ok(())
 }
 
-/// Prints metrics as text or JSON.
-macro_rules! print_metrics {
-    ($m:expr, $json:expr) => {
-        if $json {
-            outln!("{}", $m.to_json());
-        } else {
-            out!("{}", $m.to_text());
-        }
-    };
-}
-
 /// `eval` of the model at `path` on labelled documents (or SVMlight rows), drawing
 /// `plan`'s chart when `--plot` is given.
 fn docs(path: &Path, d: &Documents, plan: &EvalPlan) -> Result<ExitCode> {
-    let (json, chart) = (plan.json, plan.plot.as_ref());
+    let (report, chart) = (plan.report(), plan.plot.as_ref());
     let model = crate::load::model(path)?;
     if plan.cut.is_some() {
         // A cut re-decides a spam filter; anything else is refused as no filter.
@@ -121,7 +110,7 @@ fn docs(path: &Path, d: &Documents, plan: &EvalPlan) -> Result<ExitCode> {
             let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
             (Metrics::new(model.classes().to_vec(), &truth, &predicted), decisions)
         });
-        print_metrics!(m, json);
+        eval_report::print_metrics(&m, report)?;
         if let Some(c) = chart {
             let scores: Vec<f32> = decisions.iter().map(|d| d.score).collect();
             let other = |m2: &Model| {
@@ -141,7 +130,7 @@ fn docs(path: &Path, d: &Documents, plan: &EvalPlan) -> Result<ExitCode> {
     // sentence naming --spam/--ham (never messages read as plain text).
     if model.analyzer().source().mail_rules().is_some() {
         let mail = load::mail_folders(path, &d.paths, d.format)?;
-        return super::eval_mail::mail(path, &mail, json, chart, plan.cut);
+        return super::eval_mail::mail(path, &mail, report, chart, plan.cut);
     }
     let phase = Phase::start("reading documents");
     let corpus = load::documents(&d.paths, d.format, d.split, d.detect)?;
@@ -153,9 +142,14 @@ fn docs(path: &Path, d: &Documents, plan: &EvalPlan) -> Result<ExitCode> {
     load::require_known_labels(labelled, model.classes(), &d.paths)?;
     if matches!(model.predictor(), Predictor::MultiLabel(_)) {
         // Micro/macro-F1 over the labels (keys micro_f1, macro_f1, micro_f1_top10).
+        eval_report::no_confusion(report, path)?;
         let (m, truth, given) = training::evaluate_label_sets(&model, &corpus.docs)?;
         drop(phase);
-        print_metrics!(m, json);
+        if report.json {
+            outln!("{}", m.to_json());
+        } else {
+            out!("{}", m.to_text());
+        }
         let Some(c) = chart else {
             return Ok(ExitCode::SUCCESS);
         };
@@ -176,7 +170,7 @@ fn docs(path: &Path, d: &Documents, plan: &EvalPlan) -> Result<ExitCode> {
     load::require_labels(&corpus, &d.paths)?;
     let e = training::evaluate_decisions(&model, &corpus.docs)?;
     drop(phase);
-    print_metrics!(e.metrics, json);
+    eval_report::print_metrics(&e.metrics, report)?;
     let Some(c) = chart else {
         return Ok(ExitCode::SUCCESS);
     };

@@ -5,7 +5,7 @@
 //! figures, confusion matrix, and for spam filters the ROC AUC from all the scores — and
 //! draws `--plot`. The others print nothing on stdout.
 
-use crate::flags::{Documents, EvalChart, EvalPlan, EvalTask, Mail};
+use crate::flags::{Documents, EvalChart, EvalPlan, EvalTask, Mail, Report};
 use crate::load;
 use crate::report;
 use anyhow::{Result, bail};
@@ -28,9 +28,9 @@ pub fn run(plan: &EvalPlan, p: Processes) -> Result<ExitCode> {
     let chart = plan.plot.as_ref();
     match &plan.task {
         EvalTask::Documents { model, documents } => {
-            docs(&cluster, me, model, documents, plan.json, chart)
+            docs(&cluster, me, model, documents, plan.report(), chart)
         }
-        EvalTask::Mail { model, mail } => spam(&cluster, me, model, mail, plan.json, chart),
+        EvalTask::Mail { model, mail } => spam(&cluster, me, model, mail, plan.report(), chart),
         EvalTask::Online { .. } => bail!("--online runs in one process (leave out --processes)"),
     }
 }
@@ -59,7 +59,7 @@ fn docs(
     me: usize,
     path: &Path,
     d: &Documents,
-    json: bool,
+    report: Report,
     chart: Option<&EvalChart>,
 ) -> Result<ExitCode> {
     let model = crate::load::model(path)?;
@@ -84,6 +84,7 @@ fn docs(
     let m = Arc::clone(&model);
     let inputs = d.clone();
     if matches!(model.predictor(), Predictor::MultiLabel(_)) {
+        super::eval_report::no_confusion(report, path)?;
         let gathered = gather_scores(cluster, move |share: Share| {
             let mut out = Vec::new();
             each_batch(&inputs, share, |units, docs| {
@@ -102,7 +103,7 @@ fn docs(
         };
         let (truth, given): (Vec<Vec<usize>>, Vec<Vec<usize>>) = sets.into_iter().unzip();
         let metrics = training::label_set_metrics(&model, &truth, &given);
-        if json {
+        if report.json {
             outln!("{}", metrics.to_json());
         } else {
             out!("{}", metrics.to_text());
@@ -139,11 +140,7 @@ fn docs(
         return Ok(ExitCode::SUCCESS);
     };
     let (metrics, truth, scores) = metrics(&model, &scored);
-    if json {
-        outln!("{}", metrics.to_json());
-    } else {
-        out!("{}", metrics.to_text());
-    }
+    super::eval_report::print_metrics(&metrics, report)?;
     if let Some(c) = chart {
         chart_of(c, &model, path, &data, &metrics, &truth, &scores)?;
     }
@@ -156,7 +153,7 @@ fn spam(
     me: usize,
     path: &Path,
     mail: &Mail,
-    json: bool,
+    report: Report,
     chart: Option<&EvalChart>,
 ) -> Result<ExitCode> {
     let model = crate::load::model(path)?;
@@ -176,7 +173,7 @@ fn spam(
     let (metrics, truth, scores) = metrics(&model, &scored);
     let is_spam: Vec<bool> = truth.iter().map(|&t| t == 1).collect();
     let figures = SpamMetrics::new(&scores, &is_spam, model.threshold());
-    super::eval_report::print_filter(&model, &metrics, &figures, &scores, &truth, json, None)?;
+    super::eval_report::print_filter(&model, &metrics, &figures, &scores, &truth, report, None)?;
     if let Some(c) = chart {
         let mut data: Vec<_> = mail.spam.clone();
         data.extend(mail.ham.iter().cloned());

@@ -3,7 +3,7 @@
 //! accuracy, spam recall, the ham false-positive rate, ROC AUC and (1-ROCA)%.
 
 use super::eval_report;
-use crate::flags::{EvalChart, Mail};
+use crate::flags::{EvalChart, Mail, Report};
 use crate::load;
 use crate::progress::Phase;
 use anyhow::{Result, bail};
@@ -19,7 +19,7 @@ use std::process::ExitCode;
 pub fn mail(
     path: &Path,
     mail: &Mail,
-    json: bool,
+    report: Report,
     chart: Option<&EvalChart>,
     cut: Option<SpamCut>,
 ) -> Result<ExitCode> {
@@ -43,7 +43,7 @@ pub fn mail(
     };
     let truth = evaluated.truth;
     drop(phase);
-    eval_report::print_filter(&model, &metrics, &spam, &scores, &truth, json, cut)?;
+    eval_report::print_filter(&model, &metrics, &spam, &scores, &truth, report, cut)?;
     if let Some(c) = chart {
         let other = |m2: &Model| {
             crate::filter::spam_filter(m2, c.compare.as_deref().unwrap_or(path))?;

@@ -1,14 +1,120 @@
 //! What the `eval` commands share, whatever reads their documents (one process, a
-//! cluster, a mail filter): the `--plot` chart of a single-label evaluation and a spam
+//! cluster, a mail filter): a single-label evaluation's report with the confusions
+//! `--confusion` asks for, the `--plot` chart of a single-label evaluation and a spam
 //! filter's report. `eval` dispatches to `eval_mail` and `eval_cluster`; those and `eval`
 //! itself draw and print through here, so no two of them import each other.
 
-use crate::flags::EvalChart;
+use crate::flags::{ConfusionView, EvalChart, Report};
 use anyhow::{Context, Result, bail};
 use rosenblatt::eval::{Metrics, SpamMetrics, log_loss, roc_auc, roc_points};
 use rosenblatt::incremental::{SpamCut, SpamFilter};
 use rosenblatt::model::Model;
 use std::path::Path;
+
+/// Prints a single-label evaluation as text or JSON, its confusions as `r` asks: the
+/// whole matrix, the largest cells (JSON `top_confusions`) or none.
+pub fn print_metrics(m: &Metrics, r: Report) -> Result<()> {
+    if r.json {
+        outln!("{}", metrics_json(m, None, r.confusion));
+    } else {
+        out!(
+            "{}{}{}",
+            m.summary_text(),
+            m.class_table_text(),
+            confusion_text(m, r.confusion)
+        );
+    }
+    Ok(())
+}
+
+/// The JSON of a single-label evaluation (and of a filter's `spam` figures), with the
+/// confusions of `asked`: `confusion`, the whole matrix, unless `none`; with `top`, also
+/// `top_confusions`.
+fn metrics_json(
+    m: &Metrics,
+    spam: Option<&SpamMetrics>,
+    asked: Option<ConfusionView>,
+) -> serde_json::Value {
+    let mut v = match spam {
+        Some(spam) => spam_json(Some(m), spam),
+        None => m.to_json(),
+    };
+    let Some(o) = v.as_object_mut() else {
+        return v;
+    };
+    match ConfusionView::for_classes(asked, m.classes.len()) {
+        ConfusionView::Full => {}
+        ConfusionView::Top(n) => {
+            o.insert(
+                "top_confusions".into(),
+                m.confusions_json(&m.largest_confusions(n)),
+            );
+        }
+        ConfusionView::None => {
+            o.remove("confusion");
+        }
+    }
+    v
+}
+
+/// The confusions of `m` as text, as `asked` (or the class count) chooses: the matrix,
+/// the largest cells as `true → predicted  documents  share`, or nothing.
+pub fn confusion_text(m: &Metrics, asked: Option<ConfusionView>) -> String {
+    use std::fmt::Write;
+    let n = match ConfusionView::for_classes(asked, m.classes.len()) {
+        ConfusionView::Full => return m.matrix_text(),
+        ConfusionView::None => return String::new(),
+        ConfusionView::Top(n) => n,
+    };
+    let top = m.largest_confusions(n);
+    if top.is_empty() {
+        return "\nconfusions    none: every document was given its true class\n".into();
+    }
+    let mut s = String::new();
+    let (t, p) = (
+        top.iter().map(|c| m.classes[c.truth].chars().count()).max(),
+        top.iter()
+            .map(|c| m.classes[c.predicted].chars().count())
+            .max(),
+    );
+    let (t, p) = (t.unwrap_or(4).max(4), p.unwrap_or(9).max(9));
+    let cw = top[0].count.to_string().len().max(9);
+    let _ = writeln!(
+        s,
+        "\nlargest confusions ({} of {} cells off the diagonal, largest first)",
+        top.len(),
+        m.confused_cells()
+    );
+    let _ = writeln!(
+        s,
+        "{:t$}    {:p$}  {:>cw$}  share of true",
+        "true", "predicted", "documents"
+    );
+    for c in &top {
+        let _ = writeln!(
+            s,
+            "{:t$}  → {:p$}  {:>cw$}  {:>12.1}%",
+            m.classes[c.truth],
+            m.classes[c.predicted],
+            c.count,
+            100.0 * c.share
+        );
+    }
+    s
+}
+
+/// Refuses `--confusion` for a multi-label model, which has no confusion matrix.
+pub fn no_confusion(r: Report, path: &Path) -> Result<()> {
+    if r.confusion.is_some() {
+        bail!(
+            "--confusion: {} is a multi-label model; its evaluation has per-label \
+             precision, recall and F1 but no confusion matrix (--plot draws the labels \
+             given against the true ones); leave out --confusion",
+            path.display()
+        );
+    }
+    Ok(())
+}
 
 /// Refuses `--plot-compare` for a model of `k` classes other than two.
 pub fn no_compare(c: &EvalChart, path: &Path, k: usize) -> Result<()> {
@@ -100,21 +206,21 @@ pub fn spam_json(metrics: Option<&Metrics>, spam: &SpamMetrics) -> serde_json::V
     v
 }
 
-/// Prints a filter's evaluation: the spam figures and the metrics, where it decides and
-/// the log-loss of its probabilities (JSON: `threshold`, `threshold_probability`,
-/// `log_loss`).
+/// Prints a filter's evaluation: the spam figures and the metrics (with the confusions
+/// `r` asks for), where it decides and the log-loss of its probabilities (JSON:
+/// `threshold`, `threshold_probability`, `log_loss`).
 pub fn print_filter(
     model: &Model,
     metrics: &Metrics,
     spam: &SpamMetrics,
     scores: &[f32],
     truth: &[usize],
-    json: bool,
+    r: Report,
     cut: Option<SpamCut>,
 ) -> Result<()> {
     let loss = probabilities(model, scores).map(|p| log_loss(&p, truth));
-    if json {
-        let mut v = spam_json(Some(metrics), spam);
+    if r.json {
+        let mut v = metrics_json(metrics, Some(spam), r.confusion);
         // A cut in P(spam) has no score of its own; a score has its P(spam) where the
         // filter records one.
         match cut {
@@ -149,7 +255,12 @@ pub fn print_filter(
             outln!("log-loss       {l:.4} (of its probabilities)");
         }
         // One block: the spam figures count the messages and the accuracy once.
-        out!("{}{}", spam.to_text(), metrics.tables_text());
+        out!(
+            "{}{}{}",
+            spam.to_text(),
+            metrics.class_table_text(),
+            confusion_text(metrics, r.confusion)
+        );
     }
     Ok(())
 }

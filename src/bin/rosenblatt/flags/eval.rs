@@ -18,7 +18,8 @@ use std::path::PathBuf;
 (false positives on a log scale, AUC and (1-ROCA)% in the legend; --plot-compare adds a \
 second model's); for a multiclass or multi-label model, the confusion heat map (rows the \
 true class, columns the predicted one, counts in the cells, classes by size, the \
---plot-classes largest) with each class's F1 as a bar beside its row; with --online, the \
+--plot-classes largest; past about 20 the chart grows so that every cell stays legible) \
+with each class's F1 as a bar beside its row; with --online, the \
 learning curve ((1-ROCA)% so far and errors per --block against messages seen)."
 )]
 // The fields are in the order of `--help`'s headings: Input, Mail, Evaluation (the online
@@ -53,9 +54,22 @@ pub struct EvalArgs {
     /// Evaluating as one of several processes, each scoring its share of the inputs.
     #[command(flatten)]
     pub cluster: super::cluster::ClusterArgs,
-    /// Print one JSON object (keys accuracy, per_class, confusion, documents).
+    /// Print one JSON object (keys accuracy, per_class, confusion, documents; with top:
+    /// top_confusions, objects of true, predicted, count and share).
     #[arg(long, help_heading = "Output")]
     pub json: bool,
+    /// How a single-label model's confusions are shown: `full` (the whole matrix), `top`
+    /// or `top:N` (the N largest cells off the diagonal, as true → predicted, documents
+    /// and their share of the true class, largest first; N 10 by default) or `none`.
+    /// [default: full up to 10 classes, top beyond: wider matrices do not fit a terminal]
+    #[arg(
+        long,
+        value_name = "full|top[:N]|none",
+        value_parser = parse_confusion,
+        conflicts_with = "online",
+        help_heading = "Output"
+    )]
+    pub confusion: Option<ConfusionView>,
     #[command(flatten)]
     pub plot: super::plot::PlotArg,
     /// With --plot on a binary model: a second model, scored on the same inputs, whose
@@ -72,6 +86,53 @@ pub struct EvalArgs {
     /// most documents the heat map shows [default: 20].
     #[arg(long, value_name = "N", requires = "plot", help_heading = "Output", value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
     pub plot_classes: Option<usize>,
+}
+
+/// How `eval` shows the confusions of a single-label model (`--confusion`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfusionView {
+    /// The whole matrix, rows the true class, columns the predicted one.
+    Full,
+    /// The given number of largest off-diagonal cells, largest first.
+    Top(usize),
+    /// No confusions at all (the per-class table stays).
+    None,
+}
+
+impl ConfusionView {
+    /// The most classes whose whole matrix is shown unless `--confusion` says otherwise:
+    /// ten columns of short names fit an 80- to 120-column terminal.
+    pub const FULL_UP_TO: usize = 10;
+
+    /// How many cells `top` lists when no N is given.
+    pub const TOP: usize = 10;
+
+    /// The view for a model of `classes` classes: the one asked for, else the whole
+    /// matrix up to [`ConfusionView::FULL_UP_TO`] classes and the largest cells beyond.
+    pub fn for_classes(asked: Option<ConfusionView>, classes: usize) -> ConfusionView {
+        asked.unwrap_or(if classes <= Self::FULL_UP_TO {
+            ConfusionView::Full
+        } else {
+            ConfusionView::Top(Self::TOP)
+        })
+    }
+}
+
+/// Parses `--confusion`: `full`, `none`, `top` or `top:N` with N at least 1.
+fn parse_confusion(s: &str) -> Result<ConfusionView, String> {
+    let accepted = "accepted: full, top, top:N (N at least 1) or none";
+    match s {
+        "full" => Ok(ConfusionView::Full),
+        "none" => Ok(ConfusionView::None),
+        "top" => Ok(ConfusionView::Top(ConfusionView::TOP)),
+        _ => match s.strip_prefix("top:").map(str::parse::<usize>) {
+            Some(Ok(n)) if n > 0 => Ok(ConfusionView::Top(n)),
+            Some(_) => Err(format!(
+                "`{s}`: N of top:N must be a whole number of at least 1; {accepted}"
+            )),
+            None => Err(format!("`{s}` is not a way to show confusions; {accepted}")),
+        },
+    }
 }
 
 /// Mail inputs of `eval`.
@@ -152,6 +213,9 @@ pub struct EvalPlan {
     pub task: EvalTask,
     /// Print one JSON object.
     pub json: bool,
+    /// `--confusion`: how a single-label model's confusions are shown; `None` when not
+    /// given (chosen by the class count).
+    pub confusion: Option<ConfusionView>,
     /// `--plot`: the chart to draw, if any.
     pub plot: Option<EvalChart>,
     /// `--processes`: this process's place among those that share the inputs.
@@ -170,6 +234,25 @@ pub struct EvalChart {
     pub compare: Option<PathBuf>,
     /// Classes shown by the heat map, at least 1.
     pub classes: usize,
+}
+
+impl EvalPlan {
+    /// How the metrics are printed: what the commands that print them need of the plan.
+    pub fn report(&self) -> Report {
+        Report {
+            json: self.json,
+            confusion: self.confusion,
+        }
+    }
+}
+
+/// How `eval` prints a model's metrics: as JSON or text, and which confusions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Report {
+    /// Print one JSON object.
+    pub json: bool,
+    /// `--confusion`, when given.
+    pub confusion: Option<ConfusionView>,
 }
 
 /// Turns `eval`'s flags into a plan; every flag rule of `eval` is checked here.
@@ -282,6 +365,7 @@ pub fn plan(a: EvalArgs) -> Result<EvalPlan> {
     Ok(EvalPlan {
         task,
         json: a.json,
+        confusion: a.confusion,
         plot,
         cluster,
         cut,

@@ -38,7 +38,7 @@ pub use bench::{BenchData, BenchPlan};
 pub use classify::{ClassifyPlan, OutputFormat, Unsure};
 pub use completions::CompletionsPlan;
 pub use convert::ConvertArgs;
-pub use eval::{EvalChart, EvalPlan, EvalTask};
+pub use eval::{ConfusionView, EvalChart, EvalPlan, EvalTask, Report};
 pub use inputs::{Documents, Mail, NOT_SVM, Source};
 pub use inspect::InspectPlan;
 pub use learn::LearnPlan;

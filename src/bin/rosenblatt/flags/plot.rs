@@ -8,9 +8,9 @@ use std::path::PathBuf;
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Output")]
 pub struct PlotArg {
-    /// Also draw the results as an 800×500 chart into FILE (SVG only, the name ending in
-    /// .svg: PNG would need system fonts; convert the SVG when a bitmap is wanted). What
-    /// it shows is said at the end of this help.
+    /// Also draw the results as an 800×500 chart (a heat map of many classes larger) into
+    /// FILE (SVG only, the name ending in .svg: PNG would need system fonts; convert the
+    /// SVG when a bitmap is wanted). What it shows is said at the end of this help.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
 }

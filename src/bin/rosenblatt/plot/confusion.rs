@@ -1,9 +1,11 @@
 //! The confusion heat map of a multiclass or multi-label model (`eval --plot`): rows the
 //! true class, columns the predicted one, the count written in each cell, the classes
 //! ordered by how many documents truly belong to them (most first); beside it, each
-//! class's F1 as a bar on the same row.
+//! class's F1 as a bar on the same row. Names are cut in their middle, so that names
+//! sharing a prefix stay apart; past the classes whose cells fit 800×500 pixels at a
+//! legible size (about 20), the chart grows instead of its cells shrinking.
 
-use super::{COLORS, FONT, GREY, failed, save};
+use super::{COLORS, FONT, GREY, SIZE, failed, save_sized};
 use anyhow::Result;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -31,6 +33,29 @@ pub fn shown(support: &[u64], limit: usize) -> Vec<usize> {
     order.sort_by(|&a, &b| support[b].cmp(&support[a]).then(a.cmp(&b)));
     order.truncate(limit.max(1));
     order
+}
+
+/// The smallest cell, in pixels, the chart draws: a count and a class name of 7 to 8
+/// pixels still fit it. Smaller cells make the chart grow.
+const MIN_CELL: i32 = 14;
+
+/// Room the title and the note take above the drawing area, in pixels (at least).
+const HEADER: i32 = 80;
+
+/// The chart's size for `n` classes whose names take `label_px` pixels: 800×500 while
+/// cells of [`MIN_CELL`] fit, else as large as such cells need.
+fn size(n: usize, label_px: i32) -> (u32, u32) {
+    let (left, bottom, right) = margins(label_px);
+    let grid = n as i32 * MIN_CELL;
+    let w = (left + grid + right + 10).max(SIZE.0 as i32);
+    let h = (HEADER + grid + bottom + 8).max(SIZE.1 as i32);
+    (w as u32, h as u32)
+}
+
+/// The left, bottom and right margins of the heat map: room for the row names, the
+/// rotated column names and the F1 bars.
+fn margins(label_px: i32) -> (i32, i32, i32) {
+    (22 + label_px, 22 + label_px, 230)
 }
 
 /// A cell's colour: white for 0 to dark blue for the largest count, on a log scale so
@@ -78,14 +103,14 @@ pub fn draw(path: &Path, of: &str, c: &Confusion, limit: usize) -> Result<()> {
     let fail = failed(path);
     let names: Vec<String> = show
         .iter()
-        .map(|&i| super::shorten(&c.classes[i], 14))
+        .map(|&i| super::shorten_middle(&c.classes[i], 14))
         .collect();
     let longest = names.iter().map(|s| s.chars().count()).max().unwrap_or(1) as i32;
-    save(path, &title, &note, |area| {
+    let label_px = 12 + 7 * longest; // room for the rotated or right-aligned names
+    save_sized(path, size(n, label_px), &title, &note, |area| {
         let (w, h) = area.dim_in_pixel();
         let (w, h) = (w as i32, h as i32);
-        let label_px = 12 + 7 * longest; // room for the rotated or right-aligned names
-        let (left, bottom, right) = (22 + label_px, 22 + label_px, 230);
+        let (left, bottom, right) = margins(label_px);
         let cell = ((w - left - right - 10) / n as i32)
             .min((h - bottom - 8) / n as i32)
             .max(4);
@@ -233,6 +258,18 @@ mod tests {
     fn classes_are_shown_largest_first() {
         assert_eq!(shown(&[3, 9, 3, 1], 3), vec![1, 0, 2]);
         assert_eq!(shown(&[3, 9], 10), vec![1, 0]);
+    }
+
+    #[test]
+    fn the_chart_grows_only_past_the_classes_that_fit() {
+        let label_px = 12 + 7 * 14;
+        assert_eq!(size(4, label_px), SIZE);
+        assert_eq!(size(20, label_px), SIZE);
+        let (w, h) = size(52, label_px);
+        assert!(w > SIZE.0 && h > SIZE.1);
+        let (left, bottom, right) = margins(label_px);
+        assert!(w as i32 - left - right - 10 >= 52 * MIN_CELL);
+        assert!(h as i32 - HEADER - bottom - 8 >= 52 * MIN_CELL);
     }
 
     #[test]
