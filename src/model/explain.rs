@@ -82,6 +82,7 @@ impl Explanation {
     /// `(weight, value)` parts, calling `name(i)` only for the parts that can be among
     /// them (those at least as strong as the `n`-th strongest, ties included): naming
     /// every feature of a message cost more than finding its strongest ten.
+    #[cfg(any(test, feature = "store"))]
     pub(crate) fn strongest(
         class: usize,
         score: f32,

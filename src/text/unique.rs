@@ -61,6 +61,7 @@ impl UniqueWords {
     }
 
     /// How many distinct words.
+    #[cfg(any(test, feature = "store"))]
     pub(crate) fn len(&self) -> usize {
         self.spans.len()
     }
