@@ -40,6 +40,7 @@ mod check;
 mod classify;
 mod explain;
 mod read;
+mod words;
 
 pub use classify::Decision;
 #[cfg(feature = "mail")]
@@ -48,6 +49,7 @@ pub use explain::{Contribution, Explanation};
 #[cfg(feature = "store")]
 pub(crate) use explain::{hashed_name, hashed_names};
 pub(crate) use read::MAX_MODEL_BYTES;
+pub use words::ClassWords;
 
 /// What the model was trained on and how; shown by `inspect`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

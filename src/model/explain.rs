@@ -152,13 +152,14 @@ pub(crate) fn hashed_name(names: &BTreeMap<u32, String>, id: u32) -> String {
 }
 
 /// A class's weights: one linear model's, or one column of a softmax model's.
-enum ClassWeights<'a> {
+pub(super) enum ClassWeights<'a> {
     Vector(&'a crate::learn::LinearModel),
     Column(&'a SoftmaxModel, usize),
 }
 
 impl ClassWeights<'_> {
-    fn weight(&self, j: u32) -> f32 {
+    /// Feature `j`'s weight in the class's score (0 past the weights' end).
+    pub(super) fn weight(&self, j: u32) -> f32 {
         let j = j as usize;
         match self {
             ClassWeights::Vector(m) => m.w.get(j).copied().unwrap_or(0.0),
@@ -166,10 +167,19 @@ impl ClassWeights<'_> {
         }
     }
 
-    fn bias(&self) -> f32 {
+    /// The class's bias.
+    pub(super) fn bias(&self) -> f32 {
         match self {
             ClassWeights::Vector(m) => m.bias,
             ClassWeights::Column(m, c) => m.bias[*c],
+        }
+    }
+
+    /// How many feature ids the class weighs.
+    pub(super) fn len(&self) -> usize {
+        match self {
+            ClassWeights::Vector(m) => m.w.len(),
+            ClassWeights::Column(m, _) => m.w.len().checked_div(m.k).unwrap_or(0),
         }
     }
 
@@ -194,8 +204,10 @@ fn kernel_refused() -> Error {
     )
 }
 
-/// Class `c`'s linear weights in `p`.
-fn class_weights(p: &Predictor, c: usize) -> Result<ClassWeights<'_>> {
+/// Class `c`'s linear weights in `p` (a two-class model's one weight vector, whichever
+/// `c`); a class past the model's is refused, not indexed.
+pub(super) fn class_weights(p: &Predictor, c: usize) -> Result<ClassWeights<'_>> {
+    let missing = || Error::Data(format!("the model has no class number {c}"));
     fn linear(m: &AnyModel) -> Result<ClassWeights<'_>> {
         m.as_linear()
             .map(ClassWeights::Vector)
@@ -207,12 +219,13 @@ fn class_weights(p: &Predictor, c: usize) -> Result<ClassWeights<'_>> {
         | Predictor::MultiLabel(crate::learn::MultiLabelModel {
             scorer: LabelScorer::OneVsRest(ms),
             ..
-        }) => linear(&ms[c]),
+        }) => linear(ms.get(c).ok_or_else(missing)?),
         Predictor::Softmax(m)
         | Predictor::MultiLabel(crate::learn::MultiLabelModel {
             scorer: LabelScorer::Softmax(m),
             ..
-        }) => Ok(ClassWeights::Column(m, c)),
+        }) if c < m.k && c < m.bias.len() => Ok(ClassWeights::Column(m, c)),
+        Predictor::Softmax(_) | Predictor::MultiLabel(_) => Err(missing()),
     }
 }
 
@@ -263,6 +276,12 @@ impl Model {
                 self.classes[1], self.classes[0]
             )));
         }
+        self.class_index(class)
+    }
+
+    /// The index of the class named `class` among [`Model::classes`], for any model: a
+    /// name the model does not have is refused with the classes it has.
+    pub fn class_index(&self, class: &str) -> Result<usize> {
         self.classes.iter().position(|c| c == class).ok_or_else(|| {
             Error::Data(format!(
                 "the model has no class {class:?} (its classes: {})",

@@ -24,6 +24,7 @@ mod first_hour;
 mod folder_levels;
 mod fuzz_seeds;
 mod hostile;
+mod inspect_classes;
 mod kernel;
 mod label_rules;
 mod learners;

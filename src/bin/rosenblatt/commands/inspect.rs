@@ -1,86 +1,101 @@
 //! `rosenblatt inspect`: what a model file holds, how `train --tune` chose it, and the
-//! words that weigh most.
+//! words that weigh most: towards each class of a two-class model, for and against each
+//! class of a larger one, or for and against the one class `--class` names (the library
+//! finds them, `Model::class_words`; this prints them).
 
 use crate::flags::InspectPlan;
 use crate::report;
-use anyhow::{Result, bail};
-use rosenblatt::model::{FeatureSpace, Model, Predictor};
+use anyhow::{Context, Result, bail};
+use rosenblatt::model::{ClassWords, FeatureSpace, Model, Predictor};
 use std::process::ExitCode;
 
-/// A feature's name: its word (`#ID` in a hashed space), or its SVMlight id for models
-/// trained on vectors.
-fn feature_name(m: &Model, j: u32) -> String {
-    match m.features() {
-        FeatureSpace::Text => m.vocab().name(j).into_owned(),
-        FeatureSpace::Indexed { .. } => rosenblatt::features::svmlight::feature_name(j),
-    }
+/// One class's words as `--json` shows them.
+fn class_json(m: &Model, w: &ClassWords) -> serde_json::Value {
+    serde_json::json!({
+        "class": m.classes()[w.class],
+        "bias": w.bias,
+        "most_positive": w.most_positive,
+        "most_negative": w.most_negative,
+    })
 }
 
-/// The `k` ids among `0..n` of largest `weight` (`positive`) or most negative, strongest
-/// first, ties by id; ids of weight 0 or of the other sign left out. A bounded selection,
-/// so a model of millions of features is ranked without a copy of its weights.
-fn strongest(n: usize, k: usize, positive: bool, weight: impl Fn(u32) -> f32) -> Vec<u32> {
-    let order = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
-    // No more than n ids can be shown, whatever `--top` asks for.
-    let k = k.min(n);
-    if k == 0 {
-        return Vec::new();
+/// Prints one class's words, for and against it.
+fn class_text(m: &Model, w: &ClassWords, unit: &str) -> Result<()> {
+    let name = &m.classes()[w.class];
+    outln!("\n{unit} for {name} (bias {}):", w.bias);
+    for (f, s) in &w.most_positive {
+        outln!("  {s:+10.3}  {f}");
     }
-    let mut best: Vec<(f32, u32)> = Vec::with_capacity(2 * k);
-    for j in 0..u32::try_from(n).unwrap_or(u32::MAX) {
-        let v = if positive { weight(j) } else { -weight(j) };
-        if v > 0.0 {
-            best.push((v, j));
-            if best.len() == 2 * k {
-                best.select_nth_unstable_by(k - 1, order);
-                best.truncate(k);
-            }
-        }
+    outln!("{unit} against {name}:");
+    for (f, s) in &w.most_negative {
+        outln!("  {s:+10.3}  {f}");
     }
-    best.sort_by(order);
-    best.truncate(k);
-    best.into_iter().map(|(_, j)| j).collect()
+    Ok(())
 }
 
 /// Runs `inspect`.
 pub fn run(a: InspectPlan) -> Result<ExitCode> {
     let m = crate::load::model(&a.model)?;
     let meta = &m.meta();
-    // Under a weighted geometry a word adds w_j · f_j (before the row's scale): words
-    // are ranked and shown by that.
+    let binary = matches!(m.predictor(), Predictor::Binary(_));
     let linear = match &m.predictor() {
         Predictor::Binary(b) => b.as_linear(),
         _ => None,
     };
-    let top = |positive: bool| -> Vec<(String, f32)> {
-        linear
-            .map(|l| {
-                let weight = |j: u32| l.w[j as usize] * m.geometry().weight(j);
-                strongest(l.w.len(), a.top, positive, weight)
-                    .into_iter()
-                    .map(|j| (feature_name(&m, j), weight(j)))
-                    .collect()
-            })
-            .unwrap_or_default()
+    let words_of = |c: usize, top: usize| {
+        m.class_words(c, top)
+            .with_context(|| format!("inspect {}", a.model.display()))
     };
-    let (pos, neg) = (top(true), top(false));
+    // Under a weighted geometry a word adds w_j · f_j (before the row's scale): words
+    // are ranked and shown by that. A two-class model's pair is its second class's view
+    // (in `--json` beside the class named, as before `--class` was given).
+    let (pos, neg) = match linear {
+        Some(_) => {
+            let w = words_of(1, a.top.unwrap_or(InspectPlan::TOP))?;
+            (w.most_positive, w.most_negative)
+        }
+        _ => (Vec::new(), Vec::new()),
+    };
+    // The classes whose words are listed one by one: the one named, or every class of a
+    // larger linear model.
+    let by_class: Vec<ClassWords> = match &a.class {
+        Some(name) => {
+            let c = m
+                .class_index(name)
+                .with_context(|| format!("inspect --class {name}: {}", a.model.display()))?;
+            vec![words_of(c, a.top.unwrap_or(InspectPlan::TOP))?]
+        }
+        None if !binary && m.has_class_words() => m
+            .words_by_class(a.top.unwrap_or(InspectPlan::TOP_PER_CLASS))
+            .with_context(|| format!("inspect {}", a.model.display()))?,
+        None => Vec::new(),
+    };
     if let Some(file) = &a.plot {
-        if linear.is_none() {
-            bail!(
-                "--plot {}: the strongest words are drawn for binary linear models; {} is not one",
+        let of = crate::plot::name(&a.model);
+        match (&a.class, by_class.first()) {
+            (Some(name), Some(w)) => {
+                let against = format!("not {name}");
+                let classes = (against.as_str(), name.as_str());
+                crate::plot::inspect::draw(file, &of, classes, &w.most_negative, &w.most_positive)?;
+            }
+            _ if linear.is_some() => {
+                let classes = (
+                    m.classes().first().map_or("-", String::as_str),
+                    m.classes().get(1).map_or("+", String::as_str),
+                );
+                crate::plot::inspect::draw(file, &of, classes, &neg, &pos)?;
+            }
+            _ => bail!(
+                "--plot {}: the strongest words are drawn for binary linear models, or for \
+                 one class named by --class; {} is not one",
                 file.display(),
                 a.model.display()
-            );
+            ),
         }
-        let classes = (
-            m.classes().first().map_or("-", String::as_str),
-            m.classes().get(1).map_or("+", String::as_str),
-        );
-        crate::plot::inspect::draw(file, &crate::plot::name(&a.model), classes, &neg, &pos)?;
     }
     let support = report::support(m.predictor());
     if a.json {
-        let v = serde_json::json!({
+        let mut v = serde_json::json!({
             "model": a.model.display().to_string(),
             "classes": m.classes(),
             // Models trained on vectors read no text: they have no analyzer to show.
@@ -107,6 +122,10 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
             "kernel": support.as_ref().map(|s| &s.1),
             "tuning": meta.tuning,
         });
+        // Its own key: "classes" names the model's classes.
+        if !by_class.is_empty() {
+            v["class_words"] = by_class.iter().map(|w| class_json(&m, w)).collect();
+        }
         outln!("{v}");
         return Ok(ExitCode::SUCCESS);
     }
@@ -149,14 +168,14 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
     if let Some(t) = &meta.tuning {
         report::tuning(t)?;
     }
-    if let Some(l) = linear {
+    let unit = match m.features() {
+        FeatureSpace::Text => "words",
+        FeatureSpace::Indexed { .. } => "features",
+    };
+    if let (Some(l), None) = (linear, &a.class) {
         outln!("bias           {}", l.bias);
         let positive = m.classes().get(1).map(String::as_str).unwrap_or("+");
         let negative = m.classes().first().map(String::as_str).unwrap_or("-");
-        let unit = match m.features() {
-            FeatureSpace::Text => "words",
-            FeatureSpace::Indexed { .. } => "features",
-        };
         outln!("\nmost {positive} {unit}:");
         for (w, s) in &pos {
             outln!("  {s:+10.3}  {w}");
@@ -166,32 +185,12 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
             outln!("  {s:+10.3}  {w}");
         }
     }
-    Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::strongest;
-
-    #[test]
-    fn the_strongest_are_those_a_full_sort_ranks_first() {
-        // Weights with ties, zeros and both signs; the bounded selection against sorting
-        // every id, for k below, at and above the number of features of each sign.
-        let w: Vec<f32> = (0..1000u32)
-            .map(|j| ((j * 7919) % 23) as f32 - 11.0)
-            .collect();
-        for positive in [true, false] {
-            let sign = if positive { 1.0 } else { -1.0 };
-            let mut all: Vec<u32> = (0..1000).filter(|&j| sign * w[j as usize] > 0.0).collect();
-            all.sort_by(|&a, &b| {
-                (sign * w[b as usize])
-                    .total_cmp(&(sign * w[a as usize]))
-                    .then(a.cmp(&b))
-            });
-            for k in [0, 1, 5, 40, 455, 1000, usize::MAX] {
-                let got = strongest(w.len(), k, positive, |j| w[j as usize]);
-                assert_eq!(got, all[..k.min(all.len())], "k {k}, positive {positive}");
-            }
-        }
+    if a.class.is_none() && !by_class.is_empty() {
+        let each = a.top.unwrap_or(InspectPlan::TOP_PER_CLASS);
+        outln!("\nstrongest {unit} of each class ({each} each way; --class C lists one class):");
     }
+    for w in &by_class {
+        class_text(&m, w, unit)?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
