@@ -44,6 +44,7 @@ mod progress;
 mod properties;
 mod readme_tour;
 mod serve;
+mod serve_budget;
 mod serve_clients;
 mod serve_durability;
 mod serve_flood;
