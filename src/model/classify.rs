@@ -139,10 +139,11 @@ impl Model {
             return Ok(one.map(|d| vec![self.decision(d.class, d.score)]).collect());
         }
         let x = self.geometry.apply(&x);
+        let block = self.block_for(x.n_rows());
         Ok((0..x.n_rows())
             .into_par_iter()
             .map(|i| {
-                let labels = self.predictor.labels(x.row(i), self.block());
+                let labels = self.predictor.labels(x.row(i), block);
                 let labels = labels.into_iter();
                 labels.map(|(c, s)| self.decision(c, s)).collect()
             })

@@ -176,9 +176,10 @@ pub type LabelledRows = (Vec<Vec<(usize, f32)>>, Vec<Option<f32>>);
 pub fn labels_and_probabilities<X: SparseRows>(model: &Model, x: &X) -> LabelledRows {
     let x = &model.geometry().apply(x);
     let Predictor::Binary(_) = model.predictor() else {
+        let block = model.block_for(x.n_rows());
         let labels = (0..x.n_rows())
             .into_par_iter()
-            .map(|i| model.predictor().labels(x.row(i), model.block()))
+            .map(|i| model.predictor().labels(x.row(i), block))
             .collect();
         return (labels, vec![None; x.n_rows()]);
     };

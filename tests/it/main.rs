@@ -5,6 +5,7 @@ mod bounds;
 mod cache_stamp;
 mod calibration;
 mod char_grams;
+mod class_block;
 mod classify_partial;
 mod classify_stream;
 mod closed_stderr;
