@@ -83,4 +83,8 @@ impl Filter for Model {
     fn explain(&self, doc: &Document) -> Result<Explanation> {
         self.explain_document(doc, None)
     }
+
+    fn explain_strongest(&self, doc: &Document, n: usize) -> Result<Explanation> {
+        Model::explain_strongest(self, doc, None, n)
+    }
 }

@@ -82,7 +82,6 @@ impl Explanation {
     /// `(weight, value)` parts, calling `name(i)` only for the parts that can be among
     /// them (those at least as strong as the `n`-th strongest, ties included): naming
     /// every feature of a message cost more than finding its strongest ten.
-    #[cfg(any(test, feature = "store"))]
     pub(crate) fn strongest(
         class: usize,
         score: f32,
@@ -292,6 +291,17 @@ impl Model {
 
     /// [`Model::explain`] of a document already read: class `class`, or the one decided.
     pub fn explain_document(&self, doc: &Document, class: Option<usize>) -> Result<Explanation> {
+        self.explain_strongest(doc, class, usize::MAX)
+    }
+
+    /// [`Model::explain_document`] with its `n` strongest features alone (a verdict's
+    /// symbols): only those that can be among them are named.
+    pub(crate) fn explain_strongest(
+        &self,
+        doc: &Document,
+        class: Option<usize>,
+        n: usize,
+    ) -> Result<Explanation> {
         let rows = self.text_rows(std::slice::from_ref(doc))?;
         let x = self.geometry.apply(&rows);
         let row = x.row(0);
@@ -299,22 +309,28 @@ impl Model {
         let c = class.unwrap_or(decided.class);
         let weights = class_weights(&self.predictor, c)?;
         let hashed = hashed_names(&self.analyzer, doc);
-        let features = row
+        let ids: Vec<u32> = row.iter().map(|(j, _)| j).collect();
+        let parts: Vec<(f32, f32)> = row
             .iter()
-            .map(|(j, value)| {
-                let feature = match &hashed {
-                    Some(names) => hashed_name(names, j),
-                    None => self.vocab.word(j).to_string(),
-                };
-                Contribution::new(feature, weights.weight(j), value)
-            })
+            .map(|(j, value)| (weights.weight(j), value))
             .collect();
+        let name = |i: usize| match &hashed {
+            Some(names) => hashed_name(names, ids[i]),
+            None => self.vocab.word(ids[i]).to_string(),
+        };
         let score = match self.predictor {
             // The score the decision was made by (the threshold applies to it).
             Predictor::Binary(_) => decided.score,
             _ => weights.score(row),
         };
-        Ok(Explanation::new(c, score, weights.bias(), features))
+        Ok(Explanation::strongest(
+            c,
+            score,
+            weights.bias(),
+            &parts,
+            n,
+            name,
+        ))
     }
 }
 
