@@ -6,6 +6,7 @@ mod cache_stamp;
 mod calibration;
 mod char_grams;
 mod classify_partial;
+mod classify_ranked;
 mod classify_stream;
 mod closed_stderr;
 mod cluster;
