@@ -39,6 +39,7 @@ const HEADER: usize = 8 + 4 + 8 + 8;
 mod check;
 mod classify;
 mod explain;
+mod ranked;
 mod read;
 mod words;
 
@@ -48,6 +49,7 @@ pub(crate) use classify::{document_of, refuse_empty_message};
 pub use explain::{Contribution, Explanation};
 #[cfg(feature = "store")]
 pub(crate) use explain::{hashed_name, hashed_names};
+pub use ranked::{RankedClass, Ranking};
 pub(crate) use read::MAX_MODEL_BYTES;
 pub use words::ClassWords;
 

@@ -21,7 +21,7 @@ pub use view::View;
 use crate::incremental::{Filter, SpamFilter};
 use crate::input::Document;
 use crate::input::mail::MailRules;
-use crate::model::{ClassDecision, Explanation, Model};
+use crate::model::{ClassDecision, Explanation, Model, RankedClass, Ranking};
 use crate::text::Analyzer;
 use crate::training::{LabelledRows, labels_and_probabilities, vectorize_for};
 use crate::{Error, Result, SparseRows};
@@ -219,6 +219,44 @@ impl SavedClassifier {
         let model = self.file_model("labels")?;
         self.kind.check_input(&self.path, true)?;
         Ok(labels_and_probabilities(&model, x))
+    }
+
+    /// Each document's N best classes, best first, with scores and probabilities (see
+    /// [`Model::rank_rows`]): what `classify -k` prints. A probability floor on a model
+    /// without probabilities is refused with a sentence naming the model file.
+    pub fn ranked(&self, docs: &[Document], ranking: Ranking) -> Result<Vec<Vec<RankedClass>>> {
+        let model = self.ranking_model(ranking)?;
+        self.kind.check_input(&self.path, false)?;
+        model.rank_rows(&vectorize_for(&model, docs).matrix, ranking)
+    }
+
+    /// [`SavedClassifier::ranked`] for rows of feature vectors, for a model of vectors.
+    pub fn ranked_rows<X: SparseRows>(
+        &self,
+        x: &X,
+        ranking: Ranking,
+    ) -> Result<Vec<Vec<RankedClass>>> {
+        let model = self.ranking_model(ranking)?;
+        self.kind.check_input(&self.path, true)?;
+        model.rank_rows(x, ranking)
+    }
+
+    /// The model file's model to rank classes with, refused (naming the file) where
+    /// `ranking` has a probability floor and the model no probabilities.
+    fn ranking_model(&self, ranking: Ranking) -> Result<Arc<Model>> {
+        let model = self.file_model("ranked classes")?;
+        if ranking.min_probability.is_some() && !model.has_class_probabilities() {
+            return Err(Error::model(
+                &self.path,
+                format!(
+                    "--min-probability needs class probabilities, and this {} model has \
+                     none (its scores are not calibrated); only softmax, logistic and \
+                     calibrated two-class models give them. Leave out --min-probability",
+                    model.meta().learner
+                ),
+            ));
+        }
+        Ok(model)
     }
 
     /// The model file's model, or the refusal of `what` for a store.

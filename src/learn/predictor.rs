@@ -112,6 +112,20 @@ impl Predictor {
         }
     }
 
+    /// Every class's (or label's) score of a row, through `block` (this predictor's
+    /// [`Predictor::class_block`]) where there is one: what ranking a row's classes
+    /// sorts. A multi-label model's are its scorer's (a softmax scorer's probabilities,
+    /// as its thresholds read them); other models' are [`Predictor::scores`].
+    pub(crate) fn class_scores(&self, row: RowRef<'_>, block: Option<&ClassBlock>) -> Vec<f32> {
+        match (self, block) {
+            (Predictor::OneVsRest(_) | Predictor::MultiLabel(_), Some(b)) => {
+                with_scores(b, row, |s| s.to_vec())
+            }
+            (Predictor::MultiLabel(m), None) => m.scorer.scores(row),
+            _ => self.scores(row),
+        }
+    }
+
     /// The probability of the decided class, where the model has one: P(class | x) for
     /// logistic and softmax models (one-vs-rest: the winning model's own probability).
     pub fn probability(&self, row: RowRef<'_>, d: &ClassDecision) -> Option<f32> {

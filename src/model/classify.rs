@@ -171,7 +171,7 @@ impl Model {
     }
 
     /// Texts as documents, read in parallel as [`Model::document`] reads one.
-    fn documents<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Vec<Document> {
+    pub(super) fn documents<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Vec<Document> {
         texts
             .par_iter()
             .map(|t| self.document(t.as_ref().as_bytes()))

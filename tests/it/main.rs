@@ -7,6 +7,7 @@ mod calibration;
 mod char_grams;
 mod class_block;
 mod classify_partial;
+mod classify_ranked;
 mod classify_stream;
 mod closed_stderr;
 mod cluster;

@@ -37,6 +37,13 @@ pub fn run(plan: ClassifyPlan) -> Result<ExitCode> {
         bail!("{}", crate::flags::NOT_SVM);
     }
     if c.reads_mail() || plan.filter() {
+        if plan.rank.is_some() {
+            bail!(
+                "{}: a spam filter gives one verdict per message; -k ranks the classes of \
+                 a classifier of documents",
+                plan.model.display()
+            );
+        }
         load::refuse_line_files(&plan.model, &plan.documents.paths, plan.documents.format)?;
         return super::classify_mail::run(&plan, &c.view()?);
     }
@@ -97,6 +104,9 @@ fn write_documents(
     if docs.is_empty() {
         return Ok(());
     }
+    if let Some(r) = plan.rank {
+        return super::classify_ranked::write_documents(out, plan, c, model, docs, r);
+    }
     // Each document's labels (one, or all above threshold for multi-label models) with
     // their scores, probabilities where the model has them.
     let (decisions, probabilities) = c.labels(docs)?;
@@ -154,6 +164,18 @@ fn svmlight(plan: &ClassifyPlan, c: &SavedClassifier) -> Result<ExitCode> {
     let mut write = |data: SvmData, ids: Vec<String>| {
         let (labels, probabilities) = with_rows!(&data.rows, x => c.label_rows(x))?;
         let ids = ids.iter().map(String::as_str);
+        if let Some(r) = plan.rank {
+            let ranked = with_rows!(&data.rows, x => c.ranked_rows(x, r))?;
+            let labels = Some((labels, probabilities));
+            return super::classify_ranked::write_lines(
+                &mut out,
+                plan.output,
+                model,
+                ids,
+                &ranked,
+                labels,
+            );
+        }
         write_lines(&mut out, plan, model, ids, &labels, &probabilities)
     };
     if paths.iter().all(|p| p.is_file()) {

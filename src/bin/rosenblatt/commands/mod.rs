@@ -5,6 +5,7 @@ mod bench;
 mod classify;
 mod classify_cluster;
 mod classify_mail;
+mod classify_ranked;
 mod cluster_key;
 mod completions;
 mod convert;

@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use rosenblatt::distributed::Processes;
 use rosenblatt::incremental::SpamCut;
 use rosenblatt::input::{Format, Split};
+use rosenblatt::model::Ranking;
 use std::path::PathBuf;
 
 /// Output formats of `classify`.
@@ -53,6 +54,22 @@ pub struct ClassifyArgs {
     /// Output format: `id<TAB>label<TAB>score` lines or one JSON object per line.
     #[arg(long = "format", value_enum, default_value_t = OutputFormat::Tsv, help_heading = "Output")]
     pub output_format: OutputFormat,
+    /// The N best classes of each document, best first, each with its score and
+    /// probability: `id<TAB>label1<TAB>score1<TAB>p1<TAB>label2<TAB>score2<TAB>p2…`, a
+    /// label, score and probability per class (`-` where the model has no probability);
+    /// with --format jsonl each line gains "classes": [{"label","score","probability"}].
+    /// Probabilities: a softmax model's softmax, a logistic one-vs-rest model's sigmoids
+    /// normalised to sum to 1, a two-class model's calibrated P(class); perceptron, pa
+    /// and other one-vs-rest models are not calibrated and give none (null). Two-class
+    /// models list both classes, the decided one first; multi-label models rank every
+    /// label by its score (above its threshold or not), each with its own probability.
+    #[arg(short = 'k', long = "top-classes", value_name = "N", help_heading = "Output", value_parser = super::names::whole(1usize), allow_negative_numbers = true)]
+    pub top_classes: Option<usize>,
+    /// With -k: drop the classes whose probability is below P (as fastText's -t), so a
+    /// document may list fewer than N, or none. Refused for a model without
+    /// probabilities.
+    #[arg(long, value_name = "P", requires = "top_classes", value_parser = parse_probability, help_heading = "Output")]
+    pub min_probability: Option<f32>,
     /// Explain each verdict: the features the document holds that the model weighs, each
     /// with its weight and contribution (weight × the row's value), strongest first, the
     /// bias and the score they add up to; for filters, P(spam) and where the filter
@@ -138,6 +155,14 @@ fn parse_probability_band(s: &str) -> std::result::Result<Band, String> {
     Ok(b)
 }
 
+/// Parses `--min-probability P`: a probability, within [0, 1].
+fn parse_probability(s: &str) -> std::result::Result<f32, String> {
+    match s.trim().parse::<f32>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(format!("expected a probability in [0, 1], got {s:?}")),
+    }
+}
+
 /// Parses `--unsure LOW:HIGH`.
 fn parse_band(s: &str) -> std::result::Result<Band, String> {
     let (l, h) = s
@@ -203,6 +228,8 @@ pub struct ClassifyPlan {
     pub batch: usize,
     /// `--explain`: each verdict taken apart.
     pub explain: Option<ExplainPlan>,
+    /// `-k` and `--min-probability`: each document's best classes, ranked.
+    pub rank: Option<Ranking>,
 }
 
 impl ClassifyPlan {
@@ -264,6 +291,27 @@ pub fn plan(a: ClassifyArgs) -> Result<ClassifyPlan> {
             bail!("--passthrough writes the message back; --explain writes its reasons instead");
         }
     }
+    let rank = a.top_classes.map(|top| Ranking {
+        top,
+        min_probability: a.min_probability,
+    });
+    if a.top_classes == Some(0) {
+        bail!("-k (--top-classes) must be at least 1");
+    }
+    if rank.is_some() {
+        if explain.is_some() {
+            bail!("-k lists each document's best classes; --explain takes one apart: give one");
+        }
+        if filter {
+            bail!(
+                "-k ranks the classes of a classifier of documents; the spam-filter options \
+                 give a filter's verdict instead"
+            );
+        }
+        if cluster.is_some() {
+            bail!("-k is written by one process; leave out --processes");
+        }
+    }
     if cluster.is_some() {
         if stdin {
             bail!(
@@ -301,6 +349,7 @@ pub fn plan(a: ClassifyArgs) -> Result<ClassifyPlan> {
         cluster,
         batch: a.batch,
         explain,
+        rank,
     })
 }
 
