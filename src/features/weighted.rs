@@ -206,7 +206,7 @@ impl Geometry {
     /// A geometry from its parts: `weights` one per feature (empty under binary weighting)
     /// and the weight of an unseen feature; a filter's store keeps them per feature and
     /// builds the geometry of one row's features from them.
-    #[cfg(feature = "store")]
+    #[cfg(any(test, feature = "store"))]
     pub(crate) fn from_parts(spec: GeometrySpec, weights: Vec<f32>, unseen: f32) -> Geometry {
         Geometry {
             spec,
