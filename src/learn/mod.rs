@@ -46,6 +46,7 @@ mod registry;
 mod seed_examples;
 mod setting;
 mod softmax;
+pub(crate) use softmax::softmax_in_place;
 mod step;
 mod target;
 mod update;

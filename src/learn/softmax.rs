@@ -145,7 +145,7 @@ fn accumulate_logits(w: &[f32], k: usize, scale: f32, row: RowRef<'_>, out: &mut
 }
 
 /// z ← softmax(z), stably.
-fn softmax_in_place(z: &mut [f32]) {
+pub(crate) fn softmax_in_place(z: &mut [f32]) {
     let max = z.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     let mut sum = 0.0;
     for v in z.iter_mut() {

@@ -309,11 +309,10 @@ impl Model {
         let c = class.unwrap_or(decided.class);
         let weights = class_weights(&self.predictor, c)?;
         let hashed = hashed_names(&self.analyzer, doc);
-        let ids: Vec<u32> = row.iter().map(|(j, _)| j).collect();
-        let parts: Vec<(f32, f32)> = row
+        let (ids, parts): (Vec<u32>, Vec<(f32, f32)>) = row
             .iter()
-            .map(|(j, value)| (weights.weight(j), value))
-            .collect();
+            .map(|(j, value)| (j, (weights.weight(j), value)))
+            .unzip();
         let name = |i: usize| match &hashed {
             Some(names) => hashed_name(names, ids[i]),
             None => self.vocab.word(ids[i]).to_string(),

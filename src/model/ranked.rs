@@ -14,6 +14,7 @@ use super::Model;
 use crate::features::SparseRows;
 use crate::input::Document;
 use crate::learn::Predictor;
+use crate::learn::compose::blocked::ClassBlock;
 use crate::{Error, Result, RowRef};
 use rayon::prelude::*;
 
@@ -92,14 +93,20 @@ impl Model {
             )));
         }
         let x = self.geometry.apply(x);
+        let block = self.block_for(x.n_rows());
         Ok((0..x.n_rows())
             .into_par_iter()
-            .map(|i| self.rank_row(x.row(i), ranking))
+            .map(|i| self.rank_row(x.row(i), ranking, block))
             .collect())
     }
 
     /// One row's ranked classes (the row read in the model's geometry).
-    fn rank_row(&self, row: RowRef<'_>, ranking: Ranking) -> Vec<RankedClass> {
+    fn rank_row(
+        &self,
+        row: RowRef<'_>,
+        ranking: Ranking,
+        block: Option<&ClassBlock>,
+    ) -> Vec<RankedClass> {
         let (scores, probabilities, order) = match &self.predictor {
             Predictor::Binary(_) => {
                 let s = self.predictor.scores(row)[0];
@@ -116,7 +123,7 @@ impl Model {
                 (z, Some(p), order)
             }
             Predictor::OneVsRest(ms) => {
-                let z = self.predictor.class_scores(row, self.block());
+                let z = self.predictor.class_scores(row, block);
                 let sigmoids: Option<Vec<f32>> =
                     ms.iter().zip(&z).map(|(m, &s)| m.probability(s)).collect();
                 let p = sigmoids.map(|s| normalised(&s, &z));
@@ -124,7 +131,7 @@ impl Model {
                 (z, p, order)
             }
             Predictor::MultiLabel(m) => {
-                let z = self.predictor.class_scores(row, self.block());
+                let z = self.predictor.class_scores(row, block);
                 let p: Option<Vec<f32>> = z
                     .iter()
                     .enumerate()
@@ -162,15 +169,16 @@ fn by_score(scores: &[f32]) -> Vec<usize> {
     order
 }
 
-/// The softmax of `z`: exp(z_c − max z) over its sum, so large logits do not overflow.
+/// The softmax of `z` (the softmax model's own, stable against large logits); the even
+/// split where a logit is NaN or infinite.
 pub(crate) fn softmax(z: &[f32]) -> Vec<f32> {
-    let max = z.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let e: Vec<f32> = z.iter().map(|&v| (v - max).exp()).collect();
-    let sum: f32 = e.iter().sum();
-    if !(sum.is_finite() && sum > 0.0) {
-        return vec![1.0 / z.len().max(1) as f32; z.len()];
+    let mut p = z.to_vec();
+    crate::learn::softmax_in_place(&mut p);
+    if p.iter().all(|v| v.is_finite()) {
+        p
+    } else {
+        vec![1.0 / z.len().max(1) as f32; z.len()]
     }
-    e.iter().map(|v| v / sum).collect()
 }
 
 /// One-vs-rest sigmoids normalised to sum to 1; where every sigmoid has underflowed to 0

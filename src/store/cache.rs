@@ -78,11 +78,12 @@ impl Key {
 }
 
 impl State {
+    #[cfg(test)]
     fn get(&self, key: &[u8]) -> Option<Option<Record>> {
         self.find(self.hasher.hash_one(key), key)
     }
 
-    /// [`State::get`] of each of `keys`: their hashes first, then the probes one after
+    /// What is remembered under each of `keys`: their hashes first, then the probes one after
     /// another with nothing between, so that the processor overlaps their reads of
     /// memory (a probe that misses the caches was a tenth of a verdict).
     fn get_all<K: AsRef<[u8]>>(&self, keys: &[K]) -> Vec<Option<Option<Record>>> {
@@ -152,13 +153,15 @@ pub(crate) struct Reader<'c> {
 }
 
 impl Reader<'_> {
-    /// The record under `key` (`Some(None)`: the key has none), when remembered.
+    /// The record under `key` (`Some(None)`: the key has none), when remembered: one key
+    /// at a time, for tests (a message's lookups go through [`Reader::get_all`]).
+    #[cfg(test)]
     pub(crate) fn get(&self, key: &[u8]) -> Option<Option<Record>> {
         self.guard.as_ref()?.get(key)
     }
 
-    /// [`Reader::get`] of each of `keys`, in order; empty when nothing is remembered of
-    /// the reader's state.
+    /// The record under each of `keys`, in order (`Some(None)`: the key has none; `None`:
+    /// not remembered); empty when nothing is remembered of the reader's state.
     pub(crate) fn get_all<K: AsRef<[u8]>>(&self, keys: &[K]) -> Vec<Option<Option<Record>>> {
         self.guard
             .as_ref()

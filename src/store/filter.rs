@@ -98,18 +98,21 @@ impl<'t> Features<'t> {
         let mut new_words = Vec::new();
         let mut lookups = 0;
         let mut remembered = cache.map(|c| c.reader(txn.id()));
-        // A vocabulary's words are looked up in the memory of records all at once, before
-        // any is read from the store.
-        let keys: Vec<std::borrow::Cow<'t, [u8]>> = match tokens {
-            DocTokens::Words(words) => words.iter().map(word_key).collect(),
-            DocTokens::Hashed(_) => Vec::new(),
+        // A message's keys are looked up in the memory of records all at once, before any
+        // is read from the store.
+        let (word_keys, id_keys): (Vec<std::borrow::Cow<'t, [u8]>>, Vec<[u8; 4]>) = match tokens {
+            DocTokens::Words(words) => (words.iter().map(word_key).collect(), Vec::new()),
+            DocTokens::Hashed(ids) => (Vec::new(), ids.iter().map(|&id| id_key(id)).collect()),
         };
-        let known = remembered
-            .as_ref()
-            .map_or_else(Vec::new, |c| c.get_all(&keys));
-        let mut get = |key: &[u8]| -> Result<Option<Record>> {
-            if let Some(known) = remembered.as_ref().and_then(|c| c.get(key)) {
-                return Ok(known);
+        let known = match (&remembered, tokens) {
+            (Some(c), DocTokens::Words(_)) => c.get_all(&word_keys),
+            (Some(c), DocTokens::Hashed(_)) => c.get_all(&id_keys),
+            (None, _) => Vec::new(),
+        };
+        // The record under the `i`-th key: remembered, or read from the store (and noted).
+        let mut get = |i: usize, key: &[u8]| -> Result<Option<Record>> {
+            if let Some(found) = known.get(i).copied().flatten() {
+                return Ok(found);
             }
             lookups += 1;
             if lookups % Resident::EVERY == 0 {
@@ -137,23 +140,18 @@ impl<'t> Features<'t> {
         };
         match tokens {
             DocTokens::Hashed(ids) => {
-                for &id in ids {
-                    let key = id_key(id);
+                for (i, (&id, key)) in ids.iter().zip(&id_keys).enumerate() {
                     let record =
-                        get(&key)?.unwrap_or_else(|| Record::absent(id, h.absent_weight()));
+                        get(i, key)?.unwrap_or_else(|| Record::absent(id, h.absent_weight()));
                     if record.id != id {
-                        return Err(store.damaged(&key, "is not the key of its id"));
+                        return Err(store.damaged(key, "is not the key of its id"));
                     }
                     entries.push(Entry { record, word: None });
                 }
             }
             DocTokens::Words(words) => {
-                for (i, (word, key)) in words.iter().zip(&keys).enumerate() {
-                    let found = match known.get(i).copied().flatten() {
-                        Some(found) => found,
-                        None => get(key)?,
-                    };
-                    match found {
+                for (i, (word, key)) in words.iter().zip(&word_keys).enumerate() {
+                    match get(i, key)? {
                         Some(record) => entries.push(Entry {
                             record,
                             word: Some(word),
