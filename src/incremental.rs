@@ -180,7 +180,11 @@ impl DocTokens {
             ids.dedup();
             return DocTokens::Hashed(ids);
         }
-        let mut words = UniqueWords::for_text(doc.text.len());
+        // Header fields and tags bring words of their own: counted, so the set seldom grows.
+        let bytes = doc.fields.iter().map(|(_, t)| t.len()).sum::<usize>()
+            + doc.text.len()
+            + 12 * doc.tags.len();
+        let mut words = UniqueWords::for_text(bytes);
         analyzer.tokens(doc, &mut |t| words.insert(t));
         DocTokens::Words(words)
     }

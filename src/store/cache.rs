@@ -1,15 +1,15 @@
 //! A long-running reader's memory of the records it has read from a store, for one
 //! committed state. A daemon answers message after message, and mail repeats its words:
 //! each LMDB lookup is a search of the B-tree's pages (a fifth of a verdict's time), a
-//! lookup here is one probe of a hash table whose slots hold short keys in place (so a hit
-//! reads no other memory). The records are those of the transaction they were read in
+//! lookup here is one probe of a [`Table`] whose slots hold the key and its record in one
+//! line of memory. The records are those of the transaction they were read in
 //! (LMDB's id of the committed state it sees); a snapshot of a later commit starts the
 //! memory afresh, so a verdict never mixes two states. Absent words are remembered too.
 //! The memory holds at most [`RecordCache::MOST`] keys and starts over when full (a flood
 //! of made-up words costs lookups, not memory).
 
+use super::probe::Table;
 use super::record::Record;
-use hashbrown::HashTable;
 use std::hash::BuildHasher;
 use std::sync::{RwLock, RwLockReadGuard};
 
@@ -34,99 +34,33 @@ struct State {
     /// LMDB's id of the committed state the records are from.
     txn: usize,
     hasher: hashbrown::DefaultHashBuilder,
-    slots: HashTable<Slot>,
-}
-
-/// A key and what the store holds under it.
-struct Slot {
-    key: Key,
-    record: Option<Record>,
-}
-
-/// A key, in place when short (most words), on the heap otherwise. Two short keys are
-/// equal when their lengths and zero-padded bytes are: a fixed-size comparison, not a
-/// call to compare slices of unknown length.
-#[derive(PartialEq, Eq)]
-enum Key {
-    Short { len: u8, bytes: [u8; Key::SHORT] },
-    Long(Box<[u8]>),
-}
-
-impl Key {
-    /// The longest key kept in place.
-    const SHORT: usize = 22;
-
-    fn new(key: &[u8]) -> Key {
-        if key.len() <= Key::SHORT {
-            let mut bytes = [0u8; Key::SHORT];
-            bytes[..key.len()].copy_from_slice(key);
-            Key::Short {
-                len: key.len() as u8,
-                bytes,
-            }
-        } else {
-            Key::Long(key.into())
-        }
-    }
-
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Key::Short { len, bytes } => &bytes[..usize::from(*len)],
-            Key::Long(b) => b,
-        }
-    }
+    slots: Table,
 }
 
 impl State {
     #[cfg(test)]
     fn get(&self, key: &[u8]) -> Option<Option<Record>> {
-        self.find(self.hasher.hash_one(key), key)
+        self.slots.get(self.hasher.hash_one(key), key)
     }
 
-    /// What is remembered under each of `keys`: their hashes first, then the probes one after
-    /// another with nothing between, so that the processor overlaps their reads of
-    /// memory (a probe that misses the caches was a tenth of a verdict).
+    /// What is remembered under each of `keys`, their hashes computed first.
     fn get_all<K: AsRef<[u8]>>(&self, keys: &[K]) -> Vec<Option<Option<Record>>> {
         let hashes: Vec<u64> = keys
             .iter()
             .map(|k| self.hasher.hash_one(k.as_ref()))
             .collect();
-        keys.iter()
-            .zip(hashes)
-            .map(|(k, hash)| self.find(hash, k.as_ref()))
-            .collect()
-    }
-
-    /// The slot of `key`, whose hash is `hash`.
-    fn find(&self, hash: u64, key: &[u8]) -> Option<Option<Record>> {
-        let found = if key.len() <= Key::SHORT {
-            let key = Key::new(key);
-            self.slots.find(hash, |s| s.key == key)
-        } else {
-            self.slots.find(hash, |s| s.key.bytes() == key)
-        };
-        found.map(|s| s.record)
+        self.slots.get_all(&hashes, keys)
     }
 
     fn insert(&mut self, key: &[u8], record: Option<Record>) {
-        let hash = self.hasher.hash_one(key);
         let hasher = &self.hasher;
-        let slot = self.slots.entry(
-            hash,
-            |s| s.key.bytes() == key,
-            |s| hasher.hash_one(s.key.bytes()),
-        );
-        if let hashbrown::hash_table::Entry::Vacant(v) = slot {
-            v.insert(Slot {
-                key: Key::new(key),
-                record,
-            });
-        }
+        self.slots
+            .insert(hasher.hash_one(key), key, record, |k| hasher.hash_one(k));
     }
 }
 
 impl RecordCache {
-    /// The most keys remembered: about 20 MB.
+    /// The most keys remembered: at most 32 MB of slots.
     pub(crate) const MOST: usize = 1 << 18;
 
     /// A reader of the records of committed state `txn`, for one message's lookups.
@@ -237,12 +171,12 @@ mod tests {
         let long = [b'x'; 40];
         let mut r = cache.reader(8);
         r.read(&long, Some(record(9, 2.0)));
-        r.read(&long[..Key::SHORT], None);
+        r.read(&long[..38], None);
         r.done();
         let r = cache.reader(8);
         assert_eq!(r.get(&long), Some(Some(record(9, 2.0))));
-        assert_eq!(r.get(&long[..Key::SHORT]), Some(None));
-        assert_eq!(r.get(&long[..Key::SHORT + 1]), None);
+        assert_eq!(r.get(&long[..38]), Some(None));
+        assert_eq!(r.get(&long[..39]), None);
     }
 
     #[test]

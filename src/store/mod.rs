@@ -36,6 +36,7 @@ mod convert;
 mod fault;
 mod filter;
 mod header;
+mod probe;
 mod record;
 mod resident;
 mod table;
