@@ -20,6 +20,7 @@ from ._estimators import (
     PassiveAggressive,
     Perceptron,
 )
+from ._explain import explain
 from ._load import Contribution, Decision, Explanation, Model, load
 from ._rosenblatt import __version__, learner_names
 from ._vectorizer import Vectorizer
@@ -36,6 +37,7 @@ __all__ = [
     "Perceptron",
     "Vectorizer",
     "__version__",
+    "explain",
     "learner_names",
     "load",
 ]

@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ._data import csr_parts, seed_of
 from ._rosenblatt import NativeModel
@@ -64,6 +64,26 @@ def _held(est):
     model in place with the GIL released, so a predict, pickle or second ``partial_fit``
     from another thread meanwhile waits for it instead of failing ("Already borrowed")."""
     return est.__dict__.get("_lock") or contextlib.nullcontext()
+
+
+def _repeated(X, y, sample_weight):
+    """``X`` and ``y`` with each row repeated as many times as its whole-number weight
+    says; weights that are not whole numbers, negative or all 0 are refused, naming the
+    first such row."""
+    w = _check_sample_weight(sample_weight, X, dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(w) | (w < 0) | (w != np.round(w)))
+    if bad.size:
+        i = bad[0]
+        raise ValueError(
+            f"sample_weight must be whole numbers of 0 or more (a weight of k counts a row "
+            f"k times), got {float(w[i]):g} for row {i}"
+        )
+    if not w.any():
+        raise ValueError("sample_weight is 0 for every row: there is nothing to learn")
+    if (w == 1).all():
+        return X, y
+    rows = np.repeat(np.arange(X.shape[0]), w.astype(np.int64))
+    return X[rows], y[rows]
 
 
 class RosenblattClassifier(ClassifierMixin, BaseEstimator):
@@ -124,14 +144,18 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
             )
         return np.ascontiguousarray(idx, dtype=np.int64), classes, False
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fits the learner on ``X`` (scipy sparse or dense, binary or real values) and
         ``y`` (class labels, or a 2-D 0/1 indicator for several labels per row: one
-        model per label, with per-label thresholds chosen by cross-validation)."""
+        model per label, with per-label thresholds chosen by cross-validation).
+        ``sample_weight``, whole numbers: a row of weight k counts as k copies of it in
+        its place (0 leaves it out), so the fit equals the fit on the rows repeated."""
         self._check_params()
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=_DTYPES, multi_output=True
         )
+        if sample_weight is not None:
+            X, y = _repeated(X, y, sample_weight)
         targets, classes, multilabel = self._targets(y)
         indptr, indices, data, width = csr_parts(X)
         # Values are 32-bit floats inside: 1e-50 counts as the 0 it becomes there.
