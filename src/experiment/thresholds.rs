@@ -57,6 +57,10 @@ pub(crate) fn tune_thresholds<X: SparseRows>(
     else {
         return Ok(thresholds);
     };
+    let folds = match folds {
+        MultiLabelOptions::FOLDS => MultiLabelOptions::folds_for(learner, x.n_rows()),
+        given => given,
+    };
     if folds < 2 || folds > x.n_rows() {
         return Err(ConfigError::new(
             Param::ThresholdFolds,

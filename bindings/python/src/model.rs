@@ -71,9 +71,10 @@ impl NativeModel {
     /// Fits learner `name` with `params` on CSR rows; `y` is each row's class index
     /// (1-D int64, an index into `classes`, the names the model file records) or a 2-D
     /// 0/1 indicator of label sets (int8, a column per class), which
-    /// fits one model per label with thresholds chosen on `threshold_folds` folds.
+    /// fits one model per label with thresholds chosen on `threshold_folds` folds (0: the
+    /// learner's default, as the command line's).
     #[staticmethod]
-    #[pyo3(signature = (indptr, indices, data, n_features, y, classes, name, params, seed, threshold_folds=10))]
+    #[pyo3(signature = (indptr, indices, data, n_features, y, classes, name, params, seed, threshold_folds=0))]
     #[allow(clippy::too_many_arguments)]
     fn fit(
         py: Python<'_>,
@@ -113,7 +114,11 @@ impl NativeModel {
             .collect();
         let opt = MultiLabelOptions {
             thresholds: Thresholds::CrossValidated {
-                folds: threshold_folds.min(sets.len()).max(2),
+                // 0: the learner's own default, as the command line's.
+                folds: match threshold_folds {
+                    MultiLabelOptions::FOLDS => MultiLabelOptions::FOLDS,
+                    k => k.min(sets.len()).max(2),
+                },
                 seed,
                 min_f1: 0.3,
             },

@@ -87,7 +87,7 @@ pub struct LearnerArgs {
     /// Multi-label: how per-label thresholds are chosen.
     #[arg(long, value_enum, default_value_t = ThresholdMode::Cv)]
     pub thresholds: ThresholdMode,
-    /// Multi-label: folds of the threshold cross-validation [default: 10, or the number
+    /// Multi-label: folds of the threshold cross-validation [default: 3, or the number
     /// of training documents when there are fewer].
     #[arg(long, value_parser = super::names::whole(2usize), allow_negative_numbers = true)]
     pub threshold_folds: Option<usize>,
