@@ -239,6 +239,13 @@ fn score_document(model: &Model, doc: &Document) -> Result<f32> {
 /// Learns `doc` as a member of `class` by the model's update rule; see the module docs.
 /// A model that records no rule learns by the perceptron's, which it then records.
 pub fn learn_document(model: &mut Model, doc: &Document, class: &str) -> Result<LearnOutcome> {
+    if model.term_counts().counted() {
+        return Err(Error::Unsupported(
+            "this model was trained on term counts (--term-counts sublinear); one document \
+             at a time is learned over binary rows: train it again with the new documents"
+                .into(),
+        ));
+    }
     let y = binary_label(model, class)?;
     linear_mut(&mut model.predictor)?;
     let tokens = Tokens::of(model, doc);
