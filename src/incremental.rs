@@ -312,6 +312,19 @@ mod tests {
     }
 
     #[test]
+    fn a_model_of_term_counts_is_refused_and_left_as_it_was() {
+        let mut parts = empty().into_parts();
+        parts.term_counts = crate::features::TermCounts::Sublinear;
+        let mut m = Model::new(parts).unwrap();
+        let spam = Document::new("1", "Free money free", None);
+        let err = learn_document(&mut m, &spam, "spam")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("term counts"), "{err}");
+        assert_eq!(m.meta().learned, 0);
+    }
+
+    #[test]
     fn mistake_updates_and_grows_then_correct_is_left_alone() {
         let mut m = empty();
         let spam = Document::new("1", "Free money free", None);

@@ -100,11 +100,11 @@ proptest! {
         let d = dense(&rows, 10, spec);
         let w: Vec<f32> = w.into_iter().map(f32::from).collect();
         let a = f32::from(a);
-        for i in 0..rows.len() {
-            let want: f64 = d[i].iter().zip(&w).map(|(x, w)| x * f64::from(*w)).sum();
+        for (i, di) in d.iter().enumerate() {
+            let want: f64 = di.iter().zip(&w).map(|(x, w)| x * f64::from(*w)).sum();
             prop_assert!(close(f64::from(ops::dot(&w, wx.row(i))), want));
             prop_assert!(close(f64::from(view.dot(i, &w)), want));
-            let sq: f64 = d[i].iter().map(|v| v * v).sum();
+            let sq: f64 = di.iter().map(|v| v * v).sum();
             prop_assert!(close(f64::from(RowAccess::nrm2_sq(&view, i)), sq));
             for by_view in [false, true] {
                 let mut ws = w.clone();
@@ -114,7 +114,7 @@ proptest! {
                     ops::axpy(a, wx.row(i), &mut ws);
                 }
                 for j in 0..10 {
-                    prop_assert!(close(f64::from(ws[j]), f64::from(w[j]) + f64::from(a) * d[i][j]));
+                    prop_assert!(close(f64::from(ws[j]), f64::from(w[j]) + f64::from(a) * di[j]));
                 }
             }
         }
@@ -150,11 +150,11 @@ proptest! {
         for id in 0..cv.len() as u32 {
             prop_assert_eq!(cv.word(id), bv.word(id));
         }
-        for i in 0..docs.len() {
+        for (i, text) in texts.iter().enumerate() {
             prop_assert_eq!(cx.row(i).ids, bx.row(i).ids);
             let r = cx.row(i);
             for (k, &j) in r.ids.iter().enumerate() {
-                let n = texts[i].iter().filter(|&&w| WORDS[w] == cv.word(j)).count();
+                let n = text.iter().filter(|&&w| WORDS[w] == cv.word(j)).count();
                 prop_assert!(close(f64::from(r.vals.unwrap()[k]), 1.0 + (n as f64).ln()));
             }
         }

@@ -85,4 +85,15 @@ fn counts_are_refused_where_rows_stay_binary() {
             .arg(data("tiny")),
     );
     assert!(err.contains("--cache"), "{err}");
+    // A spam filter reads and learns a message's words once each.
+    let err = stderr_of_failure(
+        bin()
+            .args(["train", "--term-counts", "sublinear", "--spam"])
+            .arg(data("mail/offer.eml"))
+            .arg("--ham")
+            .arg(data("mail/escaped.mbox"))
+            .arg("-o")
+            .arg(&m),
+    );
+    assert!(err.contains("spam filter"), "{err}");
 }

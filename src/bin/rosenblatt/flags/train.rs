@@ -51,11 +51,10 @@ pub struct TrainArgs {
     /// What a document's row keeps of each word [default: binary]: whether it occurs, or
     /// (sublinear) its count as 1 + ln tf, read under --weighting and --normalize, for
     /// corpora whose documents repeat their topic words. Recorded in the model, so
-    /// classify and eval count words as training did. Text only: not with mail (--spam/
-    /// --ham), SVMlight rows, --cache or --processes, and a model of counts does not
-    /// `learn` one document at a time. With --tune, fixes the grid's term counts (the
-    /// default grid tries sublinear counts on idf-weighted unit-length rows beside binary
-    /// rows).
+    /// classify and eval count words as training did. Text documents only: not with mail
+    /// (--spam/--ham), SVMlight rows, --cache or --processes. With --tune, fixes the
+    /// grid's term counts (the default grid tries sublinear counts on idf-weighted
+    /// unit-length rows beside binary rows).
     #[arg(long, value_enum, value_name = "COUNTS", help_heading = "Features")]
     pub term_counts: Option<geometry::TermCountsArg>,
     #[command(flatten)]
