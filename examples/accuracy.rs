@@ -27,7 +27,7 @@
 //! A `--set` SPEC is `key=value` pairs over the corpus's default configuration: `learner`
 //! (a name), `epochs`, `pa-c`, `average` (0 or 1), `positive-weight`, `min-df`, `ngrams`,
 //! `chars` (words and character N-grams), `weighting` (binary, idf or nb: two classes
-//! only, so an nb set leaves Reuters' cells empty).
+//! only, so an nb set leaves Reuters' cells empty), `term-counts` (binary or sublinear).
 //!
 //! Corpora come from `corpora/` or else `../shared/corpora/` (one in neither is skipped):
 //! SpamAssassin (spam/ + ham/, read as mail), the SMS Spam Collection and Reuters-21578.
@@ -489,6 +489,13 @@ fn configure(mut cfg: TrainConfig, spec: &str) -> rosenblatt::Result<TrainConfig
                         ..GeometrySpec::IDF_L2
                     },
                     _ => return Err(bad("weighting is binary, idf or nb".into())),
+                })
+            }
+            "term-counts" => {
+                cfg = cfg.term_counts(match value {
+                    "binary" => rosenblatt::features::TermCounts::Binary,
+                    "sublinear" => rosenblatt::features::TermCounts::Sublinear,
+                    _ => return Err(bad("term-counts is binary or sublinear".into())),
                 })
             }
             "ngrams" => {

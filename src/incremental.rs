@@ -243,6 +243,13 @@ fn score_document(model: &Model, doc: &Document) -> Result<f32> {
 /// Learns `doc` as a member of `class` by the model's update rule; see the module docs.
 /// A model that records no rule learns by the perceptron's, which it then records.
 pub fn learn_document(model: &mut Model, doc: &Document, class: &str) -> Result<LearnOutcome> {
+    if model.term_counts().counted() {
+        return Err(Error::Unsupported(
+            "this model was trained on term counts (--term-counts sublinear); one document \
+             at a time is learned over binary rows: train it again with the new documents"
+                .into(),
+        ));
+    }
     let y = binary_label(model, class)?;
     linear_mut(&mut model.predictor)?;
     let tokens = Tokens::of(model, doc);
@@ -306,6 +313,19 @@ mod tests {
 
     fn empty() -> Model {
         empty_model(perceptron(Analyzer::default()), "ham", "spam").unwrap()
+    }
+
+    #[test]
+    fn a_model_of_term_counts_is_refused_and_left_as_it_was() {
+        let mut parts = empty().into_parts();
+        parts.term_counts = crate::features::TermCounts::Sublinear;
+        let mut m = Model::new(parts).unwrap();
+        let spam = Document::new("1", "Free money free", None);
+        let err = learn_document(&mut m, &spam, "spam")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("term counts"), "{err}");
+        assert_eq!(m.meta().learned, 0);
     }
 
     #[test]

@@ -12,11 +12,12 @@
 //! its rules) and its steps by name; 3 adds the geometry rows are read in (feature
 //! weighting, row normalization and the fitted idf weights); 4 the tuning table; 5 the
 //! online update rule and its state; 6 the decision threshold of two-class models; 7 the
-//! calibration of two-class scores. Format-6 files are still read, as format 7 without a
-//! calibration, and format-5 files also with the threshold 0 they decided at.
+//! calibration of two-class scores; 8 whether rows keep term counts. Format-7 files are
+//! still read, as format 8 with binary rows; format-6 files also without a calibration,
+//! and format-5 files also with the threshold 0 they decided at.
 
-use crate::features::Geometry;
 use crate::features::SparseRows;
+use crate::features::{Geometry, TermCounts};
 use crate::fnv::Fnv1a;
 use crate::learn::{Calibration, TrainReport};
 pub use crate::learn::{ClassDecision, Predictor};
@@ -33,7 +34,7 @@ use std::path::Path;
 pub const MAGIC: &[u8; 8] = b"RSNBLATT";
 /// The format version this build reads and writes; files with any other version are
 /// refused (an older one with a sentence that says to train the model again).
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 const HEADER: usize = 8 + 4 + 8 + 8;
 
 mod check;
@@ -132,6 +133,9 @@ pub struct ModelParts {
     /// scaling), so that a batch filter can decide at P(spam) > 0.9. `None` for other
     /// models and for classes too small to fold.
     pub calibration: Option<Calibration>,
+    /// What a document's row keeps of each word: binary, or its sublinear count, as the
+    /// model was trained (always binary for models of feature vectors).
+    pub term_counts: TermCounts,
 }
 
 /// A trained classifier with everything `classify` needs: tokenize as training did, map
@@ -168,6 +172,8 @@ pub struct Model {
     /// Two-class models whose scores are not probabilities: the map from a score to
     /// P(`classes[1]`), fitted on out-of-fold scores (see [`ModelParts::calibration`]).
     pub(crate) calibration: Option<Calibration>,
+    /// What a document's row keeps of each word (see [`ModelParts::term_counts`]).
+    pub(crate) term_counts: TermCounts,
     /// The predictor's class-blocked weights, made at the first batch scored (models of
     /// three classes or more); not saved. Only a two-class model's predictor changes in
     /// place (`incremental`), and it has none.
@@ -191,6 +197,7 @@ impl Model {
             online,
             threshold,
             calibration,
+            term_counts,
         } = parts;
         let model = Model {
             analyzer,
@@ -203,6 +210,7 @@ impl Model {
             online,
             threshold,
             calibration,
+            term_counts,
             block: std::sync::OnceLock::new(),
         };
         model
@@ -224,6 +232,7 @@ impl Model {
             online: self.online,
             threshold: self.threshold,
             calibration: self.calibration,
+            term_counts: self.term_counts,
         }
     }
 
@@ -250,6 +259,20 @@ impl Model {
     /// The class names; for two classes `classes()[1]` is the positive one.
     pub fn classes(&self) -> &[String] {
         &self.classes
+    }
+
+    /// What a document's row keeps of each word: binary, or its sublinear count.
+    pub fn term_counts(&self) -> TermCounts {
+        self.term_counts
+    }
+
+    /// How rows are read, in words: the geometry's name (`idf+l2`), after `sublinear tf, `
+    /// where rows keep term counts; what `inspect` and `train` print.
+    pub fn geometry_name(&self) -> String {
+        match self.term_counts {
+            TermCounts::Binary => self.geometry.spec.name(),
+            TermCounts::Sublinear => format!("sublinear tf, {}", self.geometry.spec.name()),
+        }
     }
 
     /// The classifier.

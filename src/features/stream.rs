@@ -13,11 +13,15 @@
 //! gives every word its hashed id instead of a rank (words that share an id in one row
 //! become one entry); the words are then dropped, and the vocabulary is the hashed space
 //! with the document frequency of each id.
+//!
+//! Asked to count ([`StreamVectorizer::with_counts`]), a row keeps one id per occurrence,
+//! sorted so a word's repeats sit together; document frequencies count each word once a
+//! row, and the finished rows collapse the repeats into 1 + ln tf ([`TextMatrix`]).
 
 mod spill;
 pub(crate) use spill::Spill;
 
-use super::{BinaryMatrix, MatrixBuilder, Seen};
+use super::{BinaryMatrix, MatrixBuilder, Seen, TermCounts, TextMatrix, document_frequencies};
 use crate::input::Document;
 use crate::text::{Analyzer, Hashing};
 use crate::vocab::{VocabConfig, Vocabulary, WordTable, key};
@@ -38,6 +42,9 @@ pub struct StreamVectorizer {
     /// Ids already sent to a [`Spill`] (the offsets in `indptr` count them).
     spilled: usize,
     bytes: u64,
+    /// What rows keep of each word: binary rows hold an id once, counted rows once per
+    /// occurrence until [`StreamVectorizer::finish_rows`].
+    counts: TermCounts,
 }
 
 struct Chunk {
@@ -56,6 +63,20 @@ impl StreamVectorizer {
             indptr: vec![0],
             ..Default::default()
         }
+    }
+
+    /// An empty vectorizer tokenizing with `analyzer` whose rows keep what `counts` asks
+    /// (each word's count, or only whether it occurs).
+    pub fn with_counts(analyzer: Analyzer, counts: TermCounts) -> Self {
+        StreamVectorizer {
+            counts,
+            ..StreamVectorizer::new(analyzer)
+        }
+    }
+
+    /// What the rows keep of each word.
+    pub fn counts(&self) -> TermCounts {
+        self.counts
     }
 
     /// Tokenizes a batch of documents and appends their rows. Large batches are taken in
@@ -79,6 +100,7 @@ impl StreamVectorizer {
     fn push_slice(&mut self, docs: &[Document]) {
         self.bytes += docs.iter().map(|d| d.text.len() as u64).sum::<u64>();
         let (analyzer, known) = (&self.analyzer, &self.words);
+        let counted = self.counts.counted();
         let chunks: Vec<Chunk> = docs
             .par_chunks(CHUNK)
             .map_init(
@@ -94,23 +116,35 @@ impl StreamVectorizer {
                         row.clear();
                         seen.next_document();
                         seen_new.next_document();
-                        analyzer.tokens(d, &mut |t| {
-                            let k = key(t);
-                            match known.get_key(t, k) {
-                                Some(id) => {
-                                    if seen.first(id) {
-                                        row.push(id)
+                        if counted {
+                            // Every occurrence, sorted below so repeats are adjacent.
+                            analyzer.tokens(d, &mut |t| {
+                                let k = key(t);
+                                row.push(match known.get_key(t, k) {
+                                    Some(id) => id,
+                                    None => LOCAL | out.new_words.insert_key(t, k).0,
+                                })
+                            });
+                            row.sort_unstable();
+                        } else {
+                            analyzer.tokens(d, &mut |t| {
+                                let k = key(t);
+                                match known.get_key(t, k) {
+                                    Some(id) => {
+                                        if seen.first(id) {
+                                            row.push(id)
+                                        }
+                                    }
+                                    None => {
+                                        let id = out.new_words.insert_key(t, k).0;
+                                        seen_new.grow(id as usize + 1);
+                                        if seen_new.first(id) {
+                                            row.push(LOCAL | id)
+                                        }
                                     }
                                 }
-                                None => {
-                                    let id = out.new_words.insert_key(t, k).0;
-                                    seen_new.grow(id as usize + 1);
-                                    if seen_new.first(id) {
-                                        row.push(LOCAL | id)
-                                    }
-                                }
-                            }
-                        });
+                            });
+                        }
                         out.lens.push(row.len() as u32);
                         out.ids.extend_from_slice(&row);
                     }
@@ -174,8 +208,23 @@ impl StreamVectorizer {
     }
 
     /// Prunes and renumbers the vocabulary (df desc, then word) and returns it with the rows;
-    /// under a hashing analyzer, hashes every word instead (`config` does not apply).
+    /// under a hashing analyzer, hashes every word instead (`config` does not apply). The
+    /// rows are binary: counted rows give up their counts (see [`Self::finish_rows`]).
     pub fn finish(self, config: &VocabConfig) -> (Vocabulary, BinaryMatrix) {
+        match self.finish_rows(config) {
+            (vocab, TextMatrix::Binary(x)) => (vocab, x),
+            (vocab, TextMatrix::Counts(x)) => {
+                let n = vocab.len();
+                let mut b = MatrixBuilder::default();
+                let (indptr, indices, _) = x.into_raw_storage();
+                b.set_raw(indptr, indices);
+                (vocab, b.finish(n))
+            }
+        }
+    }
+
+    /// [`Self::finish`] with the rows as asked: binary, or each word's sublinear count.
+    pub fn finish_rows(self, config: &VocabConfig) -> (Vocabulary, TextMatrix) {
         if let Some(h) = self.analyzer.hashing() {
             return self.finish_hashed(h);
         }
@@ -183,11 +232,16 @@ impl StreamVectorizer {
             words,
             mut indptr,
             mut indices,
+            counts,
             ..
         } = self;
         let mut df = vec![0u32; words.len()];
-        for &j in &indices {
-            df[j as usize] += 1;
+        if counts.counted() {
+            document_frequencies(&indptr, &indices, 0..indptr.len() - 1, &mut df);
+        } else {
+            for &j in &indices {
+                df[j as usize] += 1;
+            }
         }
         let docs = (indptr.len() - 1) as u64;
         let (order, new_id) = rank_words(&words, &df, config, docs);
@@ -199,9 +253,7 @@ impl StreamVectorizer {
         drop(new_id);
         let vocab = kept_vocabulary(words, &order, df, docs);
         let n = vocab.len();
-        let mut b = MatrixBuilder::default();
-        b.set_raw(indptr, indices);
-        (vocab, b.finish(n))
+        (vocab, TextMatrix::from_sorted(indptr, indices, n, counts))
     }
 }
 
@@ -213,20 +265,14 @@ impl StreamVectorizer {
     /// cross-validation, each scored as a model trained on its own part would score it.
     /// For a vocabulary of words, with nothing spilled (a hashed space has no pruning to
     /// redo: [`Self::finish`] gives its rows).
-    pub(crate) fn rows_of_part(&self, part: &[usize], config: &VocabConfig) -> BinaryMatrix {
+    pub(crate) fn rows_of_part(&self, part: &[usize], config: &VocabConfig) -> TextMatrix {
         assert!(self.analyzer.hashing().is_none() && self.spilled == 0);
         let mut df = vec![0u32; self.words.len()];
-        for &i in part {
-            for &j in &self.indices[self.indptr[i]..self.indptr[i + 1]] {
-                df[j as usize] += 1;
-            }
-        }
+        document_frequencies(&self.indptr, &self.indices, part.iter().copied(), &mut df);
         let (order, new_id) = rank_words(&self.words, &df, config, part.len() as u64);
         let (mut indptr, mut indices) = (self.indptr.clone(), self.indices.clone());
         renumber_pruning(&mut indptr, &mut indices, &new_id);
-        let mut b = MatrixBuilder::default();
-        b.set_raw(indptr, indices);
-        b.finish(order.len())
+        TextMatrix::from_sorted(indptr, indices, order.len(), self.counts)
     }
 }
 
@@ -286,26 +332,32 @@ fn kept_vocabulary(words: WordTable, order: &[u32], df: Vec<u32>, docs: u64) -> 
 impl StreamVectorizer {
     /// The rows with every word replaced by its hashed id, and the hashed space with the
     /// document frequency of each id.
-    fn finish_hashed(self, h: Hashing) -> (Vocabulary, BinaryMatrix) {
+    /// Counted rows keep words that hash alike as repeats of one id, so its count is
+    /// theirs together.
+    fn finish_hashed(self, h: Hashing) -> (Vocabulary, TextMatrix) {
         let StreamVectorizer {
             words,
             mut indptr,
             mut indices,
+            counts,
             ..
         } = self;
         let new_id: Vec<u32> = words.words().map(|w| h.id(w)).collect();
         drop(words);
         renumber_parallel(&indptr, &mut indices, &new_id);
         drop(new_id);
-        dedup_rows(&mut indptr, &mut indices);
         let mut df = vec![0u32; h.ids()];
-        for &j in &indices {
-            df[j as usize] += 1;
+        if counts.counted() {
+            document_frequencies(&indptr, &indices, 0..indptr.len() - 1, &mut df);
+        } else {
+            dedup_rows(&mut indptr, &mut indices);
+            for &j in &indices {
+                df[j as usize] += 1;
+            }
         }
         let docs = (indptr.len() - 1) as u64;
-        let mut b = MatrixBuilder::default();
-        b.set_raw(indptr, indices);
-        (Vocabulary::from_hashed_df(h, df, docs), b.finish(h.ids()))
+        let x = TextMatrix::from_sorted(indptr, indices, h.ids(), counts);
+        (Vocabulary::from_hashed_df(h, df, docs), x)
     }
 }
 

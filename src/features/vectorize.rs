@@ -1,11 +1,12 @@
-//! Documents → binary rows, in parallel over documents with per-thread scratch; the result
-//! is identical to the sequential path (chunks are stitched back in input order).
+//! Documents → binary rows (or, when asked, rows that keep each word's count), in parallel
+//! over documents with per-thread scratch; the result is identical to the sequential path
+//! (chunks are stitched back in input order).
 //!
 //! A vocabulary of words keeps a row's ids unique as they arrive ([`Seen`], one mark per
 //! word); a hashed space has 2^B ids, too many to mark per thread, so its rows are sorted
 //! and deduplicated instead.
 
-use super::{BinaryMatrix, MatrixBuilder, Seen};
+use super::{BinaryMatrix, MatrixBuilder, Seen, TermCounts, TextMatrix};
 use crate::input::Document;
 use crate::text::Analyzer;
 use crate::vocab::{DfCounts, Vocabulary};
@@ -16,9 +17,9 @@ const CHUNK: usize = 256;
 
 /// A vectorized corpus and the number of tokens the frozen vocabulary did not know.
 #[derive(Debug, Clone)]
-pub struct Vectorized {
-    /// One binary row per document, in input order.
-    pub matrix: BinaryMatrix,
+pub struct Vectorized<M = BinaryMatrix> {
+    /// One row per document, in input order: binary, or as a model's term counts ask.
+    pub matrix: M,
     /// Tokens skipped because the vocabulary does not contain them.
     pub unknown_tokens: u64,
 }
@@ -94,6 +95,62 @@ pub fn vectorize(analyzer: &Analyzer, vocab: &Vocabulary, docs: &[Document]) -> 
     }
 }
 
+/// One chunk's counted rows: every token's id kept (repeats included), each row sorted, so
+/// [`TextMatrix::from_sorted`] collapses a word's repeats into its count.
+fn count_chunk(
+    analyzer: &Analyzer,
+    vocab: &Vocabulary,
+    docs: &[Document],
+) -> (Vec<usize>, Vec<u32>, u64) {
+    let (mut lens, mut ids) = (Vec::with_capacity(docs.len()), Vec::new());
+    let mut unknown = 0u64;
+    let table = vocab.table();
+    for d in docs {
+        let start = ids.len();
+        match vocab.hashing() {
+            Some(h) => analyzer.tokens(d, &mut |t| ids.push(h.id(t))),
+            None => analyzer.tokens(d, &mut |t| match table.get(t) {
+                Some(id) => ids.push(id),
+                None => unknown += 1,
+            }),
+        }
+        ids[start..].sort_unstable();
+        lens.push(ids.len() - start);
+    }
+    (lens, ids, unknown)
+}
+
+/// Vectorizes `docs` as [`vectorize`] does, keeping what `counts` asks for: binary rows
+/// are [`vectorize`]'s own; counted rows hold 1 + ln tf beside each word.
+pub fn vectorize_counted(
+    analyzer: &Analyzer,
+    vocab: &Vocabulary,
+    docs: &[Document],
+    counts: TermCounts,
+) -> (TextMatrix, u64) {
+    if !counts.counted() {
+        let v = vectorize(analyzer, vocab, docs);
+        return (TextMatrix::Binary(v.matrix), v.unknown_tokens);
+    }
+    let parts: Vec<(Vec<usize>, Vec<u32>, u64)> = docs
+        .par_chunks(CHUNK)
+        .map(|chunk| count_chunk(analyzer, vocab, chunk))
+        .collect();
+    let mut indptr = Vec::with_capacity(docs.len() + 1);
+    indptr.push(0);
+    let mut indices = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
+    let mut unknown = 0;
+    for (lens, ids, u) in parts {
+        for len in lens {
+            indptr.push(indptr[indptr.len() - 1] + len);
+        }
+        indices.extend_from_slice(&ids);
+        unknown += u;
+    }
+    let m = TextMatrix::from_sorted(indptr, indices, vocab.len(), counts);
+    (m, unknown)
+}
+
 /// The sequential reference path of [`vectorize`].
 #[cfg(test)]
 fn vectorize_sequential(analyzer: &Analyzer, vocab: &Vocabulary, docs: &[Document]) -> Vectorized {
@@ -127,6 +184,31 @@ mod tests {
             &[0, 500_000, 999_999]
         );
         assert_eq!(v.matrix.cols(), 1_000_000);
+    }
+
+    #[test]
+    fn counted_rows_hold_one_plus_the_log_of_each_words_count() {
+        let words: Vec<Box<str>> = ["a", "b", "c"].map(Box::from).to_vec();
+        let vocab = Vocabulary::from_parts(words, vec![1; 3], 1);
+        let docs = vec![
+            Document::new("0", "b a b zz b", None),
+            Document::new("1", "c", None),
+        ];
+        let (m, unknown) =
+            vectorize_counted(&Analyzer::default(), &vocab, &docs, TermCounts::Sublinear);
+        assert_eq!(unknown, 1);
+        let r = crate::features::SparseRows::row(&m, 0);
+        assert_eq!(r.ids, [0, 1]);
+        let v = r.vals.unwrap();
+        assert_eq!(v[0], 1.0);
+        assert!((v[1] - (1.0 + 3f32.ln())).abs() < 1e-6);
+        assert_eq!(crate::features::SparseRows::row(&m, 1).vals.unwrap(), [1.0]);
+        // Binary counting is `vectorize` itself.
+        let (b, _) = vectorize_counted(&Analyzer::default(), &vocab, &docs, TermCounts::Binary);
+        assert_eq!(
+            b,
+            TextMatrix::Binary(vectorize(&Analyzer::default(), &vocab, &docs).matrix)
+        );
     }
 
     proptest! {

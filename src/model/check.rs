@@ -66,6 +66,9 @@ impl Model {
                 Err(format!("it has {k} classes but {n} {what}"))
             }
         };
+        if self.term_counts.counted() && !matches!(self.features, FeatureSpace::Text) {
+            return Err("it counts the words of feature vectors, which have none".into());
+        }
         if !self.threshold.is_finite() {
             return Err(format!("its decision threshold is {}", self.threshold));
         }

@@ -4,7 +4,7 @@
 
 use super::{FeatureSpace, Model};
 use crate::SparseRows;
-use crate::features::vectorize;
+use crate::features::vectorize_counted;
 use crate::input::Document;
 use crate::learn::Predictor;
 use crate::{Error, Result};
@@ -158,16 +158,16 @@ impl Model {
         }
     }
 
-    /// Documents as rows over the vocabulary; a model of feature vectors has no words
-    /// to read them with.
-    pub(crate) fn text_rows(&self, docs: &[Document]) -> Result<crate::features::BinaryMatrix> {
+    /// Documents as rows over the vocabulary, keeping each word's count where the model
+    /// was trained on counts; a model of feature vectors has no words to read them with.
+    pub(crate) fn text_rows(&self, docs: &[Document]) -> Result<crate::features::TextMatrix> {
         if let FeatureSpace::Indexed { n_features } = self.features {
             return Err(Error::Data(format!(
                 "this model was trained on feature vectors ({n_features} features, SVMlight), \
                  not on text: it scores rows, not strings"
             )));
         }
-        Ok(vectorize(&self.analyzer, &self.vocab, docs).matrix)
+        Ok(vectorize_counted(&self.analyzer, &self.vocab, docs, self.term_counts).0)
     }
 
     /// Texts as documents, read in parallel as [`Model::document`] reads one.

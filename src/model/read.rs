@@ -91,6 +91,9 @@ fn decode_message(e: &DecodeError, len: usize) -> String {
     }
 }
 
+/// Format 7: format 8 without the term counts, the last field of the payload. Its payload
+/// with binary counting appended (variant 0, one zero byte) decodes as format 8.
+const BINARY_ROWS: u32 = 7;
 /// Format 6: format 7 without the calibration, the last field of the payload. Its
 /// payload with `None` appended (one zero byte) decodes as format 7, so models saved
 /// before keep their weights, learned state and decision.
@@ -108,6 +111,9 @@ fn upgrade(version: u32) -> Vec<u8> {
     }
     if version <= UNCALIBRATED {
         tail.push(0); // Option::None
+    }
+    if version <= BINARY_ROWS {
+        tail.push(0); // TermCounts::Binary
     }
     tail
 }

@@ -183,6 +183,7 @@ mod tests {
             online: None,
             threshold: 0.0,
             calibration: None,
+            term_counts: Default::default(),
         })
         .unwrap()
     }

@@ -18,6 +18,12 @@ fn linear(model: &Model) -> std::result::Result<(&LinearModel, bool), &'static s
     if let FeatureSpace::Indexed { .. } = model.features() {
         return Err("a store holds text models; this one was trained on feature vectors");
     }
+    if model.term_counts().counted() {
+        return Err(
+            "a store reads a message's words once each; this model was trained on \
+             term counts (--term-counts sublinear)",
+        );
+    }
     match model.predictor() {
         Predictor::Binary(AnyModel::Linear(m)) => Ok((m, false)),
         Predictor::Binary(AnyModel::Logistic(m)) => Ok((m, true)),
@@ -190,6 +196,7 @@ impl Store {
             online: h.online.map(|o| OnlineState { sq_grads: sq, ..o }),
             threshold: h.threshold,
             calibration: h.calibration,
+            term_counts: Default::default(),
         })
         .map_err(|e| Error::model(&self.path, format!("damaged store: {e}")))
     }

@@ -10,6 +10,7 @@
 
 use super::TrainConfig;
 use crate::Result;
+use crate::features::TermCounts;
 use crate::learn::{AnyModel, Calibration, OnlineState};
 use crate::model::{FeatureSpace, Metadata, Model, ModelParts, Predictor};
 use crate::vocab::Vocabulary;
@@ -81,12 +82,18 @@ pub(crate) fn assemble(cfg: &TrainConfig, space: Space, fit: Fit) -> Result<Mode
         classes: fit.classes,
         predictor: fit.predictor,
         meta: fit.meta,
-        online: if linear {
+        // A model of counted rows is not stepped one message at a time: its update rule
+        // reads a message's words once each.
+        online: if linear && !cfg.term_counts.counted() {
             cfg.learner.update_rule().map(OnlineState::new)
         } else {
             None
         },
         threshold: fit.threshold,
         calibration: fit.calibration,
+        term_counts: match features {
+            FeatureSpace::Text => cfg.term_counts,
+            FeatureSpace::Indexed { .. } => TermCounts::Binary,
+        },
     })
 }

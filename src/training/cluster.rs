@@ -67,6 +67,13 @@ where
 {
     cfg.vocab.validate()?;
     crate::learn::mixing::check_mixable(&cfg.learner)?;
+    if cfg.term_counts.counted() {
+        return Err(Error::Unsupported(
+            "training over processes exchanges binary rows: term counts (--term-counts \
+             sublinear) train in one process"
+                .into(),
+        ));
+    }
     let cfg = Arc::new(cfg.clone());
     let workers = cluster.workers();
     let inputs = Arc::new(inputs);

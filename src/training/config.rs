@@ -3,7 +3,7 @@
 //! metadata every freshly trained model records from it.
 
 use crate::error::{ConfigError, Param};
-use crate::features::GeometrySpec;
+use crate::features::{GeometrySpec, TermCounts};
 use crate::learn::{AnyLearner, Check, Checked, Setting};
 use crate::model::Metadata;
 use crate::text::Analyzer;
@@ -26,6 +26,9 @@ pub struct TrainConfig {
     pub options: String,
     /// Feature weighting and row normalization, fitted on the training rows.
     pub geometry: GeometrySpec,
+    /// What a document's row keeps of each word: whether it occurs (binary, the default),
+    /// or its sublinear count 1 + ln tf, read under the geometry's weights and scale.
+    pub term_counts: TermCounts,
     /// Train by iterative parameter mixing over this many timely worker threads, each on
     /// its shard of the rows (the linear models of the perceptron family: two-class,
     /// one-vs-rest and multi-label); `None` trains one learner on all rows.
@@ -52,6 +55,7 @@ impl Default for TrainConfig {
             positive: None,
             options: String::new(),
             geometry: GeometrySpec::IDF_L2,
+            term_counts: TermCounts::Binary,
             workers: None,
             threshold: None,
         }
@@ -131,6 +135,12 @@ impl TrainConfig {
     /// How rows are read: feature weighting and row normalization.
     pub fn geometry(mut self, geometry: GeometrySpec) -> Self {
         self.geometry = geometry;
+        self
+    }
+
+    /// What rows keep of each word: binary, or sublinear term counts.
+    pub fn term_counts(mut self, counts: TermCounts) -> Self {
+        self.term_counts = counts;
         self
     }
 

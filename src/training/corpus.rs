@@ -3,7 +3,7 @@
 
 use super::TrainConfig;
 use crate::features::Weighting;
-use crate::features::{BinaryMatrix, StreamVectorizer, count_df};
+use crate::features::{BinaryMatrix, StreamVectorizer, TermCounts, TextMatrix, count_df};
 use crate::input::Document;
 use crate::learn::AnyLearner;
 use crate::model::MAX_MODEL_BYTES;
@@ -25,6 +25,19 @@ pub fn vectorize_training(
     let mut s = StreamVectorizer::new(analyzer.clone());
     s.push(docs);
     s.finish(config)
+}
+
+/// [`vectorize_training`] keeping what `counts` asks of each word: binary rows, or
+/// each word's sublinear count.
+pub fn vectorize_training_rows(
+    analyzer: &Analyzer,
+    counts: TermCounts,
+    config: &VocabConfig,
+    docs: &[Document],
+) -> (Vocabulary, TextMatrix) {
+    let mut s = StreamVectorizer::with_counts(analyzer.clone(), counts);
+    s.push(docs);
+    s.finish_rows(config)
 }
 
 /// Refuses training rows without a single feature (`nnz` nonzeros over `n` rows, from

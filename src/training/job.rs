@@ -423,11 +423,16 @@ impl TrainingJob {
             p.learner = self.per_document(p.learner.clone(), n)?;
         }
         if t.nb_on_two_classes && two_classes {
+            let all_counted = t.points.iter().all(|q| q.spec.counts.counted());
             t.points = t
                 .points
                 .into_iter()
                 .flat_map(|p| {
-                    let nb = (p.spec.geometry.weighting == Weighting::Idf).then(|| {
+                    // Binary rows' idf points only: ratios of counted rows are not
+                    // tried by default (they are with --term-counts sublinear).
+                    let twin = p.spec.geometry.weighting == Weighting::Idf
+                        && (!p.spec.counts.counted() || all_counted);
+                    let nb = twin.then(|| {
                         let mut nb = p.clone();
                         nb.spec.geometry.weighting = Weighting::Nb { alpha: 1.0 };
                         nb

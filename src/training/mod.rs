@@ -33,7 +33,9 @@ pub(crate) use cluster::train_documents;
 pub use config::TrainConfig;
 pub(crate) use config::training_metadata;
 pub(crate) use corpus::check_rows;
-pub use corpus::{check_vocabulary, check_width, fit_vocab, vectorize_training};
+pub use corpus::{
+    check_vocabulary, check_width, fit_vocab, vectorize_training, vectorize_training_rows,
+};
 pub use job::{Holdout, Outcome, Stage, TrainingJob, Tuning, TwoClassText};
 pub use label_column::sorted_by_class;
 #[cfg(feature = "cluster")]

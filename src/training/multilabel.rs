@@ -5,7 +5,7 @@
 use super::label_column::LabelColumn;
 use super::text_rows::{TextRows, TrainRows};
 use super::train::fit_vectorized;
-use super::{TextFit, Trained, vectorize_for, vectorize_training};
+use super::{TextFit, Trained, vectorize_for, vectorize_training_rows};
 use crate::eval::MultiLabelMetrics;
 use crate::experiment::{exact_label_sets, most_frequent, tune_thresholds};
 use crate::features::{Geometry, SparseRows};
@@ -55,7 +55,7 @@ pub(crate) fn fit_label_documents(
     cfg.vocab.validate()?;
     let classes = LabelColumn::of(docs).label_names()?;
     let sets = label_sets(docs, &classes)?;
-    let (vocab, stored) = vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
+    let (vocab, stored) = vectorize_training_rows(&cfg.analyzer, cfg.term_counts, &cfg.vocab, docs);
     fit_vectorized(vocab, stored, cfg, inputs, |x, inputs| {
         fit_label_set_parts(x, &sets, classes, cfg, opt, inputs)
     })

@@ -7,7 +7,8 @@
 use super::label_column::LabelColumn;
 use super::text_cache::{CacheHead, CachePayload, CacheStamp};
 use crate::features::{
-    BinaryMatrix, CsrView, RowCache, RowRef, SparseRows, Spill, StreamVectorizer,
+    BinaryMatrix, CsrView, RealMatrix, RowCache, RowRef, SparseRows, Spill, StreamVectorizer,
+    TermCounts, TextMatrix,
 };
 use crate::input::Document;
 use crate::text::Analyzer;
@@ -48,14 +49,22 @@ enum Rows {
 #[derive(Debug)]
 pub(crate) enum TrainRows {
     Memory(BinaryMatrix),
+    /// Rows that keep each word's sublinear count (held in memory only).
+    Counts(RealMatrix),
     Cache(RowCache),
 }
 
 impl TextRows {
     /// Nothing read yet; documents will be tokenized by `analyzer`.
     pub fn new(analyzer: &Analyzer) -> TextRows {
+        TextRows::with_counts(analyzer, TermCounts::Binary)
+    }
+
+    /// Nothing read yet; documents will be tokenized by `analyzer` into rows that keep
+    /// what `counts` asks of each word.
+    pub fn with_counts(analyzer: &Analyzer, counts: TermCounts) -> TextRows {
         TextRows {
-            rows: Rows::Memory(StreamVectorizer::new(analyzer.clone())),
+            rows: Rows::Memory(StreamVectorizer::with_counts(analyzer.clone(), counts)),
             labels: LabelColumn::default(),
             seconds: 0.0,
         }
@@ -192,10 +201,10 @@ impl TextRows {
         asked: &VocabConfig,
     ) -> Result<(Vocabulary, TrainRows)> {
         match self.rows {
-            Rows::Memory(v) => {
-                let (vocab, x) = v.finish(config);
-                Ok((vocab, TrainRows::Memory(x)))
-            }
+            Rows::Memory(v) => match v.finish_rows(config) {
+                (vocab, TextMatrix::Binary(x)) => Ok((vocab, TrainRows::Memory(x))),
+                (vocab, TextMatrix::Counts(x)) => Ok((vocab, TrainRows::Counts(x))),
+            },
             Rows::Spilling {
                 vectorizer,
                 spill,
@@ -225,36 +234,42 @@ impl SparseRows for TrainRows {
     fn n_rows(&self) -> usize {
         match self {
             TrainRows::Memory(x) => x.n_rows(),
+            TrainRows::Counts(x) => x.n_rows(),
             TrainRows::Cache(x) => x.n_rows(),
         }
     }
     fn n_cols(&self) -> usize {
         match self {
             TrainRows::Memory(x) => x.n_cols(),
+            TrainRows::Counts(x) => x.n_cols(),
             TrainRows::Cache(x) => x.n_cols(),
         }
     }
     fn row(&self, i: usize) -> RowRef<'_> {
         match self {
             TrainRows::Memory(x) => SparseRows::row(x, i),
+            TrainRows::Counts(x) => SparseRows::row(x, i),
             TrainRows::Cache(x) => x.row(i),
         }
     }
     fn nnz(&self) -> usize {
         match self {
             TrainRows::Memory(x) => SparseRows::nnz(x),
+            TrainRows::Counts(x) => SparseRows::nnz(x),
             TrainRows::Cache(x) => x.nnz(),
         }
     }
     fn csr(&self) -> Option<CsrView<'_>> {
         match self {
             TrainRows::Memory(x) => x.csr(),
+            TrainRows::Counts(x) => x.csr(),
             TrainRows::Cache(x) => x.csr(),
         }
     }
     fn shuffle_block(&self) -> Option<usize> {
         match self {
             TrainRows::Memory(x) => x.shuffle_block(),
+            TrainRows::Counts(x) => x.shuffle_block(),
             TrainRows::Cache(x) => x.shuffle_block(),
         }
     }

@@ -7,8 +7,8 @@ use crate::eval::{Metrics, SpamMetrics};
 use crate::experiment::{
     Classes, Split, calibrate, fit_calibrated, fit_classes, run_folds, score_split,
 };
-use crate::features::{BinaryMatrix, Geometry, RowSubset, SparseRows, StreamVectorizer};
-use crate::features::{Vectorized, vectorize};
+use crate::features::{Geometry, RowSubset, SparseRows, StreamVectorizer, TextMatrix};
+use crate::features::{Vectorized, vectorize_counted};
 use crate::input::Document;
 use crate::model::{ClassDecision, Metadata, Model, Predictor, decide_at};
 use crate::theory;
@@ -19,7 +19,7 @@ use std::time::Instant;
 use super::text_rows::{TextRows, TrainRows};
 use super::{
     TrainConfig, binary_labels, check_rows, check_vocabulary, check_width, class_indices,
-    classes_of, training_metadata, vectorize_training,
+    classes_of, training_metadata, vectorize_training_rows,
 };
 
 /// A trained model with the training matrix it was fitted on.
@@ -27,8 +27,8 @@ use super::{
 pub struct Trained {
     /// The model, ready to save.
     pub model: Model,
-    /// The training rows (for diagnostics).
-    pub matrix: BinaryMatrix,
+    /// The training rows (for diagnostics): binary, or counted as the configuration asked.
+    pub matrix: TextMatrix,
 }
 
 /// Trains a model on labelled documents.
@@ -46,7 +46,7 @@ pub fn train(docs: &[Document], cfg: &TrainConfig, inputs: Vec<String>) -> Resul
 
 /// What training on documents fits before it is assembled: the fit, the vocabulary its
 /// rows are numbered by, and the rows.
-pub(crate) struct TextFit<X = BinaryMatrix> {
+pub(crate) struct TextFit<X = TextMatrix> {
     /// The fitted predictor and what goes with it.
     pub fit: Fit,
     /// The training vocabulary.
@@ -64,7 +64,7 @@ pub(crate) fn fit_documents(
     cfg.vocab.validate()?;
     let classes = classes_of(docs, cfg.positive.as_deref())?;
     let idx = class_indices(docs, &classes)?;
-    let (vocab, x) = vectorize_training(&cfg.analyzer, &cfg.vocab, docs);
+    let (vocab, x) = vectorize_training_rows(&cfg.analyzer, cfg.term_counts, &cfg.vocab, docs);
     fit_vectorized(vocab, x, cfg, inputs, |x, inputs| {
         fit_parts(x, &idx, classes, cfg, inputs)
     })
@@ -216,9 +216,15 @@ pub(crate) fn fit_parts<X: SparseRows>(
     })
 }
 
-/// Vectorizes documents with a model's analyzer and vocabulary.
-pub fn vectorize_for(model: &Model, docs: &[Document]) -> Vectorized {
-    vectorize(model.analyzer(), model.vocab(), docs)
+/// Vectorizes documents with a model's analyzer and vocabulary, keeping each word's count
+/// where the model was trained on counts.
+pub fn vectorize_for(model: &Model, docs: &[Document]) -> Vectorized<TextMatrix> {
+    let (matrix, unknown_tokens) =
+        vectorize_counted(model.analyzer(), model.vocab(), docs, model.term_counts());
+    Vectorized {
+        matrix,
+        unknown_tokens,
+    }
 }
 
 /// A model's metrics on labelled documents with what they were computed from: each
@@ -273,11 +279,11 @@ pub fn cross_validate_documents(
     cfg.vocab.validate()?;
     let classes = classes_of(docs, cfg.positive.as_deref())?;
     let idx = class_indices(docs, &classes)?;
-    let mut rows = StreamVectorizer::new(cfg.analyzer.clone());
+    let mut rows = StreamVectorizer::with_counts(cfg.analyzer.clone(), cfg.term_counts);
     rows.push(docs);
     if cfg.analyzer.hashing().is_some() {
         // Hashed ids are the same whichever documents are counted: nothing to renumber.
-        let (_, x) = rows.finish(&cfg.vocab);
+        let (_, x) = rows.finish_rows(&cfg.vocab);
         return cross_validate_rows(&x, &idx, &classes, cfg, splits);
     }
     // Splits run in parallel, each with its own copy of the rows: at most one a thread.

@@ -7,11 +7,11 @@ use super::is_multilabel;
 use crate::experiment::{
     Classes, GridPoint, LabelSets, Target, TuneOptions, TuneProgress, TuneRun, TuneTable,
 };
-use crate::features::SparseRows;
+use crate::features::{SparseRows, TermCounts};
 use crate::input::Document;
 use crate::text::{Analyzer, Ngrams, Step};
 use crate::training::{
-    TrainConfig, check_vocabulary, class_indices, classes_of, label_sets, vectorize_training,
+    TrainConfig, check_vocabulary, class_indices, classes_of, label_sets, vectorize_training_rows,
 };
 use crate::{Error, Result};
 
@@ -57,6 +57,7 @@ pub fn config_of(cfg: &TrainConfig, point: &GridPoint) -> Result<TrainConfig> {
         analyzer: analyzer_for(&cfg.analyzer, point.spec.ngrams)?,
         learner: point.learner.clone(),
         geometry: point.spec.geometry,
+        term_counts: point.spec.counts,
         options: point.flags(),
         ..cfg.clone()
     })
@@ -116,18 +117,19 @@ pub fn tune(
         }
     };
     let mut run = TuneRun::new(target, points.len(), opt, progress)?;
-    // Points grouped by analyzer, in order of first appearance; each group vectorizes
-    // the documents once.
-    let mut groups: Vec<(Analyzer, Vec<(usize, &GridPoint)>)> = Vec::new();
+    // Points grouped by analyzer and term counts, in order of first appearance; each
+    // group vectorizes the documents once.
+    type Group<'a> = ((Analyzer, TermCounts), Vec<(usize, &'a GridPoint)>);
+    let mut groups: Vec<Group<'_>> = Vec::new();
     for (i, p) in points.iter().enumerate() {
-        let a = analyzer_for(&cfg.analyzer, p.spec.ngrams)?;
+        let a = (analyzer_for(&cfg.analyzer, p.spec.ngrams)?, p.spec.counts);
         match groups.iter_mut().find(|g| g.0 == a) {
             Some(g) => g.1.push((i, p)),
             None => groups.push((a, vec![(i, p)])),
         }
     }
-    for (analyzer, group) in &groups {
-        let (vocab, x) = vectorize_training(analyzer, &cfg.vocab, docs);
+    for ((analyzer, counts), group) in &groups {
+        let (vocab, x) = vectorize_training_rows(analyzer, *counts, &cfg.vocab, docs);
         check_vocabulary(&vocab, &cfg.vocab, docs.len())?;
         run.evaluate(&x, target, group)?;
     }
@@ -135,7 +137,7 @@ pub fn tune(
 }
 
 /// [`tune`] for vectorized rows with their class indices (SVMlight rows): one matrix,
-/// no n-gram dimension.
+/// no n-gram or term-count dimension.
 pub(crate) fn tune_training_rows<X: SparseRows>(
     x: &X,
     idx: &[usize],
@@ -147,6 +149,13 @@ pub(crate) fn tune_training_rows<X: SparseRows>(
     if let Some(p) = points.iter().find(|p| p.spec.ngrams != 1) {
         return Err(Error::Unsupported(format!(
             "{}: rows that are already vectors have no words to make n-grams of",
+            p.flags()
+        )));
+    }
+    if let Some(p) = points.iter().find(|p| p.spec.counts.counted()) {
+        return Err(Error::Unsupported(format!(
+            "{}: rows that are already vectors have no words to count (their values are \
+             read as given)",
             p.flags()
         )));
     }

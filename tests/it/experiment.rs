@@ -57,6 +57,7 @@ fn train_cv_reports_the_library_cross_validation_of_the_documents() {
         options: String::new(),
         // The command line's default geometry: idf-weighted, unit-length rows.
         geometry: rosenblatt::features::GeometrySpec::IDF_L2,
+        term_counts: Default::default(),
         workers: None,
         threshold: None,
     };
@@ -116,6 +117,7 @@ fn svmlight_cv_and_holdout_run_on_views_of_the_rows() {
         positive: None,
         options: String::new(),
         geometry: Default::default(),
+        term_counts: Default::default(),
         workers: None,
         threshold: None,
     };

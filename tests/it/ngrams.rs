@@ -173,6 +173,7 @@ fn config(analyzer: Analyzer) -> TrainConfig {
         options: String::new(),
         // Weighted and scaled, so hashed ids' idf weights travel through the file too.
         geometry: rosenblatt::features::GeometrySpec::IDF_L2,
+        term_counts: Default::default(),
         workers: None,
         threshold: None,
     }
@@ -269,7 +270,7 @@ proptest! {
         steps.push(Step::Hash(bits));
         let t = training::train(&docs, &config(analyzer(Source::Text, &steps)), vec![]).unwrap();
         prop_assert_eq!(t.model.vocab().len(), 1 << bits);
-        prop_assert!(t.matrix.indices().iter().all(|&j| j < 1 << bits));
+        prop_assert!(t.matrix.binary().unwrap().indices().iter().all(|&j| j < 1 << bits));
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.model");
         t.model.save(&path).unwrap();

@@ -71,6 +71,7 @@ fn config() -> TrainConfig {
         positive: None,
         options: String::new(),
         geometry: Default::default(),
+        term_counts: Default::default(),
         workers: None,
         threshold: None,
     }

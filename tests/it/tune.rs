@@ -5,6 +5,7 @@
 
 use crate::common::{bin, data, stderr_of_failure, stdout_of};
 use rosenblatt::experiment::{Grid, GridPoint, TuneOptions, stratified_kfold};
+use rosenblatt::features::TermCounts;
 use rosenblatt::input::Document;
 use rosenblatt::model::Model;
 use rosenblatt::text::{Analyzer, Source};
@@ -76,9 +77,9 @@ fn the_table_is_printed_kept_in_the_model_and_shown_by_inspect() {
     let t = &v["tuning"];
     assert_eq!(t["score"], "accuracy");
     assert_eq!(t["documents"], 60);
-    // Two classes: the 18 points of the default grid and a naive-Bayes twin of each of
-    // its 6 idf points.
-    assert_eq!(t["rows"].as_array().unwrap().len(), 24);
+    // Two classes: the 24 points of the default grid and a naive-Bayes twin of each of
+    // its 6 idf points on binary rows.
+    assert_eq!(t["rows"].as_array().unwrap().len(), 30);
     let means: Vec<f64> = means(t).into_iter().map(Option::unwrap).collect();
     let best = t["best"].as_u64().unwrap() as usize;
     let top = means.iter().cloned().fold(f64::MIN, f64::max);
@@ -149,6 +150,7 @@ fn the_winner_is_the_best_mean_of_the_library_cross_validation() {
         positive: None,
         options: String::new(),
         geometry: Default::default(),
+        term_counts: Default::default(),
         workers: None,
         threshold: None,
     };
@@ -163,12 +165,20 @@ fn the_winner_is_the_best_mean_of_the_library_cross_validation() {
     // folds, `cross_validate_rows` with the point's configuration.
     let classes = rosenblatt::training::classes_of(&docs, None).unwrap();
     let idx = rosenblatt::training::class_indices(&docs, &classes).unwrap();
-    let (_, x) = rosenblatt::training::vectorize_training(&cfg.analyzer, &cfg.vocab, &docs);
+    let rows_of = |counts| {
+        rosenblatt::training::vectorize_training_rows(&cfg.analyzer, counts, &cfg.vocab, &docs).1
+    };
+    let (binary, counted) = (rows_of(TermCounts::Binary), rows_of(TermCounts::Sublinear));
     let splits = stratified_kfold(&idx, 5, 42).unwrap();
     let mut best = (0, f64::MIN);
     for (i, p) in points.iter().enumerate() {
         let c = training::config_of(&cfg, p).unwrap();
-        let folds: Vec<f64> = training::cross_validate_rows(&x, &idx, &classes, &c, &splits)
+        let x = if p.spec.counts.counted() {
+            &counted
+        } else {
+            &binary
+        };
+        let folds: Vec<f64> = training::cross_validate_rows(x, &idx, &classes, &c, &splits)
             .unwrap()
             .iter()
             .map(|m| m.accuracy())
@@ -248,9 +258,10 @@ fn multiclass_and_multi_label_corpora_tune() {
     assert_eq!(t["score"], "micro-F1");
     assert_eq!(t["folds"], 3);
     assert!(t["thresholds"].as_str().unwrap().contains("quarter"), "{t}");
-    // --learner pa fixes the learner: its two C values × three geometries.
+    // --learner pa fixes the learner: its two C values × three geometries and sublinear
+    // counts.
     let rows = t["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 6);
+    assert_eq!(rows.len(), 8);
     assert!(
         rows.iter()
             .all(|r| r["flags"].as_str().unwrap().starts_with("--learner pa "))
@@ -293,16 +304,48 @@ fn flags_fix_their_dimension_of_the_grid() {
         flags,
         [
             "--learner pa --pa-c 0.5 --weighting idf --normalize none",
-            "--learner pa --pa-c 0.5 --weighting idf --normalize l2"
+            "--learner pa --pa-c 0.5 --weighting idf --normalize l2",
+            "--learner pa --pa-c 0.5 --weighting idf --normalize l2 --term-counts sublinear"
         ]
     );
+    // --term-counts fixes the counts: binary rows alone, or counts on every geometry (and
+    // on the naive-Bayes twin of the idf one, the weighting not being fixed).
+    let fixed = |more: [&str; 4]| {
+        let args = [
+            tiny,
+            "-o",
+            m,
+            "--tune-folds",
+            "3",
+            "--learner",
+            "pa",
+            "--pa-c",
+            "0.5",
+        ];
+        train_json(&[&args[..], &more[..]].concat())
+    };
+    let v = fixed(["--weighting", "idf", "--term-counts", "binary"]);
+    assert_eq!(v["tuning"]["rows"].as_array().unwrap().len(), 2);
+    let v = fixed(["--normalize", "none", "--term-counts", "sublinear"]);
+    let rows = v["tuning"]["rows"].as_array().unwrap();
+    assert_eq!(
+        rows.len(),
+        3,
+        "binary, idf and nb weighting, unscaled: {rows:?}"
+    );
+    assert!(rows.iter().all(|r| {
+        r["flags"]
+            .as_str()
+            .unwrap()
+            .ends_with("--term-counts sublinear")
+    }));
     // A flag only logistic regression takes keeps logistic regression alone.
     let v = train_json(&[tiny, "-o", m, "--tune-folds", "3", "--l2", "0.001"]);
     let rows = v["tuning"]["rows"].as_array().unwrap();
     assert_eq!(
         rows.len(),
-        4,
-        "three geometries and the idf point's naive-Bayes twin"
+        5,
+        "three geometries, sublinear counts and the idf point's naive-Bayes twin"
     );
     assert_eq!(v["learner"], "logistic");
     assert!(
@@ -313,7 +356,7 @@ fn flags_fix_their_dimension_of_the_grid() {
     // --ngrams sets the grid's n-gram order: every point is cross-validated on pairs.
     let v = train_json(&[tiny, "-o", m, "--tune-folds", "3", "--ngrams", "2"]);
     let rows = v["tuning"]["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 24);
+    assert_eq!(rows.len(), 30);
     assert!(
         rows.iter()
             .all(|r| r["flags"].as_str().unwrap().ends_with(" --ngrams 2")),
@@ -448,9 +491,9 @@ fn two_classes_add_naive_bayes_points_and_tune_ngrams_lists_the_orders() {
     let words = flags_of(&pa_grid(&[]));
     let v = pa_grid(&["--tune-ngrams", "1,2"]);
     let flags = flags_of(&v);
-    assert_eq!(flags.len(), 16, "{flags:?}");
-    assert_eq!(&flags[..8], &words[..]);
-    for (f, w) in flags[8..].iter().zip(&words) {
+    assert_eq!(flags.len(), 20, "{flags:?}");
+    assert_eq!(&flags[..10], &words[..]);
+    for (f, w) in flags[10..].iter().zip(&words) {
         assert_eq!(f, &format!("{w} --ngrams 2"));
     }
     for (i, f) in flags.iter().enumerate() {
@@ -483,10 +526,10 @@ fn two_classes_add_naive_bayes_points_and_tune_ngrams_lists_the_orders() {
         "pa",
     ]);
     let flags = flags_of(&v);
-    assert_eq!(flags.len(), 6);
+    assert_eq!(flags.len(), 8);
     assert!(flags.iter().all(|f| !f.contains("nb")), "{flags:?}");
     // An order given twice runs once.
-    assert_eq!(flags_of(&pa_grid(&["--tune-ngrams", "2,1,2"])).len(), 16);
+    assert_eq!(flags_of(&pa_grid(&["--tune-ngrams", "2,1,2"])).len(), 20);
     // SVMlight rows have no words to pair.
     let svm = dir.path().join("rows.svm");
     std::fs::write(&svm, "+1 1:1 2:1\n-1 3:1\n+1 1:1\n-1 3:1 4:1\n").unwrap();

@@ -212,7 +212,7 @@ pub fn train_summary(m: &Model, s: &TrainSummary) -> std::io::Result<()> {
             "classes": m.classes(),
             "vocabulary": m.vocab().len(),
             "nonzeros": meta.nnz,
-            "geometry": m.geometry().spec.name(),
+            "geometry": m.geometry_name(),
             "learner": meta.learner,
             "options": meta.options,
             "epochs": meta.report.epochs,
@@ -248,7 +248,7 @@ pub fn train_summary(m: &Model, s: &TrainSummary) -> std::io::Result<()> {
         FeatureSpace::Text => outln!("vocabulary     {}", m.vocab().describe()),
     }
     outln!("nonzeros       {}", meta.nnz);
-    outln!("geometry       {}", m.geometry().spec.name());
+    outln!("geometry       {}", m.geometry_name());
     outln!("learner        {} ({})", meta.learner, meta.options);
     if let Some((n, kernel)) = support(m.predictor()) {
         outln!("support vecs   {n} ({kernel})");

@@ -4,7 +4,7 @@
 //! Kept apart from running them: what a grid is does not depend on how it is scored.
 
 use crate::Result;
-use crate::features::{GeometrySpec, Normalize, Weighting};
+use crate::features::{GeometrySpec, Normalize, TermCounts, Weighting};
 use crate::learn::{AnyLearner, Check, Checked, Setting};
 use serde::{Deserialize, Serialize};
 
@@ -111,7 +111,7 @@ impl LearnerChoice {
     }
 }
 
-/// A grid: every learner choice × geometry × n-gram order.
+/// A grid: every learner choice × geometry × term counts × n-gram order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Grid {
     /// The learners and their constants.
@@ -120,13 +120,19 @@ pub struct Grid {
     pub geometries: Vec<GeometrySpec>,
     /// Word n-gram orders (1: single words).
     pub ngrams: Vec<usize>,
+    /// What rows keep of each word. A grid that tries both binary rows and counts pairs
+    /// the counts with the weighted unit-length geometries only (sublinear tf-idf): raw
+    /// counts without the l2 scale let long documents weigh more, and without weights a
+    /// repeated common word is louder, not more telling.
+    pub counts: Vec<TermCounts>,
 }
 
 impl Default for Grid {
-    /// The default grid, 18 points: `pa --average` with C ∈ {0.1, 1}, the averaged
+    /// The default grid, 24 points: `pa --average` with C ∈ {0.1, 1}, the averaged
     /// perceptron with 5 or 10 epochs and logistic regression with λ ∈ {1e-5, 1e-4}, each
-    /// on binary rows as stored, on binary unit-length rows (the spam filter's default)
-    /// and on idf-weighted unit-length rows (text's default); single words only.
+    /// on binary rows as stored, on binary unit-length rows (the spam filter's default),
+    /// on idf-weighted unit-length rows (text's default) and on sublinear term counts under
+    /// idf and l2; single words only.
     fn default() -> Self {
         Grid {
             learners: [
@@ -137,11 +143,15 @@ impl Default for Grid {
             .concat(),
             geometries: Grid::geometries_with(None, None),
             ngrams: vec![1],
+            counts: Grid::COUNTS.to_vec(),
         }
     }
 }
 
 impl Grid {
+    /// The term counts a grid tries unless they are fixed: binary rows and sublinear counts.
+    pub const COUNTS: [TermCounts; 2] = [TermCounts::Binary, TermCounts::Sublinear];
+
     /// The geometries a grid tries when some of weighting and normalization are fixed:
     /// the default grid's three when neither is, else every value of the free one.
     pub fn geometries_with(
@@ -179,14 +189,23 @@ impl Grid {
     pub fn points(&self) -> Vec<PointSpec> {
         let mut points = Vec::new();
         for &ngrams in &self.ngrams {
+            let both = self.counts.len() > 1;
             let mut group: Vec<PointSpec> = self
                 .learners
                 .iter()
                 .flat_map(|l| {
-                    self.geometries.iter().map(move |&geometry| PointSpec {
-                        learner: l.clone(),
-                        geometry,
-                        ngrams,
+                    self.geometries.iter().flat_map(move |&geometry| {
+                        let weighted = geometry.weighting != Weighting::Binary
+                            && geometry.normalize == Normalize::L2;
+                        self.counts
+                            .iter()
+                            .filter(move |c| !(both && c.counted() && !weighted))
+                            .map(move |&counts| PointSpec {
+                                learner: l.clone(),
+                                geometry,
+                                ngrams,
+                                counts,
+                            })
                     })
                 })
                 .collect();
@@ -210,6 +229,8 @@ pub struct PointSpec {
     pub geometry: GeometrySpec,
     /// Word n-gram order.
     pub ngrams: usize,
+    /// What rows keep of each word.
+    pub counts: TermCounts,
 }
 
 impl PointSpec {
@@ -257,6 +278,9 @@ impl GridPoint {
             Normalize::None => " --normalize none",
             Normalize::L2 => " --normalize l2",
         });
+        if s.counts.counted() {
+            f.push_str(&format!(" --term-counts {}", s.counts.name()));
+        }
         if s.ngrams != 1 {
             f.push_str(&format!(" --ngrams {}", s.ngrams));
         }

@@ -4,13 +4,17 @@
 use super::*;
 use crate::experiment::{Classes, LabelSets, cross_validate, stratified_kfold};
 use crate::features::synthetic::zipf_rows;
-use crate::features::{Geometry, Normalize, Weighting};
+use crate::features::{Geometry, GeometrySpec, Normalize, TermCounts, Weighting};
 use crate::learn::AnyLearner;
 use std::time::Duration;
 
+/// The default grid's points over rows that have no words to count: binary rows only.
 fn default_points() -> Vec<GridPoint> {
-    Grid::default()
-        .points()
+    let grid = Grid {
+        counts: vec![TermCounts::Binary],
+        ..Grid::default()
+    };
+    grid.points()
         .iter()
         .map(|p| p.with_defaults().unwrap())
         .collect()
@@ -45,6 +49,32 @@ fn the_default_grid_runs_cheap_points_first_and_spells_their_flags() {
         panic!("pa expected");
     };
     assert_eq!((p.c, p.online.average), (0.1, true));
+}
+
+#[test]
+fn the_default_grid_tries_sublinear_counts_on_idf_weighted_unit_length_rows() {
+    let points = Grid::default().points();
+    assert_eq!(points.len(), 24);
+    let counted: Vec<&PointSpec> = points.iter().filter(|p| p.counts.counted()).collect();
+    assert_eq!(counted.len(), 6, "one a learner choice");
+    assert!(counted.iter().all(|p| p.geometry == GeometrySpec::IDF_L2));
+    let last = points[23].with_defaults().unwrap();
+    assert_eq!(
+        last.flags(),
+        "--learner logistic --l2 0.0001 --weighting idf --normalize l2 --term-counts sublinear"
+    );
+    // Counts fixed by flag are tried with every geometry.
+    let fixed = Grid {
+        counts: vec![TermCounts::Sublinear],
+        ..Grid::default()
+    };
+    assert_eq!(fixed.points().len(), 18);
+    assert!(
+        fixed
+            .points()
+            .iter()
+            .all(|p| p.counts == TermCounts::Sublinear)
+    );
 }
 
 #[test]

@@ -80,6 +80,13 @@ impl Drop for Remove {
 impl StreamVectorizer {
     /// Sends the rows made since the last call to `spill` and frees their ids.
     pub(crate) fn spill(&mut self, spill: &mut Spill) -> Result<()> {
+        if self.counts.counted() {
+            return Err(Error::Unsupported(
+                "a row cache keeps binary rows: term counts (--term-counts sublinear) are \
+                 kept in memory only, without --cache"
+                    .into(),
+            ));
+        }
         spill.write(&self.indices)?;
         self.spilled += self.indices.len();
         self.indices = Vec::new();

@@ -101,7 +101,7 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
             // Models trained on vectors read no text: they have no analyzer to show.
             "analyzer": (m.features() == FeatureSpace::Text).then_some(&m.analyzer()),
             "vocabulary": m.vocab().len(),
-            "geometry": m.geometry().spec.name(),
+            "geometry": m.geometry_name(),
             "learner": meta.learner,
             "options": meta.options,
             "inputs": meta.inputs,
@@ -139,7 +139,7 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
         }
     }
     outln!("vocabulary     {}", m.vocab().describe());
-    outln!("geometry       {}", m.geometry().spec.name());
+    outln!("geometry       {}", m.geometry_name());
     outln!("learner        {} ({})", meta.learner, meta.options);
     outln!("inputs         {}", meta.inputs.join(" "));
     outln!("documents      {}", meta.documents);

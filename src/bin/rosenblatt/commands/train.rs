@@ -90,7 +90,7 @@ fn run_streamed(plan: &TrainPlan, d: &Documents, phase: Phase) -> Result<ExitCod
         }
         None => read_rows(
             d,
-            TextRows::new(&plan.config.analyzer),
+            TextRows::with_counts(&plan.config.analyzer, plan.config.term_counts),
             &mut skipped,
             &phase,
         )?,

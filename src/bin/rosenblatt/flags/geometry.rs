@@ -2,7 +2,7 @@
 //! training and saved in the model, so every later command reads rows the same way.
 
 use clap::{Args, ValueEnum};
-use rosenblatt::features::{GeometrySpec, Normalize, Weighting};
+use rosenblatt::features::{GeometrySpec, Normalize, TermCounts, Weighting};
 
 /// `--weighting`'s values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -18,6 +18,25 @@ pub enum WeightingArg {
     /// class. Two-class `train` only; ratios fitted on each fold's training part under
     /// --cv and --tune.
     Nb,
+}
+
+/// `--term-counts`' values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TermCountsArg {
+    /// Whether a word occurs: every present word is 1 (rows store no values).
+    Binary,
+    /// A word's count in its document as 1 + ln tf, under the weighting and normalization
+    /// (sublinear tf-idf with the text defaults); 4 more bytes per nonzero.
+    Sublinear,
+}
+
+impl From<TermCountsArg> for TermCounts {
+    fn from(c: TermCountsArg) -> TermCounts {
+        match c {
+            TermCountsArg::Binary => TermCounts::Binary,
+            TermCountsArg::Sublinear => TermCounts::Sublinear,
+        }
+    }
 }
 
 /// `--normalize`'s values.

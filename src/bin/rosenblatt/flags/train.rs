@@ -2,7 +2,7 @@
 //! checked, the vocabulary and experiment settings checked, the inputs' kind decided —
 //! all before any file is read.
 
-use super::geometry::GeometryArgs;
+use super::geometry::{self, GeometryArgs};
 use super::inputs::{self, Source};
 use super::kernel::KernelArgs;
 use super::learner::{self, LearnerArgs};
@@ -12,7 +12,7 @@ use super::tune::{self, TuneArgs, TunePlan};
 use anyhow::{Result, bail};
 use clap::Args;
 use rosenblatt::distributed::Processes;
-use rosenblatt::features::GeometrySpec;
+use rosenblatt::features::{GeometrySpec, TermCounts};
 use rosenblatt::input::Format;
 use rosenblatt::learn::{AnyLearner, Check, PassiveAggressive};
 use rosenblatt::learn::{MultiLabelOptions, Thresholds};
@@ -48,6 +48,15 @@ pub struct TrainArgs {
     pub vocab: inputs::VocabArgs,
     #[command(flatten)]
     pub geometry: GeometryArgs,
+    /// What a document's row keeps of each word [default: binary]: whether it occurs, or
+    /// (sublinear) its count as 1 + ln tf, read under --weighting and --normalize, for
+    /// corpora whose documents repeat their topic words. Recorded in the model, so
+    /// classify and eval count words as training did. Text documents only: not with mail
+    /// (--spam/--ham), SVMlight rows, --cache or --processes. With --tune, fixes the
+    /// grid's term counts (the default grid tries sublinear counts on idf-weighted
+    /// unit-length rows beside binary rows).
+    #[arg(long, value_enum, value_name = "COUNTS", help_heading = "Features")]
+    pub term_counts: Option<geometry::TermCountsArg>,
     #[command(flatten)]
     pub schedule: ScheduleArgs,
     #[command(flatten)]
@@ -233,7 +242,8 @@ impl TrainPlan {
 /// Turns `train`'s flags into a plan; every flag rule of `train` is checked here.
 pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
     let s = &a.schedule;
-    let tune = tune::plan(
+    let counts = a.term_counts.map(TermCounts::from);
+    let mut tune = tune::plan(
         &a.tune,
         s,
         &a.kernel,
@@ -241,6 +251,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         &a.geometry,
         a.cv,
         a.vocab.features.ngrams.map(|n| n as usize),
+        counts,
     )?;
     // Text and mail start from the library's configurations: the flags change them.
     let mail = a.mail.is_set();
@@ -352,6 +363,13 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
     if a.cache.is_some() {
         check_cache(&a.holdout, a.cv, &source, tune.is_some(), cluster.is_some())?;
     }
+    check_counts(counts, &source, a.cache.is_some(), cluster.is_some())?;
+    // The grid counts words of text only: mail filters and vectors keep binary rows.
+    if !matches!(source, Source::Documents(_))
+        && let Some(t) = &mut tune
+    {
+        t.points.retain(|p| !p.spec.counts.counted());
+    }
     let config = TrainConfig {
         analyzer,
         vocab,
@@ -363,6 +381,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
             Source::Svmlight(..) => GeometrySpec::default(),
             _ => base.geometry,
         }),
+        term_counts: counts.unwrap_or_default(),
         workers: a.workers,
         threshold: a.threshold.or(base.threshold),
     };
@@ -384,6 +403,35 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         two_class,
         cache: a.cache,
     })
+}
+
+/// Refuses `--term-counts sublinear` where rows cannot keep counts: mail (a filter reads
+/// and learns a message's words once each), SVMlight rows (values as given), a row cache
+/// and training over processes (both keep binary rows).
+fn check_counts(
+    counts: Option<TermCounts>,
+    source: &Source,
+    cache: bool,
+    cluster: bool,
+) -> Result<()> {
+    if !counts.is_some_and(|c| c.counted()) {
+        return Ok(());
+    }
+    let what = match source {
+        Source::Mail(_) => {
+            Some("a spam filter (--spam/--ham), which reads and learns a message's words once each")
+        }
+        Source::Svmlight(..) => Some("SVMlight rows, whose values are read as given"),
+        Source::Documents(_) if cache => Some("--cache, whose rows are binary"),
+        Source::Documents(_) if cluster => Some("--processes, whose shares exchange binary rows"),
+        Source::Documents(_) => None,
+    };
+    match what {
+        Some(what) => {
+            bail!("--term-counts sublinear counts the words of text documents; not with {what}")
+        }
+        None => Ok(()),
+    }
 }
 
 /// Refuses a `--cache` path that is a folder or something else than a file, or that is

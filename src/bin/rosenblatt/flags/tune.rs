@@ -10,6 +10,7 @@ use super::schedule::ScheduleArgs;
 use anyhow::{Result, bail};
 use clap::Args;
 use rosenblatt::experiment::{Constant, Grid, GridPoint, LearnerChoice, PointSpec, TuneOptions};
+use rosenblatt::features::TermCounts;
 use rosenblatt::learn::{AnyLearner, Check};
 use std::time::Duration;
 
@@ -22,10 +23,11 @@ pub struct TuneArgs {
     /// only — never on --holdout documents — then train the winner on all of them. The
     /// grid: pa --average (--pa-c 0.1, 1), averaged-perceptron (--epochs 5, 10) and
     /// logistic (--l2 1e-5, 1e-4), each on binary rows as stored, on binary unit-length
-    /// rows, on idf-weighted unit-length rows and, on a corpus of two classes, with
-    /// naive-Bayes weights in place of idf (--weighting nb); single words, or each order
-    /// of --tune-ngrams. --learner, --pa-c, --epochs, --l2, --weighting, --normalize and
-    /// --ngrams fix their dimension; other learner flags keep the learners that take them. Points
+    /// rows, on idf-weighted unit-length rows, on sublinear term counts under idf and l2
+    /// (--term-counts sublinear; text documents only) and, on a corpus of two classes,
+    /// with naive-Bayes weights in place of idf (--weighting nb); single words, or each
+    /// order of --tune-ngrams. --learner, --pa-c, --epochs, --l2, --weighting,
+    /// --normalize, --term-counts and --ngrams fix their dimension; other learner flags keep the learners that take them. Points
     /// are scored by accuracy; spam filters (and --threshold) by ROC AUC, as they decide
     /// at a calibrated probability; multi-label corpora by micro-F1 (thresholds tuned
     /// inside each fold on a quarter of its training rows). The table is printed and kept in the
@@ -113,6 +115,7 @@ fn build(
 
 /// Turns the tuning flags into a plan (`None` without `--tune`); `cv` is `train --cv`,
 /// `ngrams` is `--ngrams` (the grid's n-gram order), if given.
+#[allow(clippy::too_many_arguments)] // the flag groups and flags that fix the grid's dimensions
 pub fn plan(
     t: &TuneArgs,
     s: &ScheduleArgs,
@@ -121,6 +124,7 @@ pub fn plan(
     g: &GeometryArgs,
     cv: Option<usize>,
     ngrams: Option<usize>,
+    counts: Option<TermCounts>,
 ) -> Result<Option<TunePlan>> {
     if !t.tune {
         if t.tune_folds.is_some() || t.tune_budget.is_some() || !t.tune_ngrams.is_empty() {
@@ -180,6 +184,7 @@ pub fn plan(
     let grid = Grid {
         learners: kept,
         geometries: Grid::geometries_with(g.weighting(), g.normalize()),
+        counts: counts.map_or(Grid::COUNTS.to_vec(), |c| vec![c]),
         ngrams: match &t.tune_ngrams[..] {
             [] => vec![ngrams.unwrap_or(1)],
             orders => {
