@@ -43,6 +43,7 @@ pub fn empty_model(filter: OnlineFilter, negative: &str, positive: &str) -> Resu
         online: Some(OnlineState::new(rule)),
         threshold,
         calibration: None,
+        class_calibration: None,
     })
 }
 
@@ -91,5 +92,6 @@ pub fn empty_rows_model(
         online: None,
         threshold: 0.0,
         calibration: None,
+        class_calibration: None,
     })
 }

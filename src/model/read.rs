@@ -91,13 +91,16 @@ fn decode_message(e: &DecodeError, len: usize) -> String {
     }
 }
 
-/// Format 6: format 7 without the calibration, the last field of the payload. Its
-/// payload with `None` appended (one zero byte) decodes as format 7, so models saved
-/// before keep their weights, learned state and decision.
+/// Format 7: format 8 without the per-class calibration, the last field of the payload.
+/// Its payload with `None` appended (one zero byte) decodes as format 8.
+const NO_CLASS_CALIBRATION: u32 = 7;
+/// Format 6: format 7 without the calibration, the field before the per-class one. Its
+/// payload with `None` appended for each (two zero bytes) decodes as format 8, so models
+/// saved before keep their weights, learned state and decision.
 const UNCALIBRATED: u32 = 6;
 /// Format 5: format 6 without the decision threshold, the field before the calibration.
-/// With a threshold of 0 (the decision those models made) and no calibration appended it
-/// decodes as format 7.
+/// With a threshold of 0 (the decision those models made) and no calibrations appended it
+/// decodes as format 8.
 const THRESHOLDLESS: u32 = 5;
 
 /// What a payload of an older format needs appended to decode as the current one.
@@ -107,7 +110,10 @@ fn upgrade(version: u32) -> Vec<u8> {
         tail.extend_from_slice(&0f32.to_le_bytes());
     }
     if version <= UNCALIBRATED {
-        tail.push(0); // Option::None
+        tail.push(0); // Option::None: no calibration
+    }
+    if version <= NO_CLASS_CALIBRATION {
+        tail.push(0); // Option::None: no per-class calibration
     }
     tail
 }

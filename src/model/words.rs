@@ -183,6 +183,7 @@ mod tests {
             online: None,
             threshold: 0.0,
             calibration: None,
+            class_calibration: None,
         })
         .unwrap()
     }

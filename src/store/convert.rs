@@ -190,6 +190,7 @@ impl Store {
             online: h.online.map(|o| OnlineState { sq_grads: sq, ..o }),
             threshold: h.threshold,
             calibration: h.calibration,
+            class_calibration: None,
         })
         .map_err(|e| Error::model(&self.path, format!("damaged store: {e}")))
     }

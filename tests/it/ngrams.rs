@@ -175,6 +175,7 @@ fn config(analyzer: Analyzer) -> TrainConfig {
         geometry: rosenblatt::features::GeometrySpec::IDF_L2,
         workers: None,
         threshold: None,
+        calibrate: false,
     }
 }
 

@@ -73,6 +73,7 @@ fn config() -> TrainConfig {
         geometry: Default::default(),
         workers: None,
         threshold: None,
+        calibrate: false,
     }
 }
 

@@ -151,6 +151,7 @@ fn the_winner_is_the_best_mean_of_the_library_cross_validation() {
         geometry: Default::default(),
         workers: None,
         threshold: None,
+        calibrate: false,
     };
     let points: Vec<GridPoint> = Grid::default()
         .points()

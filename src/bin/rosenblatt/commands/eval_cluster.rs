@@ -140,7 +140,7 @@ fn docs(
         return Ok(ExitCode::SUCCESS);
     };
     let (metrics, truth, scores) = metrics(&model, &scored);
-    super::eval_report::print_metrics(&metrics, report)?;
+    super::eval_report::print_metrics(&metrics, None, report)?;
     if let Some(c) = chart {
         chart_of(c, &model, path, &data, &metrics, &truth, &scores)?;
     }
