@@ -282,7 +282,10 @@ class CalibratedMixin:
                 "this model holds no calibration: it learned by partial_fit alone (fit "
                 "computes the calibration), or its training rows were too few to fold"
             )
-        return p.astype(np.float64)
+        # Normalised again in float64: the model's float32 sums are 1 within 1e-7, and
+        # scikit-learn's metrics ask more of probabilities.
+        p = p.astype(np.float64)
+        return p / p.sum(axis=1, keepdims=True)
 
     def _positive_probability(self, X):
         check_is_fitted(self)
