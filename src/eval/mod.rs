@@ -22,6 +22,8 @@ pub use loss::log_loss;
 pub use metrics::{ClassMetrics, Metrics};
 pub use multilabel::{MultiLabelMetrics, label_confusion};
 pub use predict::{scores, scores_sequential};
-pub use probability::{ECE_BINS, ProbabilityMetrics, class_log_loss, expected_calibration_error};
+pub use probability::{
+    ECE_BINS, Outcome, ProbabilityMetrics, class_log_loss, expected_calibration_error,
+};
 pub use roc::{one_minus_roca_pct, roc_auc, roc_points};
 pub use spam::SpamMetrics;

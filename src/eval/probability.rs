@@ -18,40 +18,79 @@ pub const ECE_BINS: usize = 10;
 /// −ln 1e-15 ≈ 34.5 rather than infinity (scikit-learn's former clamp).
 const FLOOR: f64 = 1e-15;
 
+/// What the two measures need of one document's probabilities: enough to gather from
+/// processes that each scored a share of the documents.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Outcome {
+    /// P(the document's true class).
+    pub truth_probability: f32,
+    /// The probability of its most probable class (the first of equal ones).
+    pub confidence: f32,
+    /// Whether that class is the true one.
+    pub right: bool,
+}
+
+impl Outcome {
+    /// The outcome of a document of class `truth` given `probabilities` of every class.
+    pub fn of(probabilities: &[f32], truth: usize) -> Outcome {
+        let p = probabilities;
+        let best = (0..p.len()).fold(0, |b, c| if p[c] > p[b] { c } else { b });
+        Outcome {
+            truth_probability: p[truth],
+            confidence: p[best],
+            right: best == truth,
+        }
+    }
+}
+
+/// Each document's [`Outcome`].
+fn outcomes(probabilities: &[Vec<f32>], truth: &[usize]) -> Vec<Outcome> {
+    assert_eq!(probabilities.len(), truth.len(), "one class per document");
+    probabilities
+        .iter()
+        .zip(truth)
+        .map(|(p, &t)| Outcome::of(p, t))
+        .collect()
+}
+
 /// The mean of −ln P(true class) over documents (`probabilities[i]` every class's
 /// probability for document i, `truth[i]` its class), each probability clamped to
 /// [1e-15, 1]; 0 for no documents.
 pub fn class_log_loss(probabilities: &[Vec<f32>], truth: &[usize]) -> f64 {
-    assert_eq!(probabilities.len(), truth.len(), "one class per document");
-    let sum: f64 = probabilities
+    log_loss_of(&outcomes(probabilities, truth))
+}
+
+/// [`class_log_loss`] of documents' outcomes.
+fn log_loss_of(outcomes: &[Outcome]) -> f64 {
+    let sum: f64 = outcomes
         .iter()
-        .zip(truth)
-        .map(|(p, &t)| -f64::from(p[t]).clamp(FLOOR, 1.0).ln())
+        .map(|o| -f64::from(o.truth_probability).clamp(FLOOR, 1.0).ln())
         .sum();
-    sum / probabilities.len().max(1) as f64
+    sum / outcomes.len().max(1) as f64
 }
 
 /// The expected calibration error of `probabilities` against `truth` over `bins`
 /// equal-width bins of confidence (see the module docs); 0 for no documents.
 pub fn expected_calibration_error(probabilities: &[Vec<f32>], truth: &[usize], bins: usize) -> f64 {
-    assert_eq!(probabilities.len(), truth.len(), "one class per document");
+    ece_of(&outcomes(probabilities, truth), bins)
+}
+
+/// [`expected_calibration_error`] of documents' outcomes.
+fn ece_of(outcomes: &[Outcome], bins: usize) -> f64 {
     assert!(bins > 0, "at least one bin");
-    // Per bin: documents, right ones, the sum of their confidences.
-    let mut tally = vec![(0usize, 0usize, 0f64); bins];
-    for (p, &t) in probabilities.iter().zip(truth) {
-        let best = (0..p.len()).fold(0, |b, c| if p[c] > p[b] { c } else { b });
-        let confidence = f64::from(p[best]).clamp(0.0, 1.0);
-        let bin = ((confidence * bins as f64) as usize).min(bins - 1);
-        let b = &mut tally[bin];
-        b.0 += 1;
-        b.1 += usize::from(best == t);
-        b.2 += confidence;
+    // Per bin: right documents and the sum of their confidences.
+    let mut tally = vec![(0usize, 0f64); bins];
+    for o in outcomes {
+        let confidence = f64::from(o.confidence).clamp(0.0, 1.0);
+        let b = &mut tally[((confidence * bins as f64) as usize).min(bins - 1)];
+        b.0 += usize::from(o.right);
+        b.1 += confidence;
     }
-    let n = probabilities.len().max(1) as f64;
+    let n = outcomes.len().max(1) as f64;
     // (n_b / N)·|right_b / n_b − confidence_b / n_b| = |right_b − confidence_b| / N.
     tally
         .iter()
-        .map(|&(_, right, conf)| (right as f64 - conf).abs() / n)
+        .map(|&(right, conf)| (right as f64 - conf).abs() / n)
         .sum()
 }
 
@@ -69,10 +108,15 @@ pub struct ProbabilityMetrics {
 impl ProbabilityMetrics {
     /// The log loss and calibration error of `probabilities` against `truth`.
     pub fn new(probabilities: &[Vec<f32>], truth: &[usize]) -> ProbabilityMetrics {
+        Self::of_outcomes(&outcomes(probabilities, truth))
+    }
+
+    /// The same of documents' outcomes (gathered from the processes that scored them).
+    pub fn of_outcomes(outcomes: &[Outcome]) -> ProbabilityMetrics {
         ProbabilityMetrics {
-            log_loss: class_log_loss(probabilities, truth),
-            ece: expected_calibration_error(probabilities, truth, ECE_BINS),
-            documents: truth.len(),
+            log_loss: log_loss_of(outcomes),
+            ece: ece_of(outcomes, ECE_BINS),
+            documents: outcomes.len(),
         }
     }
 
