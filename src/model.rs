@@ -12,14 +12,15 @@
 //! its rules) and its steps by name; 3 adds the geometry rows are read in (feature
 //! weighting, row normalization and the fitted idf weights); 4 the tuning table; 5 the
 //! online update rule and its state; 6 the decision threshold of two-class models; 7 the
-//! calibration of two-class scores; 8 whether rows keep term counts. Format-7 files are
-//! still read, as format 8 with binary rows; format-6 files also without a calibration,
-//! and format-5 files also with the threshold 0 they decided at.
+//! calibration of two-class scores; 8 whether rows keep term counts; 9 the per-class
+//! calibration of one-vs-rest models. Format-8 files are still read, as format 9 without a
+//! per-class calibration; format-7 files also with binary rows, format-6 files also
+//! without a calibration, and format-5 files also with the threshold 0 they decided at.
 
 use crate::features::SparseRows;
 use crate::features::{Geometry, TermCounts};
 use crate::fnv::Fnv1a;
-use crate::learn::{Calibration, TrainReport};
+use crate::learn::{Calibration, ClassCalibration, TrainReport};
 pub use crate::learn::{ClassDecision, Predictor};
 use crate::text::Analyzer;
 use crate::theory::Theory;
@@ -34,7 +35,7 @@ use std::path::Path;
 pub const MAGIC: &[u8; 8] = b"RSNBLATT";
 /// The format version this build reads and writes; files with any other version are
 /// refused (an older one with a sentence that says to train the model again).
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 const HEADER: usize = 8 + 4 + 8 + 8;
 
 mod check;
@@ -136,6 +137,10 @@ pub struct ModelParts {
     /// What a document's row keeps of each word: binary, or its sublinear count, as the
     /// model was trained (always binary for models of feature vectors).
     pub term_counts: TermCounts,
+    /// One-vs-rest models of three classes or more whose scores are not probabilities:
+    /// one sigmoid per class fitted on out-of-fold scores (`train --calibrate`), so that
+    /// they give P(class | document). `None` for other models.
+    pub class_calibration: Option<ClassCalibration>,
 }
 
 /// A trained classifier with everything `classify` needs: tokenize as training did, map
@@ -174,6 +179,8 @@ pub struct Model {
     pub(crate) calibration: Option<Calibration>,
     /// What a document's row keeps of each word (see [`ModelParts::term_counts`]).
     pub(crate) term_counts: TermCounts,
+    /// A one-vs-rest model's sigmoid per class (see [`ModelParts::class_calibration`]).
+    pub(crate) class_calibration: Option<ClassCalibration>,
     /// The predictor's class-blocked weights, made at the first batch scored (models of
     /// three classes or more); not saved. Only a two-class model's predictor changes in
     /// place (`incremental`), and it has none.
@@ -198,6 +205,7 @@ impl Model {
             threshold,
             calibration,
             term_counts,
+            class_calibration,
         } = parts;
         let model = Model {
             analyzer,
@@ -211,6 +219,7 @@ impl Model {
             threshold,
             calibration,
             term_counts,
+            class_calibration,
             block: std::sync::OnceLock::new(),
         };
         model
@@ -233,6 +242,7 @@ impl Model {
             threshold: self.threshold,
             calibration: self.calibration,
             term_counts: self.term_counts,
+            class_calibration: self.class_calibration,
         }
     }
 
@@ -298,6 +308,11 @@ impl Model {
     /// The Platt calibration of a two-class model's scores, where it has one.
     pub fn calibration(&self) -> Option<&Calibration> {
         self.calibration.as_ref()
+    }
+
+    /// The per-class calibration of a one-vs-rest model's scores, where it has one.
+    pub fn class_calibration(&self) -> Option<&ClassCalibration> {
+        self.class_calibration.as_ref()
     }
 
     /// P(`classes()[1]`) for a two-class model's score: its calibration's, or a logistic

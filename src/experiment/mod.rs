@@ -12,7 +12,8 @@
 //! task per split; `classes` ([`cross_validate`]) fits and scores single-label targets,
 //! `labels` ([`cross_validate_labels`]) multi-label ones; `thresholds`
 //! (`tune_thresholds`) tunes multi-label thresholds on folds; `calibrate`
-//! (`calibrate`) fits a two-class model's probability on out-of-fold scores; `tune` ([`tune_rows`],
+//! (`calibrate`) fits a two-class model's probability on out-of-fold scores, `calibrate_classes`
+//! (`calibrate_classes`) a one-vs-rest model's per class; `tune` ([`tune_rows`],
 //! [`TuneRun`]) chooses a learner, its constant and the geometry from a [`Grid`] by
 //! cross-validation on the training rows.
 //!
@@ -34,6 +35,7 @@
 //! ```
 
 mod calibrate;
+mod calibrate_classes;
 mod classes;
 mod folds;
 mod labels;
@@ -45,6 +47,7 @@ mod tune;
 mod view_tests;
 
 pub(crate) use calibrate::{calibrate, fit_calibrated};
+pub(crate) use calibrate_classes::calibrate_classes;
 pub(crate) use classes::exact_label_sets;
 pub(crate) use classes::fit_classes;
 pub(crate) use classes::fold_scores;

@@ -44,6 +44,7 @@ pub fn empty_model(filter: OnlineFilter, negative: &str, positive: &str) -> Resu
         threshold,
         calibration: None,
         term_counts: Default::default(),
+        class_calibration: None,
     })
 }
 
@@ -93,5 +94,6 @@ pub fn empty_rows_model(
         threshold: 0.0,
         calibration: None,
         term_counts: Default::default(),
+        class_calibration: None,
     })
 }

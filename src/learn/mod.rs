@@ -58,6 +58,7 @@ pub use averaged::AveragedPerceptron;
 pub(crate) use centroid::NearestCentroid;
 pub use check::{Check, Checked};
 pub use compose::calibration::{Calibration, SPAM_ODDS, probability};
+pub use compose::class_calibration::{ClassCalibration, MIN_CLASS_ROWS};
 pub use compose::multilabel::{LabelScorer, MultiLabelModel, MultiLabelOptions, Thresholds};
 pub use dual::gram::Gram;
 pub use dual::kernel::Kernel;

@@ -85,6 +85,22 @@ impl Model {
                 ));
             }
         }
+        if let Some(c) = &self.class_calibration {
+            let ovr = matches!(&self.predictor, Predictor::OneVsRest(ms) if ms.len() >= 3);
+            if !ovr {
+                return Err(format!(
+                    "a model of {k} classes has a per-class calibration; only one-vs-rest \
+                     models of three classes or more have one"
+                ));
+            }
+            if !c.fits(k) {
+                return Err(format!(
+                    "it has {k} classes but its per-class calibration has {} sigmoids, or \
+                     one that does not make a higher score more probable",
+                    c.per_class.len()
+                ));
+            }
+        }
         if self.threshold != 0.0 && !matches!(self.predictor, Predictor::Binary(_)) {
             return Err(format!(
                 "a model of {k} classes has the decision threshold {}; only two-class models have one",

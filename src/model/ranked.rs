@@ -5,10 +5,13 @@
 //!
 //! Probabilities: a softmax model's are its softmax over the classes; a logistic
 //! one-vs-rest model's are its classes' sigmoids normalised to sum to 1 (a single-label
-//! model gives one class per document); a two-class model's are its calibration's (or a
-//! logistic model's own) P(class) and 1 − P; a multi-label model's are each label's own
-//! (they need not sum to 1). Other models (perceptron, passive-aggressive, … one-vs-rest)
-//! have no calibration, and no probability is made up for them.
+//! model gives one class per document), and so are a one-vs-rest model's calibrated
+//! sigmoids (`train --calibrate`: one Platt sigmoid per class on out-of-fold scores); a
+//! two-class model's are its calibration's (or a logistic model's own) P(class) and
+//! 1 − P; a multi-label model's are each label's own (they need not sum to 1). Other
+//! models (perceptron, passive-aggressive, … one-vs-rest trained without `--calibrate`)
+//! have no calibration, and no probability is made up for them. Classes are ranked by
+//! score, so the first is the class the model decides.
 
 use super::Model;
 use crate::features::SparseRows;
@@ -51,7 +54,9 @@ impl Model {
         match &self.predictor {
             Predictor::Binary(_) => self.probability(0.0).is_some(),
             Predictor::Softmax(_) => true,
-            Predictor::OneVsRest(ms) => ms.iter().all(|m| m.probability(0.0).is_some()),
+            Predictor::OneVsRest(ms) => {
+                self.class_calibration.is_some() || ms.iter().all(|m| m.probability(0.0).is_some())
+            }
             Predictor::MultiLabel(m) => {
                 (0..m.scorer.len()).all(|c| m.scorer.probability(c, 0.0).is_some())
             }
@@ -88,7 +93,8 @@ impl Model {
         if ranking.min_probability.is_some() && !self.has_class_probabilities() {
             return Err(Error::Unsupported(format!(
                 "a probability floor needs class probabilities, and this model ({}) has \
-                 none: only softmax, logistic and calibrated two-class models give them",
+                 none: only softmax, logistic and calibrated models (two-class ones, and \
+                 one-vs-rest ones trained with --calibrate) give them",
                 self.meta.learner
             )));
         }
@@ -100,6 +106,22 @@ impl Model {
             .collect())
     }
 
+    /// Each stored row's probability of every class, in the model's class order (rows
+    /// read in the model's geometry here, in parallel and in order): what `eval` measures
+    /// log loss and calibration on, and scikit-learn's `predict_proba`. `None` for a
+    /// model without probabilities ([`Model::has_class_probabilities`]).
+    pub fn class_probability_rows<X: SparseRows>(&self, x: &X) -> Option<Vec<Vec<f32>>> {
+        if !self.has_class_probabilities() {
+            return None;
+        }
+        let x = self.geometry.apply(x);
+        let block = self.block_for(x.n_rows());
+        (0..x.n_rows())
+            .into_par_iter()
+            .map(|i| self.scored(x.row(i), block).1)
+            .collect()
+    }
+
     /// One row's ranked classes (the row read in the model's geometry).
     fn rank_row(
         &self,
@@ -107,7 +129,27 @@ impl Model {
         ranking: Ranking,
         block: Option<&ClassBlock>,
     ) -> Vec<RankedClass> {
-        let (scores, probabilities, order) = match &self.predictor {
+        let (scores, probabilities, order) = self.scored(row, block);
+        order
+            .into_iter()
+            .map(|c| RankedClass {
+                class: c,
+                label: self.classes[c].clone(),
+                score: scores[c],
+                probability: probabilities.as_ref().map(|p| p[c]),
+            })
+            .filter(|r| match (ranking.min_probability, r.probability) {
+                (Some(floor), Some(p)) => p >= floor,
+                _ => true,
+            })
+            .take(ranking.top)
+            .collect()
+    }
+
+    /// One row's scores, its probabilities where the model has them, and the classes
+    /// best first (the row read in the model's geometry).
+    fn scored(&self, row: RowRef<'_>, block: Option<&ClassBlock>) -> Scored {
+        match &self.predictor {
             Predictor::Binary(_) => {
                 let s = self.predictor.scores(row)[0];
                 let p = self.probability(s);
@@ -124,8 +166,10 @@ impl Model {
             }
             Predictor::OneVsRest(ms) => {
                 let z = self.predictor.class_scores(row, block);
-                let sigmoids: Option<Vec<f32>> =
-                    ms.iter().zip(&z).map(|(m, &s)| m.probability(s)).collect();
+                let sigmoids: Option<Vec<f32>> = match &self.class_calibration {
+                    Some(c) => Some(c.sigmoids(&z)),
+                    None => ms.iter().zip(&z).map(|(m, &s)| m.probability(s)).collect(),
+                };
                 let p = sigmoids.map(|s| normalised(&s, &z));
                 let order = by_score(&z);
                 (z, p, order)
@@ -140,23 +184,13 @@ impl Model {
                 let order = by_score(&z);
                 (z, p, order)
             }
-        };
-        order
-            .into_iter()
-            .map(|c| RankedClass {
-                class: c,
-                label: self.classes[c].clone(),
-                score: scores[c],
-                probability: probabilities.as_ref().map(|p| p[c]),
-            })
-            .filter(|r| match (ranking.min_probability, r.probability) {
-                (Some(floor), Some(p)) => p >= floor,
-                _ => true,
-            })
-            .take(ranking.top)
-            .collect()
+        }
     }
 }
+
+/// A row's scores, its probabilities (where the model has them) and its classes best
+/// first.
+type Scored = (Vec<f32>, Option<Vec<f32>>, Vec<usize>);
 
 /// Class indices by decreasing score, ties by index; a NaN score ranks last.
 fn by_score(scores: &[f32]) -> Vec<usize> {

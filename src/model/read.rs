@@ -91,16 +91,20 @@ fn decode_message(e: &DecodeError, len: usize) -> String {
     }
 }
 
-/// Format 7: format 8 without the term counts, the last field of the payload. Its payload
-/// with binary counting appended (variant 0, one zero byte) decodes as format 8.
+/// Format 8: format 9 without the per-class calibration, the last field of the payload.
+/// Its payload with `None` appended (one zero byte) decodes as format 9.
+const NO_CLASS_CALIBRATION: u32 = 8;
+/// Format 7: format 8 without the term counts, the field before the per-class
+/// calibration. Its payload with binary counting appended (variant 0, one zero byte), then
+/// no per-class calibration, decodes as format 9.
 const BINARY_ROWS: u32 = 7;
-/// Format 6: format 7 without the calibration, the last field of the payload. Its
-/// payload with `None` appended (one zero byte) decodes as format 7, so models saved
-/// before keep their weights, learned state and decision.
+/// Format 6: format 7 without the calibration, the field before the term counts. Its
+/// payload with `None`, binary counting and `None` appended (three zero bytes) decodes as
+/// format 9, so models saved before keep their weights, learned state and decision.
 const UNCALIBRATED: u32 = 6;
 /// Format 5: format 6 without the decision threshold, the field before the calibration.
-/// With a threshold of 0 (the decision those models made) and no calibration appended it
-/// decodes as format 7.
+/// With a threshold of 0 (the decision those models made) and the fields after it appended
+/// as for format 6 it decodes as format 9.
 const THRESHOLDLESS: u32 = 5;
 
 /// What a payload of an older format needs appended to decode as the current one.
@@ -110,10 +114,13 @@ fn upgrade(version: u32) -> Vec<u8> {
         tail.extend_from_slice(&0f32.to_le_bytes());
     }
     if version <= UNCALIBRATED {
-        tail.push(0); // Option::None
+        tail.push(0); // Option::None: no calibration
     }
     if version <= BINARY_ROWS {
         tail.push(0); // TermCounts::Binary
+    }
+    if version <= NO_CLASS_CALIBRATION {
+        tail.push(0); // Option::None: no per-class calibration
     }
     tail
 }

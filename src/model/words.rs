@@ -184,6 +184,7 @@ mod tests {
             threshold: 0.0,
             calibration: None,
             term_counts: Default::default(),
+            class_calibration: None,
         })
         .unwrap()
     }

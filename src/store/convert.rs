@@ -197,6 +197,7 @@ impl Store {
             threshold: h.threshold,
             calibration: h.calibration,
             term_counts: Default::default(),
+            class_calibration: None,
         })
         .map_err(|e| Error::model(&self.path, format!("damaged store: {e}")))
     }

@@ -29,6 +29,8 @@ pub(crate) struct Fit {
     pub meta: Metadata,
     /// A two-class model's map from scores to probabilities, where one was fitted.
     pub calibration: Option<Calibration>,
+    /// A one-vs-rest model's sigmoid per class, where one was fitted (`--calibrate`).
+    pub class_calibration: Option<crate::learn::ClassCalibration>,
     /// The score above which a two-class model calls `classes[1]`.
     pub threshold: f32,
     /// The training accuracy at score 0, where the model decides elsewhere (a filter's
@@ -95,5 +97,6 @@ pub(crate) fn assemble(cfg: &TrainConfig, space: Space, fit: Fit) -> Result<Mode
             FeatureSpace::Text => cfg.term_counts,
             FeatureSpace::Indexed { .. } => TermCounts::Binary,
         },
+        class_calibration: fit.class_calibration,
     })
 }

@@ -249,6 +249,7 @@ where
                 ..training_metadata(&cfg, (*inputs).clone(), n, total(1) as usize, report)
             },
             calibration: None,
+            class_calibration: None,
             threshold: 0.0,
             accuracy_at_zero: None,
         };

@@ -39,6 +39,12 @@ pub struct TrainConfig {
     /// [`SPAM_ODDS`](crate::learn::SPAM_ODDS) P > 0.9. `None` decides at score 0, as does a model without a
     /// probability (a kernel model, a class of one document).
     pub threshold: Option<f32>,
+    /// Three classes or more: give a one-vs-rest model whose scores are not
+    /// probabilities (perceptrons, PA, …) one sigmoid per class, fitted on out-of-fold
+    /// scores, so that it gives P(class | document) (`train --calibrate`). It costs five
+    /// more fits of the model. Two-class models are always calibrated; logistic and
+    /// softmax models have probabilities of their own.
+    pub calibrate: bool,
 }
 
 /// What `rosenblatt train` does with no options: the standard analyzer (plain text,
@@ -58,6 +64,7 @@ impl Default for TrainConfig {
             term_counts: TermCounts::Binary,
             workers: None,
             threshold: None,
+            calibrate: false,
         }
     }
 }

@@ -373,12 +373,17 @@ impl TrainingJob {
         let held_out = split.as_ref().map(|s| {
             stage(Stage::Evaluating);
             let truth = pick(&idx, &s.test);
-            let decisions = model.decide_rows(&RowSubset::new(x, &s.test));
+            let test = RowSubset::new(x, &s.test);
+            let decisions = model.decide_rows(&test);
             let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
+            let probabilities = model
+                .class_probability_rows(&test)
+                .map(|p| crate::eval::ProbabilityMetrics::new(&p, &truth));
             Evaluated {
                 metrics: Metrics::new(classes.clone(), &truth, &predicted),
                 truth,
                 decisions,
+                probabilities,
             }
         });
         let folds = match self.cv_splits(n)? {

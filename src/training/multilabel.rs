@@ -154,6 +154,7 @@ fn fit_label_set_parts<X: SparseRows>(
         predictor,
         meta,
         calibration: None,
+        class_calibration: None,
         threshold: 0.0,
         accuracy_at_zero: None,
     })

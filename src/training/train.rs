@@ -5,7 +5,8 @@ use super::assemble::{Fit, Space, assemble, threshold_for};
 use crate::Result;
 use crate::eval::{Metrics, SpamMetrics};
 use crate::experiment::{
-    Classes, Split, calibrate, fit_calibrated, fit_classes, run_folds, score_split,
+    Classes, Split, calibrate, calibrate_classes, fit_calibrated, fit_classes, run_folds,
+    score_split,
 };
 use crate::features::{Geometry, RowSubset, SparseRows, StreamVectorizer, TextMatrix};
 use crate::features::{Vectorized, vectorize_counted};
@@ -164,8 +165,14 @@ pub(crate) fn fit_parts<X: SparseRows>(
             (f, fit_start.elapsed(), None)
         }
     };
-    let theory_start = Instant::now();
     let (predictor, report) = (fitted.model, fitted.report);
+    let class_calibration = match &predictor {
+        Predictor::OneVsRest(_) if cfg.calibrate && !predictor.probabilistic() => {
+            calibrate_classes(&cfg.learner, x, idx, classes.len())?
+        }
+        _ => None,
+    };
+    let theory_start = Instant::now();
     let theory = match &predictor {
         Predictor::Binary(m) => theory::diagnose_any(
             m,
@@ -211,6 +218,7 @@ pub(crate) fn fit_parts<X: SparseRows>(
         predictor,
         meta,
         calibration,
+        class_calibration,
         threshold,
         accuracy_at_zero,
     })
@@ -237,6 +245,9 @@ pub struct Evaluated {
     pub truth: Vec<usize>,
     /// Each document's decision.
     pub decisions: Vec<ClassDecision>,
+    /// The log loss and calibration error of the model's class probabilities, where it
+    /// has them ([`Model::has_class_probabilities`]).
+    pub probabilities: Option<crate::eval::ProbabilityMetrics>,
 }
 
 impl Evaluated {
@@ -256,10 +267,14 @@ pub fn evaluate_decisions(model: &Model, docs: &[Document]) -> Result<Evaluated>
     let x = vectorize_for(model, docs).matrix;
     let decisions = model.decide_rows(&x);
     let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
+    let probabilities = model
+        .class_probability_rows(&x)
+        .map(|p| crate::eval::ProbabilityMetrics::new(&p, &truth));
     Ok(Evaluated {
         metrics: Metrics::new(model.classes().to_vec(), &truth, &predicted),
         truth,
         decisions,
+        probabilities,
     })
 }
 

@@ -147,7 +147,7 @@ fn a_text_model_keeps_deciding_at_score_0_and_reports_its_probability() {
 
 #[test]
 fn a_file_whose_calibration_is_not_increasing_is_refused() {
-    let model = Model::load(crate::common::data("format7.model")).unwrap();
+    let model = Model::load(crate::common::data("format8.model")).unwrap();
     let mut parts = model.into_parts();
     let c = parts.calibration.as_mut().unwrap();
     c.a = -c.a;

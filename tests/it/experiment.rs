@@ -60,6 +60,7 @@ fn train_cv_reports_the_library_cross_validation_of_the_documents() {
         term_counts: Default::default(),
         workers: None,
         threshold: None,
+        calibrate: false,
     };
     let splits = kfold(docs.len(), 4, 3).unwrap();
     let lib: Vec<f64> = training::cross_validate_documents(&docs, &cfg, &splits)
@@ -120,6 +121,7 @@ fn svmlight_cv_and_holdout_run_on_views_of_the_rows() {
         term_counts: Default::default(),
         workers: None,
         threshold: None,
+        calibrate: false,
     };
     let lib =
         training::cross_validate_rows(x, &idx, &classes, &cfg, &kfold(40, 5, 42).unwrap()).unwrap();

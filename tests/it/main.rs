@@ -6,6 +6,7 @@ mod cache_stamp;
 mod calibration;
 mod char_grams;
 mod class_block;
+mod class_calibration;
 mod classify_partial;
 mod classify_ranked;
 mod classify_stream;

@@ -11,15 +11,19 @@
 //! - `format4.model`: the golden file of format 4 (before the online update rule was
 //!   saved); the older-format fixture. Never regenerate it.
 //! - `format5.model`: the golden file of format 5 (before the decision threshold was
-//!   saved); still read, as format 7 with threshold 0 and no calibration. Never
+//!   saved); still read, as format 9 with threshold 0, no calibrations and binary rows. Never
 //!   regenerate it.
 //! - `format6.model`: the golden file of format 6 (before the calibration was saved);
-//!   still read, as format 7 without a calibration. Never regenerate it.
+//!   still read, as format 9 without calibrations and with binary rows. Never regenerate it.
 //! - `format7.model`: the golden file of format 7 (before the term counts were saved);
-//!   still read, as format 8 with binary rows. Never regenerate it.
-//! - `format8.model`: the golden file of the current format, written with
+//!   still read, as format 9 with binary rows and no per-class calibration. Never
+//!   regenerate it.
+//! - `format8.model`: the golden file of format 8 (before the per-class calibration of
+//!   one-vs-rest models was saved); still read, as format 9 without one. Never regenerate
+//!   it.
+//! - `format9.model`: the golden file of the current format, written with
 //!   `cargo run --release -- train --learner perceptron --weighting binary --normalize none
-//!   -o tests/data/format8.model tests/data/tiny`
+//!   -o tests/data/format9.model tests/data/tiny`
 //!   (run from the repository root, so that the recorded input is `tests/data/tiny`; any
 //!   build profile writes the same model, only the recorded timings differ).
 //!   When the format changes on purpose: bump `FORMAT_VERSION`; this file becomes the
@@ -58,7 +62,7 @@ const RECORDED: [(&str, &str, f32); 12] = [
 
 /// The committed golden model of the current format.
 pub(crate) fn golden() -> Model {
-    Model::load(data("format8.model")).unwrap()
+    Model::load(data("format9.model")).unwrap()
 }
 
 /// Score of `text` (a plain-text document) under `model`.
@@ -71,7 +75,7 @@ fn score(model: &Model, text: &str) -> f32 {
 #[test]
 fn the_golden_model_loads_and_scores_as_the_format_1_build_did() {
     let m = golden();
-    assert_eq!(FORMAT_VERSION, 8);
+    assert_eq!(FORMAT_VERSION, 9);
     // A text model trained in batch decides at score 0, and its scores have a probability
     // fitted on out-of-fold scores.
     assert_eq!(m.threshold(), 0.0);
@@ -104,7 +108,7 @@ fn the_golden_model_loads_and_scores_as_the_format_1_build_did() {
     let out = stdout_of(
         bin()
             .args(["classify", "-m"])
-            .arg(data("format8.model"))
+            .arg(data("format9.model"))
             .args(&files),
     );
     let lines: Vec<&str> = out.lines().collect();
@@ -137,6 +141,7 @@ fn training_today_gives_the_golden_model() {
         term_counts: Default::default(),
         workers: None,
         threshold: None,
+        calibrate: false,
     };
     let t = training::train(&corpus.docs, &cfg, vec![]).unwrap();
     assert_eq!(t.model.analyzer(), g.analyzer());
@@ -158,7 +163,7 @@ fn an_older_format_model_is_refused_with_a_sentence_naming_it() {
     assert_eq!(&bytes[..8], b"RSNBLATT");
     assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 4);
     let sentence = "written by an older rosenblatt (model format 4); this build reads \
-                    format 8: train the model again";
+                    format 9: train the model again";
     let err = Model::load(&path).unwrap_err().to_string();
     assert_eq!(err, format!("{}: {sentence}", path.display()));
     // `learn` writes a lock file beside the model: give it a copy.
@@ -240,25 +245,28 @@ fn a_model_of_many_short_words_loads_again() {
 }
 
 #[test]
-fn a_format_7_model_reads_as_format_8_with_binary_rows() {
-    // The same training command wrote both golden files: format 7 lacks only the term
-    // counts, so it reads as the format-8 golden model does, its rows binary.
+fn a_format_7_model_reads_as_format_9_with_binary_rows() {
+    // The same training command wrote both golden files: format 7 lacks the term counts
+    // and the per-class calibration, so it reads as the format-9 golden model does, its
+    // rows binary.
     let old = Model::load(data("format7.model")).unwrap();
     let new = golden();
     assert_eq!(old.term_counts(), rosenblatt::features::TermCounts::Binary);
+    assert_eq!(old.class_calibration(), None);
     assert_eq!(old.calibration(), new.calibration());
     assert_eq!(old.threshold(), new.threshold());
     assert_eq!(old.predictor(), new.predictor());
     assert_eq!(old.online(), new.online());
     assert_eq!(score(&old, "WIN a FREE prize NOW"), 4.0);
     let bytes = old.to_bytes().unwrap();
-    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 8);
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 9);
 }
 
 #[test]
-fn a_format_6_model_reads_as_format_8_without_a_calibration() {
-    // The same training command wrote both golden files: format 6 lacks the calibration
-    // and the term counts, so it reads as the format-8 golden model does, without it.
+fn a_format_6_model_reads_as_format_9_without_a_calibration() {
+    // The same training command wrote both golden files: format 6 lacks the calibration,
+    // the term counts and the per-class calibration, so it reads as the format-9 golden
+    // model does, without them.
     let old = Model::load(data("format6.model")).unwrap();
     let new = golden();
     assert_eq!(old.calibration(), None);
@@ -271,15 +279,33 @@ fn a_format_6_model_reads_as_format_8_without_a_calibration() {
     assert_eq!(old.predictor(), new.predictor());
     assert_eq!(old.online(), new.online());
     assert_eq!(score(&old, "WIN a FREE prize NOW"), 4.0);
-    // The same model saved again is format 8, still without a calibration.
+    // The same model saved again is format 9, still without a calibration.
     let bytes = old.to_bytes().unwrap();
-    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 8);
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 9);
     let again = Model::from_bytes(&bytes, Path::new("again.model")).unwrap();
     assert_eq!(again.calibration(), None);
 }
 
 #[test]
-fn a_format_5_model_reads_as_format_8_with_threshold_zero() {
+fn a_format_8_model_reads_as_format_9_without_a_class_calibration() {
+    // The same training command wrote both golden files: format 8 lacks only the
+    // per-class calibration (which a two-class model never has), so it reads as the
+    // format-9 golden model, its calibration and all.
+    let old = Model::load(data("format8.model")).unwrap();
+    let new = golden();
+    assert_eq!(old.class_calibration(), None);
+    assert_eq!(old.term_counts(), new.term_counts());
+    assert_eq!(old.calibration(), new.calibration());
+    assert_eq!(old.predictor(), new.predictor());
+    assert_eq!(old.online(), new.online());
+    assert_eq!(old.threshold(), new.threshold());
+    assert_eq!(score(&old, "WIN a FREE prize NOW"), 4.0);
+    let bytes = old.to_bytes().unwrap();
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 9);
+}
+
+#[test]
+fn a_format_5_model_reads_as_format_9_with_threshold_zero() {
     // The same training command wrote both golden files: format 5 lacks the threshold
     // and the calibration, so it reads as the format-6 golden model does.
     let old = Model::load(data("format5.model")).unwrap();
@@ -381,7 +407,7 @@ fn a_corrupt_model_too_large_to_hold_is_refused_after_streaming_its_checksum() {
     const HEADER: u64 = 28;
     let dir = tempfile::tempdir().unwrap();
     let big = dir.path().join("big.model");
-    let mut bytes = std::fs::read(data("format7.model")).unwrap();
+    let mut bytes = std::fs::read(data("format9.model")).unwrap();
     bytes[12..20].copy_from_slice(&(SIZE - HEADER).to_le_bytes());
     std::fs::write(&big, &bytes).unwrap();
     std::fs::OpenOptions::new()
@@ -430,9 +456,10 @@ fn a_model_over_64_mib_decodes_as_it_is_read_without_holding_its_file() {
     let whole = Model::from_bytes(&bytes, &m).unwrap();
     assert!(loaded.calibration().is_none());
     assert_eq!(loaded.to_bytes().unwrap(), whole.to_bytes().unwrap());
-    // The same payload without its last two fields (no calibration, binary rows: a zero
-    // byte each) is a file of format 6, upgraded as it is read.
-    let payload = &bytes[28..bytes.len() - 2];
+    // The same payload without its last three fields (no calibration, binary rows, no
+    // per-class calibration: a zero byte each) is a file of format 6, upgraded as it is
+    // read.
+    let payload = &bytes[28..bytes.len() - 3];
     let mut old = bytes[..28].to_vec();
     old[8..12].copy_from_slice(&6u32.to_le_bytes());
     old[12..20].copy_from_slice(&(payload.len() as u64).to_le_bytes());

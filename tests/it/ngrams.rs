@@ -176,6 +176,7 @@ fn config(analyzer: Analyzer) -> TrainConfig {
         term_counts: Default::default(),
         workers: None,
         threshold: None,
+        calibrate: false,
     }
 }
 

@@ -74,6 +74,7 @@ fn config() -> TrainConfig {
         term_counts: Default::default(),
         workers: None,
         threshold: None,
+        calibrate: false,
     }
 }
 

@@ -153,6 +153,7 @@ fn the_winner_is_the_best_mean_of_the_library_cross_validation() {
         term_counts: Default::default(),
         workers: None,
         threshold: None,
+        calibrate: false,
     };
     let points: Vec<GridPoint> = Grid::default()
         .points()

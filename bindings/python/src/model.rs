@@ -72,9 +72,10 @@ impl NativeModel {
     /// (1-D int64, an index into `classes`, the names the model file records) or a 2-D
     /// 0/1 indicator of label sets (int8, a column per class), which
     /// fits one model per label with thresholds chosen on `threshold_folds` folds (0: the
-    /// learner's default, as the command line's).
+    /// learner's default, as the command line's). With `calibrate`, a one-vs-rest model of
+    /// three classes or more gets a sigmoid per class (`train --calibrate`).
     #[staticmethod]
-    #[pyo3(signature = (indptr, indices, data, n_features, y, classes, name, params, seed, threshold_folds=0))]
+    #[pyo3(signature = (indptr, indices, data, n_features, y, classes, name, params, seed, threshold_folds=0, calibrate=false))]
     #[allow(clippy::too_many_arguments)]
     fn fit(
         py: Python<'_>,
@@ -88,12 +89,14 @@ impl NativeModel {
         params: &Bound<'_, PyDict>,
         seed: u64,
         threshold_folds: usize,
+        calibrate: bool,
     ) -> PyResult<NativeModel> {
         let arrays = Arrays::extract(indptr, indices, data, n_features)?;
         let x = arrays.rows()?;
         let cfg = TrainConfig {
             learner: learner(name, params, x.n_rows(), seed)?,
             geometry: GeometrySpec::default(),
+            calibrate,
             ..TrainConfig::default()
         };
         let n_classes = classes.len();
@@ -317,6 +320,24 @@ impl NativeModel {
     /// gives no probability.
     fn probability(&self, scores: Vec<f32>) -> Option<Vec<f32>> {
         scores.iter().map(|&s| self.model.probability(s)).collect()
+    }
+
+    /// Every row's probability of each class as a float32 `(n, k)` array, as
+    /// `classify -k` reports them (a single-label model's rows sum to 1); `None` when the
+    /// model has no probabilities.
+    fn class_probabilities<'py>(
+        &self,
+        py: Python<'py>,
+        indptr: &Bound<'py, PyAny>,
+        indices: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+        n_features: usize,
+    ) -> PyResult<Option<Bound<'py, PyArray2<f32>>>> {
+        let arrays = Arrays::extract(indptr, indices, data, n_features)?;
+        let x = arrays.rows()?;
+        let (n, k) = (x.n_rows(), self.model.classes().len());
+        let p = py.detach(|| self.model.class_probability_rows(&x));
+        Ok(p.map(|p| matrix(py, n, k, p.concat())))
     }
 
     /// Classifies texts as the command line's `classify` does: `(label, score)` each.

@@ -1,6 +1,7 @@
 """Probabilities of every two-class estimator, as the command line fits them (the model
 file an estimator saves gives the command line's `classify` the same P); a verdict taken
-apart by `Model.explain`; and the empty message refused as the command line refuses it."""
+apart by `Model.explain`; and the empty message refused as the command line refuses it.
+Multi-class probabilities are in test_class_probabilities.py."""
 
 import json
 import subprocess
@@ -70,12 +71,13 @@ def test_probabilities_are_asked_for(cls):
     assert not hasattr(plain, "predict_proba")
     with pytest.raises(ValueError, match="calibrate"):
         cls(calibrate="yes").fit(X, y)
-    # Three classes: no calibration to give.
+    # Three classes: a sigmoid per class, each row's probabilities summing to 1 ...
     y3 = np.where(X[:, 0] > 0, "third", y)
     three = cls(calibrate=True).fit(X, y3)
-    with pytest.raises(ValueError, match="two classes"):
-        three.predict_proba(X)
-    # ... but it decides as without calibrate.
+    p = three.predict_proba(X)
+    assert p.shape == (len(y3), 3)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=1e-5)
+    # ... while it decides as without calibrate.
     assert list(three.predict(X)) == list(cls().fit(X, y3).predict(X))
 
 

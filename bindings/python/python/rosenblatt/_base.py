@@ -174,6 +174,7 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
             self._learner(len(classes)),
             self._settings(),
             seed_of(getattr(self, "random_state", None)),
+            calibrate=_calibrated(self),
         )
         self.classes_ = classes
         self._multilabel = multilabel
@@ -287,11 +288,28 @@ def _calibrated(est):
 
 
 class CalibratedMixin:
-    """``calibrate=True``: ``predict_proba`` gives P(class | x) of a two-class model as
-    ``rosenblatt train`` fits it (Platt's sigmoid on out-of-fold scores of the training
-    rows, five stratified folds), and ``predict`` decides where that probability passes
-    ½, as scikit-learn's ``CalibratedClassifierCV`` does. Without it (the default) the
-    estimator decides at score 0 and has no ``predict_proba``."""
+    """``calibrate=True``: ``predict_proba`` gives P(class | x) as ``rosenblatt train``
+    fits it: for two classes Platt's sigmoid on out-of-fold scores of the training rows
+    (five stratified folds), and ``predict`` decides where that probability passes ½, as
+    scikit-learn's ``CalibratedClassifierCV`` does; for three classes or more a sigmoid
+    per class fitted alike (``train --calibrate``), normalised so that a row's
+    probabilities sum to 1, while ``predict`` keeps the class of the highest score.
+    Without it (the default) the estimator decides at score 0 and has no
+    ``predict_proba``."""
+
+    def _class_probabilities(self, X):
+        rows = self._rows(X)
+        with _held(self):
+            p = self._native.class_probabilities(*rows)
+        if p is None:
+            raise ValueError(
+                "this model holds no calibration: it learned by partial_fit alone (fit "
+                "computes the calibration), or its training rows were too few to fold"
+            )
+        # Normalised again in float64: the model's float32 sums are 1 within 1e-7, and
+        # scikit-learn's metrics ask more of probabilities.
+        p = p.astype(np.float64)
+        return p / p.sum(axis=1, keepdims=True)
 
     def _positive_probability(self, X):
         check_is_fitted(self)
@@ -312,8 +330,11 @@ class CalibratedMixin:
 
     @available_if(_calibrated)
     def predict_proba(self, X):
-        """P(class | x) for both classes, shape ``(n_samples, 2)`` (with
-        ``calibrate=True``)."""
+        """P(class | x) for each class, shape ``(n_samples, n_classes)`` (with
+        ``calibrate=True``); a row's probabilities sum to 1."""
+        check_is_fitted(self)
+        if len(self.classes_) > 2 and not self._multilabel:
+            return self._class_probabilities(X)
         p = self._positive_probability(X)
         return np.column_stack([1.0 - p, p])
 

@@ -29,8 +29,8 @@ class Perceptron(CalibratedMixin, OnlineMixin, RosenblattClassifier):
     an update when given). bias: "none", "augmented" (a constant feature 1) or "r2"
     (b ← b + η·y·R², R the largest row norm). shuffle: a fresh seeded order each pass.
     random_state: the seed (None: 42, the command line's default). calibrate: give
-    ``predict_proba`` for two classes, as the command line fits it (see
-    ``CalibratedMixin``). Several classes are fitted one-vs-rest."""
+    ``predict_proba``, as the command line fits it (two classes, or a sigmoid per class
+    of several; see ``CalibratedMixin``). Several classes are fitted one-vs-rest."""
 
     _online_rule = "perceptron"
 
@@ -94,7 +94,8 @@ class AveragedPerceptron(CalibratedMixin, RosenblattClassifier):
 
     epochs: passes over the rows. fit_intercept: learn a bias (a constant feature 1).
     shuffle: a fresh seeded order each pass. random_state: the seed (None: 42).
-    calibrate: give ``predict_proba`` for two classes, as the command line fits it."""
+    calibrate: give ``predict_proba`` (two classes, or several: ``train --calibrate``),
+    as the command line fits it."""
 
     def __init__(
         self, epochs=10, fit_intercept=True, shuffle=True, random_state=None, calibrate=False
@@ -129,8 +130,8 @@ class PassiveAggressive(CalibratedMixin, OnlineMixin, RosenblattClassifier):
 
     C: the cap on a step. epochs: passes. average: return the averaged weights.
     fit_intercept: learn a bias. shuffle: a fresh seeded order each pass. random_state:
-    the seed (None: 42). calibrate: give ``predict_proba`` for two classes, as the
-    command line fits it."""
+    the seed (None: 42). calibrate: give ``predict_proba`` (two classes, or several:
+    ``train --calibrate``), as the command line fits it."""
 
     _online_rule = "pa"
 
@@ -260,8 +261,8 @@ class KernelPerceptron(CalibratedMixin, RosenblattClassifier):
     kernel: "linear" (x·z), "poly" ((x·z + coef0)^degree) or "rbf"
     (exp(−gamma·‖x − z‖²)). mode, epochs, bias, shuffle: as for ``Perceptron`` (bias
     "none" or "augmented"). averaging: "none" (the last hypothesis), "averaged" or
-    "voted". random_state: the seed (None: 42). calibrate: give ``predict_proba`` for
-    two classes, as the command line fits it."""
+    "voted". random_state: the seed (None: 42). calibrate: give ``predict_proba`` (two
+    classes, or several: ``train --calibrate``), as the command line fits it."""
 
     def __init__(
         self,

@@ -7,7 +7,7 @@ use crate::load::{self, with_rows};
 use crate::progress::Phase;
 use anyhow::{Context, Result, bail};
 use rosenblatt::classifier::{Kind, feature_limit};
-use rosenblatt::eval::Metrics;
+use rosenblatt::eval::{Metrics, ProbabilityMetrics};
 use rosenblatt::input::Split;
 use rosenblatt::model::{Model, Predictor};
 use rosenblatt::training;
@@ -105,12 +105,15 @@ fn docs(path: &Path, d: &Documents, plan: &EvalPlan) -> Result<ExitCode> {
         )?;
         let truth = rosenblatt::training::label_indices(&rows.labels, model.classes())
             .context("the test rows' labels must be the model's classes")?;
-        let (m, decisions) = with_rows!(&rows.rows, x => {
+        let (m, decisions, p) = with_rows!(&rows.rows, x => {
             let decisions = model.decide_rows(x);
             let predicted: Vec<usize> = decisions.iter().map(|d| d.class).collect();
-            (Metrics::new(model.classes().to_vec(), &truth, &predicted), decisions)
+            let p = model
+                .class_probability_rows(x)
+                .map(|p| ProbabilityMetrics::new(&p, &truth));
+            (Metrics::new(model.classes().to_vec(), &truth, &predicted), decisions, p)
         });
-        eval_report::print_metrics(&m, report)?;
+        eval_report::print_metrics(&m, p.as_ref(), report)?;
         if let Some(c) = chart {
             let scores: Vec<f32> = decisions.iter().map(|d| d.score).collect();
             let other = |m2: &Model| {
@@ -170,7 +173,7 @@ fn docs(path: &Path, d: &Documents, plan: &EvalPlan) -> Result<ExitCode> {
     load::require_labels(&corpus, &d.paths)?;
     let e = training::evaluate_decisions(&model, &corpus.docs)?;
     drop(phase);
-    eval_report::print_metrics(&e.metrics, report)?;
+    eval_report::print_metrics(&e.metrics, e.probabilities.as_ref(), report)?;
     let Some(c) = chart else {
         return Ok(ExitCode::SUCCESS);
     };

@@ -10,7 +10,7 @@ use crate::load;
 use crate::report;
 use anyhow::{Result, bail};
 use rosenblatt::distributed::{Cluster, Gathered, Processes, gather_scores};
-use rosenblatt::eval::{Metrics, SpamMetrics};
+use rosenblatt::eval::{Metrics, Outcome, ProbabilityMetrics, SpamMetrics};
 use rosenblatt::input::{DocStream, Document, Share, Split, mail, stream::DEFAULT_BATCH};
 use rosenblatt::model::{Model, Predictor};
 use rosenblatt::training;
@@ -18,8 +18,10 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-/// One document's true class, the class given and its score.
-type Scored = (usize, usize, f32);
+/// One document's true class, the class given, its score and, for a model with
+/// probabilities, P(true class), the probability of its most probable class and whether
+/// that class is the true one (an `eval::Outcome`).
+type Scored = (usize, usize, f32, Option<(f32, f32, bool)>);
 
 /// Runs `eval` as process `p.index` of a cluster.
 pub fn run(plan: &EvalPlan, p: Processes) -> Result<ExitCode> {
@@ -140,7 +142,8 @@ fn docs(
         return Ok(ExitCode::SUCCESS);
     };
     let (metrics, truth, scores) = metrics(&model, &scored);
-    super::eval_report::print_metrics(&metrics, report)?;
+    let p = probability_metrics(&scored);
+    super::eval_report::print_metrics(&metrics, p.as_ref(), report)?;
     if let Some(c) = chart {
         chart_of(c, &model, path, &data, &metrics, &truth, &scores)?;
     }
@@ -188,11 +191,34 @@ fn score(model: &Model, docs: &[Document]) -> rosenblatt::Result<Vec<Scored>> {
     let truth = rosenblatt::training::class_indices(docs, model.classes())?;
     let x = training::vectorize_for(model, docs).matrix;
     let decisions = model.decide_rows(&x);
+    let mut outcomes = model.class_probability_rows(&x).map(Vec::into_iter);
     Ok(truth
         .into_iter()
         .zip(decisions)
-        .map(|(t, d)| (t, d.class, d.score))
+        .map(|(t, d)| {
+            let o = outcomes.as_mut().and_then(Iterator::next).map(|p| {
+                let o = Outcome::of(&p, t);
+                (o.truth_probability, o.confidence, o.right)
+            });
+            (t, d.class, d.score, o)
+        })
         .collect())
+}
+
+/// The log loss and calibration error of the gathered documents, where the model gave
+/// probabilities.
+fn probability_metrics(scored: &[Scored]) -> Option<ProbabilityMetrics> {
+    let outcomes: Option<Vec<Outcome>> = scored
+        .iter()
+        .map(|s| {
+            s.3.map(|(truth_probability, confidence, right)| Outcome {
+                truth_probability,
+                confidence,
+                right,
+            })
+        })
+        .collect();
+    outcomes.map(|o| ProbabilityMetrics::of_outcomes(&o))
 }
 
 /// The metrics of the gathered documents, with their true classes and scores.

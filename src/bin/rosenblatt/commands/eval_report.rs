@@ -6,20 +6,32 @@
 
 use crate::flags::{ConfusionView, EvalChart, Report};
 use anyhow::{Context, Result, bail};
-use rosenblatt::eval::{Metrics, SpamMetrics, log_loss, roc_auc, roc_points};
+use rosenblatt::eval::{Metrics, ProbabilityMetrics, SpamMetrics, log_loss, roc_auc, roc_points};
 use rosenblatt::incremental::{SpamCut, SpamFilter};
 use rosenblatt::model::Model;
 use std::path::Path;
 
 /// Prints a single-label evaluation as text or JSON, its confusions as `r` asks: the
-/// whole matrix, the largest cells (JSON `top_confusions`) or none.
-pub fn print_metrics(m: &Metrics, r: Report) -> Result<()> {
+/// whole matrix, the largest cells (JSON `top_confusions`) or none; with the log loss and
+/// calibration error of the model's probabilities `p` where it has them (JSON `log_loss`,
+/// `ece`, `ece_bins`).
+pub fn print_metrics(m: &Metrics, p: Option<&ProbabilityMetrics>, r: Report) -> Result<()> {
     if r.json {
-        outln!("{}", metrics_json(m, None, r.confusion));
+        let mut v = metrics_json(m, None, r.confusion);
+        if let (Some(o), Some(p)) = (v.as_object_mut(), p.map(ProbabilityMetrics::to_json)) {
+            o.extend(
+                p.as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, v)| (k.clone(), v.clone())),
+            );
+        }
+        outln!("{v}");
     } else {
         out!(
-            "{}{}{}",
+            "{}{}{}{}",
             m.summary_text(),
+            p.map(ProbabilityMetrics::to_text).unwrap_or_default(),
             m.class_table_text(),
             confusion_text(m, r.confusion)
         );

@@ -77,6 +77,14 @@ pub struct TrainArgs {
         help_heading = "Learner"
     )]
     pub threshold: Option<f32>,
+    /// Three classes or more: give a one-vs-rest model whose scores are not
+    /// probabilities (perceptron, averaged-perceptron, pa, …) one sigmoid per class,
+    /// fitted on out-of-fold scores of five stratified folds (Platt scaling per class), so
+    /// that `classify -k` and `eval` give P(class | document), normalised to sum to 1.
+    /// Costs five more fits of the model. Two-class models are always calibrated;
+    /// logistic and softmax models have probabilities of their own. Not with --processes.
+    #[arg(long, help_heading = "Learner")]
+    pub calibrate: bool,
     /// Hold out this fraction (seeded) and print the model's evaluation on it; the saved
     /// model is trained on the rest.
     #[arg(
@@ -360,6 +368,12 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
     };
     a.geometry
         .check_nb(cluster.is_some().then_some("--processes"))?;
+    if a.calibrate && cluster.is_some() {
+        bail!(
+            "--calibrate does not apply with --processes: the calibration's folds are fitted \
+             in one process; train without --processes, or leave out --calibrate"
+        );
+    }
     if a.cache.is_some() {
         check_cache(&a.holdout, a.cv, &source, tune.is_some(), cluster.is_some())?;
     }
@@ -384,6 +398,7 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         term_counts: counts.unwrap_or_default(),
         workers: a.workers,
         threshold: a.threshold.or(base.threshold),
+        calibrate: a.calibrate,
     };
     Ok(TrainPlan {
         source,
