@@ -57,6 +57,9 @@ struct Ring {
     next: u64,
     /// Bytes of the messages kept.
     kept: usize,
+    /// How many of the oldest entries surely hold no message (where the next message to
+    /// let go is looked for).
+    stripped: usize,
 }
 
 impl History {
@@ -101,30 +104,35 @@ impl History {
         drop(evicted);
     }
 
-    /// Puts `entry` in the ring under the lock; what it evicts is returned, to be
-    /// dropped after the lock is let go.
-    fn push(&self, mut entry: Entry) -> Vec<Entry> {
-        let mut evicted = Vec::new();
+    /// Puts `entry` in the ring under the lock; the entry it evicts and the messages it
+    /// lets go are returned, to be dropped after the lock is let go.
+    fn push(&self, mut entry: Entry) -> (Option<Entry>, Vec<std::sync::Arc<[u8]>>) {
+        let size = |m: &Option<std::sync::Arc<[u8]>>| m.as_ref().map_or(0, |m| m.len());
         let mut r = self.ring.lock().unwrap_or_else(|e| e.into_inner());
         entry.id = r.next;
         r.next += 1;
-        r.kept += entry.message.as_ref().map_or(0, |m| m.len());
+        r.kept += size(&entry.message);
         r.entries.push_back(entry);
-        while r.entries.len() > self.capacity {
-            let old = r.entries.pop_front().expect("the ring is not empty");
-            r.kept -= old.message.as_ref().map_or(0, |m| m.len());
-            evicted.push(old);
-        }
+        let evicted = if r.entries.len() > self.capacity {
+            let old = r.entries.pop_front();
+            r.kept -= old.as_ref().map_or(0, |e| size(&e.message));
+            r.stripped = r.stripped.saturating_sub(1);
+            old
+        } else {
+            None
+        };
         // Past the byte budget, the oldest messages go (their verdicts stay listed).
-        let mut i = 0;
+        let mut dropped = Vec::new();
+        let mut i = r.stripped;
         while r.kept > self.budget && i < r.entries.len() {
             if let Some(m) = r.entries[i].message.take() {
                 r.kept -= m.len();
-                drop(m);
+                dropped.push(m);
             }
             i += 1;
         }
-        evicted
+        r.stripped = i;
+        (evicted, dropped)
     }
 
     /// The verdicts kept, newest first.
@@ -204,5 +212,32 @@ mod tests {
         h.record(&[b'x'; 26], &verdict(true, 1.0), None);
         let newest = h.get(5).unwrap();
         assert_eq!((newest.bytes, newest.message.is_none()), (26, true));
+    }
+
+    #[test]
+    fn a_full_ring_over_its_budget_keeps_the_newest_messages() {
+        let h = History::new(5, 25);
+        for i in 0..20 {
+            h.record(
+                format!("ten bytes{}", i % 10).as_bytes(),
+                &verdict(false, 0.0),
+                None,
+            );
+            let recent = h.recent();
+            let kept: usize = recent
+                .iter()
+                .filter_map(|e| e.message.as_ref())
+                .map(|m| m.len())
+                .sum();
+            assert!(kept <= 25);
+            assert!(recent[0].message.is_some());
+        }
+        let kept: Vec<u64> = h
+            .recent()
+            .iter()
+            .filter(|e| e.message.is_some())
+            .map(|e| e.id)
+            .collect();
+        assert_eq!(kept, [20, 19]);
     }
 }
