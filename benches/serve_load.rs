@@ -571,13 +571,20 @@ fn history_ratio(a: &Args, served: &Path, n: usize, messages: &Arc<Vec<Vec<u8>>>
     for _ in 0..2 {
         for (i, h) in ["0", kept.as_str()].into_iter().enumerate() {
             let (mut d, http, _) = start_daemon(&a.bin, served, &["--history", h]);
-            let r = saturate(
-                &format!("serve --history {h}, /checkv2"),
-                a.clients,
-                a.seconds,
-                messages,
-                || Http::new(&http),
-                |c, raw| c.check(raw),
+            let r = with_cpu(d.id(), || {
+                saturate(
+                    &format!("serve --history {h}, /checkv2"),
+                    a.clients,
+                    a.seconds,
+                    messages,
+                    || Http::new(&http),
+                    |c, raw| c.check(raw),
+                )
+            });
+            println!(
+                "  --history {h}: {:.0} messages/s, {:.0} µs of the daemon's CPU a message",
+                r.per_second,
+                r.cpu_us.unwrap_or(0.0)
             );
             per[i] += r.per_second;
             unsafe { libc::kill(d.id() as i32, libc::SIGTERM) };
