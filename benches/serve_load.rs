@@ -20,8 +20,11 @@
 //!
 //! Usage: `cargo build --release && cargo bench --bench serve_load -- [--bin PATH]
 //! [--clients 4] [--seconds 5] [--rate 1000] [--processes 300] [--rspamd HOST:PORT]
-//! [--seed 1] [--model-file]` (`--model-file`: the daemon serves the model file the store
-//! was made from, not the store; the processes still classify with the store).
+//! [--seed 1] [--model-file] [--history N]` (`--model-file`: the daemon serves the model
+//! file the store was made from, not the store; the processes still classify with the
+//! store; `--history N`: also saturates `/checkv2` of daemons started with `--history 0`
+//! and `--history N`, each twice, alternately, and prints the ratio of their messages/s —
+//! what keeping the page's recent verdicts costs).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -42,6 +45,8 @@ struct Args {
     seed: u64,
     /// Serve the model file rather than the store made from it.
     file: bool,
+    /// Compare daemons keeping this many recent verdicts and none.
+    history: Option<usize>,
 }
 
 fn args() -> Args {
@@ -54,6 +59,7 @@ fn args() -> Args {
         rspamd: None,
         seed: 1,
         file: false,
+        history: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -76,6 +82,7 @@ fn args() -> Args {
             "--processes" => a.processes = number(&flag, &value),
             "--rspamd" => a.rspamd = Some(value),
             "--seed" => a.seed = number(&flag, &value),
+            "--history" => a.history = Some(number(&flag, &value)),
             _ => die(&format!(
                 "unknown flag {flag} (see the top of benches/serve_load.rs)"
             )),
@@ -331,12 +338,13 @@ fn offered(addr: &str, rate: f64, seconds: f64, messages: &Arc<Vec<Vec<u8>>>) ->
 }
 
 /// `serve -m STORE` on ports the system picks: the child and its (http, spamd) addresses.
-fn start_daemon(bin: &Path, store: &Path) -> (Child, String, String) {
+fn start_daemon(bin: &Path, store: &Path, extra: &[&str]) -> (Child, String, String) {
     let mut child = Command::new(bin)
         .args(["serve", "-m"])
         .arg(store)
         .args(["--http", "127.0.0.1:0", "--spamd", "127.0.0.1:0"])
         .args(["--max-connections", "4096"])
+        .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -430,7 +438,7 @@ fn main() {
         &["convert".as_ref(), model.as_os_str(), store.as_os_str()],
     );
     let served = if a.file { &model } else { &store };
-    let (mut daemon, http, spamd) = start_daemon(&a.bin, served);
+    let (mut daemon, http, spamd) = start_daemon(&a.bin, served, &[]);
     let pid = daemon.id();
     let mut rows = Vec::new();
     rows.push(with_cpu(pid, || {
@@ -459,6 +467,9 @@ fn main() {
     let peak = peak_mb(daemon.id());
     unsafe { libc::kill(daemon.id() as i32, libc::SIGTERM) };
     let _ = daemon.wait();
+    let history = a
+        .history
+        .map(|n| (n, history_ratio(&a, served, n, &messages)));
     if let Some(addr) = &a.rspamd {
         rows.push(saturate(
             &format!("rspamd {addr}, /checkv2 (kept alive)"),
@@ -540,8 +551,45 @@ fn main() {
             cpu
         );
     }
+    if let Some((n, ratio)) = history {
+        println!(
+            "/checkv2 messages/s with --history {n} over --history 0 (each twice, alternately): {ratio:.3}"
+        );
+    }
     let share = |r: &Row| r.spam as f64 / r.asked.max(1) as f64;
     if (share(&rows[0]) - share(&rows[1])).abs() > 0.02 {
         die("the two protocols found different shares of spam");
     }
+}
+
+/// The messages/s of `/checkv2` (kept alive) with `--history N` over those with
+/// `--history 0`: daemons of each, started in turn, twice, so that a drift of the machine
+/// falls on both.
+fn history_ratio(a: &Args, served: &Path, n: usize, messages: &Arc<Vec<Vec<u8>>>) -> f64 {
+    let mut per = [0.0f64; 2];
+    let kept = n.to_string();
+    for _ in 0..2 {
+        for (i, h) in ["0", kept.as_str()].into_iter().enumerate() {
+            let (mut d, http, _) = start_daemon(&a.bin, served, &["--history", h]);
+            let r = with_cpu(d.id(), || {
+                saturate(
+                    &format!("serve --history {h}, /checkv2"),
+                    a.clients,
+                    a.seconds,
+                    messages,
+                    || Http::new(&http),
+                    |c, raw| c.check(raw),
+                )
+            });
+            println!(
+                "  --history {h}: {:.0} messages/s, {:.0} µs of the daemon's CPU a message",
+                r.per_second,
+                r.cpu_us.unwrap_or(0.0)
+            );
+            per[i] += r.per_second;
+            unsafe { libc::kill(d.id() as i32, libc::SIGTERM) };
+            let _ = d.wait();
+        }
+    }
+    per[1] / per[0]
 }

@@ -2,7 +2,9 @@
 //! configuration, the counters and the log, and the answers to the questions the
 //! protocols ask of them (judge a message, learn one, may this client learn).
 
+use super::history::{HISTORY_BYTES, History};
 use super::metrics::Metrics;
+use super::rates::Rates;
 use super::verdict::{Verdict, judge};
 use crate::Result;
 use crate::classifier::SavedClassifier;
@@ -71,6 +73,9 @@ pub struct ServeConfig {
     /// chosen by spamd's `User:` and rspamd's `Deliver-To`; a user without one gets the
     /// daemon's filter.
     pub stores: Option<PathBuf>,
+    /// How many recent verdicts the page lists (and keeps the messages of, within
+    /// [`HISTORY_BYTES`]); 0 keeps none.
+    pub history: usize,
 }
 
 impl Default for ServeConfig {
@@ -87,6 +92,7 @@ impl Default for ServeConfig {
             reject_probability: 0.99,
             stop_timeout: Duration::from_secs(10),
             stores: None,
+            history: 100,
         }
     }
 }
@@ -100,6 +106,10 @@ pub struct Daemon {
     pub config: ServeConfig,
     /// Its counters.
     pub metrics: Metrics,
+    /// Its recent verdicts, for the page.
+    pub history: History,
+    /// Its verdicts and learns per minute, for the page.
+    pub rates: Rates,
     /// The per-user filters opened so far, by user.
     users: Mutex<HashMap<String, Arc<SavedClassifier>>>,
     /// The bytes of messages that may still be held, in KiB.
@@ -154,10 +164,13 @@ impl Daemon {
         metrics.set_generation(1);
         classifier.keep_mapped();
         let buffered = tokio::sync::Semaphore::new(kib(config.max_buffered_bytes) as usize);
+        let history = History::new(config.history, HISTORY_BYTES);
         Daemon {
             current: RwLock::new(Arc::new(classifier)),
             config,
             metrics,
+            history,
+            rates: Rates::new(super::rates::minute_now()),
             users: Mutex::new(HashMap::new()),
             buffered,
             log: Log::new(log),
@@ -231,11 +244,12 @@ impl Daemon {
         user_name_problem(user).map(|why| format!("the user name {user:?}: {why}"))
     }
 
-    /// Judges one raw message for `user` (with its strongest features when `symbols`)
-    /// and counts the verdict.
+    /// Judges one raw message for `user` (with its strongest features when `symbols`),
+    /// counts the verdict and records it in the history.
     pub fn judge(&self, raw: &[u8], symbols: bool, user: Option<&str>) -> Result<Verdict> {
         let v = judge(&*self.classifier_for(user)?, raw, symbols)?;
         self.metrics.verdict(v.spam);
+        self.history.record(raw, &v, user);
         Ok(v)
     }
 

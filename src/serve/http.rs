@@ -1,6 +1,7 @@
 //! The daemon's HTTP side, one request at a time as hyper frames them: rspamd's protocol
 //! (`POST /checkv2`, `/learnspam`, `/learnham`, `GET /ping`, `/stat`), the JSON API for
-//! documents (`POST /v1/classify`, `/v1/explain`), `GET /healthz` and `GET /metrics`.
+//! documents (`POST /v1/classify`, `/v1/explain`), `GET /healthz` and `GET /metrics`; the
+//! page at `/` and its endpoints are [`super::page`]'s.
 //! Bodies are read within the message bound and the request deadline; every answer but
 //! `/ping`, `/healthz` and `/metrics` is JSON.
 
@@ -148,6 +149,7 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
                 "use POST with the message as the body",
             ),
         ),
+        (_, p) if super::page::serves(p) => super::page::answer(daemon, req).await,
         _ => (
             Outcome::Refused,
             error(StatusCode::NOT_FOUND, "no such path"),
@@ -158,7 +160,7 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
 /// The request's body, read within the message bound and the request deadline, and
 /// counted against the bytes held over all connections as it arrives (so a client that
 /// announces a large body and sends it slowly holds only what it has sent).
-async fn read_body<'d>(
+pub(super) async fn read_body<'d>(
     daemon: &'d Daemon,
     req: Request<Incoming>,
 ) -> Result<(Bytes, Held<'d>), (Outcome, Response<Body>)> {
@@ -403,7 +405,7 @@ pub(super) fn text(status: StatusCode, body: &str) -> Response<Body> {
 }
 
 /// A JSON answer.
-fn as_json(status: StatusCode, v: &impl serde::Serialize) -> Response<Body> {
+pub(super) fn as_json(status: StatusCode, v: &impl serde::Serialize) -> Response<Body> {
     // Written as bytes: the formatter behind `{v}` cost a twentieth of a verdict.
     let mut body = serde_json::to_vec(v).expect("a JSON value serializes");
     body.push(b'\n');

@@ -109,6 +109,11 @@ impl Metrics {
         self.generation.fetch_add(1, Relaxed) + 1
     }
 
+    /// The model's generation now (1 until a model is opened again).
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Relaxed)
+    }
+
     /// Verdicts given (spam, ham) and messages learned (spam, ham) so far.
     pub fn totals(&self) -> ((u64, u64), (u64, u64)) {
         let n = |a: &AtomicU64| a.load(Relaxed);

@@ -5,7 +5,7 @@
 //! configuration, the counters and a log cut to a few lines a second), `verdict` (a
 //! message judged, in the scales the protocols speak), `spamd_conn` (one spamd
 //! connection), `http` (rspamd's protocol, the JSON API, health and metrics over
-//! hyper; `stream` answers JSON lines as they are read, `documents` reads a body's documents and writes their answer lines for both), `metrics` (Prometheus' text format), `activation` (sockets handed over by
+//! hyper; `stream` answers JSON lines as they are read, `documents` reads a body's documents and writes their answer lines for both), `metrics` (Prometheus' text format), `history` (the recent verdicts), `rates` (verdicts and learns per minute), `page` (the page at `/` and the JSON it reads), `activation` (sockets handed over by
 //! systemd) and `run` (listeners, the connection bound, reloading, stopping on SIGTERM). No scoring here: every answer is the classifier's.
 
 pub mod spamd;
@@ -17,9 +17,15 @@ mod daemon;
 #[cfg(feature = "serve")]
 mod documents;
 #[cfg(feature = "serve")]
+pub mod history;
+#[cfg(feature = "serve")]
 mod http;
 #[cfg(feature = "serve")]
 pub mod metrics;
+#[cfg(feature = "serve")]
+mod page;
+#[cfg(feature = "serve")]
+pub mod rates;
 #[cfg(feature = "serve")]
 mod run;
 #[cfg(feature = "serve")]

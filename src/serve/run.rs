@@ -94,6 +94,10 @@ async fn serve(daemon: Arc<Daemon>, ready: impl FnOnce(&[String])) -> Result<()>
         tasks.push(tokio::spawn(accept(d, s, st, speaks, listener)));
     }
     let watching = tokio::spawn(watch(Arc::clone(&daemon), stopped.clone(), hangup));
+    let sampling = tokio::spawn(super::rates::every_minute(
+        Arc::clone(&daemon),
+        stopped.clone(),
+    ));
     wait_for_signal().await;
     daemon.note("stopping: no new connection is taken; finishing those in flight");
     let _ = stop.send(true);
@@ -101,6 +105,7 @@ async fn serve(daemon: Arc<Daemon>, ready: impl FnOnce(&[String])) -> Result<()>
         let _ = t.await;
     }
     let _ = watching.await;
+    let _ = sampling.await;
     let all = u32::try_from(max).unwrap_or(u32::MAX);
     let finished = tokio::time::timeout(daemon.config.stop_timeout, slots.acquire_many(all)).await;
     if finished.is_err() {

@@ -429,6 +429,17 @@ impl Snapshot<'_> {
         &self.header.classes
     }
 
+    /// What the filter was trained on and has learned since (`learned`).
+    pub fn meta(&self) -> &crate::model::Metadata {
+        &self.header.meta
+    }
+
+    /// How many feature ids the filter's entries may take: its words so far, or 2^B in
+    /// a hashed space.
+    pub fn feature_ids(&self) -> u64 {
+        self.header.ids()
+    }
+
     /// P(`classes()[1]`) for a score, as [`crate::Model::probability`] gives it: the
     /// batch filter's calibration, or a logistic filter's own log-odds.
     pub fn probability(&self, score: f32) -> Option<f32> {

@@ -51,6 +51,7 @@ mod serve_budget;
 mod serve_clients;
 mod serve_durability;
 mod serve_flood;
+mod serve_page;
 mod serve_support;
 mod shell;
 mod store;

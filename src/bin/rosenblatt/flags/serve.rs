@@ -14,7 +14,10 @@ use std::time::Duration;
 `spam =` condition, spamass-milter) or rspamd's (rspamc, Exim's variant=rspamd, Haraka): \
 POST /checkv2, /learnspam, /learnham, GET /ping, /stat. Pipelines use the JSON API: POST \
 /v1/classify (a document as the body, or JSON lines {\"text\": …} with Content-Type \
-application/x-ndjson) and /v1/explain; GET /healthz and /metrics (Prometheus). Scores are \
+application/x-ndjson) and /v1/explain; GET /healthz and /metrics (Prometheus). A browser opening / sees the \
+filter, its recent verdicts (--history), a pasted message's words coloured by what each \
+adds to the score, and learns from it with the credential (all files in the binary; \
+JSON from /v1/filter, /v1/history, /v1/annotate and /v1/learn). Scores are \
 10 × P(spam), and mail is spam from 10 × P(spam) at the filter's threshold (9.0 for the \
 default filter). A store sees every learn committed before each request. SIGTERM or SIGINT \
 stops taking connections and lets those in flight finish."
@@ -81,6 +84,13 @@ pub struct ServeArgs {
         help_heading = "Decision"
     )]
     pub reject_probability: f32,
+    /// How many recent verdicts the page at / lists, newest first, in memory only (the
+    /// messages of the newest kept too, up to 32 MiB of them, for the page to take apart
+    /// or learn from); 0 keeps none. With --learn-key a message is shown only to a client
+    /// sending the credential.
+    #[arg(long, value_name = "N", default_value_t = 100, help_heading = "Page",
+          value_parser = super::names::whole(0usize), allow_negative_numbers = true)]
+    pub history: usize,
 }
 
 /// A validated `serve`.
@@ -117,6 +127,13 @@ pub fn plan(a: ServeArgs) -> Result<ServePlan> {
     if !(a.reject_probability > 0.0 && a.reject_probability <= 1.0) {
         bail!("--reject-probability must be above 0 and at most 1");
     }
+    if a.history > MAX_HISTORY {
+        bail!(
+            "--history {}: at most {MAX_HISTORY} verdicts are kept (each holds a few hundred \
+             bytes besides its message)",
+            a.history
+        );
+    }
     if let Some(dir) = a.stores.as_ref().filter(|d| !d.is_dir()) {
         bail!("--stores {}: not a folder", dir.display());
     }
@@ -149,9 +166,13 @@ pub fn plan(a: ServeArgs) -> Result<ServePlan> {
             reject_probability: a.reject_probability,
             stop_timeout: defaults.stop_timeout,
             stores: a.stores,
+            history: a.history,
         },
     })
 }
+
+/// The most verdicts `--history` may keep.
+const MAX_HISTORY: usize = 100_000;
 
 /// The credential in `file`: its first line, of at least 8 bytes.
 fn read_key(file: &std::path::Path) -> Result<Vec<u8>> {
