@@ -180,9 +180,7 @@ impl DocTokens {
             ids.dedup();
             return DocTokens::Hashed(ids);
         }
-        let mut words = UniqueWords::for_text(doc.text.len());
-        analyzer.tokens(doc, &mut |t| words.insert(t));
-        DocTokens::Words(words)
+        DocTokens::Words(UniqueWords::of(analyzer, doc))
     }
 
     /// The tokens of `doc` under `analyzer`, words sorted: the order in which learning

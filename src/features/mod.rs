@@ -7,6 +7,7 @@
 //! [`SparseRows`], so the binary path compiles to its own tight loops.
 
 mod build;
+mod idset;
 pub mod ops;
 mod row_cache;
 mod seen;
@@ -19,13 +20,14 @@ mod view;
 mod weighted;
 
 pub use build::MatrixBuilder;
+pub(crate) use idset::IdSet;
 pub(crate) use row_cache::{RowCache, RowCacheWriter};
 pub(crate) use seen::Seen;
 pub(crate) use stream::Spill;
 pub use stream::StreamVectorizer;
 pub use subset::RowSubset;
 pub(crate) use vectorize::count_df;
-pub use vectorize::{Vectorized, vectorize};
+pub use vectorize::{Vectorized, vectorize, vectorize_scalar};
 pub use view::CsrView;
 pub(crate) use view::{RowAccess, RowTask, with_rows};
 pub(crate) use weighted::nb_two_classes;

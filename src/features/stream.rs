@@ -19,8 +19,9 @@ pub(crate) use spill::Spill;
 
 use super::{BinaryMatrix, MatrixBuilder, Seen};
 use crate::input::Document;
+use crate::text::TokenBuffer;
 use crate::text::{Analyzer, Hashing};
-use crate::vocab::{VocabConfig, Vocabulary, WordTable, key};
+use crate::vocab::{VocabConfig, Vocabulary, WordTable};
 use rayon::prelude::*;
 
 const CHUNK: usize = 256;
@@ -82,8 +83,14 @@ impl StreamVectorizer {
         let chunks: Vec<Chunk> = docs
             .par_chunks(CHUNK)
             .map_init(
-                || (Seen::new(known.len()), Seen::default()),
-                |(seen, seen_new), chunk| {
+                || {
+                    (
+                        Seen::new(known.len()),
+                        Seen::default(),
+                        TokenBuffer::default(),
+                    )
+                },
+                |(seen, seen_new, buf), chunk| {
                     let mut out = Chunk {
                         lens: Vec::with_capacity(chunk.len()),
                         ids: Vec::new(),
@@ -94,19 +101,21 @@ impl StreamVectorizer {
                         row.clear();
                         seen.next_document();
                         seen_new.next_document();
-                        analyzer.tokens(d, &mut |t| {
-                            let k = key(t);
-                            match known.get_key(t, k) {
-                                Some(id) => {
-                                    if seen.first(id) {
-                                        row.push(id)
+                        analyzer.scan(d, buf, &mut |b| {
+                            for i in 0..b.len() {
+                                let (t, k) = (b.word(i), b.key(i));
+                                match known.get_key(t, k) {
+                                    Some(id) => {
+                                        if seen.first(id) {
+                                            row.push(id)
+                                        }
                                     }
-                                }
-                                None => {
-                                    let id = out.new_words.insert_key(t, k).0;
-                                    seen_new.grow(id as usize + 1);
-                                    if seen_new.first(id) {
-                                        row.push(LOCAL | id)
+                                    None => {
+                                        let id = out.new_words.insert_key(t, k).0;
+                                        seen_new.grow(id as usize + 1);
+                                        if seen_new.first(id) {
+                                            row.push(LOCAL | id)
+                                        }
                                     }
                                 }
                             }

@@ -55,6 +55,7 @@ mod shell;
 mod store;
 mod store_operation;
 mod svmlight;
+mod tokens;
 mod train_stream;
 mod tune;
 mod two_class_text;
