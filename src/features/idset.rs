@@ -54,16 +54,17 @@ impl IdSet {
 
     /// Appends the ids to `out` in increasing order and empties the set.
     pub(crate) fn drain_sorted(&mut self, out: &mut Vec<u32>) {
-        for t in 0..self.top.len() {
-            let mut top = std::mem::take(&mut self.top[t]);
+        let (tops, mids, ids) = (&mut self.top, &mut self.mid, &mut self.ids);
+        for (t, word) in tops.iter_mut().enumerate() {
+            let mut top = std::mem::take(word);
             while top != 0 {
                 let m = t * 64 + top.trailing_zeros() as usize;
                 top &= top - 1;
-                let mut mid = std::mem::take(&mut self.mid[m]);
+                let mut mid = std::mem::take(&mut mids[m]);
                 while mid != 0 {
                     let w = m * 64 + mid.trailing_zeros() as usize;
                     mid &= mid - 1;
-                    let mut bits = std::mem::take(&mut self.ids[w]);
+                    let mut bits = std::mem::take(&mut ids[w]);
                     while bits != 0 {
                         out.push((w * 64) as u32 + bits.trailing_zeros());
                         bits &= bits - 1;

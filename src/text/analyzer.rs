@@ -209,7 +209,7 @@ impl Analyzer {
     }
 
     /// Every token of `doc` as the analyzer did before the block scanner (the standard
-    /// analyzer's words a byte at a time, [`Words::tokens_scalar`]): the same tokens as
+    /// analyzer's words a byte at a time, `Words::tokens_scalar`): the same tokens as
     /// [`tokens`](Self::tokens). The baseline the benchmark compares with, and an oracle.
     pub fn tokens_scalar(&self, doc: &Document, sink: &mut dyn FnMut(&str)) {
         if !(self.word_tokens && self.ngrams.is_none() && self.chars.is_none()) {

@@ -170,7 +170,7 @@ fn valid(n: usize) -> u64 {
 /// Whether bit `j` of `bits` is set: an edge there starts a word, else ends one.
 #[inline]
 fn inside_at(bits: u64, j: usize) -> bool {
-    bits >> j & 1 != 0
+    (bits >> j) & 1 != 0
 }
 
 /// Hands on the run `b[start..end]` unless it is underscores alone.
