@@ -11,7 +11,7 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rosenblatt::eval::{scores, scores_sequential};
 use rosenblatt::features::synthetic::zipf_rows;
-use rosenblatt::features::{BinaryMatrix, StreamVectorizer, vectorize};
+use rosenblatt::features::{BinaryMatrix, StreamVectorizer, vectorize, vectorize_scalar};
 use rosenblatt::input::Document;
 use rosenblatt::learn::{
     AnyLearner, AveragedPerceptron, Bias, Check, Checked, Label, Learner, LogisticRegression,
@@ -57,11 +57,16 @@ fn tokenize_and_vectorize(c: &mut Criterion) {
         let docs = corpus(name);
         let bytes = text_bytes(&docs);
         // The count: the mixed ASCII/Unicode path yields exactly the reference tokens.
-        let (mut fast, mut reference) = (0usize, 0usize);
+        let (mut fast, mut reference, mut scalar) = (0usize, 0usize, 0usize);
         for d in &docs {
             words.tokens(&d.text, &mut |_| fast += 1);
             words.tokens_unicode(&d.text, &mut |_| reference += 1);
+            words.tokens_scalar(&d.text, &mut |_| scalar += 1);
         }
+        assert_eq!(
+            fast, scalar,
+            "{name}: token counts differ from the scalar path"
+        );
         assert_eq!(
             fast, reference,
             "{name}: token counts differ from the Unicode path"
@@ -82,6 +87,41 @@ fn tokenize_and_vectorize(c: &mut Criterion) {
                 assert_eq!(n, fast);
             })
         });
+        g.bench_function("tokenize_scalar", |b| {
+            b.iter(|| {
+                let mut n = 0usize;
+                for d in &docs {
+                    words.tokens_scalar(&d.text, &mut |_| n += 1);
+                }
+                assert_eq!(n, fast);
+            })
+        });
+        // Tokenize + vectorize against a vocabulary on one thread (`classify`, `eval`): the
+        // block scanner beside the byte-at-a-time path it replaced, in the same run, after
+        // checking that both give the same rows.
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let vocab = fit_vocab(&analyzer, &VocabConfig::default(), &docs);
+        let scanned = one.install(|| vectorize(&analyzer, &vocab, &docs));
+        let scalar = one.install(|| vectorize_scalar(&analyzer, &vocab, &docs));
+        assert_eq!(scanned.matrix, scalar.matrix, "{name}: rows differ");
+        assert_eq!(scanned.unknown_tokens, scalar.unknown_tokens);
+        for (label, path) in [
+            (
+                "tokenize_vectorize_scalar",
+                vectorize_scalar as fn(&_, &_, &_) -> _,
+            ),
+            ("tokenize_vectorize_scanned", vectorize),
+        ] {
+            g.bench_function(label, |b| {
+                b.iter(|| {
+                    let v = one.install(|| path(&analyzer, &vocab, &docs));
+                    assert_eq!(v.matrix.nnz(), two_pass_nnz);
+                })
+            });
+        }
         for threads in [1, 2] {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)

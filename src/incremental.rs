@@ -180,13 +180,7 @@ impl DocTokens {
             ids.dedup();
             return DocTokens::Hashed(ids);
         }
-        // Header fields and tags bring words of their own: counted, so the set seldom grows.
-        let bytes = doc.fields.iter().map(|(_, t)| t.len()).sum::<usize>()
-            + doc.text.len()
-            + 12 * doc.tags.len();
-        let mut words = UniqueWords::for_text(bytes);
-        analyzer.tokens(doc, &mut |t| words.insert(t));
-        DocTokens::Words(words)
+        DocTokens::Words(UniqueWords::of(analyzer, doc))
     }
 
     /// The tokens of `doc` under `analyzer`, words sorted: the order in which learning

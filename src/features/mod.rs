@@ -8,6 +8,7 @@
 
 mod build;
 mod counts;
+mod idset;
 pub mod ops;
 mod row_cache;
 mod seen;
@@ -22,6 +23,7 @@ mod weighted;
 pub use build::MatrixBuilder;
 pub(crate) use counts::document_frequencies;
 pub use counts::{TermCounts, TextMatrix, sublinear_tf};
+pub(crate) use idset::IdSet;
 pub(crate) use row_cache::{RowCache, RowCacheWriter};
 pub(crate) use seen::Seen;
 pub(crate) use stream::Spill;
@@ -29,6 +31,7 @@ pub use stream::StreamVectorizer;
 pub use subset::RowSubset;
 pub(crate) use vectorize::count_df;
 pub use vectorize::{Vectorized, vectorize, vectorize_counted};
+pub use vectorize::{Vectorized, vectorize, vectorize_scalar};
 pub use view::CsrView;
 pub(crate) use view::{RowAccess, RowTask, with_rows};
 pub(crate) use weighted::nb_two_classes;

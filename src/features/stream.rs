@@ -23,8 +23,9 @@ pub(crate) use spill::Spill;
 
 use super::{BinaryMatrix, MatrixBuilder, Seen, TermCounts, TextMatrix, document_frequencies};
 use crate::input::Document;
+use crate::text::TokenBuffer;
 use crate::text::{Analyzer, Hashing};
-use crate::vocab::{VocabConfig, Vocabulary, WordTable, key};
+use crate::vocab::{VocabConfig, Vocabulary, WordTable};
 use rayon::prelude::*;
 
 const CHUNK: usize = 256;
@@ -104,8 +105,14 @@ impl StreamVectorizer {
         let chunks: Vec<Chunk> = docs
             .par_chunks(CHUNK)
             .map_init(
-                || (Seen::new(known.len()), Seen::default()),
-                |(seen, seen_new), chunk| {
+                || {
+                    (
+                        Seen::new(known.len()),
+                        Seen::default(),
+                        TokenBuffer::default(),
+                    )
+                },
+                |(seen, seen_new, buf), chunk| {
                     let mut out = Chunk {
                         lens: Vec::with_capacity(chunk.len()),
                         ids: Vec::new(),
@@ -118,28 +125,32 @@ impl StreamVectorizer {
                         seen_new.next_document();
                         if counted {
                             // Every occurrence, sorted below so repeats are adjacent.
-                            analyzer.tokens(d, &mut |t| {
-                                let k = key(t);
-                                row.push(match known.get_key(t, k) {
-                                    Some(id) => id,
-                                    None => LOCAL | out.new_words.insert_key(t, k).0,
-                                })
+                            analyzer.scan(d, buf, &mut |b| {
+                                for i in 0..b.len() {
+                                    let (t, k) = (b.word(i), b.key(i));
+                                    row.push(match known.get_key(t, k) {
+                                        Some(id) => id,
+                                        None => LOCAL | out.new_words.insert_key(t, k).0,
+                                    })
+                                }
                             });
                             row.sort_unstable();
                         } else {
-                            analyzer.tokens(d, &mut |t| {
-                                let k = key(t);
-                                match known.get_key(t, k) {
-                                    Some(id) => {
-                                        if seen.first(id) {
-                                            row.push(id)
+                            analyzer.scan(d, buf, &mut |b| {
+                                for i in 0..b.len() {
+                                    let (t, k) = (b.word(i), b.key(i));
+                                    match known.get_key(t, k) {
+                                        Some(id) => {
+                                            if seen.first(id) {
+                                                row.push(id)
+                                            }
                                         }
-                                    }
-                                    None => {
-                                        let id = out.new_words.insert_key(t, k).0;
-                                        seen_new.grow(id as usize + 1);
-                                        if seen_new.first(id) {
-                                            row.push(LOCAL | id)
+                                        None => {
+                                            let id = out.new_words.insert_key(t, k).0;
+                                            seen_new.grow(id as usize + 1);
+                                            if seen_new.first(id) {
+                                                row.push(LOCAL | id)
+                                            }
                                         }
                                     }
                                 }

@@ -2,13 +2,15 @@
 //! over documents with per-thread scratch; the result is identical to the sequential path
 //! (chunks are stitched back in input order).
 //!
-//! A vocabulary of words keeps a row's ids unique as they arrive ([`Seen`], one mark per
-//! word); a hashed space has 2^B ids, too many to mark per thread, so its rows are sorted
-//! and deduplicated instead.
+//! A vocabulary of words keeps a row's ids unique as they arrive and hands them out sorted
+//! ([`IdSet`], one bit per word); a hashed space has 2^B ids, too many to mark per thread,
+//! so its rows are sorted and deduplicated instead. The tokens come from the analyzer's
+//! batches, whose keys were computed as the words were scanned, and the table slots of the
+//! words a few tokens ahead are asked for while the current one is looked up.
 
-use super::{BinaryMatrix, MatrixBuilder, Seen, TermCounts, TextMatrix};
+use super::{BinaryMatrix, IdSet, MatrixBuilder, Seen, TermCounts, TextMatrix};
 use crate::input::Document;
-use crate::text::Analyzer;
+use crate::text::{Analyzer, TokenBuffer};
 use crate::vocab::{DfCounts, Vocabulary};
 use rayon::prelude::*;
 
@@ -37,13 +39,29 @@ pub(crate) fn count_df(analyzer: &Analyzer, docs: &[Document]) -> DfCounts {
         .reduce(new, DfCounts::merge)
 }
 
+/// How a chunk's tokens are found: the block scanner with each batch's table slots asked
+/// for ahead, or the tokenizer a token at a time as it was before (the baseline).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Path {
+    Scanned,
+    Scalar,
+}
+
+/// Tokens whose table slots are asked for ahead of their lookup.
+const AHEAD: usize = 16;
+
+/// Per-thread scratch: a row's ids, their marks (the baseline's and the scanned path's),
+/// a batch of tokens.
+type Scratch = (Vec<u32>, Seen, IdSet, TokenBuffer);
+
 fn vectorize_chunk(
     analyzer: &Analyzer,
     vocab: &Vocabulary,
     docs: &[Document],
-    scratch: &mut (Vec<u32>, Seen),
+    scratch: &mut Scratch,
+    path: Path,
 ) -> (MatrixBuilder, u64) {
-    let (ids, seen) = scratch;
+    let (ids, seen, set, buf) = scratch;
     let mut b = MatrixBuilder::with_capacity(docs.len(), docs.len() * 64);
     if let Some(h) = vocab.hashing() {
         for d in docs {
@@ -54,20 +72,38 @@ fn vectorize_chunk(
         return (b, 0);
     }
     let table = vocab.table();
-    seen.grow(vocab.len());
     let mut unknown = 0u64;
-    for d in docs {
-        ids.clear();
-        seen.next_document();
-        analyzer.tokens(d, &mut |t| match table.get(t) {
-            Some(id) => {
-                if seen.first(id) {
-                    ids.push(id)
+    if path == Path::Scalar {
+        seen.grow(vocab.len());
+        for d in docs {
+            ids.clear();
+            seen.next_document();
+            analyzer.tokens_scalar(d, &mut |t| match table.get(t) {
+                Some(id) => {
+                    if seen.first(id) {
+                        ids.push(id)
+                    }
                 }
-            }
-            None => unknown += 1,
+                None => unknown += 1,
+            });
+            ids.sort_unstable();
+            b.push_sorted(ids);
+        }
+        return (b, unknown);
+    }
+    set.grow(vocab.len());
+    for d in docs {
+        analyzer.scan(d, buf, &mut |batch| {
+            batch.each_ahead::<AHEAD>(
+                |k| table.prefetch(k),
+                |w, k| match table.get_key(w, k) {
+                    Some(id) => _ = set.insert(id),
+                    None => unknown += 1,
+                },
+            )
         });
-        ids.sort_unstable();
+        ids.clear();
+        set.drain_sorted(ids);
         b.push_sorted(ids);
     }
     (b, unknown)
@@ -75,12 +111,27 @@ fn vectorize_chunk(
 
 /// Vectorizes `docs` against a frozen vocabulary (or a hashed space), in parallel.
 pub fn vectorize(analyzer: &Analyzer, vocab: &Vocabulary, docs: &[Document]) -> Vectorized {
+    vectorize_by(analyzer, vocab, docs, Path::Scanned)
+}
+
+/// [`vectorize`] as it ran before the block scanner: each token found a byte at a time
+/// ([`Analyzer::tokens_scalar`]) and looked up alone. The same rows; kept as the baseline
+/// that `benches/pipeline.rs` measures beside [`vectorize`], and as an oracle in tests.
+pub fn vectorize_scalar(analyzer: &Analyzer, vocab: &Vocabulary, docs: &[Document]) -> Vectorized {
+    vectorize_by(analyzer, vocab, docs, Path::Scalar)
+}
+
+fn vectorize_by(
+    analyzer: &Analyzer,
+    vocab: &Vocabulary,
+    docs: &[Document],
+    path: Path,
+) -> Vectorized {
     let parts: Vec<(MatrixBuilder, u64)> = docs
         .par_chunks(CHUNK)
-        .map_init(
-            || (Vec::new(), Seen::default()),
-            |scratch, chunk| vectorize_chunk(analyzer, vocab, chunk, scratch),
-        )
+        .map_init(Scratch::default, |scratch, chunk| {
+            vectorize_chunk(analyzer, vocab, chunk, scratch, path)
+        })
         .collect();
     let nnz = parts.iter().map(|(b, _)| b.rows()).sum::<usize>();
     let mut all = MatrixBuilder::with_capacity(nnz, 0);
@@ -154,7 +205,13 @@ pub fn vectorize_counted(
 /// The sequential reference path of [`vectorize`].
 #[cfg(test)]
 fn vectorize_sequential(analyzer: &Analyzer, vocab: &Vocabulary, docs: &[Document]) -> Vectorized {
-    let (b, unknown_tokens) = vectorize_chunk(analyzer, vocab, docs, &mut Default::default());
+    let (b, unknown_tokens) = vectorize_chunk(
+        analyzer,
+        vocab,
+        docs,
+        &mut Default::default(),
+        Path::Scanned,
+    );
     Vectorized {
         matrix: b.finish(vocab.len()),
         unknown_tokens,

@@ -12,8 +12,11 @@
 //! no token: it tells the vocabulary to map tokens to ids by their hash
 //! ([`Analyzer::hashing`]).
 
+use super::buffer::Flush;
 use super::step::check_order;
-use super::{AnalyzerBuilder, CharGrams, Hashing, Ngrams, Source, Step, Tokenizer, Words};
+use super::{
+    AnalyzerBuilder, CharGrams, Hashing, Ngrams, Source, Step, TokenBuffer, Tokenizer, Words,
+};
 use crate::input::Document;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -168,6 +171,61 @@ impl Analyzer {
                 prefix.push(':');
                 c.field(text, &prefix, lowercase, &mut bufs, sink);
             }
+        }
+        for tag in &doc.tags {
+            sink(tag);
+        }
+    }
+
+    /// Every token of `doc` as [`tokens`](Self::tokens) gives them, with its key, handed
+    /// to `flush` in batches of `buf` (one for most documents; a large one in several).
+    /// An analyzer of words alone (the standard one) scans straight into the batch, the
+    /// words' keys computed as they are found; any other copies its tokens in.
+    pub(crate) fn scan(&self, doc: &Document, buf: &mut TokenBuffer, flush: &mut Flush<'_>) {
+        buf.clear();
+        if self.word_tokens && self.ngrams.is_none() && self.chars.is_none() {
+            buf.push_words(self.words, &doc.text, "", flush);
+            let mut prefix = String::new();
+            for (name, text) in &doc.fields {
+                prefix.clear();
+                prefix.push_str(name);
+                prefix.push(':');
+                buf.push_words(self.words, text, &prefix, flush);
+            }
+            for tag in &doc.tags {
+                buf.push("", tag);
+                buf.flush_if_full(flush);
+            }
+        } else {
+            self.tokens(doc, &mut |t| {
+                buf.push("", t);
+                buf.flush_if_full(flush);
+            });
+        }
+        if !buf.is_empty() {
+            flush(buf);
+            buf.clear();
+        }
+    }
+
+    /// Every token of `doc` as the analyzer did before the block scanner (the standard
+    /// analyzer's words a byte at a time, `Words::tokens_scalar`): the same tokens as
+    /// [`tokens`](Self::tokens). The baseline the benchmark compares with, and an oracle.
+    pub fn tokens_scalar(&self, doc: &Document, sink: &mut dyn FnMut(&str)) {
+        if !(self.word_tokens && self.ngrams.is_none() && self.chars.is_none()) {
+            return self.tokens(doc, sink);
+        }
+        let words = self.words;
+        words.tokens_scalar(&doc.text, sink);
+        let mut scratch = String::new();
+        for (name, text) in &doc.fields {
+            words.tokens_scalar(text, &mut |t| {
+                scratch.clear();
+                scratch.push_str(name);
+                scratch.push(':');
+                scratch.push_str(t);
+                sink(&scratch);
+            });
         }
         for tag in &doc.tags {
             sink(tag);

@@ -20,20 +20,27 @@
 //! [`MailRules`]: crate::input::mail::MailRules
 
 mod analyzer;
+mod buffer;
 mod builder;
 mod chars;
 mod hash;
+mod key;
 mod lowercase;
 mod ngrams;
+#[cfg(test)]
+mod oracle_tests;
+mod scan;
 mod source;
 mod step;
 mod unique;
 mod words;
 
 pub use analyzer::Analyzer;
+pub(crate) use buffer::TokenBuffer;
 pub use builder::AnalyzerBuilder;
 pub use chars::CharGrams;
 pub use hash::Hashing;
+pub(crate) use key::{Key, head_of, key};
 pub(crate) use lowercase::Lowercase;
 pub use ngrams::Ngrams;
 pub use source::Source;

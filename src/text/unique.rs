@@ -7,7 +7,14 @@
 //! token costs one probe and a new one a copy into the buffer. The words come out in the
 //! order they first appeared, or sorted on request (learning gives new words their ids in
 //! sorted order).
+//!
+//! A document's words come from the analyzer's batches ([`UniqueWords::of`]: the block
+//! scanner, no allocation per word). The table keeps its own seeded hash rather than the
+//! scanner's fixed one: its words are a message's, chosen by whoever sent it, and a fixed
+//! hash would let a sender fill one probe sequence with them.
 
+use super::{Analyzer, TokenBuffer};
+use crate::input::Document;
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
 
@@ -34,6 +41,21 @@ impl UniqueWords {
             table: HashTable::with_capacity(words),
             hasher: Default::default(),
         }
+    }
+
+    /// The distinct tokens of `doc` under `analyzer`, in first-seen order.
+    pub(crate) fn of(analyzer: &Analyzer, doc: &Document) -> UniqueWords {
+        // Header fields and tags bring words of their own: counted, so the set seldom grows.
+        let bytes = doc.fields.iter().map(|(_, t)| t.len()).sum::<usize>()
+            + doc.text.len()
+            + 12 * doc.tags.len();
+        let mut words = UniqueWords::for_text(bytes);
+        analyzer.scan(doc, &mut TokenBuffer::default(), &mut |b| {
+            for i in 0..b.len() {
+                words.insert(b.word(i));
+            }
+        });
+        words
     }
 
     /// Adds `word` unless it is already there.

@@ -1,11 +1,15 @@
 //! The word tokenizer step: Unicode word segmentation (UAX #29) with an ASCII fast path.
 //!
-//! `unicode-segmentation`'s `unicode_words` is the reference. Pure-ASCII text, the common
-//! case in mail and newswire, takes a byte-level state machine that implements the same
-//! word-boundary rules restricted to ASCII (WB5–WB13b) and the same "contains a letter or
-//! digit" filter; a property test checks that both paths give identical tokens.
+//! `unicode-segmentation`'s `unicode_words` is the reference. Text is cut into ASCII and
+//! non-ASCII stretches ([`stretches`]); pure-ASCII text, the common case in mail and
+//! newswire, takes the block scanner (`scan`: the word-boundary rules restricted to ASCII,
+//! WB5–WB13b, and the same "contains a letter or digit" filter, 64 bytes at a time) and the
+//! rest the Unicode path. The byte-at-a-time state machine the scanner replaced stays as
+//! [`Words::tokens_scalar`]: a second oracle for the tests and the baseline of the
+//! benchmark. Property tests check that all of them give identical tokens.
 
-use super::{Lowercase, Tokenizer};
+use super::{Lowercase, TokenBuffer, Tokenizer};
+use std::cell::RefCell;
 use unicode_segmentation::UnicodeSegmentation;
 
 /// The word tokenizer (stored in the model as `words`): UAX #29 words, with a following
@@ -39,8 +43,8 @@ impl Words {
         }
     }
 
-    /// The ASCII fast path; `text` must be ASCII.
-    pub(crate) fn tokens_ascii(&self, text: &str, sink: &mut dyn FnMut(&str)) {
+    /// The byte-at-a-time ASCII path the block scanner replaced; `text` must be ASCII.
+    pub(crate) fn tokens_ascii_scalar(&self, text: &str, sink: &mut dyn FnMut(&str)) {
         debug_assert!(text.is_ascii());
         let b = text.as_bytes();
         let mut scratch = Vec::<u8>::with_capacity(64);
@@ -121,46 +125,106 @@ fn joins(prev: u8, mid: u8, next: u8) -> bool {
     }
 }
 
-impl Tokenizer for Words {
-    /// ASCII stretches take the fast path and the rest the Unicode path. The text is cut
-    /// only at an ASCII whitespace byte that follows ASCII text or precedes it: UAX #29
-    /// always breaks there (no rule joins a letter, digit or mark to such whitespace, and
-    /// whitespace itself is never part of a word), so the tokens are exactly the Unicode
-    /// path's.
-    fn tokens(&self, text: &str, sink: &mut dyn FnMut(&str)) {
-        let b = text.as_bytes();
-        let mut start = 0;
-        while start < b.len() {
-            let rest = &b[start..];
-            // `is_ascii` checks a word at a time: the common all-ASCII case costs little.
-            let found = if rest.is_ascii() {
-                None
-            } else {
-                rest.iter().position(|&c| c >= 0x80)
-            };
-            let Some(off) = found else {
-                self.tokens_ascii(&text[start..], sink);
-                return;
-            };
-            let first = start + off;
-            // The ASCII part ends at the last whitespace before the first non-ASCII byte.
-            let cut = b[start..first]
-                .iter()
-                .rposition(u8::is_ascii_whitespace)
-                .map_or(start, |p| start + p);
-            if cut > start {
-                self.tokens_ascii(&text[start..cut], sink);
-            }
-            // The Unicode part ends at the first whitespace followed by ASCII (or the end).
-            let mut end = first;
-            while end < b.len()
-                && !(b[end].is_ascii_whitespace() && b.get(end + 1).is_none_or(|&c| c < 0x80))
-            {
-                end += 1;
-            }
-            self.tokens_unicode(&text[cut..end], sink);
-            start = end;
+/// A stretch of text that one path tokenizes whole.
+pub(crate) enum Stretch<'a> {
+    /// ASCII text (the fast paths).
+    Ascii(&'a str),
+    /// Text holding non-ASCII characters (the Unicode path).
+    Unicode(&'a str),
+}
+
+/// Cuts `text` into ASCII and Unicode stretches, in order, and hands each to `f`. The text
+/// is cut only at an ASCII whitespace byte that follows ASCII text or precedes it: UAX #29
+/// always breaks there (no rule joins a letter, digit or mark to such whitespace, and
+/// whitespace itself is never part of a word), so tokenizing the stretches one by one gives
+/// exactly the Unicode path's tokens of the whole.
+#[inline]
+pub(crate) fn stretches<'a>(text: &'a str, f: &mut impl FnMut(Stretch<'a>)) {
+    let b = text.as_bytes();
+    let mut start = 0;
+    while start < b.len() {
+        let rest = &b[start..];
+        // `is_ascii` checks a word at a time: the common all-ASCII case costs little.
+        let found = if rest.is_ascii() {
+            None
+        } else {
+            rest.iter().position(|&c| c >= 0x80)
+        };
+        let Some(off) = found else {
+            f(Stretch::Ascii(&text[start..]));
+            return;
+        };
+        let first = start + off;
+        // The ASCII part ends at the last whitespace before the first non-ASCII byte.
+        let cut = b[start..first]
+            .iter()
+            .rposition(u8::is_ascii_whitespace)
+            .map_or(start, |p| start + p);
+        if cut > start {
+            f(Stretch::Ascii(&text[start..cut]));
         }
+        // The Unicode part ends at the first whitespace followed by ASCII (or the end).
+        let mut end = first;
+        while end < b.len()
+            && !(b[end].is_ascii_whitespace() && b.get(end + 1).is_none_or(|&c| c < 0x80))
+        {
+            end += 1;
+        }
+        f(Stretch::Unicode(&text[cut..end]));
+        start = end;
+    }
+}
+
+impl Words {
+    /// The tokenizer as it was before the block scanner: ASCII stretches a byte at a
+    /// time, the rest through the Unicode path. The same tokens as [`Tokenizer::tokens`];
+    /// kept as an oracle for the tests and as the baseline the benchmark compares with.
+    pub fn tokens_scalar(&self, text: &str, sink: &mut dyn FnMut(&str)) {
+        stretches(text, &mut |s| match s {
+            Stretch::Ascii(t) => self.tokens_ascii_scalar(t, sink),
+            Stretch::Unicode(t) => self.tokens_unicode(t, sink),
+        });
+    }
+}
+
+thread_local! {
+    /// A batch for each thread's calls of [`Tokenizer::tokens`], so that a call allocates
+    /// nothing once the thread's first calls have sized it.
+    static BATCH: RefCell<TokenBuffer> = RefCell::default();
+}
+
+/// A thread's batch is dropped after a call that grew it past this (a huge word), so that
+/// an idle thread does not hold it.
+const KEEP_BYTES: usize = 4 << 20;
+
+impl Words {
+    fn tokens_in(&self, buf: &mut TokenBuffer, text: &str, sink: &mut dyn FnMut(&str)) {
+        buf.clear();
+        let mut each = |b: &TokenBuffer| {
+            for i in 0..b.len() {
+                sink(b.word(i));
+            }
+        };
+        buf.push_words(*self, text, "", &mut each);
+        each(buf);
+        buf.clear();
+    }
+}
+
+impl Tokenizer for Words {
+    /// ASCII stretches take the block scanner and the rest the Unicode path (see
+    /// [`stretches`]), through a [`TokenBuffer`] kept per thread, in batches.
+    fn tokens(&self, text: &str, sink: &mut dyn FnMut(&str)) {
+        BATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut buf) => {
+                self.tokens_in(&mut buf, text, sink);
+                if buf.capacity() > KEEP_BYTES {
+                    *buf = TokenBuffer::default();
+                }
+            }
+            // Called again from within a sink: a batch of its own.
+            Err(_) => self.tokens_in(&mut TokenBuffer::default(), text, sink),
+        });
     }
 }
 
@@ -172,7 +236,7 @@ mod tests {
     fn both(text: &str) -> (Vec<String>, Vec<String>) {
         let w = Words::default();
         let (mut a, mut u) = (Vec::new(), Vec::new());
-        w.tokens_ascii(text, &mut |t| a.push(t.to_string()));
+        w.tokens_ascii_scalar(text, &mut |t| a.push(t.to_string()));
         w.tokens_unicode(text, &mut |t| u.push(t.to_string()));
         (a, u)
     }

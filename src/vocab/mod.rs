@@ -21,10 +21,10 @@ mod table;
 
 pub use config::VocabConfig;
 pub(crate) use counts::DfCounts;
-pub(crate) use table::{WordTable, key};
+pub(crate) use table::WordTable;
 
 use crate::Result;
-use crate::text::Hashing;
+use crate::text::{Hashing, key};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 

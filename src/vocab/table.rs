@@ -6,6 +6,14 @@
 //! and never leaves the table, and longer ones compare only their tail in the arena. The
 //! hash is computed once per token and reused for the insert that follows a miss. Ids are
 //! dense, in insertion order. Hand-written because it is the tokenizer's innermost loop.
+//!
+//! The slots come in 64-byte groups of four, aligned to a cache line, and a probe starts
+//! at the first slot of its word's group: the slots a lookup reads before it finds the
+//! word or a free slot are most often in that one line, which [`WordTable::prefetch`] can
+//! ask for ahead of the lookup. The hash is the tokenizer's [`Key`], computed while the
+//! word was scanned.
+
+use crate::text::{Key, head_of, key};
 
 #[derive(Debug, Clone, Copy)]
 struct Slot {
@@ -14,52 +22,13 @@ struct Slot {
     id: u32,
 }
 
-/// A word's precomputed key: its first 8 bytes and its hash.
+/// Slots per group: one 64-byte cache line.
+const GROUP: usize = 4;
+
+/// Four slots in one cache line.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Key {
-    head: u64,
-    hash: u64,
-}
-
-const K: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// The first 8 bytes of `b`, zero-padded, little-endian — without a call to memcpy for
-/// short words: two overlapping 4-byte loads (4–7 bytes) or three single bytes (1–3).
-#[inline]
-fn head_of(b: &[u8]) -> u64 {
-    let n = b.len();
-    if n >= 8 {
-        u64::from_le_bytes(b[..8].try_into().unwrap())
-    } else if n >= 4 {
-        let lo = u64::from(u32::from_le_bytes(b[..4].try_into().unwrap()));
-        let hi = u64::from(u32::from_le_bytes(b[n - 4..].try_into().unwrap()));
-        lo | (hi << ((n - 4) * 8))
-    } else if n > 0 {
-        u64::from(b[0])
-            | (u64::from(b[n / 2]) << (n / 2 * 8))
-            | (u64::from(b[n - 1]) << ((n - 1) * 8))
-    } else {
-        0
-    }
-}
-
-/// The key of `word`: a multiply-rotate hash over 8-byte chunks (fast, and good enough for
-/// words; the table is not exposed to adversarial keys that matter).
-#[inline]
-pub(crate) fn key(word: &str) -> Key {
-    let b = word.as_bytes();
-    let head = head_of(b);
-    let mut h = (head ^ (b.len() as u64).wrapping_mul(K)).wrapping_mul(K);
-    if b.len() > 8 {
-        for c in b[8..].chunks(8) {
-            h = (h.rotate_left(23) ^ head_of(c)).wrapping_mul(K);
-        }
-    }
-    Key {
-        head,
-        hash: h ^ (h >> 29),
-    }
-}
+#[repr(C, align(64))]
+struct Group([Slot; GROUP]);
 
 /// Equal byte strings of the same length, compared 8 bytes at a time (no call to memcmp
 /// for the short tails of words).
@@ -73,9 +42,9 @@ fn tail_eq(a: &[u8], b: &[u8]) -> bool {
 /// Word ↔ dense id, insertion-ordered.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct WordTable {
-    /// Open addressing with linear probing, at most half full; `id == EMPTY` marks a
-    /// free slot. One cache line answers most lookups.
-    slots: Vec<Slot>,
+    /// Open addressing with linear probing from the start of a group, at most half
+    /// full; `id == EMPTY` marks a free slot. One cache line answers most lookups.
+    groups: Vec<Group>,
     arena: Vec<u8>,
     ends: Vec<u32>,
 }
@@ -91,7 +60,7 @@ impl WordTable {
     /// An empty table with room for `n` words.
     pub(crate) fn with_capacity(n: usize) -> Self {
         let mut t = WordTable {
-            slots: Vec::new(),
+            groups: Vec::new(),
             arena: Vec::new(),
             ends: Vec::with_capacity(n),
         };
@@ -131,13 +100,35 @@ impl WordTable {
         tail_eq(&self.arena[end - word.len() + 8..end], &word[8..])
     }
 
+    /// How many slots.
+    #[inline]
+    fn capacity(&self) -> usize {
+        self.groups.len() * GROUP
+    }
+
+    #[inline]
+    fn slot(&self, i: usize) -> &Slot {
+        &self.groups[i / GROUP].0[i % GROUP]
+    }
+
+    #[inline]
+    fn slot_mut(&mut self, i: usize) -> &mut Slot {
+        &mut self.groups[i / GROUP].0[i % GROUP]
+    }
+
+    /// The first slot a probe for `k` reads: the start of its group.
+    #[inline]
+    fn start(&self, k: Key) -> usize {
+        (k.hash as usize & (self.capacity() - 1)) & !(GROUP - 1)
+    }
+
     /// The slot holding `word`, or the free slot where it would go.
     #[inline]
     fn probe(&self, word: &[u8], k: Key) -> usize {
-        let mask = self.slots.len() - 1;
-        let mut i = k.hash as usize & mask;
+        let mask = self.capacity() - 1;
+        let mut i = self.start(k);
         loop {
-            let s = &self.slots[i];
+            let s = self.slot(i);
             if s.id == EMPTY || self.matches(s, word, k) {
                 return i;
             }
@@ -145,26 +136,36 @@ impl WordTable {
         }
     }
 
+    /// Asks for the cache line a lookup of `k` will read first (a hint: a lookup a few
+    /// words later finds it there instead of waiting for memory).
+    #[inline]
+    pub(crate) fn prefetch(&self, k: Key) {
+        if !self.groups.is_empty() {
+            let g = self.start(k) / GROUP;
+            crate::hint::prefetch(std::slice::from_ref(&self.groups[g]));
+        }
+    }
+
     fn rehash(&mut self, size: usize) {
-        let old = std::mem::replace(&mut self.slots, vec![FREE; size]);
+        let old = std::mem::replace(&mut self.groups, vec![Group([FREE; GROUP]); size / GROUP]);
         let mask = size - 1;
-        for s in old.into_iter().filter(|s| s.id != EMPTY) {
+        for s in old.iter().flat_map(|g| g.0).filter(|s| s.id != EMPTY) {
             let k = key(self.word(s.id));
-            let mut i = k.hash as usize & mask;
-            while self.slots[i].id != EMPTY {
+            let mut i = self.start(k);
+            while self.slot(i).id != EMPTY {
                 i = (i + 1) & mask;
             }
-            self.slots[i] = s;
+            *self.slot_mut(i) = s;
         }
     }
 
     /// The id of `word` given its precomputed key.
     #[inline]
     pub(crate) fn get_key(&self, word: &str, k: Key) -> Option<u32> {
-        if self.slots.is_empty() {
+        if self.groups.is_empty() {
             return None;
         }
-        let id = self.slots[self.probe(word.as_bytes(), k)].id;
+        let id = self.slot(self.probe(word.as_bytes(), k)).id;
         (id != EMPTY).then_some(id)
     }
 
@@ -178,19 +179,19 @@ impl WordTable {
     /// it was inserted.
     #[inline]
     pub(crate) fn insert_key(&mut self, word: &str, k: Key) -> (u32, bool) {
-        if 2 * (self.len() + 1) > self.slots.len() {
-            self.rehash((2 * self.slots.len()).max(16));
+        if 2 * (self.len() + 1) > self.capacity() {
+            self.rehash((2 * self.capacity()).max(16));
         }
         let b = word.as_bytes();
         let i = self.probe(b, k);
-        if self.slots[i].id != EMPTY {
-            return (self.slots[i].id, false);
+        if self.slot(i).id != EMPTY {
+            return (self.slot(i).id, false);
         }
         let id = self.ends.len() as u32;
         assert!(id != EMPTY, "a vocabulary holds fewer than 2³² words");
         self.arena.extend_from_slice(b);
         self.ends.push(self.arena.len() as u32);
-        self.slots[i] = Slot {
+        *self.slot_mut(i) = Slot {
             head: k.head,
             len: b.len() as u32,
             id,
@@ -230,27 +231,6 @@ mod tests {
                 prop_assert_eq!(t.word(id), w.as_str());
             }
             prop_assert_eq!(t.get("not-a-generated-word"), None);
-        }
-    }
-
-    #[test]
-    fn head_is_the_zero_padded_prefix() {
-        for w in [
-            "",
-            "a",
-            "ab",
-            "abc",
-            "abcd",
-            "abcde",
-            "abcdef",
-            "abcdefg",
-            "abcdefgh",
-            "abcdefghij",
-        ] {
-            let mut buf = [0u8; 8];
-            let n = w.len().min(8);
-            buf[..n].copy_from_slice(&w.as_bytes()[..n]);
-            assert_eq!(head_of(w.as_bytes()), u64::from_le_bytes(buf), "{w:?}");
         }
     }
 

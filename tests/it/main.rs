@@ -58,6 +58,7 @@ mod store;
 mod store_operation;
 mod svmlight;
 mod term_counts;
+mod tokens;
 mod train_stream;
 mod tune;
 mod two_class_text;
