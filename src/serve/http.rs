@@ -149,7 +149,17 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
                 "use POST with the message as the body",
             ),
         ),
-        (_, p) if super::page::serves(p) => super::page::answer(daemon, req).await,
+        (_, p) if super::page::serves(p) => {
+            let asked = super::page::Asked::of(&req);
+            let body = match req.method() {
+                &Method::POST => match read_body(daemon, req).await {
+                    Ok(b) => Some(b),
+                    Err(refused) => return refused,
+                },
+                _ => None,
+            };
+            super::page::answer(daemon, asked, body).await
+        }
         _ => (
             Outcome::Refused,
             error(StatusCode::NOT_FOUND, "no such path"),
@@ -160,7 +170,7 @@ async fn route(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Respon
 /// The request's body, read within the message bound and the request deadline, and
 /// counted against the bytes held over all connections as it arrives (so a client that
 /// announces a large body and sends it slowly holds only what it has sent).
-pub(super) async fn read_body<'d>(
+async fn read_body<'d>(
     daemon: &'d Daemon,
     req: Request<Incoming>,
 ) -> Result<(Bytes, Held<'d>), (Outcome, Response<Body>)> {
@@ -405,7 +415,7 @@ pub(super) fn text(status: StatusCode, body: &str) -> Response<Body> {
 }
 
 /// A JSON answer.
-pub(super) fn as_json(status: StatusCode, v: &impl serde::Serialize) -> Response<Body> {
+fn as_json(status: StatusCode, v: &impl serde::Serialize) -> Response<Body> {
     // Written as bytes: the formatter behind `{v}` cost a twentieth of a verdict.
     let mut body = serde_json::to_vec(v).expect("a JSON value serializes");
     body.push(b'\n');

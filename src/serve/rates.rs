@@ -3,9 +3,9 @@
 //! work), the last hour of them kept. A minute's figures are the differences between
 //! the samples around it; the minute under way is the totals now less the last sample.
 
-use super::daemon::Daemon;
+use super::metrics::Metrics;
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Minutes of figures kept.
@@ -15,9 +15,9 @@ pub const MINUTES: usize = 60;
 /// ham).
 pub type Totals = [u64; 4];
 
-/// The totals of `daemon`'s counters now.
-pub fn totals(daemon: &Daemon) -> Totals {
-    let ((spam, ham), (learned_spam, learned_ham)) = daemon.metrics.totals();
+/// The totals of the daemon's counters now.
+pub fn totals(metrics: &Metrics) -> Totals {
+    let ((spam, ham), (learned_spam, learned_ham)) = metrics.totals();
     [spam, ham, learned_spam, learned_ham]
 }
 
@@ -88,8 +88,9 @@ impl Rates {
     }
 }
 
-/// Samples `daemon`'s totals as each minute begins, until `stopped` changes.
-pub async fn every_minute(daemon: Arc<Daemon>, mut stopped: tokio::sync::watch::Receiver<bool>) {
+/// Calls `sample` as each minute begins (the daemon samples its totals), until
+/// `stopped` changes.
+pub async fn every_minute(sample: impl Fn(), mut stopped: tokio::sync::watch::Receiver<bool>) {
     loop {
         let secs = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -99,7 +100,7 @@ pub async fn every_minute(daemon: Arc<Daemon>, mut stopped: tokio::sync::watch::
             _ = stopped.changed() => return,
             _ = tokio::time::sleep(wait) => {}
         }
-        daemon.rates.sample(minute_now(), totals(&daemon));
+        sample();
     }
 }
 

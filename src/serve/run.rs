@@ -94,10 +94,12 @@ async fn serve(daemon: Arc<Daemon>, ready: impl FnOnce(&[String])) -> Result<()>
         tasks.push(tokio::spawn(accept(d, s, st, speaks, listener)));
     }
     let watching = tokio::spawn(watch(Arc::clone(&daemon), stopped.clone(), hangup));
-    let sampling = tokio::spawn(super::rates::every_minute(
-        Arc::clone(&daemon),
-        stopped.clone(),
-    ));
+    let d = Arc::clone(&daemon);
+    let sample = move || {
+        d.rates
+            .sample(super::rates::minute_now(), super::rates::totals(&d.metrics))
+    };
+    let sampling = tokio::spawn(super::rates::every_minute(sample, stopped.clone()));
     wait_for_signal().await;
     daemon.note("stopping: no new connection is taken; finishing those in flight");
     let _ = stop.send(true);

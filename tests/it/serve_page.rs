@@ -358,3 +358,81 @@ fn the_page_s_files_come_from_the_binary_under_their_policy() {
     assert_eq!(d.http("GET", "/nothing-here", &[], b"").0, 404);
     assert!(d.stop().success());
 }
+
+#[test]
+fn a_model_of_three_classes_ranks_them_as_classify_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("train.tsv");
+    std::fs::write(
+        &data,
+        "sport\tthe match ended in a late goal\nsport\ta fine win for the home team\n\
+         money\tshares fell as the bank cut rates\nmoney\tthe market rallied on profits\n\
+         food\ta fresh loaf of bread and soup\nfood\tthe soup and the salad were fresh\n",
+    )
+    .unwrap();
+    let model = dir.path().join("topics.model");
+    bin()
+        .args(["train", "-o"])
+        .arg(&model)
+        .arg(&data)
+        .assert()
+        .success();
+    let doc = dir.path().join("doc.txt");
+    std::fs::write(&doc, "A late Goal for the home team, and fresh soup").unwrap();
+    let d = Daemon::started(&model, &["--no-spamd"], false);
+    let a = json(
+        &d,
+        "POST",
+        "/v1/annotate",
+        &[],
+        &std::fs::read(&doc).unwrap(),
+        200,
+    );
+    let c = classify_explained(&model, &doc);
+    assert_eq!(a["class"], c["label"]);
+    assert_eq!(a["toward"], c["label"]);
+    assert_eq!(a["features"], c["features"]);
+    let explained: std::collections::HashMap<String, f64> = c["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["feature"].as_str().unwrap().to_string(),
+                f(&x["contribution"]),
+            )
+        })
+        .collect();
+    assert!(check_spans(a["text"].as_str().unwrap(), &a["spans"], "", &explained) > 0);
+    // The ranked classes are classify -k's.
+    let out = bin()
+        .args(["classify", "-k", "3", "--format", "jsonl", "-m"])
+        .arg(&model)
+        .arg(&doc)
+        .output()
+        .unwrap();
+    let k: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ranked: Vec<&Value> = a["ranked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["class"])
+        .collect();
+    let listed: Vec<&Value> = k["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["label"])
+        .collect();
+    assert_eq!(ranked, listed);
+    // No verdict of a filter, and nothing to learn.
+    assert!(a.get("spam").is_none());
+    assert_eq!(
+        json(&d, "GET", "/v1/filter", &[], b"", 200)["classes"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    assert!(d.stop().success());
+}

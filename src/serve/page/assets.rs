@@ -3,7 +3,7 @@
 //! page load its own script and style only (no inline script or style, no other origin,
 //! no framing), and no sniffing of types.
 
-use crate::serve::http::Body;
+use super::reply::Body;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::Response;

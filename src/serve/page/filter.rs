@@ -14,7 +14,7 @@ pub fn describe(daemon: &Daemon) -> crate::Result<Value> {
     let c = daemon.classifier();
     let view = c.view()?;
     let (meta, features) = summary(&view);
-    let now = totals(daemon);
+    let now = totals(&daemon.metrics);
     let mut out = json!({
         "path": c.path().display().to_string(),
         "form": if c.is_store() { "store" } else { "model file" },

@@ -9,7 +9,7 @@ use hyper::StatusCode;
 use serde_json::{Value, json};
 
 /// What the page asked to learn.
-pub struct Asked<'a> {
+pub struct Wanted<'a> {
     /// The class: `spam` or `ham`.
     pub class: Option<&'a str>,
     /// A recent verdict's number, whose message is learned instead of the body.
@@ -22,7 +22,7 @@ pub struct Asked<'a> {
 /// status and sentence of the refusal.
 pub fn learn(
     daemon: &Daemon,
-    asked: &Asked<'_>,
+    asked: &Wanted<'_>,
     body: &[u8],
 ) -> Result<Value, (StatusCode, String)> {
     let forbidden = |why: &str| (StatusCode::FORBIDDEN, why.to_string());

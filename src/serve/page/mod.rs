@@ -4,21 +4,22 @@
 //! endpoints here: `GET /v1/filter` ([`filter`]), `GET /v1/history` and
 //! `/v1/history/ID` ([`recent`], over the daemon's [`History`](super::history::History)),
 //! `POST /v1/annotate` ([`annotate`], with the word spans of [`spans`]) and `POST
-//! /v1/learn` ([`learn`]). Nothing here scores: every figure is the classifier's.
+//! /v1/learn` ([`learn`]), answered by [`reply`]; `http` reads their bodies and routes to
+//! them. Nothing here scores: every figure is the classifier's.
 
 mod annotate;
 mod assets;
 mod filter;
 mod learn;
 mod recent;
+mod reply;
 mod spans;
 
-use super::daemon::{Daemon, answered};
-use super::http::{Body, as_json, error, read_body};
+use super::daemon::{Daemon, Held, answered};
 use super::metrics::Outcome;
-use hyper::body::Incoming;
-use hyper::{Method, Request, Response, StatusCode};
-
+use bytes::Bytes;
+use hyper::{Method, Response, StatusCode};
+use reply::{Body, error, json};
 use std::sync::Arc;
 
 /// Whether `path` is the page's or one of its endpoints'.
@@ -31,21 +32,52 @@ pub fn serves(path: &str) -> bool {
         || path.starts_with("/v1/history/")
 }
 
-/// The answer to a request for the page or one of its endpoints.
-pub async fn answer(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, Response<Body>) {
-    let path = req.uri().path().to_string();
-    let query = req.uri().query().unwrap_or("").to_string();
-    let password = req.headers().get("password").map(|v| v.as_bytes().to_vec());
-    let method = req.method().clone();
+/// What a request for the page asks, besides its body.
+pub struct Asked {
+    method: Method,
+    path: String,
+    query: String,
+    password: Option<Vec<u8>>,
+}
+
+impl Asked {
+    /// The method, path, query and credential of `req`.
+    pub fn of<B>(req: &hyper::Request<B>) -> Asked {
+        Asked {
+            method: req.method().clone(),
+            path: req.uri().path().to_string(),
+            query: req.uri().query().unwrap_or("").to_string(),
+            password: req.headers().get("password").map(|v| v.as_bytes().to_vec()),
+        }
+    }
+}
+
+/// The answer to a request for the page or one of its endpoints; `body` is a POST's,
+/// read by the HTTP side within its bounds and counted while it is held.
+pub async fn answer(
+    daemon: &Arc<Daemon>,
+    asked: Asked,
+    body: Option<(Bytes, Held<'_>)>,
+) -> (Outcome, Response<Body>) {
+    let Asked {
+        method,
+        path,
+        query,
+        password,
+    } = asked;
     if let Some(a) = assets::asset(&path) {
         return match method {
             Method::GET | Method::HEAD => (Outcome::Ok, assets::response(a)),
             _ => not_allowed("GET"),
         };
     }
+    let (body, _held) = match body {
+        Some((b, held)) => (b, Some(held)),
+        None => (Bytes::new(), None),
+    };
     match (method, path.as_str()) {
         (Method::GET, "/v1/filter") => match filter::describe(daemon) {
-            Ok(v) => (Outcome::Ok, private(as_json(StatusCode::OK, &v))),
+            Ok(v) => (Outcome::Ok, json(StatusCode::OK, &v)),
             Err(e) => (
                 Outcome::Failed,
                 error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
@@ -56,7 +88,7 @@ pub async fn answer(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, R
                 return (Outcome::Refused, error(StatusCode::NOT_FOUND, recent::OFF));
             }
             let v = recent::list(daemon, password.as_deref());
-            (Outcome::Ok, private(as_json(StatusCode::OK, &v)))
+            (Outcome::Ok, json(StatusCode::OK, &v))
         }
         (Method::GET, p) if p.starts_with("/v1/history/") => {
             let Ok(id) = p["/v1/history/".len()..].parse::<u64>() else {
@@ -71,7 +103,7 @@ pub async fn answer(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, R
             let d = Arc::clone(daemon);
             let work = move || recent::one(&d, id, password.as_deref());
             match answered(true, work).await {
-                Some(Ok(v)) => (Outcome::Ok, private(as_json(StatusCode::OK, &v))),
+                Some(Ok(v)) => (Outcome::Ok, json(StatusCode::OK, &v)),
                 Some(Err(recent::Unseen::Gone(why))) => {
                     (Outcome::Refused, error(StatusCode::NOT_FOUND, &why))
                 }
@@ -86,14 +118,10 @@ pub async fn answer(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, R
             }
         }
         (Method::POST, "/v1/annotate") => {
-            let (body, _held) = match read_body(daemon, req).await {
-                Ok(b) => b,
-                Err(refused) => return refused,
-            };
             let d = Arc::clone(daemon);
             let work = move || annotate::annotate(&d.classifier(), &body);
             match answered(true, work).await {
-                Some(Ok(v)) => (Outcome::Ok, private(as_json(StatusCode::OK, &v))),
+                Some(Ok(v)) => (Outcome::Ok, json(StatusCode::OK, &v)),
                 Some(Err(e)) => (
                     Outcome::Refused,
                     error(StatusCode::BAD_REQUEST, &e.to_string()),
@@ -102,21 +130,17 @@ pub async fn answer(daemon: &Arc<Daemon>, req: Request<Incoming>) -> (Outcome, R
             }
         }
         (Method::POST, "/v1/learn") => {
-            let (body, _held) = match read_body(daemon, req).await {
-                Ok(b) => b,
-                Err(refused) => return refused,
-            };
             let d = Arc::clone(daemon);
             let work = move || {
-                let asked = learn::Asked {
+                let wanted = learn::Wanted {
                     class: param(&query, "class"),
                     id: param(&query, "id"),
                     password: password.as_deref(),
                 };
-                learn::learn(&d, &asked, &body)
+                learn::learn(&d, &wanted, &body)
             };
             match answered(true, work).await {
-                Some(Ok(v)) => (Outcome::Ok, private(as_json(StatusCode::OK, &v))),
+                Some(Ok(v)) => (Outcome::Ok, json(StatusCode::OK, &v)),
                 Some(Err((status, why))) => {
                     let outcome = if status.is_server_error() {
                         Outcome::Failed
@@ -140,15 +164,6 @@ fn param<'q>(query: &'q str, name: &str) -> Option<&'q str> {
         .filter_map(|kv| kv.split_once('='))
         .find(|(k, _)| *k == name)
         .map(|(_, v)| v)
-}
-
-/// `r`, marked as kept by no cache (it may hold a message's words).
-fn private(mut r: Response<Body>) -> Response<Body> {
-    r.headers_mut().insert(
-        hyper::header::CACHE_CONTROL,
-        hyper::header::HeaderValue::from_static("no-store"),
-    );
-    r
 }
 
 /// The refusal of a method the path does not take.
