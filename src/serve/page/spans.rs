@@ -5,7 +5,7 @@
 //! its field's name in a mail header field), looked up among the explanation's features.
 
 use crate::model::Explanation;
-use crate::text::{Analyzer, Step, Tokenizer, Words};
+use crate::text::{Analyzer, Step, Words};
 use std::collections::HashMap;
 
 /// One word of a text that the explained score weighs.
@@ -60,7 +60,9 @@ pub fn spans(
     let base = text.as_ptr() as usize;
     let mut name = String::new();
     let mut lower = String::new();
-    Words { lowercase: false }.tokens(text, &mut |word| {
+    // The byte-at-a-time path hands out slices of `text` itself (the block scanner's
+    // words are copies), and finds the same words.
+    Words { lowercase: false }.tokens_scalar(text, &mut |word| {
         let Some(start) = (word.as_ptr() as usize).checked_sub(base) else {
             return;
         };

@@ -492,6 +492,7 @@ fn every_flag_of_a_long_help_is_under_a_heading() {
         "Learning",
         "Limits",
         "Decision",
+        "Page",
     ];
     // `learn`, `completions` and `man` take a handful of flags each: one list.
     let short = ["learn", "completions", "man"];
