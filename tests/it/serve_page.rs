@@ -94,17 +94,7 @@ fn a_pasted_message_is_taken_apart_as_classify_explain_takes_it() {
         assert_eq!(a["toward"], "spam");
         // Every feature, in classify's order, with classify's figures.
         assert_eq!(a["features"], c["features"]);
-        let explained: std::collections::HashMap<String, f64> = c["features"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| {
-                (
-                    x["feature"].as_str().unwrap().to_string(),
-                    f(&x["contribution"]),
-                )
-            })
-            .collect();
+        let explained = contributions(&c);
         let text = a["text"].as_str().unwrap();
         let words = check_spans(text, &a["spans"], "", &explained);
         assert!(
@@ -392,17 +382,7 @@ fn a_model_of_three_classes_ranks_them_as_classify_does() {
     assert_eq!(a["class"], c["label"]);
     assert_eq!(a["toward"], c["label"]);
     assert_eq!(a["features"], c["features"]);
-    let explained: std::collections::HashMap<String, f64> = c["features"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| {
-            (
-                x["feature"].as_str().unwrap().to_string(),
-                f(&x["contribution"]),
-            )
-        })
-        .collect();
+    let explained = contributions(&c);
     assert!(check_spans(a["text"].as_str().unwrap(), &a["spans"], "", &explained) > 0);
     // The ranked classes are classify -k's.
     let out = bin()
@@ -435,4 +415,19 @@ fn a_model_of_three_classes_ranks_them_as_classify_does() {
         3
     );
     assert!(d.stop().success());
+}
+
+/// Each feature of `classify --explain --format jsonl`'s line `c`, with its contribution.
+fn contributions(c: &Value) -> std::collections::HashMap<String, f64> {
+    c["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["feature"].as_str().unwrap().to_string(),
+                f(&x["contribution"]),
+            )
+        })
+        .collect()
 }
