@@ -245,11 +245,23 @@ impl Daemon {
     }
 
     /// Judges one raw message for `user` (with its strongest features when `symbols`),
-    /// counts the verdict and records it in the history.
+    /// counts the verdict and records it in the history (which copies the message).
     pub fn judge(&self, raw: &[u8], symbols: bool, user: Option<&str>) -> Result<Verdict> {
+        self.judge_kept(raw, None, symbols, user)
+    }
+
+    /// [`Daemon::judge`] of a message whose request buffer `kept` the history may keep
+    /// as it is (an HTTP body), without a copy.
+    pub fn judge_kept(
+        &self,
+        raw: &[u8],
+        kept: Option<&bytes::Bytes>,
+        symbols: bool,
+        user: Option<&str>,
+    ) -> Result<Verdict> {
         let v = judge(&*self.classifier_for(user)?, raw, symbols)?;
         self.metrics.verdict(v.spam);
-        self.history.record(raw, &v, user);
+        self.history.record(raw, kept, &v, user);
         Ok(v)
     }
 

@@ -3,8 +3,9 @@
 //! budget allows, the message itself, so the page can take it apart or learn from it.
 //! `--history 0` keeps nothing.
 //!
-//! Recording costs a verdict one copy of its message (made before the lock is taken) and
-//! a push under a short lock; what the push evicts is dropped after the lock is let go.
+//! Recording costs a verdict a push under a short lock and, where the request's own
+//! buffer is not handed in (an HTTP body is), one copy of its message made before the lock
+//! is taken; what the push evicts is dropped after the lock is let go.
 
 use super::verdict::Verdict;
 use std::collections::VecDeque;
@@ -39,7 +40,7 @@ pub struct Entry {
     /// The message's size in bytes.
     pub bytes: usize,
     /// The message, while the ring's byte budget keeps it.
-    pub message: Option<std::sync::Arc<[u8]>>,
+    pub message: Option<bytes::Bytes>,
 }
 
 /// The ring of recent verdicts: see the module docs.
@@ -82,7 +83,7 @@ impl History {
     }
 
     /// Records the verdict `v` on `raw` for `user`, evicting the oldest past the bounds.
-    pub fn record(&self, raw: &[u8], v: &Verdict, user: Option<&str>) {
+    pub fn record(&self, raw: &[u8], kept: Option<&bytes::Bytes>, v: &Verdict, user: Option<&str>) {
         if self.capacity == 0 {
             return;
         }
@@ -98,7 +99,10 @@ impl History {
             shown: (v.shown, v.required),
             user: user.map(str::to_string),
             bytes: raw.len(),
-            message: keep.then(|| std::sync::Arc::from(raw)),
+            message: keep.then(|| {
+                kept.cloned()
+                    .unwrap_or_else(|| bytes::Bytes::copy_from_slice(raw))
+            }),
         };
         let evicted = self.push(entry);
         drop(evicted);
@@ -106,8 +110,8 @@ impl History {
 
     /// Puts `entry` in the ring under the lock; the entry it evicts and the messages it
     /// lets go are returned, to be dropped after the lock is let go.
-    fn push(&self, mut entry: Entry) -> (Option<Entry>, Vec<std::sync::Arc<[u8]>>) {
-        let size = |m: &Option<std::sync::Arc<[u8]>>| m.as_ref().map_or(0, |m| m.len());
+    fn push(&self, mut entry: Entry) -> (Option<Entry>, Vec<bytes::Bytes>) {
+        let size = |m: &Option<bytes::Bytes>| m.as_ref().map_or(0, |m| m.len());
         let mut r = self.ring.lock().unwrap_or_else(|e| e.into_inner());
         entry.id = r.next;
         r.next += 1;
@@ -171,6 +175,7 @@ mod tests {
         for i in 0..5 {
             h.record(
                 format!("message {i}").as_bytes(),
+                None,
                 &verdict(i % 2 == 0, i as f32),
                 None,
             );
@@ -185,9 +190,24 @@ mod tests {
     }
 
     #[test]
+    fn a_request_buffer_handed_in_is_kept_not_copied() {
+        let h = History::new(2, HISTORY_BYTES);
+        let body = bytes::Bytes::from_static(b"a message body");
+        h.record(&body, Some(&body), &verdict(true, 1.0), None);
+        let kept = h.get(1).unwrap().message.unwrap();
+        assert_eq!((kept.as_ptr(), kept.len()), (body.as_ptr(), body.len()));
+        // Without it, the message is copied.
+        h.record(b"another", None, &verdict(false, 0.0), None);
+        assert_eq!(
+            h.get(2).unwrap().message.as_deref(),
+            Some(b"another".as_slice())
+        );
+    }
+
+    #[test]
     fn a_history_of_zero_keeps_nothing() {
         let h = History::new(0, HISTORY_BYTES);
-        h.record(b"message", &verdict(true, 1.0), Some("alice"));
+        h.record(b"message", None, &verdict(true, 1.0), Some("alice"));
         assert!(h.recent().is_empty());
         assert!(h.get(1).is_none());
     }
@@ -198,6 +218,7 @@ mod tests {
         for i in 0..4 {
             h.record(
                 format!("ten bytes{i}").as_bytes(),
+                None,
                 &verdict(false, 0.0),
                 None,
             );
@@ -209,7 +230,7 @@ mod tests {
             .collect();
         assert_eq!(kept, [(4, true), (3, true), (2, false), (1, false)]);
         // A message over the budget is listed, never kept.
-        h.record(&[b'x'; 26], &verdict(true, 1.0), None);
+        h.record(&[b'x'; 26], None, &verdict(true, 1.0), None);
         let newest = h.get(5).unwrap();
         assert_eq!((newest.bytes, newest.message.is_none()), (26, true));
     }
@@ -220,6 +241,7 @@ mod tests {
         for i in 0..20 {
             h.record(
                 format!("ten bytes{}", i % 10).as_bytes(),
+                None,
                 &verdict(false, 0.0),
                 None,
             );

@@ -239,8 +239,8 @@ fn too_large(limit: usize) -> Response<Body> {
 }
 
 /// rspamd's `/checkv2`: the verdict on a message.
-fn check(daemon: &Daemon, message: &[u8], user: Option<&str>) -> (Outcome, Response<Body>) {
-    match daemon.judge(message, true, user) {
+fn check(daemon: &Daemon, message: &Bytes, user: Option<&str>) -> (Outcome, Response<Body>) {
+    match daemon.judge_kept(message, Some(message), true, user) {
         Ok(v) => (
             Outcome::Ok,
             as_json(StatusCode::OK, &rspamd_verdict(daemon, &v)),

@@ -44,7 +44,7 @@ pub fn learn(
         None => return Err(bad("say which class: ?class=spam or ?class=ham".into())),
     };
     let (message, user, id) = match asked.id {
-        None => (std::sync::Arc::<[u8]>::from(body), None, None),
+        None => (bytes::Bytes::copy_from_slice(body), None, None),
         Some(id) => {
             let n: u64 = id
                 .parse()
