@@ -55,18 +55,16 @@ fn trained(dir: &Path, name: &str, flags: &[&str]) -> (PathBuf, PathBuf) {
 /// The ranked classes of each line of `classify -k K --format jsonl`: (label,
 /// probability) best first, the probability `None` where it is null.
 fn ranked(model: &Path, docs: &Path, k: &str) -> Vec<Vec<(String, Option<f64>)>> {
+    ranked_with(model, docs, &["-k", k])
+}
+
+/// [`ranked`] of `classify --format jsonl` with `options` (`-k` and any floor).
+fn ranked_with(model: &Path, docs: &Path, options: &[&str]) -> Vec<Vec<(String, Option<f64>)>> {
     let out = stdout_of(
         bin()
-            .args([
-                "classify",
-                "--input-format",
-                "tsv",
-                "--format",
-                "jsonl",
-                "-k",
-                k,
-                "-m",
-            ])
+            .args(["classify", "--input-format", "tsv", "--format", "jsonl"])
+            .args(options)
+            .arg("-m")
             .arg(model)
             .arg(docs),
     );
@@ -118,31 +116,9 @@ fn calibrated_classes_rank_with_probabilities_that_sum_to_one() {
             assert_eq!(top3[..], all[..3], "{learner}");
         }
         // A probability floor applies now.
-        let floor = ranked_with_floor(&model, &docs);
+        let floor = ranked_with(&model, &docs, &["-k", "4", "--min-probability", "0.3"]);
         assert!(floor.iter().all(|l| l.iter().all(|c| c.1.unwrap() >= 0.3)));
     }
-}
-
-/// `classify -k 4 --min-probability 0.3`'s ranked classes.
-fn ranked_with_floor(model: &Path, docs: &Path) -> Vec<Vec<(String, Option<f64>)>> {
-    let out = stdout_of(
-        bin()
-            .args(["classify", "--input-format", "tsv", "--format", "jsonl"])
-            .args(["-k", "4", "--min-probability", "0.3", "-m"])
-            .arg(model)
-            .arg(docs),
-    );
-    out.lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            v["classes"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|c| (c["label"].to_string(), c["probability"].as_f64()))
-                .collect()
-        })
-        .collect()
 }
 
 /// The mean of −ln P(true class) and the expected calibration error over ten bins,

@@ -244,6 +244,19 @@ fn a_model_of_many_short_words_loads_again() {
     assert_eq!(loaded.predictor(), trained.model.predictor());
 }
 
+/// Checks that `old`, read from an older format, decides as the golden model `new` does
+/// (threshold, weights, update rule, a score by hand) and is saved again in the current
+/// format; its bytes saved again.
+fn decides_as(old: &Model, new: &Model) -> Vec<u8> {
+    assert_eq!(old.threshold(), new.threshold());
+    assert_eq!(old.predictor(), new.predictor());
+    assert_eq!(old.online(), new.online());
+    assert_eq!(score(old, "WIN a FREE prize NOW"), 4.0);
+    let bytes = old.to_bytes().unwrap();
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 9);
+    bytes
+}
+
 #[test]
 fn a_format_7_model_reads_as_format_9_with_binary_rows() {
     // The same training command wrote both golden files: format 7 lacks the term counts
@@ -254,12 +267,7 @@ fn a_format_7_model_reads_as_format_9_with_binary_rows() {
     assert_eq!(old.term_counts(), rosenblatt::features::TermCounts::Binary);
     assert_eq!(old.class_calibration(), None);
     assert_eq!(old.calibration(), new.calibration());
-    assert_eq!(old.threshold(), new.threshold());
-    assert_eq!(old.predictor(), new.predictor());
-    assert_eq!(old.online(), new.online());
-    assert_eq!(score(&old, "WIN a FREE prize NOW"), 4.0);
-    let bytes = old.to_bytes().unwrap();
-    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 9);
+    decides_as(&old, &new);
 }
 
 #[test]
@@ -275,13 +283,8 @@ fn a_format_6_model_reads_as_format_9_without_a_calibration() {
         None,
         "a perceptron's score is no probability"
     );
-    assert_eq!(old.threshold(), new.threshold());
-    assert_eq!(old.predictor(), new.predictor());
-    assert_eq!(old.online(), new.online());
-    assert_eq!(score(&old, "WIN a FREE prize NOW"), 4.0);
-    // The same model saved again is format 9, still without a calibration.
-    let bytes = old.to_bytes().unwrap();
-    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 9);
+    // Saved again it is format 9, still without a calibration.
+    let bytes = decides_as(&old, &new);
     let again = Model::from_bytes(&bytes, Path::new("again.model")).unwrap();
     assert_eq!(again.calibration(), None);
 }
@@ -296,12 +299,7 @@ fn a_format_8_model_reads_as_format_9_without_a_class_calibration() {
     assert_eq!(old.class_calibration(), None);
     assert_eq!(old.term_counts(), new.term_counts());
     assert_eq!(old.calibration(), new.calibration());
-    assert_eq!(old.predictor(), new.predictor());
-    assert_eq!(old.online(), new.online());
-    assert_eq!(old.threshold(), new.threshold());
-    assert_eq!(score(&old, "WIN a FREE prize NOW"), 4.0);
-    let bytes = old.to_bytes().unwrap();
-    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 9);
+    decides_as(&old, &new);
 }
 
 #[test]

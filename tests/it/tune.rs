@@ -282,19 +282,22 @@ fn flags_fix_their_dimension_of_the_grid() {
     let m = dir.path().join("m");
     let tiny = data("tiny");
     let (tiny, m) = (tiny.to_str().unwrap(), m.to_str().unwrap());
-    let v = train_json(&[
-        tiny,
-        "-o",
-        m,
-        "--tune-folds",
-        "3",
-        "--learner",
-        "pa",
-        "--pa-c",
-        "0.5",
-        "--weighting",
-        "idf",
-    ]);
+    // PA with C = 0.5, on tiny, tuned over 3 folds, and `more`.
+    let fixed = |more: &[&str]| {
+        let args = [
+            tiny,
+            "-o",
+            m,
+            "--tune-folds",
+            "3",
+            "--learner",
+            "pa",
+            "--pa-c",
+            "0.5",
+        ];
+        train_json(&[&args[..], more].concat())
+    };
+    let v = fixed(&["--weighting", "idf"]);
     let flags: Vec<&str> = v["tuning"]["rows"]
         .as_array()
         .unwrap()
@@ -311,23 +314,9 @@ fn flags_fix_their_dimension_of_the_grid() {
     );
     // --term-counts fixes the counts: binary rows alone, or counts on every geometry (and
     // on the naive-Bayes twin of the idf one, the weighting not being fixed).
-    let fixed = |more: [&str; 4]| {
-        let args = [
-            tiny,
-            "-o",
-            m,
-            "--tune-folds",
-            "3",
-            "--learner",
-            "pa",
-            "--pa-c",
-            "0.5",
-        ];
-        train_json(&[&args[..], &more[..]].concat())
-    };
-    let v = fixed(["--weighting", "idf", "--term-counts", "binary"]);
+    let v = fixed(&["--weighting", "idf", "--term-counts", "binary"]);
     assert_eq!(v["tuning"]["rows"].as_array().unwrap().len(), 2);
-    let v = fixed(["--normalize", "none", "--term-counts", "sublinear"]);
+    let v = fixed(&["--normalize", "none", "--term-counts", "sublinear"]);
     let rows = v["tuning"]["rows"].as_array().unwrap();
     assert_eq!(
         rows.len(),

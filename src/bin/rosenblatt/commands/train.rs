@@ -55,7 +55,7 @@ pub fn run(plan: TrainPlan) -> Result<ExitCode> {
     }
     plan.check_cv(docs.len(), "documents")?;
     warn_if_sorted(&plan, training::sorted_by_class(&docs), &phase);
-    let job = plan.job(docs.len(), inputs);
+    let job = plan.job(inputs);
     let out =
         phase.with_epochs(|| job.run_documents(docs, &|s| phase.set(&super::stage_line(s))))?;
     save_and_report(&plan, out, corpus.skipped.len(), phase)
@@ -99,7 +99,7 @@ fn run_streamed(plan: &TrainPlan, d: &Documents, phase: Phase) -> Result<ExitCod
         return Err(no_documents(plan, &inputs));
     }
     warn_if_sorted(plan, rows.sorted_by_class(), &phase);
-    let job = plan.job(rows.documents(), inputs);
+    let job = plan.job(inputs);
     let out = phase.with_epochs(|| job.run_text(rows, &|s| phase.set(&super::stage_line(s))))?;
     save_and_report(plan, out, skipped.len(), phase)
 }

@@ -74,7 +74,7 @@ pub fn run(plan: TrainPlan, p: Processes) -> Result<ExitCode> {
         }
     };
     // No process knows how many documents there are: the threshold folds stay as given.
-    let job = plan.job(usize::MAX, plan.source.names());
+    let job = plan.job(plan.source.names());
     let model = job.run_cluster(&Cluster::Processes(p), read, progress)?;
     let Some(model) = model else {
         errln!("process {me}: done; process 0 writes the model");

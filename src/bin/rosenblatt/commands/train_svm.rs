@@ -24,7 +24,7 @@ pub fn run(plan: &TrainPlan, paths: &[PathBuf], limit: Option<u32>) -> Result<Ex
     let classes = svmlight::classes_of_labels(&data.labels, plan.config.positive.as_deref())?;
     check_width(plan, &data, &ids, paths, limit, classes.len())?;
     plan.check_cv(data.labels.len(), "rows")?;
-    let job = plan.job(data.labels.len(), plan.source.names());
+    let job = plan.job(plan.source.names());
     let phase = Phase::start("training");
     let out = phase.with_epochs(|| {
         with_rows!(&data.rows, x => job.run_rows(

@@ -15,7 +15,7 @@ use rosenblatt::distributed::Processes;
 use rosenblatt::features::{GeometrySpec, TermCounts};
 use rosenblatt::input::Format;
 use rosenblatt::learn::{AnyLearner, Check, PassiveAggressive};
-use rosenblatt::learn::{MultiLabelOptions, Thresholds};
+use rosenblatt::learn::MultiLabelOptions;
 use rosenblatt::text::Source as TextSource;
 use rosenblatt::training::TrainConfig;
 use rosenblatt::training::{Holdout, TrainingJob, Tuning, TwoClassText};
@@ -158,8 +158,6 @@ pub struct TrainPlan {
     pub no_shuffle: bool,
     /// Multi-label settings, used when the corpus has several labels per document.
     pub multilabel: MultiLabelOptions,
-    /// Whether `--threshold-folds` was given (else it shrinks to a tiny corpus's size).
-    pub threshold_folds_given: bool,
     /// Print the summary as JSON.
     pub json: bool,
     /// `--plot`: the chart of the training run.
@@ -198,10 +196,10 @@ impl TrainPlan {
         Ok(())
     }
 
-    /// The training job this plan asks for over `n` documents or rows named `inputs`:
-    /// the held-out part, the folds and the grid, random mode's draws per document, and
-    /// the multi-label thresholds' folds shrunk to a tiny corpus unless given.
-    pub fn job(&self, n: usize, inputs: Vec<String>) -> TrainingJob {
+    /// The training job this plan asks for over inputs named `inputs`: the held-out
+    /// part, the folds and the grid, random mode's draws per document, and the multi-label
+    /// thresholds (whose default folds the library fits to the learner and the corpus).
+    pub fn job(&self, inputs: Vec<String>) -> TrainingJob {
         TrainingJob {
             config: self.config.clone(),
             holdout: self.holdout.map(|fraction| Holdout {
@@ -215,24 +213,11 @@ impl TrainPlan {
                 describe: super::tune::options_of,
                 nb_on_two_classes: t.nb_on_two_classes,
             }),
-            multilabel: self.multilabel_for(n),
+            multilabel: self.multilabel,
             rounds_per_document: self.rounds_per_document,
             two_class: self.two_class,
             inputs,
         }
-    }
-
-    /// The multi-label settings for `n` training documents: the default threshold folds
-    /// shrink to `n` on a corpus smaller than that (a given `--threshold-folds` stays, and
-    /// is checked against `n` by the library).
-    fn multilabel_for(&self, n: usize) -> MultiLabelOptions {
-        let mut m = self.multilabel;
-        if let Thresholds::CrossValidated { folds, .. } = &mut m.thresholds
-            && !self.threshold_folds_given
-        {
-            *folds = (*folds).min(n.max(2));
-        }
-        m
     }
 
     /// Refuses `--cv K` over fewer than K documents (or rows: `what`), in terms of the
@@ -409,7 +394,6 @@ pub fn plan(a: TrainArgs) -> Result<TrainPlan> {
         cv: a.cv,
         no_shuffle: a.learners.no_shuffle,
         multilabel: a.learners.multilabel(s.seed),
-        threshold_folds_given: a.learners.threshold_folds.is_some(),
         json: a.json,
         plot: a.plot.checked()?,
         tune,
