@@ -19,7 +19,7 @@ pub enum Param {
     PositiveWeight,
     /// The margin perceptron's τ.
     Tau,
-    /// Passive-Aggressive's aggressiveness C.
+    /// C: Passive-Aggressive's aggressiveness, the linear SVM's penalty.
     C,
     /// Winnow's promotion factor α.
     Alpha,
@@ -137,7 +137,7 @@ impl Param {
             Param::Patience => "the patience",
             Param::PositiveWeight => "the positive-class weight",
             Param::Tau => "the margin τ",
-            Param::C => "the aggressiveness C",
+            Param::C => "C (PA's aggressiveness, the SVM's penalty)",
             Param::Alpha => "Winnow's promotion factor",
             Param::Margin => "Winnow's margin",
             Param::L2 => "the L2 strength",

@@ -7,7 +7,7 @@ use super::AnyModel;
 use super::into_any::IntoAny;
 use super::kind::LearnerKind;
 use super::{
-    AveragedPerceptron, Check, Checked, Fitted, KernelPerceptron, Label, Learner,
+    AveragedPerceptron, Check, Checked, Fitted, KernelPerceptron, Label, Learner, LinearSvm,
     LogisticRegression, MarginPerceptron, NearestCentroid, PassiveAggressive, Perceptron,
     SoftmaxRegression, Winnow,
 };
@@ -96,6 +96,8 @@ learners! { $
     Logistic(LogisticRegression),
     /// Softmax regression (binary problems: two classes; see `softmax` for more).
     Softmax(SoftmaxRegression),
+    /// The linear SVM (squared hinge loss, dual coordinate descent).
+    Svm(LinearSvm),
 }
 
 impl Check for AnyLearner {

@@ -23,7 +23,7 @@ pub enum Setting {
     Average(bool),
     /// The update margin: the margin perceptron's τ, Winnow's margin.
     Margin(f32),
-    /// Passive-Aggressive's aggressiveness C.
+    /// C: Passive-Aggressive's aggressiveness, the linear SVM's penalty.
     C(f32),
     /// Winnow's promotion factor α.
     Alpha(f32),

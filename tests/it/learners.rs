@@ -19,6 +19,7 @@ fn every_learner_trains_and_classifies_the_tiny_set() {
         "centroid",
         "logistic",
         "softmax",
+        "svm",
     ] {
         let model = dir.path().join(format!("{name}.model"));
         bin()

@@ -77,9 +77,9 @@ fn the_table_is_printed_kept_in_the_model_and_shown_by_inspect() {
     let t = &v["tuning"];
     assert_eq!(t["score"], "accuracy");
     assert_eq!(t["documents"], 60);
-    // Two classes: the 24 points of the default grid and a naive-Bayes twin of each of
-    // its 6 idf points on binary rows.
-    assert_eq!(t["rows"].as_array().unwrap().len(), 30);
+    // Two classes: the 32 points of the default grid and a naive-Bayes twin of each of
+    // its 8 idf points on binary rows.
+    assert_eq!(t["rows"].as_array().unwrap().len(), 40);
     let means: Vec<f64> = means(t).into_iter().map(Option::unwrap).collect();
     let best = t["best"].as_u64().unwrap() as usize;
     let top = means.iter().cloned().fold(f64::MIN, f64::max);
@@ -346,7 +346,7 @@ fn flags_fix_their_dimension_of_the_grid() {
     // --ngrams sets the grid's n-gram order: every point is cross-validated on pairs.
     let v = train_json(&[tiny, "-o", m, "--tune-folds", "3", "--ngrams", "2"]);
     let rows = v["tuning"]["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 30);
+    assert_eq!(rows.len(), 40);
     assert!(
         rows.iter()
             .all(|r| r["flags"].as_str().unwrap().ends_with(" --ngrams 2")),

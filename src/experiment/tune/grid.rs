@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 /// The main constant of a grid learner and its value.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum Constant {
-    /// Passive-Aggressive's aggressiveness C.
+    /// C: Passive-Aggressive's aggressiveness, the linear SVM's penalty.
     C(f32),
     /// Passes over the data.
     Epochs(usize),
@@ -20,9 +20,11 @@ pub enum Constant {
 }
 
 impl Constant {
-    /// The constant as the command line spells it (`--pa-c 0.1`).
-    pub(crate) fn flag(&self) -> String {
+    /// The constant as the command line spells it for `learner` (`--pa-c 0.1`, `--svm-c
+    /// 1`).
+    pub(crate) fn flag(&self, learner: &str) -> String {
         match self {
+            Constant::C(c) if learner == "svm" => format!("--svm-c {c}"),
             Constant::C(c) => format!("--pa-c {c}"),
             Constant::Epochs(e) => format!("--epochs {e}"),
             Constant::L2(l) => format!("--l2 {l}"),
@@ -70,7 +72,7 @@ pub struct LearnerChoice {
 impl LearnerChoice {
     /// The default grid's values of `name`'s main constant, as the learner states them:
     /// C ∈ {0.1, 1} for `pa`, epochs ∈ {5, 10} for the averaged perceptron, λ ∈ {1e-5,
-    /// 1e-4} for logistic and softmax regression; other learners are tuned on their other
+    /// 1e-4} for logistic and softmax regression, C ∈ {1, 3} for the linear SVM; other learners are tuned on their other
     /// dimensions only.
     pub fn defaults_for(name: &'static str, average: bool) -> Vec<LearnerChoice> {
         let constants: Vec<Constant> = AnyLearner::from_name(name)
@@ -128,8 +130,9 @@ pub struct Grid {
 }
 
 impl Default for Grid {
-    /// The default grid, 24 points: `pa --average` with C ∈ {0.1, 1}, the averaged
-    /// perceptron with 5 or 10 epochs and logistic regression with λ ∈ {1e-5, 1e-4}, each
+    /// The default grid, 32 points: `pa --average` with C ∈ {0.1, 1}, the averaged
+    /// perceptron with 5 or 10 epochs, logistic regression with λ ∈ {1e-5, 1e-4} and the
+    /// linear SVM with C ∈ {1, 3}, each
     /// on binary rows as stored, on binary unit-length rows (the spam filter's default),
     /// on idf-weighted unit-length rows (text's default) and on sublinear term counts under
     /// idf and l2; single words only.
@@ -139,6 +142,7 @@ impl Default for Grid {
                 LearnerChoice::defaults_for("pa", true),
                 LearnerChoice::defaults_for("averaged-perceptron", false),
                 LearnerChoice::defaults_for("logistic", false),
+                LearnerChoice::defaults_for("svm", false),
             ]
             .concat(),
             geometries: Grid::geometries_with(None, None),
@@ -266,7 +270,7 @@ impl GridPoint {
         }
         if let Some(c) = s.learner.constant {
             f.push(' ');
-            f.push_str(&c.flag());
+            f.push_str(&c.flag(s.learner.name));
         }
         // Both spelled out: `train`'s defaults depend on the input.
         f.push_str(&match s.geometry.weighting {

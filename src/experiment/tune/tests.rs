@@ -23,7 +23,7 @@ fn default_points() -> Vec<GridPoint> {
 #[test]
 fn the_default_grid_runs_cheap_points_first_and_spells_their_flags() {
     let points = default_points();
-    assert_eq!(points.len(), 18);
+    assert_eq!(points.len(), 24);
     let flags: Vec<String> = points.iter().map(GridPoint::flags).collect();
     assert_eq!(
         flags[0],
@@ -49,26 +49,40 @@ fn the_default_grid_runs_cheap_points_first_and_spells_their_flags() {
         panic!("pa expected");
     };
     assert_eq!((p.c, p.online.average), (0.1, true));
+    assert_eq!(
+        flags[23],
+        "--learner svm --svm-c 3 --weighting idf --normalize l2"
+    );
+    let AnyLearner::Svm(s) = &*points[23].learner else {
+        panic!("svm expected");
+    };
+    assert_eq!(s.c, 3.0);
 }
 
 #[test]
 fn the_default_grid_tries_sublinear_counts_on_idf_weighted_unit_length_rows() {
     let points = Grid::default().points();
-    assert_eq!(points.len(), 24);
+    assert_eq!(points.len(), 32);
     let counted: Vec<&PointSpec> = points.iter().filter(|p| p.counts.counted()).collect();
-    assert_eq!(counted.len(), 6, "one a learner choice");
+    assert_eq!(counted.len(), 8, "one a learner choice");
     assert!(counted.iter().all(|p| p.geometry == GeometrySpec::IDF_L2));
     let last = points[23].with_defaults().unwrap();
     assert_eq!(
         last.flags(),
         "--learner logistic --l2 0.0001 --weighting idf --normalize l2 --term-counts sublinear"
     );
+    // The linear SVM costs as much as logistic regression, and comes after it.
+    let last = points[31].with_defaults().unwrap();
+    assert_eq!(
+        last.flags(),
+        "--learner svm --svm-c 3 --weighting idf --normalize l2 --term-counts sublinear"
+    );
     // Counts fixed by flag are tried with every geometry.
     let fixed = Grid {
         counts: vec![TermCounts::Sublinear],
         ..Grid::default()
     };
-    assert_eq!(fixed.points().len(), 18);
+    assert_eq!(fixed.points().len(), 24);
     assert!(
         fixed
             .points()
@@ -89,7 +103,7 @@ fn the_winner_has_the_best_mean_as_cross_validate_computes_it() {
     let points = default_points();
     let opt = TuneOptions::default();
     let table = tune_rows(&x, Target::Classes(classes), &points, opt, &|_| {}).unwrap();
-    assert_eq!(table.evaluated(), 18);
+    assert_eq!(table.evaluated(), 24);
     assert_eq!(table.documents, 400);
     let means: Vec<f64> = table
         .rows
@@ -130,12 +144,12 @@ fn a_spent_budget_skips_the_rest_after_the_first_batch() {
     })
     .unwrap();
     let done = table.evaluated();
-    assert!((1..18).contains(&done), "{done} points done");
+    assert!((1..24).contains(&done), "{done} points done");
     assert!(table.rows[done..].iter().all(|r| r.result.is_none()));
     assert!(table.best < done);
     let seen = seen.into_inner().unwrap();
     assert_eq!(seen.len(), 1);
-    assert_eq!((seen[0].done, seen[0].total), (done, 18));
+    assert_eq!((seen[0].done, seen[0].total), (done, 24));
 }
 
 #[test]

@@ -42,8 +42,9 @@ pub struct LearnerArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub margin: Option<f32>,
     /// PA-I aggressiveness C: the largest step [default: 0.3 when `train` reads text of two
-    /// classes, 1 otherwise: one-vs-rest and multi-label models, mail filters, SVMlight].
-    #[arg(long = "pa-c", allow_negative_numbers = true)]
+    /// classes, 1 otherwise: one-vs-rest and multi-label models, mail filters, SVMlight];
+    /// as --svm-c, the linear SVM's penalty C on its squared hinge losses [default: 1].
+    #[arg(long = "pa-c", visible_alias = "svm-c", allow_negative_numbers = true)]
     pub pa_c: Option<f32>,
     /// Winnow's promotion factor α > 1 [default: 1.5].
     #[arg(long, allow_negative_numbers = true)]
