@@ -1,6 +1,7 @@
 //! What HTML-to-text conversion throws away but a spam filter wants: the tag names used
 //! (`html:font`, `html:img`, `html:!--` for comments) and the hosts that links and images
-//! point to (`url:example.com`). The text itself comes from mail-parser's `html_to_text`.
+//! point to (`url:example.com`). The text itself comes from `html_text` (mail-parser's
+//! `html_to_text`, run by runs of plain bytes).
 
 /// Longest tag name kept as a feature (longer ones are junk).
 const MAX_TAG: usize = 12;

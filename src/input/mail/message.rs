@@ -270,7 +270,7 @@ fn walk_parts(msg: &Message<'_>, depth: usize, d: &mut Document, s: &mut Structu
                         }
                     });
                 }
-                let text = mail_parser::decoders::html::html_to_text(h);
+                let text = super::html_text::html_to_text(h);
                 push_text(&mut d.text, &text, max_body);
             }
             PartType::Binary(_) | PartType::InlineBinary(_) => {
