@@ -120,6 +120,14 @@ fn fit_label_set_parts<X: SparseRows>(
     ) {
         return Err(crate::features::nb_two_classes(classes.len()));
     }
+    if cfg.calibrate {
+        return Err(Error::Unsupported(
+            "--calibrate is for models of three classes or more with one label per \
+             document; this corpus has documents with several labels (or none), and each \
+             label of its model decides at a threshold of its own: train without --calibrate"
+                .into(),
+        ));
+    }
     let geometry = Geometry::fit(cfg.geometry, stored);
     let x = geometry.apply(stored);
     // The scorer's fit is timed alone; threshold tuning refits it on folds.

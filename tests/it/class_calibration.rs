@@ -225,3 +225,31 @@ fn a_class_calibration_where_it_does_not_belong_is_refused() {
     let err = Model::new(parts).unwrap_err().to_string();
     assert!(err.contains("only one-vs-rest models"), "{err}");
 }
+
+#[test]
+fn calibrate_is_refused_for_a_multi_label_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let train = dir.path().join("ml.jsonl");
+    let mut lines = String::new();
+    for i in 0..12 {
+        let labels = match i % 3 {
+            0 => r#"["cars"]"#,
+            1 => r#"["fruit"]"#,
+            _ => r#"["cars", "fruit"]"#,
+        };
+        lines += &format!("{{\"labels\": {labels}, \"text\": \"wheel apple {i}\"}}\n");
+    }
+    std::fs::write(&train, lines).unwrap();
+    let model = dir.path().join("m");
+    let err = stderr_of_failure(
+        bin()
+            .args(["train", "--calibrate", "-o"])
+            .arg(&model)
+            .arg(&train),
+    );
+    assert!(
+        err.contains("--calibrate is for models of three classes or more with one label"),
+        "{err}"
+    );
+    assert!(!model.exists(), "no model is written");
+}

@@ -82,7 +82,9 @@ pub struct TrainArgs {
     /// fitted on out-of-fold scores of five stratified folds (Platt scaling per class), so
     /// that `classify -k` and `eval` give P(class | document), normalised to sum to 1.
     /// Costs five more fits of the model. Two-class models are always calibrated;
-    /// logistic and softmax models have probabilities of their own. Not with --processes.
+    /// logistic and softmax models have probabilities of their own. Not with --processes,
+    /// nor for corpora of several labels a document (refused: each label decides at its own
+    /// threshold).
     #[arg(long, help_heading = "Learner")]
     pub calibrate: bool,
     /// Hold out this fraction (seeded) and print the model's evaluation on it; the saved
