@@ -253,3 +253,31 @@ fn calibrate_is_refused_for_a_multi_label_corpus() {
     );
     assert!(!model.exists(), "no model is written");
 }
+
+#[test]
+fn inspect_says_where_the_class_probabilities_come_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let shown = |name: &str, flags: &[&str]| {
+        let (model, _) = trained(dir.path(), name, flags);
+        let v: Value = serde_json::from_str(&stdout_of(
+            bin().args(["inspect", "--json", "-m"]).arg(&model),
+        ))
+        .unwrap();
+        let text = stdout_of(bin().args(["inspect", "-m"]).arg(&model));
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("probabilities"))
+            .map(str::to_string);
+        (v["class_probabilities"].clone(), line)
+    };
+    let (json, line) = shown("calibrated", &["--learner", "pa", "--calibrate"]);
+    assert!(
+        json.as_str().unwrap().starts_with("a sigmoid per class"),
+        "{json}"
+    );
+    assert!(line.unwrap().contains("a sigmoid per class"));
+    let (json, _) = shown("plain", &["--learner", "pa"]);
+    assert!(json.as_str().unwrap().starts_with("none"), "{json}");
+    let (json, _) = shown("softmax", &["--learner", "softmax"]);
+    assert_eq!(json, "softmax");
+}

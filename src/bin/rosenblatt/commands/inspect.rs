@@ -33,6 +33,26 @@ fn class_text(m: &Model, w: &ClassWords, unit: &str) -> Result<()> {
     Ok(())
 }
 
+/// Where a model of three classes or more (one label each) gets its class probabilities
+/// from, in words: softmax, logistic sigmoids, a calibration per class, or none (`classify
+/// -k` then prints scores only). `None` for two-class and multi-label models.
+fn class_probabilities(m: &Model) -> Option<String> {
+    match m.predictor() {
+        Predictor::Softmax(_) => Some("softmax".into()),
+        Predictor::OneVsRest(_) if m.predictor().probabilistic() => {
+            Some("logistic sigmoids, normalised to sum to 1".into())
+        }
+        Predictor::OneVsRest(_) => Some(match m.class_calibration() {
+            Some(c) => format!(
+                "a sigmoid per class on out-of-fold scores ({} pooled), normalised to sum to 1",
+                c.pooled
+            ),
+            None => "none: scores only (train --calibrate gives them)".into(),
+        }),
+        _ => None,
+    }
+}
+
 /// Runs `inspect`.
 pub fn run(a: InspectPlan) -> Result<ExitCode> {
     let m = crate::load::model(&a.model)?;
@@ -114,6 +134,7 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
             "learned": meta.learned,
             "online_rule": m.online().as_ref().map(|o| o.rule.to_string()),
             "threshold": matches!(m.predictor(), Predictor::Binary(_)).then_some(m.threshold()),
+            "class_probabilities": class_probabilities(&m),
             "theory": meta.theory,
             "bias": linear.map(|l| l.bias),
             "most_positive": pos,
@@ -152,6 +173,9 @@ pub fn run(a: InspectPlan) -> Result<ExitCode> {
     outln!("training acc   {:.4}", meta.training_accuracy);
     if let Some(t) = report::threshold(&m) {
         outln!("decides        {t}");
+    }
+    if let Some(p) = class_probabilities(&m) {
+        outln!("probabilities  {p}");
     }
     if let Some(o) = &m.online() {
         outln!("learns by      {} (learn, eval --online)", o.rule);
