@@ -19,7 +19,7 @@ def program():
     """The `rosenblatt` program: $ROSENBLATT_BIN, else the newest build under target/."""
     env = os.environ.get("ROSENBLATT_BIN")
     if env:
-        return env
+        return os.path.abspath(env) if os.sep in env else env
     builds = [ROOT / "target" / p / "rosenblatt" for p in ("release", "debug")]
     builds = [p for p in builds if p.is_file()]
     if builds:
@@ -77,10 +77,11 @@ def filter_store(dir, per_class):
 
 
 class Serve:
-    """`rosenblatt serve -m STORE --http 127.0.0.1:0 --learn-key FILE`, its address read
-    from its log; ended by `stop` (or leaving a `with` block)."""
+    """`rosenblatt serve -m STORE --http 127.0.0.1:0 --learn-key FILE FLAGS` (the key in
+    `dir`, run in the folder `cwd`), its address read from its log; ended by `stop` (or
+    leaving a `with` block)."""
 
-    def __init__(self, store, dir, flags=()):
+    def __init__(self, store, dir, flags=(), cwd=None):
         key = dir / "learn.key"
         key.write_text(KEY + "\n")
         self.proc = subprocess.Popen(
@@ -89,6 +90,7 @@ class Serve:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
+            cwd=cwd,
         )
         self.address = None
         log = []

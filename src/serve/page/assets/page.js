@@ -41,7 +41,7 @@ function facts(f) {
   add("trained on", `${f.trained_on} documents (${num(f.training_seconds, 1)} s, rosenblatt ${f.trained_by})`);
   add("learned since", f.learned);
   add("decides", f.probability_at_threshold != null
-    ? `score > ${num(f.threshold)} (P > ${num(f.probability_at_threshold, 2)}); reject from P ${f.reject_probability}`
+    ? `score > ${num(f.threshold)} (P > ${num(f.probability_at_threshold, 2)}); reject from P ${Number(Number(f.reject_probability).toPrecision(6))}`
     : `score > ${num(f.threshold)}`);
   add("generation", f.generation);
   add("verdicts", `${f.verdicts.spam} spam, ${f.verdicts.ham} ham`);
@@ -171,9 +171,12 @@ function show(a, what) {
 }
 
 // The details of a word (its feature, weight and contribution), shown beside it while
-// it is hovered or has the focus; Escape hides them.
+// it is hovered or has the focus; Escape hides them, `tip(null)`.
+let tipped = null; // the word whose details show
+
 function tip(w) {
   const t = $("tip");
+  tipped = w;
   if (!w) { t.hidden = true; return; }
   t.textContent = w.dataset.tip;
   t.hidden = false;
@@ -214,8 +217,11 @@ function wordEvents() {
     if (word(ev)) tip(document.activeElement && document.activeElement.classList.contains("w") ? document.activeElement : null);
   });
   document.addEventListener("keydown", moveAmongWords);
-  window.addEventListener("scroll", () => tip(null), { passive: true });
-  $("text").addEventListener("scroll", () => tip(null), { passive: true });
+  // The details follow their word when the page or the text scrolls.
+  const follow = () => { if (tipped) tip(tipped); };
+  window.addEventListener("scroll", follow, { passive: true });
+  window.addEventListener("resize", follow, { passive: true });
+  $("text").addEventListener("scroll", follow, { passive: true });
 }
 
 async function learn(cls) {
