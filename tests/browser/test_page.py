@@ -2,12 +2,14 @@
 SpamAssassin spam pasted into the page is explained with `classify --explain --format
 jsonl`'s verdict and contributions (each coloured word its feature's, red towards spam and
 green towards ham, deeper for a larger contribution), its words are reached and read by
-keyboard, and "this is ham" is refused without the credential and, with it typed into the
+keyboard, the same spam judged over rspamd's protocol is taken apart from the recent
+verdicts by keyboard with the credential (and not without it), and "this is ham" is refused without the credential and, with it typed into the
 page, learns the message and the page shows the score move. Skips with a note where
 selenium, chromium or chromedriver is absent (.ci/run installs them)."""
 
 import json
 import sys
+import urllib.request
 
 import pytest
 
@@ -76,7 +78,7 @@ def page(tmp_path_factory):
                 {"origin": daemon.url.rstrip("/"),
                  "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]},
             )
-            yield {"driver": driver, "store": store, "spam": spam, "dir": dir}
+            yield {"driver": driver, "store": store, "spam": spam, "url": daemon.url}
         finally:
             driver.quit()
 
@@ -200,6 +202,29 @@ def test_the_words_are_reached_and_read_by_keyboard(page):
     driver.switch_to.active_element.send_keys(Keys.TAB)
     after = driver.switch_to.active_element
     assert after.find_element(By.XPATH, "..") != block or "w" not in after.get_attribute("class").split()
+
+
+def test_a_recent_verdict_is_explained_by_keyboard_with_the_credential(page):
+    driver = page["driver"]
+    # The spam judged over rspamd's protocol is the newest recent verdict.
+    request = urllib.request.Request(page["url"] + "checkv2", data=page["spam"].read_bytes(), method="POST")
+    urllib.request.urlopen(request).read()
+    driver.get(page["url"])
+    status = driver.find_element(By.ID, "status")
+    first = (By.CSS_SELECTOR, "#history tbody tr:first-child button")
+    wait(driver, lambda d: d.find_elements(*first))
+    # Without the credential the message is not shown.
+    driver.find_element(*first).send_keys(Keys.ENTER)
+    wait(driver, lambda d: status.text)
+    assert status.get_attribute("class") == "error" and "credential" in status.text
+    assert not driver.find_element(By.ID, "result").is_displayed()
+    # With it, Enter on the newest verdict's button takes it apart and moves the focus
+    # to its verdict.
+    driver.find_element(By.ID, "key").send_keys(pagedriver.KEY)
+    driver.find_element(*first).send_keys(Keys.ENTER)
+    wait(driver, lambda d: d.switch_to.active_element.get_attribute("id") == "verdict")
+    assert status.get_attribute("class") == ""
+    assert driver.find_element(By.ID, "verdict").text == verdict_line(classify(page["store"], page["spam"]))
 
 
 def test_learning_as_ham_needs_the_credential_and_moves_the_score(page):

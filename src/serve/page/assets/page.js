@@ -90,7 +90,8 @@ async function history() {
     const b = el("button", "explain");
     b.type = "button";
     b.disabled = !e.kept;
-    b.addEventListener("click", () => recent(e.id));
+    // The explanation is further down: the focus goes to its verdict.
+    b.addEventListener("click", () => recent(e.id).then((ok) => { if (ok) $("verdict").focus(); }));
     const cell = el("td");
     cell.append(b);
     tr.append(el("td", e.id), el("td", new Date(e.at * 1000).toLocaleTimeString()),
@@ -102,11 +103,13 @@ async function history() {
 
 let shown = null; // what the explanation shows: { id } of a recent verdict, or { text }
 
+// Shows recent verdict `id` taken apart; whether it could.
 async function recent(id) {
   try {
     show(await ask(`/v1/history/${id}`), { id });
     say(`Verdict ${id}, taken apart by the filter as it is now.`);
-  } catch (e) { say(e.message, true); }
+    return true;
+  } catch (e) { say(e.message, true); return false; }
 }
 
 async function explain() {
