@@ -1,14 +1,14 @@
 """`rosenblatt serve`'s page driven in headless Chromium as a person would use it: a
 SpamAssassin spam pasted into the page is explained with `classify --explain --format
 jsonl`'s verdict and contributions (each coloured word its feature's, red towards spam and
-green towards ham, deeper for a larger contribution), its words are reached and read by
-keyboard, the same spam judged over rspamd's protocol is taken apart from the recent
-verdicts by keyboard with the credential (and not without it), and "this is ham" is refused without the credential and, with it typed into the
-page, learns the message and the page shows the score move. Skips with a note where
-selenium, chromium or chromedriver is absent (.ci/run installs them)."""
+green towards ham, deeper for a larger contribution); its words are reached and read by
+keyboard; the same spam judged over rspamd's protocol is taken apart from the recent
+verdicts by keyboard with the credential, and not without it; and "this is ham" is
+refused without the credential and, with it typed into the page, learns the message and
+the page shows the score move. Skips, saying why (pytest -rs prints it), where selenium,
+chromium or chromedriver is absent (.ci/run installs them)."""
 
 import json
-import sys
 import urllib.request
 
 import pytest
@@ -20,12 +20,10 @@ try:
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
 except ImportError:
-    print("skipping the page's browser test: no selenium (pip install selenium)", file=sys.stderr)
     pytest.skip("no selenium (pip install selenium)", allow_module_level=True)
 
 _found = pagedriver.browser_paths()
 if isinstance(_found, str):
-    print(f"skipping the page's browser test: {_found}", file=sys.stderr)
     pytest.skip(_found, allow_module_level=True)
 
 #: Messages of each class the filter is trained on.
