@@ -180,10 +180,12 @@ let tipped = null; // the word whose details show
 function tip(w) {
   const t = $("tip");
   tipped = w;
-  if (!w) { t.hidden = true; return; }
+  const r = w && w.isConnected ? w.getBoundingClientRect() : null;
+  // A word scrolled out of the text's box shows nothing.
+  const box = r && w.closest(".text") ? w.closest(".text").getBoundingClientRect() : null;
+  if (!r || (box && (r.bottom < box.top || r.top > box.bottom))) { t.hidden = true; return; }
   t.textContent = w.dataset.tip;
   t.hidden = false;
-  const r = w.getBoundingClientRect();
   const width = t.offsetWidth, height = t.offsetHeight;
   const left = Math.max(4, Math.min(r.left, document.documentElement.clientWidth - width - 4));
   const below = r.bottom + 4 + height <= document.documentElement.clientHeight;
