@@ -129,6 +129,8 @@ def chrome(width=1200, height=900, dark=False):
     if isinstance(found, str):
         raise RuntimeError(found)
     chromium, driver = found
+    # Selenium is never to fetch a browser or driver of its own.
+    os.environ.setdefault("SE_OFFLINE", "true")
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
