@@ -41,7 +41,7 @@ function facts(f) {
   add("trained on", `${f.trained_on} documents (${num(f.training_seconds, 1)} s, rosenblatt ${f.trained_by})`);
   add("learned since", f.learned);
   add("decides", f.probability_at_threshold != null
-    ? `score > ${num(f.threshold)} (P > ${num(f.probability_at_threshold, 2)}); reject from P ${f.reject_probability}`
+    ? `score > ${num(f.threshold)} (P > ${num(f.probability_at_threshold, 2)}); reject from P ${Number(Number(f.reject_probability).toPrecision(6))}`
     : `score > ${num(f.threshold)}`);
   add("generation", f.generation);
   add("verdicts", `${f.verdicts.spam} spam, ${f.verdicts.ham} ham`);
@@ -90,7 +90,8 @@ async function history() {
     const b = el("button", "explain");
     b.type = "button";
     b.disabled = !e.kept;
-    b.addEventListener("click", () => recent(e.id));
+    // The explanation is further down: the focus goes to its verdict.
+    b.addEventListener("click", () => recent(e.id).then((ok) => { if (ok) $("verdict").focus(); }));
     const cell = el("td");
     cell.append(b);
     tr.append(el("td", e.id), el("td", new Date(e.at * 1000).toLocaleTimeString()),
@@ -102,11 +103,13 @@ async function history() {
 
 let shown = null; // what the explanation shows: { id } of a recent verdict, or { text }
 
+// Shows recent verdict `id` taken apart; whether it could.
 async function recent(id) {
   try {
     show(await ask(`/v1/history/${id}`), { id });
     say(`Verdict ${id}, taken apart by the filter as it is now.`);
-  } catch (e) { say(e.message, true); }
+    return true;
+  } catch (e) { say(e.message, true); return false; }
 }
 
 async function explain() {
@@ -128,8 +131,12 @@ function painted(text, spans, toward, strongest) {
     out.append(dec.decode(bytes.subarray(at, s.start)));
     const level = Math.max(1, Math.ceil((5 * Math.abs(s.contribution)) / strongest));
     const w = el("span", dec.decode(bytes.subarray(s.start, s.end)), `w ${s.contribution > 0 ? "s" : "h"}${level}`);
-    w.title = `${s.feature}: weight ${num(s.weight)}, adds ${num(s.contribution)} towards ${s.contribution > 0 ? toward : "the other class"}`;
+    w.dataset.tip = `${s.feature}: weight ${num(s.weight)}, adds ${num(s.contribution)} towards ${s.contribution > 0 ? toward : "the other class"}`;
+    w.dataset.feature = s.feature;
     w.dataset.contribution = s.contribution;
+    // One word of each block is in the tab order; the arrow keys move among the rest.
+    w.tabIndex = out.querySelector(".w") ? -1 : 0;
+    w.setAttribute("aria-describedby", "tip");
     out.append(w);
     at = s.end;
   }
@@ -166,6 +173,62 @@ function show(a, what) {
   $("apart").replaceChildren(...a.apart.slice(0, 25).map((f) => el("li", `${f.feature}: ${num(f.contribution)}`)));
 }
 
+// The details of a word (its feature, weight and contribution), shown beside it while
+// it is hovered or has the focus; Escape hides them, `tip(null)`.
+let tipped = null; // the word whose details show
+
+function tip(w) {
+  const t = $("tip");
+  tipped = w;
+  const r = w && w.isConnected ? w.getBoundingClientRect() : null;
+  // A word scrolled out of the text's box shows nothing.
+  const box = r && w.closest(".text") ? w.closest(".text").getBoundingClientRect() : null;
+  if (!r || (box && (r.bottom < box.top || r.top > box.bottom))) { t.hidden = true; return; }
+  t.textContent = w.dataset.tip;
+  t.hidden = false;
+  const width = t.offsetWidth, height = t.offsetHeight;
+  const left = Math.max(4, Math.min(r.left, document.documentElement.clientWidth - width - 4));
+  const below = r.bottom + 4 + height <= document.documentElement.clientHeight;
+  t.style.left = `${left}px`;
+  t.style.top = `${below ? r.bottom + 4 : Math.max(4, r.top - height - 4)}px`;
+}
+
+// Arrow keys, Home and End move the focus among the words of one block (a header
+// field or the text), which holds the one word of it that Tab reaches.
+function moveAmongWords(ev) {
+  const w = ev.target;
+  if (!w.classList || !w.classList.contains("w")) {
+    if (ev.key === "Escape") tip(null);
+    return;
+  }
+  const words = [...w.parentElement.querySelectorAll(":scope > .w")];
+  const i = words.indexOf(w);
+  const to = { ArrowRight: i + 1, ArrowDown: i + 1, ArrowLeft: i - 1, ArrowUp: i - 1, Home: 0, End: words.length - 1 }[ev.key];
+  if (ev.key === "Escape") { tip(null); return; }
+  if (to === undefined || to < 0 || to >= words.length) return;
+  ev.preventDefault();
+  w.tabIndex = -1;
+  words[to].tabIndex = 0;
+  words[to].focus();
+}
+
+function wordEvents() {
+  const result = $("result");
+  const word = (ev) => (ev.target.classList && ev.target.classList.contains("w") ? ev.target : null);
+  result.addEventListener("focusin", (ev) => tip(word(ev)));
+  result.addEventListener("focusout", () => tip(null));
+  result.addEventListener("mouseover", (ev) => { if (word(ev)) tip(word(ev)); });
+  result.addEventListener("mouseout", (ev) => {
+    if (word(ev)) tip(document.activeElement && document.activeElement.classList.contains("w") ? document.activeElement : null);
+  });
+  document.addEventListener("keydown", moveAmongWords);
+  // The details follow their word when the page or the text scrolls.
+  const follow = () => { if (tipped) tip(tipped); };
+  window.addEventListener("scroll", follow, { passive: true });
+  window.addEventListener("resize", follow, { passive: true });
+  $("text").addEventListener("scroll", follow, { passive: true });
+}
+
 async function learn(cls) {
   if (!shown) { say("Explain a message first.", true); return; }
   const path = shown.id ? `/v1/learn?class=${cls}&id=${shown.id}` : `/v1/learn?class=${cls}`;
@@ -186,6 +249,11 @@ document.addEventListener("DOMContentLoaded", () => {
   $("explain-button").addEventListener("click", explain);
   $("learn-spam").addEventListener("click", () => learn("spam"));
   $("learn-ham").addEventListener("click", () => learn("ham"));
+  // Ctrl+Enter (or ⌘+Enter) in the message explains it.
+  $("message").addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); explain(); }
+  });
+  wordEvents();
   refresh();
   setInterval(refresh, 10000);
 });
