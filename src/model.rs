@@ -19,13 +19,13 @@
 
 use crate::features::SparseRows;
 use crate::features::{Geometry, TermCounts};
-use crate::fnv::Fnv1a;
 use crate::learn::{Calibration, ClassCalibration, TrainReport};
 pub use crate::learn::{ClassDecision, Predictor};
 use crate::text::Analyzer;
 use crate::theory::Theory;
 use crate::vocab::Vocabulary;
 use crate::{Error, Result, RowRef};
+use sum::Summing;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -35,7 +35,7 @@ use std::path::Path;
 pub const MAGIC: &[u8; 8] = b"RSNBLATT";
 /// The format version this build reads and writes; files with any other version are
 /// refused (an older one with a sentence that says to train the model again).
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 const HEADER: usize = 8 + 4 + 8 + 8;
 
 mod check;
@@ -43,6 +43,7 @@ mod classify;
 mod explain;
 mod ranked;
 mod read;
+mod sum;
 mod words;
 
 pub use classify::Decision;
@@ -437,11 +438,8 @@ fn write_file<T: Serialize, W: Write + std::io::Seek>(
     io: impl Fn(std::io::Error) -> Error,
 ) -> Result<()> {
     out.write_all(&[0; HEADER]).map_err(&io)?;
-    let mut sums = Summing {
-        inner: &mut *out,
-        len: 0,
-        sum: Fnv1a::new(),
-    };
+    let mut sums = Summing::new(&mut *out, FORMAT_VERSION);
+    let _raw = crate::raw::RawArrays::on();
     bincode::serde::encode_into_std_write(payload, &mut sums, bincode::config::standard())
         .map_err(|e| match e {
             bincode::error::EncodeError::Io { inner, .. } => io(inner),
@@ -462,37 +460,6 @@ fn header(len: u64, sum: u64) -> [u8; HEADER] {
     h[12..20].copy_from_slice(&len.to_le_bytes());
     h[20..].copy_from_slice(&sum.to_le_bytes());
     h
-}
-
-/// A writer (or reader) that counts and checksums the bytes it passes on, so a payload
-/// encoded straight into a file gets its header without being held, and one decoded
-/// straight from a file is checked without being held.
-struct Summing<W> {
-    inner: W,
-    len: u64,
-    sum: Fnv1a,
-}
-
-impl<R: std::io::Read> std::io::Read for Summing<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.sum.update(&buf[..n]);
-        self.len += n as u64;
-        Ok(n)
-    }
-}
-
-impl<W: Write> Write for Summing<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.sum.update(&buf[..n]);
-        self.len += n as u64;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
 }
 
 impl ModelParts {

@@ -12,7 +12,13 @@
 //! word or a free slot are most often in that one line, which [`WordTable::prefetch`] can
 //! ask for ahead of the lookup. The hash is the tokenizer's [`Key`], computed while the
 //! word was scanned.
+//!
+//! A format-10 model file keeps the table as it is probed — its slots, the arena and the
+//! words' ends ([`WordTable::slot_bytes`], [`WordTable::from_stored`]) — so that opening
+//! a model rebuilds nothing. A slot's place depends on [`key`]: changing that hash
+//! changes where words are found, which needs a new model format.
 
+use crate::raw::Pod;
 use crate::text::{Key, head_of, key};
 
 #[derive(Debug, Clone, Copy)]
@@ -208,7 +214,106 @@ impl WordTable {
     pub(crate) fn words(&self) -> impl Iterator<Item = &str> {
         (0..self.len() as u32).map(|i| self.word(i))
     }
+
+    /// The words back to back, as [`WordTable::ends`] cuts them.
+    pub(crate) fn arena(&self) -> &[u8] {
+        &self.arena
+    }
+
+    /// Where each word ends in the arena, in id order.
+    pub(crate) fn ends(&self) -> &[u32] {
+        &self.ends
+    }
+
+    /// The slots as stored: [`SLOT_BYTES`] each, the word's first 8 bytes, its length and
+    /// its id (`u32::MAX` for a free slot), little-endian.
+    pub(crate) fn slot_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.capacity() * SLOT_BYTES);
+        for s in self.groups.iter().flat_map(|g| g.0) {
+            s.head.put_le(&mut out);
+            s.len.put_le(&mut out);
+            s.id.put_le(&mut out);
+        }
+        out
+    }
+
+    /// The table of stored `slots` (see [`WordTable::slot_bytes`]), `arena` and `ends`,
+    /// taken as they are, with no word hashed again: refused with a sentence, never
+    /// panicking, unless the words are UTF-8 cut at character boundaries, the slots a
+    /// power of two (at least 16, or none for no words) at most half full, and every word
+    /// in exactly one slot that holds its length and first bytes. Where each slot lies is
+    /// trusted (the file's checksum stands for it): a table crafted with words out of
+    /// place finds fewer words, no more.
+    pub(crate) fn from_stored(
+        slots: &[u8],
+        arena: Vec<u8>,
+        ends: Vec<u32>,
+    ) -> Result<WordTable, String> {
+        let n = ends.len();
+        let text = std::str::from_utf8(&arena)
+            .map_err(|_| "the vocabulary's words are not UTF-8".to_string())?;
+        let mut start = 0usize;
+        for &end in &ends {
+            let end = end as usize;
+            if end < start || end > arena.len() || !text.is_char_boundary(end) {
+                return Err("the vocabulary's word ends do not cut its words".into());
+            }
+            start = end;
+        }
+        if start != arena.len() {
+            return Err("the vocabulary's words run past the last word's end".into());
+        }
+        if slots.len() % SLOT_BYTES != 0 {
+            return Err("the vocabulary's table holds a part of a slot".into());
+        }
+        let size = slots.len() / SLOT_BYTES;
+        let sized = if n == 0 {
+            size == 0 || (size.is_power_of_two() && size >= 16)
+        } else {
+            size.is_power_of_two() && size >= 16 && n <= size / 2
+        };
+        if !sized || n >= EMPTY as usize {
+            return Err(format!(
+                "the vocabulary's table of {size} slots cannot hold its {n} words"
+            ));
+        }
+        let mut t = WordTable {
+            groups: Vec::with_capacity(size / GROUP),
+            arena,
+            ends,
+        };
+        let mut seen = vec![false; n];
+        let mut group = [FREE; GROUP];
+        for (i, b) in slots.chunks_exact(SLOT_BYTES).enumerate() {
+            let s = Slot {
+                head: u64::read_le(&b[..8]),
+                len: u32::read_le(&b[8..12]),
+                id: u32::read_le(&b[12..]),
+            };
+            if s.id != EMPTY {
+                let id = s.id as usize;
+                if id >= n || std::mem::replace(&mut seen[id], true) {
+                    return Err(format!("the vocabulary's table holds word {id} twice or out of range"));
+                }
+                let w = t.word(s.id).as_bytes();
+                if w.len() != s.len as usize || head_of(w) != s.head {
+                    return Err(format!("the vocabulary's table misstates word {id}"));
+                }
+            }
+            group[i % GROUP] = s;
+            if i % GROUP == GROUP - 1 {
+                t.groups.push(Group(group));
+            }
+        }
+        if seen.iter().any(|&s| !s) {
+            return Err("the vocabulary's table lacks some of its words".into());
+        }
+        Ok(t)
+    }
 }
+
+/// Bytes per stored slot: the word's first 8 bytes, its length and its id.
+pub(crate) const SLOT_BYTES: usize = 16;
 
 #[cfg(test)]
 mod tests {
