@@ -43,7 +43,8 @@ pub(crate) fn active() -> bool {
     ON.with(Cell::get)
 }
 
-/// A number stored as its little-endian bytes.
+/// A number stored as its little-endian bytes: only plain numbers (no padding, every
+/// bit pattern valid), which the bulk copies here rely on.
 pub(crate) trait Pod: Copy + Serialize + for<'de> Deserialize<'de> {
     /// Bytes per number.
     const SIZE: usize;
@@ -70,9 +71,30 @@ macro_rules! pod {
 }
 pod!(u8, u32, u64, f32);
 
-/// The numbers of `bytes` (a whole number of them, else `None`).
+/// The numbers of `bytes` (a whole number of them, else `None`): one copy of the bytes
+/// on a little-endian machine.
 pub(crate) fn from_bytes<T: Pod>(bytes: &[u8]) -> Option<Vec<T>> {
-    (bytes.len() % T::SIZE == 0).then(|| bytes.chunks_exact(T::SIZE).map(T::read_le).collect())
+    if bytes.len() % T::SIZE != 0 {
+        return None;
+    }
+    let n = bytes.len() / T::SIZE;
+    #[cfg(target_endian = "little")]
+    {
+        let mut v = Vec::<T>::with_capacity(n);
+        // SAFETY: `v` has room for `n` numbers, `n · SIZE` bytes, which `bytes` holds; the
+        // two do not overlap; `T` is a plain number (see `Pod`), so any bytes are one, and
+        // its little-endian bytes are its bytes in memory here.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), v.as_mut_ptr().cast::<u8>(), bytes.len());
+            v.set_len(n);
+        }
+        Some(v)
+    }
+    #[cfg(not(target_endian = "little"))]
+    {
+        let _ = n;
+        Some(bytes.chunks_exact(T::SIZE).map(T::read_le).collect())
+    }
 }
 
 /// The little-endian bytes of `v`.

@@ -1,6 +1,8 @@
 //! Reading a model file: the header read and checked first, then — only from a regular
 //! file whose size is the one the header states, of at most [`MAX_MODEL_BYTES`] — the
-//! payload decoded with every length bounded by the bytes the file holds: read into
+//! payload decoded with every length bounded by the bytes the file holds: a format-10
+//! file mapped, checksummed with XXH3 and decoded from the mapping, its arrays copied out
+//! whole ([`MAPPED`]); a file of an older format read into
 //! memory whole (its checksum taken on a second thread while it decodes, for a payload
 //! of megabytes), or, over 64 MiB, checksummed through a buffer first and then decoded as
 //! it is read through the checksum again, so the file's bytes are never held beside the
@@ -315,6 +317,32 @@ fn payload(h: &Header, payload: &[u8], path: &Path) -> Result<Model> {
     Ok(m)
 }
 
+/// Format 10 on: the file is mapped, not read. Its checksum (XXH3, at memory speed)
+/// is taken over the mapping before anything is decoded, and the arrays are copied out
+/// of it at once, so opening a model costs no copy of the file in memory and no
+/// per-element decoding; a payload of up to [`READ_WHOLE`] is mapped with its pages
+/// filled in at once (one call rather than a fault per page). The mapping holds the
+/// system's cached pages of the file, never the process's own memory, so a model of
+/// gigabytes is held once, as the streamed reading of older formats keeps it.
+const MAPPED: u32 = 10;
+
+/// Decodes the format-10 file `file` (whose size its header `h` states) through a
+/// read-only mapping. A file truncated by another program while it is mapped would end
+/// the process (SIGBUS) rather than say so: model files are replaced whole (written
+/// beside and renamed), never changed in place, and the mapping lasts the few
+/// milliseconds of decoding.
+fn mapped(h: &Header, file: &std::fs::File, path: &Path) -> Result<Model> {
+    let mut options = memmap2::MmapOptions::new();
+    if h.len <= READ_WHOLE {
+        options.populate();
+    }
+    // SAFETY: read-only, and read only while `payload` decodes (see above): the model
+    // keeps copies, never a borrow of the mapping.
+    let map = unsafe { options.map(file) }.map_err(|e| Error::io(path, e))?;
+    let bytes = map.get(HEADER..).unwrap_or_default();
+    payload(h, bytes, path)
+}
+
 impl Model {
     /// Decodes a model read from `path` (used in error messages only).
     pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Model> {
@@ -324,7 +352,8 @@ impl Model {
 
     /// Reads and checks a model file: a regular file of at most `MAX_MODEL_BYTES`. The
     /// header is read and checked first; then, only when the file's size is the one the
-    /// header states, a payload of up to 64 MiB is read into memory reserved without
+    /// header states, a format-10 file is mapped and decoded from the mapping (see
+    /// [`MAPPED`]); of an older format, a payload of up to 64 MiB is read into memory reserved without
     /// aborting and decoded there; a larger one has its checksum streamed from the file
     /// first (a corrupt file is refused in a buffer's memory), then decodes as it is read
     /// through a 1 MiB buffer and the checksum again (against a file changed in between),
@@ -368,6 +397,9 @@ impl Model {
         let size = meta.len().saturating_sub(HEADER as u64);
         if size != h.len {
             return Err(wrong_length(path, size, h.len));
+        }
+        if h.version >= MAPPED {
+            return mapped(&h, &file, path);
         }
         if h.len > READ_WHOLE {
             // The checksum first, a buffer at a time: a damaged length in a payload of
