@@ -1,7 +1,12 @@
 //! Model files: analyzer + vocabulary + classifier + training metadata.
 //!
 //! Layout: the 8-byte magic `RSNBLATT`, a little-endian `u32` format version, the payload
-//! length (`u64`) and its FNV-1a 64 checksum (`u64`), then the bincode (serde) payload.
+//! length (`u64`) and its checksum (`u64`: XXH3-64 from format 10, FNV-1a 64 before), then
+//! the bincode (serde) payload. In format 10 the large arrays — weights, feature weights,
+//! document frequencies — are each one byte string of little-endian numbers, copied out
+//! whole, and the vocabulary is the hash table it is probed in (slots, word arena, word
+//! ends), taken as it is: opening a model decodes no number one at a time and hashes no
+//! word (`crate::raw`, `vocab::WordTable::from_stored`).
 //! A truncated, corrupted, foreign, older or newer file is refused with a message naming
 //! it, before any decoding; so is a file whose lengths disagree with its size or with
 //! each other (see `read` and `check`): a model file is input like any other. Files are written atomically: a temporary file in the same
@@ -13,7 +18,9 @@
 //! weighting, row normalization and the fitted idf weights); 4 the tuning table; 5 the
 //! online update rule and its state; 6 the decision threshold of two-class models; 7 the
 //! calibration of two-class scores; 8 whether rows keep term counts; 9 the per-class
-//! calibration of one-vs-rest models. Format-8 files are still read, as format 9 without a
+//! calibration of one-vs-rest models; 10 the arrays as bytes, the vocabulary as its probe
+//! table and the XXH3 checksum (the same model as 9, laid out to open in milliseconds).
+//! Format-9 files are still read, as the same model; format-8 files as format 9 without a
 //! per-class calibration; format-7 files also with binary rows, format-6 files also
 //! without a calibration, and format-5 files also with the threshold 0 they decided at.
 
@@ -25,11 +32,11 @@ use crate::text::Analyzer;
 use crate::theory::Theory;
 use crate::vocab::Vocabulary;
 use crate::{Error, Result, RowRef};
-use sum::Summing;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::Path;
+use sum::Summing;
 
 /// The first bytes of every model file.
 pub const MAGIC: &[u8; 8] = b"RSNBLATT";
@@ -54,6 +61,7 @@ pub use explain::{Contribution, Explanation};
 pub(crate) use explain::{hashed_name, hashed_names};
 pub use ranked::{RankedClass, Ranking};
 pub(crate) use read::MAX_MODEL_BYTES;
+pub use sum::checksum;
 pub use words::ClassWords;
 
 /// What the model was trained on and how; shown by `inspect`.

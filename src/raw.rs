@@ -159,9 +159,7 @@ pub(crate) mod array {
     }
 
     /// The array stored by [`serialize`].
-    pub(crate) fn deserialize<'de, T: Pod, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Vec<T>, D::Error> {
+    pub(crate) fn deserialize<'de, T: Pod, D: Deserializer<'de>>(d: D) -> Result<Vec<T>, D::Error> {
         if active() {
             d.deserialize_bytes(Numbers(PhantomData))
         } else {

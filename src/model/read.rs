@@ -294,9 +294,7 @@ fn payload(h: &Header, payload: &[u8], path: &Path) -> Result<Model> {
     }
     let (sum, decoded) = std::thread::scope(|s| {
         let hashing = (payload.len() >= SUM_BESIDE && h.version < XXH3_FROM)
-            .then(|| {
-                std::thread::Builder::new().spawn_scoped(s, || checksum(h.version, payload))
-            })
+            .then(|| std::thread::Builder::new().spawn_scoped(s, || checksum(h.version, payload)))
             .and_then(|spawned| spawned.ok());
         match hashing {
             Some(sum) => {
@@ -320,10 +318,13 @@ fn payload(h: &Header, payload: &[u8], path: &Path) -> Result<Model> {
 /// Format 10 on: the file is mapped, not read. Its checksum (XXH3, at memory speed)
 /// is taken over the mapping before anything is decoded, and the arrays are copied out
 /// of it at once, so opening a model costs no copy of the file in memory and no
-/// per-element decoding; a payload of up to [`READ_WHOLE`] is mapped with its pages
-/// filled in at once (one call rather than a fault per page). The mapping holds the
+/// per-element decoding (a page fault maps the system's cached pages sixteen at a time,
+/// cheaper than filling them all in first, which was measured). The mapping holds the
 /// system's cached pages of the file, never the process's own memory, so a model of
-/// gigabytes is held once, as the streamed reading of older formats keeps it.
+/// gigabytes is held once, as the streamed reading of older formats keeps it (though
+/// the mapped pages count in the process's resident size while it decodes). A payload
+/// over [`READ_WHOLE`] has its checksum streamed through a buffer before it is mapped,
+/// so a damaged one is refused in a buffer's memory.
 const MAPPED: u32 = 10;
 
 /// Decodes the format-10 file `file` (whose size its header `h` states) through a
@@ -332,13 +333,9 @@ const MAPPED: u32 = 10;
 /// beside and renamed), never changed in place, and the mapping lasts the few
 /// milliseconds of decoding.
 fn mapped(h: &Header, file: &std::fs::File, path: &Path) -> Result<Model> {
-    let mut options = memmap2::MmapOptions::new();
-    if h.len <= READ_WHOLE {
-        options.populate();
-    }
     // SAFETY: read-only, and read only while `payload` decodes (see above): the model
     // keeps copies, never a borrow of the mapping.
-    let map = unsafe { options.map(file) }.map_err(|e| Error::io(path, e))?;
+    let map = unsafe { memmap2::Mmap::map(file) }.map_err(|e| Error::io(path, e))?;
     let bytes = map.get(HEADER..).unwrap_or_default();
     payload(h, bytes, path)
 }
@@ -398,18 +395,21 @@ impl Model {
         if size != h.len {
             return Err(wrong_length(path, size, h.len));
         }
-        if h.version >= MAPPED {
-            return mapped(&h, &file, path);
-        }
         if h.len > READ_WHOLE {
             // The checksum first, a buffer at a time: a damaged length in a payload of
             // gigabytes never reaches the decoder, whose limit lets it reserve many
-            // times the payload's size.
+            // times the payload's size, and a damaged file is never mapped whole.
             let mut sums = Summing::new((&mut file).take(h.len), h.version);
             read_through(&mut sums, &h, path)?;
+            if h.version >= MAPPED {
+                return mapped(&h, &file, path);
+            }
             file.seek(SeekFrom::Start(HEADER as u64))
                 .map_err(|e| Error::io(path, e))?;
             return streamed(&h, file, path);
+        }
+        if h.version >= MAPPED {
+            return mapped(&h, &file, path);
         }
         let mut bytes = Vec::new();
         bytes.try_reserve_exact(h.len as usize).map_err(|_| {

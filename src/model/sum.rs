@@ -43,8 +43,10 @@ impl Sum {
     }
 }
 
-/// The checksum of a whole payload of format `version`.
-pub(super) fn checksum(version: u32, bytes: &[u8]) -> u64 {
+/// The checksum a model file of format `version` states for its payload `bytes`
+/// (XXH3-64 from format 10, FNV-1a 64 before): public so that tools and tests seal a
+/// payload as the writer does.
+pub fn checksum(version: u32, bytes: &[u8]) -> u64 {
     if version >= XXH3_FROM {
         xxh3_64(bytes)
     } else {

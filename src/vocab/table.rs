@@ -293,7 +293,9 @@ impl WordTable {
             if s.id != EMPTY {
                 let id = s.id as usize;
                 if id >= n || std::mem::replace(&mut seen[id], true) {
-                    return Err(format!("the vocabulary's table holds word {id} twice or out of range"));
+                    return Err(format!(
+                        "the vocabulary's table holds word {id} twice or out of range"
+                    ));
                 }
                 let w = t.word(s.id).as_bytes();
                 if w.len() != s.len as usize || head_of(w) != s.head {
