@@ -50,7 +50,9 @@ pub(crate) trait Pod: Copy + Serialize + for<'de> Deserialize<'de> {
     const SIZE: usize;
     /// The number of `SIZE` little-endian bytes.
     fn read_le(b: &[u8]) -> Self;
-    /// Appends the number's little-endian bytes.
+    /// Appends the number's little-endian bytes (a copy is made only on a big-endian
+    /// machine).
+    #[cfg_attr(target_endian = "little", allow(dead_code))]
     fn put_le(self, out: &mut Vec<u8>);
 }
 

@@ -78,10 +78,10 @@ fn hashed_of(df: Vec<u32>, documents: u64) -> Result<Vocabulary, String> {
 }
 
 /// The format-10 form, while [`crate::raw::RawArrays`] is on: the word table as it is
-/// probed (slots, arena, ends; see [`WordTable::from_stored`]), then the document
+/// probed (each slot's word id, the word arena, the words' ends; see [`WordTable::from_stored`]), then the document
 /// frequencies and the document count; a hashed space has no slots and no words.
 type StoredTable = (
-    ArrayBuf<u8>,
+    ArrayBuf<u32>,
     ArrayBuf<u8>,
     ArrayBuf<u32>,
     ArrayBuf<u32>,
@@ -91,7 +91,7 @@ type StoredTable = (
 impl Serialize for Vocabulary {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         if crate::raw::active() {
-            let slots = self.table.slot_bytes();
+            let slots = self.table.slot_ids();
             let t = &self.table;
             (
                 Array(&slots),

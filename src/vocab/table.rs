@@ -14,11 +14,10 @@
 //! word was scanned.
 //!
 //! A format-10 model file keeps the table as it is probed — its slots, the arena and the
-//! words' ends ([`WordTable::slot_bytes`], [`WordTable::from_stored`]) — so that opening
+//! words' ends ([`WordTable::slot_ids`], [`WordTable::from_stored`]) — so that opening
 //! a model rebuilds nothing. A slot's place depends on [`key`]: changing that hash
 //! changes where words are found, which needs a new model format.
 
-use crate::raw::Pod;
 use crate::text::{Key, head_of, key};
 
 #[derive(Debug, Clone, Copy)]
@@ -225,27 +224,24 @@ impl WordTable {
         &self.ends
     }
 
-    /// The slots as stored: [`SLOT_BYTES`] each, the word's first 8 bytes, its length and
-    /// its id (`u32::MAX` for a free slot), little-endian.
-    pub(crate) fn slot_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.capacity() * SLOT_BYTES);
-        for s in self.groups.iter().flat_map(|g| g.0) {
-            s.head.put_le(&mut out);
-            s.len.put_le(&mut out);
-            s.id.put_le(&mut out);
+    /// The slots as stored: each slot's word id, `u32::MAX` for a free slot (the word's
+    /// length and first bytes, which a slot also holds, are read from the word again).
+    /// A table of no words stores no slots.
+    pub(crate) fn slot_ids(&self) -> Vec<u32> {
+        if self.len() == 0 {
+            return Vec::new();
         }
-        out
+        self.groups.iter().flat_map(|g| g.0).map(|s| s.id).collect()
     }
 
-    /// The table of stored `slots` (see [`WordTable::slot_bytes`]), `arena` and `ends`,
+    /// The table of stored `slots` (see [`WordTable::slot_ids`]), `arena` and `ends`,
     /// taken as they are, with no word hashed again: refused with a sentence, never
     /// panicking, unless the words are UTF-8 cut at character boundaries, the slots a
     /// power of two (at least 16, or none for no words) at most half full, and every word
-    /// in exactly one slot that holds its length and first bytes. Where each slot lies is
-    /// trusted (the file's checksum stands for it): a table crafted with words out of
-    /// place finds fewer words, no more.
+    /// in exactly one slot. Where each slot lies is trusted (the file's checksum stands
+    /// for it): a table crafted with words out of place finds fewer words, no more.
     pub(crate) fn from_stored(
-        slots: &[u8],
+        slots: &[u32],
         arena: Vec<u8>,
         ends: Vec<u32>,
     ) -> Result<WordTable, String> {
@@ -263,12 +259,9 @@ impl WordTable {
         if start != arena.len() {
             return Err("the vocabulary's words run past the last word's end".into());
         }
-        if slots.len() % SLOT_BYTES != 0 {
-            return Err("the vocabulary's table holds a part of a slot".into());
-        }
-        let size = slots.len() / SLOT_BYTES;
+        let size = slots.len();
         let sized = if n == 0 {
-            size == 0 || (size.is_power_of_two() && size >= 16)
+            size == 0
         } else {
             size.is_power_of_two() && size >= 16 && n <= size / 2
         };
@@ -283,29 +276,25 @@ impl WordTable {
             ends,
         };
         let mut seen = vec![false; n];
-        let mut group = [FREE; GROUP];
-        for (i, b) in slots.chunks_exact(SLOT_BYTES).enumerate() {
-            let s = Slot {
-                head: u64::read_le(&b[..8]),
-                len: u32::read_le(&b[8..12]),
-                id: u32::read_le(&b[12..]),
-            };
-            if s.id != EMPTY {
-                let id = s.id as usize;
-                if id >= n || std::mem::replace(&mut seen[id], true) {
+        for ids in slots.chunks_exact(GROUP) {
+            let mut group = [FREE; GROUP];
+            for (slot, &id) in group.iter_mut().zip(ids) {
+                if id == EMPTY {
+                    continue;
+                }
+                if id as usize >= n || std::mem::replace(&mut seen[id as usize], true) {
                     return Err(format!(
                         "the vocabulary's table holds word {id} twice or out of range"
                     ));
                 }
-                let w = t.word(s.id).as_bytes();
-                if w.len() != s.len as usize || head_of(w) != s.head {
-                    return Err(format!("the vocabulary's table misstates word {id}"));
-                }
+                let w = t.word(id).as_bytes();
+                *slot = Slot {
+                    head: head_of(w),
+                    len: w.len() as u32,
+                    id,
+                };
             }
-            group[i % GROUP] = s;
-            if i % GROUP == GROUP - 1 {
-                t.groups.push(Group(group));
-            }
+            t.groups.push(Group(group));
         }
         if seen.iter().any(|&s| !s) {
             return Err("the vocabulary's table lacks some of its words".into());
@@ -313,9 +302,6 @@ impl WordTable {
         Ok(t)
     }
 }
-
-/// Bytes per stored slot: the word's first 8 bytes, its length and its id.
-pub(crate) const SLOT_BYTES: usize = 16;
 
 #[cfg(test)]
 mod tests {
