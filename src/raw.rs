@@ -48,7 +48,9 @@ pub(crate) fn active() -> bool {
 pub(crate) trait Pod: Copy + Serialize + for<'de> Deserialize<'de> {
     /// Bytes per number.
     const SIZE: usize;
-    /// The number of `SIZE` little-endian bytes.
+    /// The number of `SIZE` little-endian bytes (read one at a time only on a big-endian
+    /// machine).
+    #[cfg_attr(target_endian = "little", allow(dead_code))]
     fn read_le(b: &[u8]) -> Self;
     /// Appends the number's little-endian bytes (a copy is made only on a big-endian
     /// machine).

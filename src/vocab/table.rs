@@ -328,6 +328,57 @@ mod tests {
     }
 
     #[test]
+    fn a_stored_table_finds_every_word_and_a_damaged_one_is_refused() {
+        let mut t = WordTable::default();
+        for w in ["the", "internationalization", "é", "", "prize"] {
+            t.insert(w);
+        }
+        let back =
+            WordTable::from_stored(&t.slot_ids(), t.arena().to_vec(), t.ends().to_vec()).unwrap();
+        for (id, w) in t.words().enumerate() {
+            assert_eq!(back.get(w), Some(id as u32), "{w:?}");
+            assert_eq!(back.word(id as u32), w);
+        }
+        assert_eq!(back.get("internationalisation"), None);
+        let (slots, arena, ends) = (t.slot_ids(), t.arena().to_vec(), t.ends().to_vec());
+        let refused = |slots: &[u32], arena: &[u8], ends: &[u32]| {
+            WordTable::from_stored(slots, arena.to_vec(), ends.to_vec()).unwrap_err()
+        };
+        let at = slots.iter().position(|&id| id == 2).unwrap();
+        let mut twice = slots.clone();
+        let next = (at + 1) % twice.len();
+        twice[next] = 2;
+        assert!(refused(&twice, &arena, &ends).contains("twice"));
+        let mut lost = slots.clone();
+        lost[at] = EMPTY;
+        assert!(refused(&lost, &arena, &ends).contains("lacks"));
+        let mut far = slots.clone();
+        far[at] = 99;
+        assert!(refused(&far, &arena, &ends).contains("out of range"));
+        assert!(refused(&slots[..8], &arena, &ends).contains("cannot hold"));
+        // "é" cut in the middle of its two bytes; ends out of order; words past the end.
+        let mut cut = ends.clone();
+        cut[2] -= 1;
+        assert!(refused(&slots, &arena, &cut).contains("do not cut"));
+        let mut back_and_forth = ends.clone();
+        back_and_forth.swap(0, 1);
+        assert!(refused(&slots, &arena, &back_and_forth).contains("do not cut"));
+        let mut longer = arena.clone();
+        longer.push(b'x');
+        assert!(refused(&slots, &longer, &ends).contains("run past"));
+        let mut latin1 = arena.clone();
+        latin1[ends[1] as usize] = 0xe9;
+        assert!(refused(&slots, &latin1, &ends).contains("UTF-8"));
+        assert_eq!(WordTable::default().slot_ids(), Vec::<u32>::new());
+        assert_eq!(
+            WordTable::from_stored(&[], vec![], vec![])
+                .unwrap()
+                .get("a"),
+            None
+        );
+    }
+
+    #[test]
     fn long_words_sharing_a_head_are_distinct() {
         let mut t = WordTable::default();
         let a = t.insert("internationalization");
