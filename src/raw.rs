@@ -78,7 +78,7 @@ pod!(u8, u32, u64, f32);
 /// The numbers of `bytes` (a whole number of them, else `None`): one copy of the bytes
 /// on a little-endian machine.
 pub(crate) fn from_bytes<T: Pod>(bytes: &[u8]) -> Option<Vec<T>> {
-    if bytes.len() % T::SIZE != 0 {
+    if !bytes.len().is_multiple_of(T::SIZE) {
         return None;
     }
     let n = bytes.len() / T::SIZE;
