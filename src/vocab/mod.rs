@@ -41,9 +41,9 @@ pub struct Vocabulary {
     hashing: Option<Hashing>,
 }
 
-/// The stored form of model formats up to 9 (and of a filter's store). A hashed vocabulary is stored as no words and 2^B document
-/// frequencies (a vocabulary of words has exactly one per word), so that it needs no
-/// field of its own; the model's analyzer names the same hashing step, and loading a
+/// The stored form of model formats up to 9 (and of a filter's store). A hashed
+/// vocabulary is stored as no words and 2^B document frequencies (a vocabulary of words
+/// has exactly one per word), so that it needs no field of its own; the model's analyzer names the same hashing step, and loading a
 /// model checks that the two agree.
 #[derive(Serialize, Deserialize)]
 struct VocabRepr {
@@ -78,8 +78,9 @@ fn hashed_of(df: Vec<u32>, documents: u64) -> Result<Vocabulary, String> {
 }
 
 /// The format-10 form, while [`crate::raw::RawArrays`] is on: the word table as it is
-/// probed (each slot's word id, the word arena, the words' ends; see [`WordTable::from_stored`]), then the document
-/// frequencies and the document count; a hashed space has no slots and no words.
+/// probed (each slot's word id, the word arena, the words' ends; see
+/// [`WordTable::from_stored`]), then the document frequencies and the document count; a
+/// hashed space has no slots and no words.
 type StoredTable = (
     ArrayBuf<u32>,
     ArrayBuf<u8>,
