@@ -349,8 +349,8 @@ impl Model {
 
     /// Reads and checks a model file: a regular file of at most `MAX_MODEL_BYTES`. The
     /// header is read and checked first; then, only when the file's size is the one the
-    /// header states, a format-10 file is mapped and decoded from the mapping (see
-    /// [`MAPPED`]); of an older format, a payload of up to 64 MiB is read into memory
+    /// header states, a format-10 file is mapped and decoded from the mapping (its
+    /// arrays copied out whole, its checksum taken over the mapping); of an older format, a payload of up to 64 MiB is read into memory
     /// reserved without aborting and decoded there; a larger one has its checksum streamed from the file
     /// first (a corrupt file is refused in a buffer's memory), then decodes as it is read
     /// through a 1 MiB buffer and the checksum again (against a file changed in between),

@@ -113,8 +113,9 @@ impl Serialize for Vocabulary {
     }
 }
 
-/// Decoded from a file, so refused with a sentence, never asserted on (see
-/// [`VocabRepr`]'s `TryFrom` and [`WordTable::from_stored`]).
+/// Decoded from a file, so refused with a sentence, never asserted on: words that repeat,
+/// document frequencies that are not one per word, or (format 10) a word table whose
+/// slots, words and word ends disagree.
 impl<'de> Deserialize<'de> for Vocabulary {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Vocabulary, D::Error> {
         use serde::de::Error;
