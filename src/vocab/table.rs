@@ -275,6 +275,8 @@ impl WordTable {
             arena,
             ends,
         };
+        let bytes = size_of::<Group>() * (size / GROUP);
+        crate::raw::populate(t.groups.as_mut_ptr().cast::<u8>(), bytes);
         let mut seen = vec![false; n];
         for ids in slots.chunks_exact(GROUP) {
             let mut group = [FREE; GROUP];
