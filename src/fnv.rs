@@ -1,6 +1,7 @@
-//! FNV-1a, 64 bits: the checksum of model payloads and the hash of hashed features. A
-//! leaf: it knows nothing of the rest of the crate. Public so that other files of the
-//! project's own (the Python package's pickled vectorizers) carry the same checksum.
+//! FNV-1a, 64 bits: the checksum of model payloads before format 10 and the hash of
+//! hashed features. A leaf: it knows nothing of the rest of the crate. Public so that
+//! other files of the project's own (the Python package's pickled vectorizers) carry the
+//! same checksum.
 
 /// FNV-1a of `bytes`: stable across releases and platforms, unlike std's hashers.
 #[inline]

@@ -61,6 +61,7 @@ pub mod incremental;
 pub mod input;
 pub mod learn;
 pub mod model;
+mod raw;
 pub mod serve;
 #[cfg(feature = "store")]
 pub mod store;

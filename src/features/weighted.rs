@@ -97,6 +97,7 @@ pub struct Geometry {
     /// What was asked for.
     pub spec: GeometrySpec,
     /// One weight per feature id (empty when the weighting is binary).
+    #[serde(with = "crate::raw::array")]
     weights: Vec<f32>,
     /// The weight of a feature that no training row had (ids beyond `weights`, such as
     /// words `learn` adds later): the idf of df = 0.

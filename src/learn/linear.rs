@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LinearModel {
     /// One weight per feature id.
+    #[serde(with = "crate::raw::array")]
     pub w: Vec<f32>,
     /// The bias b (0 when the learner uses none).
     pub bias: f32,

@@ -59,8 +59,10 @@ pub struct SoftmaxModel {
     /// Number of classes.
     pub k: usize,
     /// Feature-major weights: `w[j·k + c]` is feature j's weight for class c.
+    #[serde(with = "crate::raw::array")]
     pub w: Vec<f32>,
     /// One bias per class.
+    #[serde(with = "crate::raw::array")]
     pub bias: Vec<f32>,
 }
 

@@ -132,6 +132,7 @@ pub struct OnlineState {
     pub seen: u64,
     /// AdaGrad's sums of squared gradients, one per feature id (empty for other rules;
     /// grown with the weights).
+    #[serde(with = "crate::raw::array")]
     pub sq_grads: Vec<f32>,
     /// AdaGrad's sum for the bias.
     pub bias_sq_grad: f32,

@@ -1,14 +1,17 @@
 //! Reading a model file: the header read and checked first, then — only from a regular
 //! file whose size is the one the header states, of at most [`MAX_MODEL_BYTES`] — the
-//! payload decoded with every length bounded by the bytes the file holds: read into
+//! payload decoded with every length bounded by the bytes the file holds: a format-10
+//! file mapped, checksummed with XXH3 and decoded from the mapping, its arrays copied out
+//! whole ([`MAPPED`]); a file of an older format read into
 //! memory whole (its checksum taken on a second thread while it decodes, for a payload
 //! of megabytes), or, over 64 MiB, checksummed through a buffer first and then decoded as
 //! it is read through the checksum again, so the file's bytes are never held beside the
 //! model. A checksum that does not match refuses the file whatever decoding made of it;
 //! then the decoded parts are checked against each other ([`super::check`]).
 
-use super::{FORMAT_VERSION, HEADER, MAGIC, Model, Summing};
-use crate::fnv::{Fnv1a, fnv1a};
+use super::sum::{Summing, XXH3_FROM, checksum};
+use super::{FORMAT_VERSION, HEADER, MAGIC, Model};
+use crate::raw::RawArrays;
 use crate::{Error, Result};
 use bincode::error::DecodeError;
 use std::io::{BufReader, Read, Seek, SeekFrom};
@@ -62,8 +65,14 @@ impl<R: bincode::de::read::Reader> Source for Streamed<R> {
 /// 24-byte `String`, a one-byte varint a 4-byte `u32`), so an honest file stays well
 /// inside its limit, while a crafted length field can allocate no more than that, never
 /// what it says.
-fn decode_bounded<S: Source>(source: S, len: usize) -> Result<S::Decoded, DecodeError> {
+fn decode_bounded<S: Source>(
+    source: S,
+    len: usize,
+    version: u32,
+) -> Result<S::Decoded, DecodeError> {
     const MIB: usize = 1 << 20;
+    // Format 10 keeps its large arrays as bytes (see `crate::raw`).
+    let _raw = (version >= RAW_ARRAYS).then(RawArrays::on);
     let config = bincode::config::standard();
     match len {
         n if n <= MIB / 2 => source.decode(config.with_limit::<{ 16 * MIB }>()),
@@ -106,6 +115,10 @@ const UNCALIBRATED: u32 = 6;
 /// With a threshold of 0 (the decision those models made) and the fields after it appended
 /// as for format 6 it decodes as format 9.
 const THRESHOLDLESS: u32 = 5;
+
+/// Format 10: the large arrays stored as bytes and the vocabulary as the table it is
+/// probed in (`crate::raw`), the payload checksummed with XXH3-64; otherwise format 9.
+const RAW_ARRAYS: u32 = 10;
 
 /// What a payload of an older format needs appended to decode as the current one.
 fn upgrade(version: u32) -> Vec<u8> {
@@ -211,14 +224,10 @@ fn read_through<R: Read>(sums: &mut Summing<R>, h: &Header, path: &Path) -> Resu
 /// checksum before anything is said, so a damaged file is refused for its checksum, as
 /// one read whole is.
 fn streamed(h: &Header, file: std::fs::File, path: &Path) -> Result<Model> {
-    let mut sums = Summing {
-        inner: file.take(h.len),
-        len: 0,
-        sum: Fnv1a::new(),
-    };
+    let mut sums = Summing::new(file.take(h.len), h.version);
     let tail = upgrade(h.version);
     let mut buffered = BufReader::with_capacity(CHUNK, (&mut sums).chain(&tail[..]));
-    let decoded = decode_bounded(Streamed(&mut buffered), h.len as usize);
+    let decoded = decode_bounded(Streamed(&mut buffered), h.len as usize, h.version);
     let unread = buffered.buffer().len();
     let (file_part, tail_left) = buffered.into_inner().into_inner();
     // The bytes the model took, those of an older format's upgrade included.
@@ -245,22 +254,23 @@ fn streamed(h: &Header, file: std::fs::File, path: &Path) -> Result<Model> {
     Ok(m)
 }
 
-/// Payloads of at least this many bytes have their checksum taken on a second thread
-/// while they decode (FNV-1a reads a byte at a time: a fifth of loading a model of
-/// megabytes); smaller ones are hashed first.
+/// Payloads of an FNV-1a format of at least this many bytes have their checksum taken
+/// on a second thread while they decode (FNV-1a reads a byte at a time: a fifth of
+/// loading a model of megabytes); smaller ones, and XXH3's, are hashed first.
 const SUM_BESIDE: usize = 1 << 20;
 
 /// Decodes `payload` (of format `version`, upgraded to the current one) under its bounds
 /// and checks that the model ends where the payload does.
 fn decode(version: u32, payload: &[u8], path: &Path) -> Result<Model> {
     let upgraded;
-    let payload = if version < FORMAT_VERSION {
-        upgraded = [payload, &upgrade(version)].concat();
-        &upgraded[..]
-    } else {
+    let tail = upgrade(version);
+    let payload = if tail.is_empty() {
         payload
+    } else {
+        upgraded = [payload, &tail].concat();
+        &upgraded[..]
     };
-    let (m, read) = decode_bounded(payload, payload.len())
+    let (m, read) = decode_bounded(payload, payload.len(), version)
         .map_err(|e| Error::model(path, decode_message(&e, payload.len())))?;
     if read != payload.len() {
         return Err(Error::model(
@@ -283,8 +293,8 @@ fn payload(h: &Header, payload: &[u8], path: &Path) -> Result<Model> {
         return Err(wrong_length(path, payload.len() as u64, h.len));
     }
     let (sum, decoded) = std::thread::scope(|s| {
-        let hashing = (payload.len() >= SUM_BESIDE)
-            .then(|| std::thread::Builder::new().spawn_scoped(s, || fnv1a(payload)))
+        let hashing = (payload.len() >= SUM_BESIDE && h.version < XXH3_FROM)
+            .then(|| std::thread::Builder::new().spawn_scoped(s, || checksum(h.version, payload)))
             .and_then(|spawned| spawned.ok());
         match hashing {
             Some(sum) => {
@@ -292,7 +302,7 @@ fn payload(h: &Header, payload: &[u8], path: &Path) -> Result<Model> {
                 let sum = sum.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
                 (sum, Some(model))
             }
-            None => (fnv1a(payload), None),
+            None => (checksum(h.version, payload), None),
         }
     });
     if sum != h.sum {
@@ -305,6 +315,31 @@ fn payload(h: &Header, payload: &[u8], path: &Path) -> Result<Model> {
     Ok(m)
 }
 
+/// Format 10 on: the file is mapped, not read. Its checksum (XXH3, at memory speed)
+/// is taken over the mapping before anything is decoded, and the arrays are copied out
+/// of it at once, so opening a model costs no copy of the file in memory and no
+/// per-element decoding (a page fault maps the system's cached pages sixteen at a time,
+/// cheaper than filling them all in first, which was measured). The mapping holds the
+/// system's cached pages of the file, never the process's own memory, so a model of
+/// gigabytes is held once, as the streamed reading of older formats keeps it (though
+/// the mapped pages count in the process's resident size while it decodes). A payload
+/// over [`READ_WHOLE`] has its checksum streamed through a buffer before it is mapped,
+/// so a damaged one is refused in a buffer's memory.
+const MAPPED: u32 = 10;
+
+/// Decodes the format-10 file `file` (whose size its header `h` states) through a
+/// read-only mapping. A file truncated by another program while it is mapped would end
+/// the process (SIGBUS) rather than say so: model files are replaced whole (written
+/// beside and renamed), never changed in place, and the mapping lasts the few
+/// milliseconds of decoding.
+fn mapped(h: &Header, file: &std::fs::File, path: &Path) -> Result<Model> {
+    // SAFETY: read-only, and read only while `payload` decodes (see above): the model
+    // keeps copies, never a borrow of the mapping.
+    let map = unsafe { memmap2::Mmap::map(file) }.map_err(|e| Error::io(path, e))?;
+    let bytes = map.get(HEADER..).unwrap_or_default();
+    payload(h, bytes, path)
+}
+
 impl Model {
     /// Decodes a model read from `path` (used in error messages only).
     pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Model> {
@@ -314,8 +349,9 @@ impl Model {
 
     /// Reads and checks a model file: a regular file of at most `MAX_MODEL_BYTES`. The
     /// header is read and checked first; then, only when the file's size is the one the
-    /// header states, a payload of up to 64 MiB is read into memory reserved without
-    /// aborting and decoded there; a larger one has its checksum streamed from the file
+    /// header states, a format-10 file is mapped and decoded from the mapping (its
+    /// arrays copied out whole, its checksum taken over the mapping); of an older format, a payload of up to 64 MiB is read into memory
+    /// reserved without aborting and decoded there; a larger one has its checksum streamed from the file
     /// first (a corrupt file is refused in a buffer's memory), then decodes as it is read
     /// through a 1 MiB buffer and the checksum again (against a file changed in between),
     /// so that loading holds the model, not its file beside it.
@@ -362,16 +398,18 @@ impl Model {
         if h.len > READ_WHOLE {
             // The checksum first, a buffer at a time: a damaged length in a payload of
             // gigabytes never reaches the decoder, whose limit lets it reserve many
-            // times the payload's size.
-            let mut sums = Summing {
-                inner: (&mut file).take(h.len),
-                len: 0,
-                sum: Fnv1a::new(),
-            };
+            // times the payload's size, and a damaged file is never mapped whole.
+            let mut sums = Summing::new((&mut file).take(h.len), h.version);
             read_through(&mut sums, &h, path)?;
+            if h.version >= MAPPED {
+                return mapped(&h, &file, path);
+            }
             file.seek(SeekFrom::Start(HEADER as u64))
                 .map_err(|e| Error::io(path, e))?;
             return streamed(&h, file, path);
+        }
+        if h.version >= MAPPED {
+            return mapped(&h, &file, path);
         }
         let mut bytes = Vec::new();
         bytes.try_reserve_exact(h.len as usize).map_err(|_| {

@@ -24,14 +24,14 @@ pub(crate) use counts::DfCounts;
 pub(crate) use table::WordTable;
 
 use crate::Result;
+use crate::raw::{Array, ArrayBuf};
 use crate::text::{Hashing, key};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
 /// The frozen word → id map saved in models (unknown words are simply absent), or the
 /// hashed space of a hashing analyzer (every token has an id).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(try_from = "VocabRepr", into = "VocabRepr")]
+#[derive(Debug, Clone, Default)]
 pub struct Vocabulary {
     table: WordTable,
     /// One per id: per word, or per hashed id (2^B of them).
@@ -41,9 +41,9 @@ pub struct Vocabulary {
     hashing: Option<Hashing>,
 }
 
-/// The stored form. A hashed vocabulary is stored as no words and 2^B document
-/// frequencies (a vocabulary of words has exactly one per word), so that it needs no
-/// field of its own; the model's analyzer names the same hashing step, and loading a
+/// The stored form of model formats up to 9 (and of a filter's store). A hashed
+/// vocabulary is stored as no words and 2^B document frequencies (a vocabulary of words
+/// has exactly one per word), so that it needs no field of its own; the model's analyzer names the same hashing step, and loading a
 /// model checks that the two agree.
 #[derive(Serialize, Deserialize)]
 struct VocabRepr {
@@ -52,25 +52,100 @@ struct VocabRepr {
     documents: u64,
 }
 
+/// The same form borrowed for writing (words are serialized as `Box<str>`s are).
+#[derive(Serialize)]
+struct VocabReprRef<'a> {
+    words: Vec<&'a str>,
+    df: &'a [u32],
+    documents: u64,
+}
+
+/// The hashed space of `df.len()` ids, for a stored vocabulary of no words.
+fn hashed_of(df: Vec<u32>, documents: u64) -> Result<Vocabulary, String> {
+    let n = df.len();
+    let hashing = u8::try_from(n.trailing_zeros())
+        .ok()
+        .filter(|_| n.is_power_of_two())
+        .and_then(|b| Hashing::new(b).ok())
+        .ok_or_else(|| {
+            format!(
+                "the vocabulary has no words but {n} document frequencies, which is no \
+                 hashed space (2^1 to 2^{} ids)",
+                Hashing::MAX_BITS
+            )
+        })?;
+    Ok(Vocabulary::from_hashed_df(hashing, df, documents))
+}
+
+/// The format-10 form, while [`crate::raw::RawArrays`] is on: the word table as it is
+/// probed (each slot's word id, the word arena, the words' ends; see
+/// [`WordTable::from_stored`]), then the document frequencies and the document count; a
+/// hashed space has no slots and no words.
+type StoredTable = (
+    ArrayBuf<u32>,
+    ArrayBuf<u8>,
+    ArrayBuf<u32>,
+    ArrayBuf<u32>,
+    u64,
+);
+
+impl Serialize for Vocabulary {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if crate::raw::active() {
+            let slots = self.table.slot_ids();
+            let t = &self.table;
+            (
+                Array(&slots),
+                Array(t.arena()),
+                Array(t.ends()),
+                Array(&self.df),
+                self.documents,
+            )
+                .serialize(s)
+        } else {
+            VocabReprRef {
+                words: self.table.words().collect(),
+                df: &self.df,
+                documents: self.documents,
+            }
+            .serialize(s)
+        }
+    }
+}
+
+/// Decoded from a file, so refused with a sentence, never asserted on: words that repeat,
+/// document frequencies that are not one per word, or (format 10) a word table whose
+/// slots, words and word ends disagree.
+impl<'de> Deserialize<'de> for Vocabulary {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Vocabulary, D::Error> {
+        use serde::de::Error;
+        if !crate::raw::active() {
+            return Vocabulary::try_from(VocabRepr::deserialize(d)?).map_err(D::Error::custom);
+        }
+        let (slots, arena, ends, df, documents) = StoredTable::deserialize(d)?;
+        let (ends, df) = (ends.0, df.0);
+        if ends.is_empty() && slots.0.is_empty() && !df.is_empty() {
+            return hashed_of(df, documents).map_err(D::Error::custom);
+        }
+        if df.len() != ends.len() {
+            return Err(D::Error::custom(format!(
+                "the vocabulary has {} words but {} document frequencies",
+                ends.len(),
+                df.len()
+            )));
+        }
+        let table = WordTable::from_stored(&slots.0, arena.0, ends).map_err(D::Error::custom)?;
+        Ok(Vocabulary::from_table(table, df, documents))
+    }
+}
+
 /// A decoded vocabulary is refused, not asserted on, when its words repeat or its
 /// document frequencies are not one per word: it comes from a file.
 impl TryFrom<VocabRepr> for Vocabulary {
     type Error = String;
     fn try_from(r: VocabRepr) -> Result<Self, String> {
         if r.words.is_empty() && !r.df.is_empty() {
-            let n = r.df.len();
-            let hashing = u8::try_from(n.trailing_zeros())
-                .ok()
-                .filter(|_| n.is_power_of_two())
-                .and_then(|b| Hashing::new(b).ok())
-                .ok_or_else(|| {
-                    format!(
-                        "the vocabulary has no words but {n} document frequencies, which is \
-                         no hashed space (2^1 to 2^{} ids)",
-                        Hashing::MAX_BITS
-                    )
-                })?;
-            return Ok(Vocabulary::from_hashed_df(hashing, r.df, r.documents));
+            return hashed_of(r.df, r.documents);
         }
         if r.df.len() != r.words.len() {
             return Err(format!(
@@ -87,17 +162,6 @@ impl TryFrom<VocabRepr> for Vocabulary {
             return Err(format!("the vocabulary holds the word {w:?} twice"));
         }
         Ok(Vocabulary::from_table(table, r.df, r.documents))
-    }
-}
-
-impl From<Vocabulary> for VocabRepr {
-    /// A hashed vocabulary has no words: it is stored as its document frequencies.
-    fn from(v: Vocabulary) -> Self {
-        VocabRepr {
-            words: v.table.words().map(Into::into).collect(),
-            df: v.df,
-            documents: v.documents,
-        }
     }
 }
 

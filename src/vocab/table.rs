@@ -12,6 +12,11 @@
 //! word or a free slot are most often in that one line, which [`WordTable::prefetch`] can
 //! ask for ahead of the lookup. The hash is the tokenizer's [`Key`], computed while the
 //! word was scanned.
+//!
+//! A format-10 model file keeps the table as it is probed — its slots, the arena and the
+//! words' ends ([`WordTable::slot_ids`], [`WordTable::from_stored`]) — so that opening
+//! a model rebuilds nothing. A slot's place depends on [`key`]: changing that hash
+//! changes where words are found, which needs a new model format.
 
 use crate::text::{Key, head_of, key};
 
@@ -208,6 +213,96 @@ impl WordTable {
     pub(crate) fn words(&self) -> impl Iterator<Item = &str> {
         (0..self.len() as u32).map(|i| self.word(i))
     }
+
+    /// The words back to back, as [`WordTable::ends`] cuts them.
+    pub(crate) fn arena(&self) -> &[u8] {
+        &self.arena
+    }
+
+    /// Where each word ends in the arena, in id order.
+    pub(crate) fn ends(&self) -> &[u32] {
+        &self.ends
+    }
+
+    /// The slots as stored: each slot's word id, `u32::MAX` for a free slot (the word's
+    /// length and first bytes, which a slot also holds, are read from the word again).
+    /// A table of no words stores no slots.
+    pub(crate) fn slot_ids(&self) -> Vec<u32> {
+        if self.len() == 0 {
+            return Vec::new();
+        }
+        self.groups.iter().flat_map(|g| g.0).map(|s| s.id).collect()
+    }
+
+    /// The table of stored `slots` (see [`WordTable::slot_ids`]), `arena` and `ends`,
+    /// taken as they are, with no word hashed again: refused with a sentence, never
+    /// panicking, unless the words are UTF-8 cut at character boundaries, the slots a
+    /// power of two (at least 16, or none for no words) at most half full, and every word
+    /// in exactly one slot. Where each slot lies is trusted (the file's checksum stands
+    /// for it): a table crafted with words out of place finds fewer words, no more.
+    pub(crate) fn from_stored(
+        slots: &[u32],
+        arena: Vec<u8>,
+        ends: Vec<u32>,
+    ) -> Result<WordTable, String> {
+        let n = ends.len();
+        let text = std::str::from_utf8(&arena)
+            .map_err(|_| "the vocabulary's words are not UTF-8".to_string())?;
+        let mut start = 0usize;
+        for &end in &ends {
+            let end = end as usize;
+            if end < start || end > arena.len() || !text.is_char_boundary(end) {
+                return Err("the vocabulary's word ends do not cut its words".into());
+            }
+            start = end;
+        }
+        if start != arena.len() {
+            return Err("the vocabulary's words run past the last word's end".into());
+        }
+        let size = slots.len();
+        let sized = if n == 0 {
+            size == 0
+        } else {
+            size.is_power_of_two() && size >= 16 && n <= size / 2
+        };
+        if !sized || n >= EMPTY as usize {
+            return Err(format!(
+                "the vocabulary's table of {size} slots cannot hold its {n} words"
+            ));
+        }
+        let mut t = WordTable {
+            groups: Vec::with_capacity(size / GROUP),
+            arena,
+            ends,
+        };
+        let bytes = size_of::<Group>() * (size / GROUP);
+        crate::raw::populate(t.groups.as_mut_ptr().cast::<u8>(), bytes);
+        let mut seen = vec![false; n];
+        for ids in slots.chunks_exact(GROUP) {
+            let mut group = [FREE; GROUP];
+            for (slot, &id) in group.iter_mut().zip(ids) {
+                if id == EMPTY {
+                    continue;
+                }
+                if id as usize >= n || std::mem::replace(&mut seen[id as usize], true) {
+                    return Err(format!(
+                        "the vocabulary's table holds word {id} twice or out of range"
+                    ));
+                }
+                let w = t.word(id).as_bytes();
+                *slot = Slot {
+                    head: head_of(w),
+                    len: w.len() as u32,
+                    id,
+                };
+            }
+            t.groups.push(Group(group));
+        }
+        if seen.iter().any(|&s| !s) {
+            return Err("the vocabulary's table lacks some of its words".into());
+        }
+        Ok(t)
+    }
 }
 
 #[cfg(test)]
@@ -232,6 +327,57 @@ mod tests {
             }
             prop_assert_eq!(t.get("not-a-generated-word"), None);
         }
+    }
+
+    #[test]
+    fn a_stored_table_finds_every_word_and_a_damaged_one_is_refused() {
+        let mut t = WordTable::default();
+        for w in ["the", "internationalization", "é", "", "prize"] {
+            t.insert(w);
+        }
+        let back =
+            WordTable::from_stored(&t.slot_ids(), t.arena().to_vec(), t.ends().to_vec()).unwrap();
+        for (id, w) in t.words().enumerate() {
+            assert_eq!(back.get(w), Some(id as u32), "{w:?}");
+            assert_eq!(back.word(id as u32), w);
+        }
+        assert_eq!(back.get("internationalisation"), None);
+        let (slots, arena, ends) = (t.slot_ids(), t.arena().to_vec(), t.ends().to_vec());
+        let refused = |slots: &[u32], arena: &[u8], ends: &[u32]| {
+            WordTable::from_stored(slots, arena.to_vec(), ends.to_vec()).unwrap_err()
+        };
+        let at = slots.iter().position(|&id| id == 2).unwrap();
+        let mut twice = slots.clone();
+        let next = (at + 1) % twice.len();
+        twice[next] = 2;
+        assert!(refused(&twice, &arena, &ends).contains("twice"));
+        let mut lost = slots.clone();
+        lost[at] = EMPTY;
+        assert!(refused(&lost, &arena, &ends).contains("lacks"));
+        let mut far = slots.clone();
+        far[at] = 99;
+        assert!(refused(&far, &arena, &ends).contains("out of range"));
+        assert!(refused(&slots[..8], &arena, &ends).contains("cannot hold"));
+        // "é" cut in the middle of its two bytes; ends out of order; words past the end.
+        let mut cut = ends.clone();
+        cut[2] -= 1;
+        assert!(refused(&slots, &arena, &cut).contains("do not cut"));
+        let mut back_and_forth = ends.clone();
+        back_and_forth.swap(0, 1);
+        assert!(refused(&slots, &arena, &back_and_forth).contains("do not cut"));
+        let mut longer = arena.clone();
+        longer.push(b'x');
+        assert!(refused(&slots, &longer, &ends).contains("run past"));
+        let mut latin1 = arena.clone();
+        latin1[ends[1] as usize] = 0xe9;
+        assert!(refused(&slots, &latin1, &ends).contains("UTF-8"));
+        assert_eq!(WordTable::default().slot_ids(), Vec::<u32>::new());
+        assert_eq!(
+            WordTable::from_stored(&[], vec![], vec![])
+                .unwrap()
+                .get("a"),
+            None
+        );
     }
 
     #[test]

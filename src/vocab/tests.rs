@@ -156,3 +156,34 @@ fn a_stored_hashed_vocabulary_reads_back_and_a_bad_one_is_refused() {
     let err = bincode::serde::decode_from_slice::<Vocabulary, _>(&bytes, cfg).unwrap_err();
     assert!(err.to_string().contains("no hashed space"), "{err}");
 }
+
+#[test]
+fn both_kinds_read_back_as_format_10_stores_them() {
+    let cfg = bincode::config::standard();
+    let _raw = crate::raw::RawArrays::on();
+    let mut hashed = Vocabulary::hashed(Hashing::new(4).unwrap());
+    hashed.add_document(["a", "b"]);
+    let words = Vocabulary::from_parts(vec!["a".into(), "bé".into()], vec![3, 1], 4);
+    for v in [hashed, words, Vocabulary::default()] {
+        let bytes = bincode::serde::encode_to_vec(&v, cfg).unwrap();
+        let (back, n): (Vocabulary, _) = bincode::serde::decode_from_slice(&bytes, cfg).unwrap();
+        assert_eq!(n, bytes.len());
+        assert_eq!(
+            (back.hashing(), &back.df, back.documents()),
+            (v.hashing(), &v.df, v.documents())
+        );
+        for j in 0..v.len() as u32 {
+            assert_eq!(back.name(j), v.name(j));
+            assert_eq!(back.get(&v.name(j)), v.get(&v.name(j)));
+        }
+    }
+    // Document frequencies that are not one per word are refused.
+    let words = Vocabulary::from_parts(vec!["a".into()], vec![1], 1);
+    let mut bytes = bincode::serde::encode_to_vec(&words, cfg).unwrap();
+    let last = bytes.len() - 6; // the df's byte length (4), before the df and documents
+    assert_eq!(bytes[last], 4);
+    bytes[last] = 0;
+    bytes.drain(last + 1..last + 5);
+    let err = bincode::serde::decode_from_slice::<Vocabulary, _>(&bytes, cfg).unwrap_err();
+    assert!(err.to_string().contains("1 words but 0 document"), "{err}");
+}

@@ -83,7 +83,9 @@ pub fn model(data: &[u8]) {
         let payload = &data[HEADER..];
         let mut sealed = data[..12].to_vec();
         sealed.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        sealed.extend_from_slice(&fnv1a(payload).to_le_bytes());
+        let version = u32::from_le_bytes(data[8..12].try_into().expect("4 bytes"));
+        let sum = rosenblatt::model::checksum(version, payload);
+        sealed.extend_from_slice(&sum.to_le_bytes());
         sealed.extend_from_slice(payload);
         score_model(&sealed);
     }
@@ -91,13 +93,6 @@ pub fn model(data: &[u8]) {
 
 /// Magic, version, payload length and checksum: the bytes before a model's payload.
 const HEADER: usize = 8 + 4 + 8 + 8;
-
-/// The model format's checksum (64-bit FNV-1a), as the writer computes it.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h: u64, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
 
 /// Decodes `data` as a model file; when it decodes, scores a document and encodes it again.
 fn score_model(data: &[u8]) {

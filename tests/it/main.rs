@@ -36,6 +36,7 @@ mod mail_fields;
 mod mail_header_block;
 mod mail_inputs;
 mod model_format;
+mod model_format10;
 mod nb_weighting;
 mod ngrams;
 mod nothing_to_learn;

@@ -21,9 +21,12 @@
 //! - `format8.model`: the golden file of format 8 (before the per-class calibration of
 //!   one-vs-rest models was saved); still read, as format 9 without one. Never regenerate
 //!   it.
-//! - `format9.model`: the golden file of the current format, written with
+//! - `format9.model`: the golden file of format 9 (before the arrays were stored as bytes,
+//!   the vocabulary as its table and the checksum as XXH3); still read, as the same model.
+//!   Never regenerate it.
+//! - `format10.model`: the golden file of the current format, written with
 //!   `cargo run --release -- train --learner perceptron --weighting binary --normalize none
-//!   -o tests/data/format9.model tests/data/tiny`
+//!   -o tests/data/format10.model tests/data/tiny`
 //!   (run from the repository root, so that the recorded input is `tests/data/tiny`; any
 //!   build profile writes the same model, only the recorded timings differ).
 //!   When the format changes on purpose: bump `FORMAT_VERSION`; this file becomes the
@@ -62,7 +65,7 @@ const RECORDED: [(&str, &str, f32); 12] = [
 
 /// The committed golden model of the current format.
 pub(crate) fn golden() -> Model {
-    Model::load(data("format9.model")).unwrap()
+    Model::load(data("format10.model")).unwrap()
 }
 
 /// Score of `text` (a plain-text document) under `model`.
@@ -75,7 +78,7 @@ fn score(model: &Model, text: &str) -> f32 {
 #[test]
 fn the_golden_model_loads_and_scores_as_the_format_1_build_did() {
     let m = golden();
-    assert_eq!(FORMAT_VERSION, 9);
+    assert_eq!(FORMAT_VERSION, 10);
     // A text model trained in batch decides at score 0, and its scores have a probability
     // fitted on out-of-fold scores.
     assert_eq!(m.threshold(), 0.0);
@@ -108,7 +111,7 @@ fn the_golden_model_loads_and_scores_as_the_format_1_build_did() {
     let out = stdout_of(
         bin()
             .args(["classify", "-m"])
-            .arg(data("format9.model"))
+            .arg(data("format10.model"))
             .args(&files),
     );
     let lines: Vec<&str> = out.lines().collect();
@@ -148,11 +151,6 @@ fn training_today_gives_the_golden_model() {
     assert_eq!(t.model.classes(), g.classes());
     assert_eq!(t.model.predictor(), g.predictor());
     assert_eq!(t.model.calibration(), g.calibration());
-    let words = |m: &Model| -> Vec<(String, u32)> {
-        (0..m.vocab().len() as u32)
-            .map(|j| (m.vocab().word(j).to_string(), m.vocab().df(j)))
-            .collect()
-    };
     assert_eq!(words(&t.model), words(&g));
 }
 
@@ -163,7 +161,7 @@ fn an_older_format_model_is_refused_with_a_sentence_naming_it() {
     assert_eq!(&bytes[..8], b"RSNBLATT");
     assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 4);
     let sentence = "written by an older rosenblatt (model format 4); this build reads \
-                    format 9: train the model again";
+                    format 10: train the model again";
     let err = Model::load(&path).unwrap_err().to_string();
     assert_eq!(err, format!("{}: {sentence}", path.display()));
     // `learn` writes a lock file beside the model: give it a copy.
@@ -219,8 +217,9 @@ fn an_older_format_model_is_refused_with_a_sentence_naming_it() {
 
 #[test]
 fn a_model_of_many_short_words_loads_again() {
-    // Each word is written in about 12 bytes but claims its 24-byte String beside its
-    // weight and idf when decoded: a payload under 16 MiB that claims more than 16 MiB.
+    // In format 9 each word is written in about 12 bytes but claims its 24-byte String
+    // beside its weight and idf when decoded: a payload under 16 MiB that claims more
+    // than 16 MiB.
     let words = |from: usize| -> String {
         (from..from + 350_000)
             .map(|i| format!("w{i:x}"))
@@ -237,24 +236,46 @@ fn a_model_of_many_short_words_loads_again() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.model");
     trained.model.save(&path).unwrap();
-    let len = std::fs::metadata(&path).unwrap().len();
-    assert!((1 << 20..16 << 20).contains(&len), "{len} bytes");
     let loaded = Model::load(&path).unwrap();
     assert_eq!(loaded.vocab().len(), 700_000);
     assert_eq!(loaded.predictor(), trained.model.predictor());
+    // In format 9 (the words as a list, the arrays as sequences) the payload is under
+    // 16 MiB; format 10 stores the words' table and claims what it is written in.
+    let parts = trained.model.into_parts();
+    let payload9 = bincode::serde::encode_to_vec(&parts, bincode::config::standard()).unwrap();
+    assert!(
+        (1 << 20..16 << 20).contains(&payload9.len()),
+        "{} bytes",
+        payload9.len()
+    );
+    let mut file9 = std::fs::read(&path).unwrap()[..12].to_vec();
+    file9[8..12].copy_from_slice(&9u32.to_le_bytes());
+    file9.extend_from_slice(&(payload9.len() as u64).to_le_bytes());
+    file9.extend_from_slice(&rosenblatt::fnv::fnv1a(&payload9).to_le_bytes());
+    file9.extend_from_slice(&payload9);
+    let old = Model::from_bytes(&file9, Path::new("format9.model")).unwrap();
+    assert_eq!(old.vocab().len(), 700_000);
+    assert_eq!(old.predictor(), loaded.predictor());
 }
 
 /// Checks that `old`, read from an older format, decides as the golden model `new` does
 /// (threshold, weights, update rule, a score by hand) and is saved again in the current
 /// format; its bytes saved again.
-fn decides_as(old: &Model, new: &Model) -> Vec<u8> {
+pub(crate) fn decides_as(old: &Model, new: &Model) -> Vec<u8> {
     assert_eq!(old.threshold(), new.threshold());
     assert_eq!(old.predictor(), new.predictor());
     assert_eq!(old.online(), new.online());
     assert_eq!(score(old, "WIN a FREE prize NOW"), 4.0);
     let bytes = old.to_bytes().unwrap();
-    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 9);
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 10);
     bytes
+}
+
+/// Every word of `m` with its document frequency, in id order.
+pub(crate) fn words(m: &Model) -> Vec<(String, u32)> {
+    (0..m.vocab().len() as u32)
+        .map(|j| (m.vocab().word(j).to_string(), m.vocab().df(j)))
+        .collect()
 }
 
 #[test]
@@ -401,11 +422,20 @@ fn a_corrupt_model_too_large_to_hold_is_refused_after_streaming_its_checksum() {
     // checksum is streamed through a small buffer before the payload is decoded, so the
     // peak stays far below the payload's size (a file of gigabytes is refused the same
     // way, in the same memory, only later).
+    // Format 10 alike: its checksum is streamed before the file is mapped.
+    for golden in ["format9.model", "format10.model"] {
+        refused_in_a_buffer(golden);
+    }
+}
+
+/// Refuses the golden file `golden` with a 320 MiB payload stated in its header.
+#[cfg(unix)]
+fn refused_in_a_buffer(golden: &str) {
     const SIZE: u64 = 320 << 20;
     const HEADER: u64 = 28;
     let dir = tempfile::tempdir().unwrap();
     let big = dir.path().join("big.model");
-    let mut bytes = std::fs::read(data("format9.model")).unwrap();
+    let mut bytes = std::fs::read(data(golden)).unwrap();
     bytes[12..20].copy_from_slice(&(SIZE - HEADER).to_le_bytes());
     std::fs::write(&big, &bytes).unwrap();
     std::fs::OpenOptions::new()
@@ -432,11 +462,13 @@ fn a_corrupt_model_too_large_to_hold_is_refused_after_streaming_its_checksum() {
 #[cfg(unix)]
 #[test]
 fn a_model_over_64_mib_decodes_as_it_is_read_without_holding_its_file() {
-    // A payload over 64 MiB decodes as it is read: the same model as one decoded from
-    // memory, refused for its checksum wherever a byte is damaged, and loaded in about
-    // the model's memory, where reading the file first held its bytes beside the model
-    // (twice the file). Its training file, whose feature ids run past the default limit,
-    // classifies without `--max-feature-id` again: the model's width raises it.
+    // A format-10 payload over 64 MiB is checksummed through a buffer, then decoded from
+    // a mapping of the file: the same model as one decoded from memory, refused for its
+    // checksum wherever a byte is damaged. The same model in format 9 decodes as it is
+    // read: loaded in about the model's memory, where reading the file first held its
+    // bytes beside the model (twice the file). Its training file, whose feature ids run
+    // past the default limit, classifies without `--max-feature-id` again: the model's
+    // width raises it.
     let dir = tempfile::tempdir().unwrap();
     let svm = dir.path().join("wide.svm");
     std::fs::write(&svm, "+1 1:1 18000000:1\n-1 2:1\n+1 3:1\n-1 4:1 5:1\n").unwrap();
@@ -454,10 +486,24 @@ fn a_model_over_64_mib_decodes_as_it_is_read_without_holding_its_file() {
     let whole = Model::from_bytes(&bytes, &m).unwrap();
     assert!(loaded.calibration().is_none());
     assert_eq!(loaded.to_bytes().unwrap(), whole.to_bytes().unwrap());
+    // The model in format 9 (its parts encoded with the arrays as sequences and the
+    // vocabulary as its words, FNV-1a over them) reads as it is read, the same model.
+    let parts = Model::from_bytes(&bytes, &m).unwrap().into_parts();
+    let payload9 = bincode::serde::encode_to_vec(&parts, bincode::config::standard()).unwrap();
+    let mut file9 = bytes[..28].to_vec();
+    file9[8..12].copy_from_slice(&9u32.to_le_bytes());
+    file9[12..20].copy_from_slice(&(payload9.len() as u64).to_le_bytes());
+    file9[20..28].copy_from_slice(&rosenblatt::fnv::fnv1a(&payload9).to_le_bytes());
+    file9.extend_from_slice(&payload9);
+    assert!(file9.len() > (64 << 20) + 28, "{} bytes", file9.len());
+    let m9 = dir.path().join("format9.model");
+    std::fs::write(&m9, &file9).unwrap();
+    let streamed = Model::load(&m9).unwrap();
+    assert_eq!(streamed.to_bytes().unwrap(), whole.to_bytes().unwrap());
     // The same payload without its last three fields (no calibration, binary rows, no
     // per-class calibration: a zero byte each) is a file of format 6, upgraded as it is
     // read.
-    let payload = &bytes[28..bytes.len() - 3];
+    let payload = &payload9[..payload9.len() - 3];
     let mut old = bytes[..28].to_vec();
     old[8..12].copy_from_slice(&6u32.to_le_bytes());
     old[12..20].copy_from_slice(&(payload.len() as u64).to_le_bytes());
@@ -467,20 +513,25 @@ fn a_model_over_64_mib_decodes_as_it_is_read_without_holding_its_file() {
     std::fs::write(&format6, &old).unwrap();
     let upgraded = Model::load(&format6).unwrap();
     assert_eq!(upgraded.to_bytes().unwrap(), whole.to_bytes().unwrap());
-    let (code, err, kib) = run_with_peak_rss(&[
-        "classify".as_ref(),
-        "-m".as_ref(),
-        m.as_ref(),
-        "--input-format".as_ref(),
-        "svmlight".as_ref(),
-        svm.as_ref(),
-    ]);
-    assert_eq!(code, Some(0), "{err}");
-    let file_kib = bytes.len() as u64 / 1024;
-    assert!(
-        kib < file_kib * 3 / 2,
-        "peak RSS {kib} KiB for a {file_kib} KiB file"
-    );
+    // Classified from either file; the format-9 one, read as it decodes, in about the
+    // model's memory (the format-10 mapping's pages count in the resident size while it
+    // decodes, though they are the system's cached file, not the process's memory).
+    for (model, most) in [(&m9, 1.5), (&m, 2.5)] {
+        let (code, err, kib) = run_with_peak_rss(&[
+            "classify".as_ref(),
+            "-m".as_ref(),
+            model.as_ref(),
+            "--input-format".as_ref(),
+            "svmlight".as_ref(),
+            svm.as_ref(),
+        ]);
+        assert_eq!(code, Some(0), "{err}");
+        let file_kib = std::fs::metadata(model).unwrap().len() / 1024;
+        assert!(
+            (kib as f64) < file_kib as f64 * most,
+            "peak RSS {kib} KiB for a {file_kib} KiB file"
+        );
+    }
     let bad = dir.path().join("bad.model");
     for at in [28, 29, bytes.len() / 2, bytes.len() - 1] {
         let mut damaged = bytes.clone();
