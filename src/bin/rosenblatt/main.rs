@@ -45,12 +45,6 @@ mod stdout;
 use flags::Cli;
 use std::process::ExitCode;
 
-/// The program allocates through mimalloc: a `serve` verdict makes and frees many small
-/// buffers (the parsed message, its words, the answer), where glibc's allocator took a
-/// tenth of the daemon's time.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     let cli = match Cli::parse_from_args(std::env::args_os().collect()) {
         Ok(cli) => cli,
