@@ -119,6 +119,8 @@ proptest! {
 
     #[test]
     fn save_load_gives_identical_scores(mut docs in corpus()) {
+        // A corpus of empty documents has no word to learn: training refuses it.
+        prop_assume!(docs.iter().any(|d| !d.text.trim().is_empty()));
         docs[0].labels = vec!["spam".into()];
         docs[1].labels = vec!["ham".into()];
         let trained = training::train(&docs, &config(), vec!["mem".into()]).unwrap();
