@@ -209,7 +209,7 @@ fn every_flag_rule_is_refused_with_its_sentence() {
         (format!("{t} --average --no-average"), "cannot be used with"),
         (
             format!("{t} --learner perceptron --pa-c 2"),
-            "--pa-c does not apply to --learner perceptron: only --learner pa reads it",
+            "--pa-c does not apply to --learner perceptron: pa and svm read it",
         ),
         (format!("{t} --learner pa --pa-c=-1"), "(--pa-c) must be"),
         (
