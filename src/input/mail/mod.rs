@@ -18,6 +18,7 @@ mod fields;
 mod header_block;
 #[cfg(feature = "mail")]
 mod html;
+#[cfg(feature = "mail")]
 mod html_text;
 #[cfg(feature = "mail")]
 mod maildir;
