@@ -310,6 +310,12 @@ impl NativeModel {
         self.model.meta().learner.clone()
     }
 
+    /// The passes over the rows its fit made (of a one-vs-rest fit, the most any class
+    /// made), scikit-learn's `n_iter_`.
+    fn epochs(&self) -> usize {
+        self.model.meta().report.epochs
+    }
+
     /// The score above which a two-class model says its second class.
     fn threshold(&self) -> f32 {
         self.model.threshold()

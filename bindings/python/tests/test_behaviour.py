@@ -307,3 +307,29 @@ def test_naive_bayes_weighting_needs_two_classes_of_labels():
         rosenblatt.Vectorizer(weighting="nb").fit(TEXTS[:3], ["a", "b", "c"])
     with pytest.raises(ValueError, match="nb_alpha"):
         rosenblatt.Vectorizer(weighting="nb", nb_alpha=0).fit(TEXTS, LABELS)
+
+
+def test_linear_svm_solves_linearsvc_s_problem():
+    # The same problem as scikit-learn's LinearSVC (squared hinge, L2, the intercept a
+    # regularized constant feature 1): on the same rows the weights agree to the
+    # tolerance at which the dual solver stops, and so do nearly all decisions.
+    from sklearn.datasets import make_classification
+    from sklearn.svm import LinearSVC
+
+    X, y = make_classification(n_samples=300, n_features=12, n_informative=6,
+                               flip_y=0.1, random_state=3)
+    for C in (0.1, 1.0):
+        ours = rosenblatt.LinearSVM(C=C).fit(X, y)
+        theirs = LinearSVC(C=C, tol=1e-8, max_iter=100_000).fit(X, y)
+        w = np.append(ours.coef_.ravel(), ours.intercept_)
+        v = np.append(theirs.coef_.ravel(), theirs.intercept_)
+        assert np.linalg.norm(w - v) <= 0.01 * np.linalg.norm(v), (C, w, v)
+        assert (ours.predict(X) == theirs.predict(X)).mean() >= 0.98
+    # Several classes, one-vs-rest, as LinearSVC.
+    X3, y3 = make_classification(n_samples=300, n_features=12, n_informative=6,
+                                 n_classes=3, random_state=4)
+    ours = rosenblatt.LinearSVM().fit(X3, y3)
+    theirs = LinearSVC(tol=1e-8, max_iter=100_000).fit(X3, y3)
+    assert (ours.predict(X3) == theirs.predict(X3)).mean() >= 0.97
+    with pytest.raises(ValueError, match="max_iter"):
+        rosenblatt.LinearSVM(max_iter=0).fit(X, y)

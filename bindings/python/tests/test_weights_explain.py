@@ -14,6 +14,7 @@ WEIGHTED = [
     lambda: rosenblatt.PassiveAggressive(random_state=3),
     lambda: rosenblatt.LogisticRegression(random_state=3),
     lambda: rosenblatt.KernelPerceptron(random_state=3),
+    lambda: rosenblatt.LinearSVM(random_state=3),
 ]
 
 

@@ -1,7 +1,7 @@
 """rosenblatt: sparse bag-of-words text classification from Python.
 
 scikit-learn estimators over the Rust library (``Perceptron``, ``AveragedPerceptron``,
-``PassiveAggressive``, ``LogisticRegression``, ``KernelPerceptron``), the command
+``PassiveAggressive``, ``LogisticRegression``, ``LinearSVM``, ``KernelPerceptron``), the command
 line's analyzer as a transformer (``Vectorizer``), and models saved by the command
 line (``load``).
 
@@ -16,6 +16,7 @@ line (``load``).
 from ._estimators import (
     AveragedPerceptron,
     KernelPerceptron,
+    LinearSVM,
     LogisticRegression,
     PassiveAggressive,
     Perceptron,
@@ -31,6 +32,7 @@ __all__ = [
     "Decision",
     "Explanation",
     "KernelPerceptron",
+    "LinearSVM",
     "LogisticRegression",
     "Model",
     "PassiveAggressive",

@@ -58,6 +58,11 @@ class LogisticRegression(_Online, _Classifier):
     def predict_proba(self, X: ArrayLike) -> npt.NDArray[np.float64]: ...
     def predict_log_proba(self, X: ArrayLike) -> npt.NDArray[np.float64]: ...
 
+class LinearSVM(_Calibrated, _Classifier):
+    def __init__(self, C: float = 1.0, max_iter: int = 1000, fit_intercept: bool = True,
+                 shuffle: bool = True, random_state: Any = None,
+                 calibrate: bool = False) -> None: ...
+
 class KernelPerceptron(_Calibrated, _Classifier):
     def __init__(self, kernel: str = "linear", degree: int = 2, coef0: float = 1.0,
                  gamma: float = 1.0, mode: str = "batch", epochs: int = 10,

@@ -2,6 +2,8 @@
 settings, exactly as ``rosenblatt train``'s flags do (same names where they can be:
 ``mode``, ``epochs``, ``eta``, ``bias``, ``C``, ``l2``, ``solver``, ``kernel``)."""
 
+from sklearn.utils.validation import check_is_fitted
+
 from ._base import (
     CalibratedMixin,
     OnlineMixin,
@@ -168,6 +170,60 @@ class PassiveAggressive(CalibratedMixin, OnlineMixin, RosenblattClassifier):
             "C": float(self.C),
             "epochs": int(self.epochs),
             "average": bool(self.average),
+            "bias": _on_off(self.fit_intercept),
+            "shuffle": bool(self.shuffle),
+        }
+
+
+class LinearSVM(CalibratedMixin, RosenblattClassifier):
+    """The linear support vector machine with the squared hinge loss, L2-regularized:
+    min ½‖w‖² + C Σ max(0, 1 − y·(w·x + b))², solved in its dual by coordinate descent
+    (LIBLINEAR's ``-s 1``, the problem scikit-learn's ``LinearSVC`` solves by default).
+
+    C: the penalty on the losses. max_iter: the most passes over the rows (it stops
+    earlier, at LIBLINEAR's tolerance). fit_intercept: learn a bias (a regularized
+    constant feature 1, as LIBLINEAR's ``-B 1``). shuffle: a fresh seeded order each
+    pass. random_state: the seed (None: 42). calibrate: give ``predict_proba`` (two
+    classes, or several: ``train --calibrate``), as the command line fits it."""
+
+    def __init__(
+        self,
+        C=1.0,
+        max_iter=1000,
+        fit_intercept=True,
+        shuffle=True,
+        random_state=None,
+        calibrate=False,
+    ):
+        self.calibrate = calibrate
+        self.C = C
+        self.max_iter = max_iter
+        self.fit_intercept = fit_intercept
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _check_params(self):
+        _boolean("calibrate", self.calibrate)
+        _positive("C", self.C)
+        _positive("max_iter", self.max_iter, integer=True)
+        _boolean("fit_intercept", self.fit_intercept)
+        _boolean("shuffle", self.shuffle)
+
+    def _learner(self, n_classes):
+        return "svm"
+
+    @property
+    def n_iter_(self):
+        """The passes over the rows the fit made (the most of any class's one-vs-rest
+        fit), as ``LinearSVC.n_iter_``; fewer than ``max_iter`` once it met its
+        tolerance."""
+        check_is_fitted(self)
+        return self._native.epochs()
+
+    def _settings(self):
+        return {
+            "C": float(self.C),
+            "epochs": int(self.max_iter),
             "bias": _on_off(self.fit_intercept),
             "shuffle": bool(self.shuffle),
         }
