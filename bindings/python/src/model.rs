@@ -14,11 +14,11 @@ use rayon::prelude::*;
 use rosenblatt::classifier::SavedClassifier;
 use rosenblatt::features::GeometrySpec;
 use rosenblatt::incremental::{empty_rows_model, learn_rows};
-use rosenblatt::learn::{MultiLabelOptions, Thresholds};
 use rosenblatt::learn::{LabelScorer, OnlineState, Rate, UpdateRule};
+use rosenblatt::learn::{MultiLabelOptions, Thresholds};
 use rosenblatt::model::{FeatureSpace, Predictor};
-use rosenblatt::training::{decide_labels, fit_label_sets, fit_rows};
 use rosenblatt::training::check_width;
+use rosenblatt::training::{decide_labels, fit_label_sets, fit_rows};
 use rosenblatt::{Model, SparseRows, TrainConfig};
 use std::path::{Path, PathBuf};
 
