@@ -98,18 +98,14 @@ mod tests {
     use super::*;
     use crate::features::real_from_dense;
     use crate::learn::Classifier;
+    use crate::learn::seed_examples::four_points;
 
     #[test]
     fn seed_points_prototypes() {
         // c₊ = (1.5, 1.5), c₋ = (−1, 0): w = (2.5, 1.5), b = (1 − 4.5)/2 = −1.75.
-        let x = real_from_dense(&[
-            vec![1.0, 2.0],
-            vec![2.0, 1.0],
-            vec![-1.0, -1.0],
-            vec![-1.0, 1.0],
-        ]);
+        let (x, y) = four_points();
         let centroid = NearestCentroid.check().unwrap();
-        let m = centroid.fit(&x, &[1, 1, -1, -1]).unwrap().model;
+        let m = centroid.fit(&x, &y).unwrap().model;
         assert_eq!(m.w, vec![2.5, 1.5]);
         assert!((m.bias + 1.75).abs() < 1e-6);
         // (0.5, 0.5) is nearer c₊ (distance² 2) than c₋ (2.5): score (2.5 − 2)/2 = 0.25.

@@ -108,18 +108,13 @@ impl LearnerKind for MarginPerceptron {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::{SparseRows, real_from_dense};
+    use crate::features::SparseRows;
     use crate::learn::Classifier;
+    use crate::learn::seed_examples::four_points;
 
     #[test]
     fn keeps_the_margin_on_separable_data() {
-        let x = real_from_dense(&[
-            vec![1.0, 2.0],
-            vec![2.0, 1.0],
-            vec![-1.0, -1.0],
-            vec![-1.0, 1.0],
-        ]);
-        let y = [1, 1, -1, -1];
+        let (x, y) = four_points();
         let learner = MarginPerceptron {
             tau: 2.0,
             eta: 1.0,

@@ -3,7 +3,9 @@
 use crate::features::real_from_dense;
 use crate::learn::{Bias, Check, Learner, Perceptron, Schedule};
 
-fn four_points() -> (crate::RealMatrix, Vec<i8>) {
+/// The notes' four points, (1, 2) and (2, 1) positive, (−1, −1) and (−1, 1) negative: the
+/// separable set the learners' own tests fit too.
+pub(super) fn four_points() -> (crate::RealMatrix, Vec<i8>) {
     let x = real_from_dense(&[vec![1., 2.], vec![2., 1.], vec![-1., -1.], vec![-1., 1.]]);
     (x, vec![1, 1, -1, -1])
 }

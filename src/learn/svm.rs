@@ -73,15 +73,13 @@ fn dual_coordinate_descent<X: SparseRows>(
 ) -> Fitted<LinearModel> {
     let n = x.n_rows();
     let b2 = if p.bias { 1.0 } else { 0.0 };
-    // The squared hinge's dual adds αᵢ / (2Cᵢ) to each gradient, and 1 / (2Cᵢ) to Qᵢᵢ.
-    let diag = |i: usize| {
-        let c = if y[i] > 0 {
-            p.c * p.positive_weight
-        } else {
-            p.c
-        };
-        0.5 / f64::from(c)
-    };
+    // The squared hinge's dual adds αᵢ / (2Cᵢ) to each gradient, and 1 / (2Cᵢ) to Qᵢᵢ;
+    // Cᵢ is one of two values, by the row's class.
+    let (diag_pos, diag_neg) = (
+        0.5 / f64::from(p.c * p.positive_weight),
+        0.5 / f64::from(p.c),
+    );
+    let diag = |i: usize| if y[i] > 0 { diag_pos } else { diag_neg };
     let qd: Vec<f64> = (0..n)
         .map(|i| f64::from(ops::nrm2_sq(x.row(i))) + b2 + diag(i))
         .collect();
@@ -210,6 +208,7 @@ mod tests {
     use super::*;
     use crate::features::real_from_dense;
     use crate::learn::Classifier;
+    use crate::learn::seed_examples::four_points;
 
     fn exact(c: f32, bias: bool) -> LinearSvm {
         LinearSvm {
@@ -300,13 +299,7 @@ mod tests {
 
     #[test]
     fn separable_rows_are_separated_and_the_positive_weight_moves_the_line() {
-        let x = real_from_dense(&[
-            vec![1.0, 2.0],
-            vec![2.0, 1.0],
-            vec![-1.0, -1.0],
-            vec![-1.0, 1.0],
-        ]);
-        let y = [1, 1, -1, -1];
+        let (x, y) = four_points();
         let svm = LinearSvm::default().check().unwrap();
         let m = svm.fit(&x, &y).unwrap().model;
         for (i, &l) in y.iter().enumerate() {
