@@ -21,6 +21,9 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
     let start = Instant::now();
     let deadline = daemon.config.request_timeout;
     let read = tokio::time::timeout(deadline, read_request(&daemon, &mut io)).await;
+    // The message's bytes stay counted until its answer (for PROCESS, the message again)
+    // is written: a client that reads slowly holds them as long.
+    let mut held = None;
     let (outcome, bytes) = match read {
         Err(_) => (Outcome::Refused, spamd::error((1, 5), Status::Timeout)),
         Ok(Err(refusal)) => {
@@ -33,7 +36,8 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
             (outcome, spamd::error((1, 5), refusal.status))
         }
         Ok(Ok(None)) => return,
-        Ok(Ok(Some((request, message, _held)))) => {
+        Ok(Ok(Some((request, message, permit)))) => {
+            held = Some(permit);
             let v = request.version;
             let d = Arc::clone(&daemon);
             let learns = request.command == Command::Tell;
@@ -58,6 +62,7 @@ pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
         let _ = io.shutdown().await;
     };
     let _ = tokio::time::timeout(deadline, write).await;
+    drop(held);
     daemon
         .metrics
         .request(Protocol::Spamd, outcome, start.elapsed());

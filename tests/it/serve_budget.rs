@@ -173,6 +173,41 @@ fn a_spamd_client_that_never_reads_its_answer_is_cut_off_at_the_deadline() {
 }
 
 #[test]
+fn a_process_answer_waiting_on_its_reader_still_counts_against_the_buffered_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, store) = crate::serve_support::filter_store(dir.path());
+    let raw = std::fs::read(corpus.join("ham/0.eml")).unwrap();
+    let mut big = raw.clone();
+    while big.len() < 24 << 20 {
+        big.extend_from_slice(b"the meeting notes for tuesday are attached again\r\n");
+    }
+    let d = Daemon::start(
+        &store,
+        &["--request-timeout", "4", "--max-buffered-bytes", "40M"],
+    );
+    // PROCESS's answer is the 24 MB message again, written to a client that never reads:
+    // its bytes are the daemon's until the write ends, so a second 24 MB message would
+    // pass 40 MB and is answered busy ...
+    let mut s = TcpStream::connect(&d.spamd).unwrap();
+    s.write_all(&spamd_request("PROCESS", "", &big)).unwrap();
+    s.shutdown(Shutdown::Write).unwrap();
+    std::thread::sleep(Duration::from_millis(1000));
+    let answer = pushed(&d.spamd, &spamd_request("CHECK", "", &big));
+    assert!(
+        answer.is_empty() || answer.starts_with("SPAMD/1.5 75 EX_TEMPFAIL\r\n"),
+        "{answer}"
+    );
+    // ... while a small one fits beside it, and the large one once the reader is cut off.
+    let answer = d.spamd(&spamd_request("CHECK", "", &raw));
+    assert!(answer.starts_with("SPAMD/1.5 0 EX_OK"), "{answer}");
+    held_until_cut(&d);
+    let answer = pushed(&d.spamd, &spamd_request("CHECK", "", &big));
+    assert!(answer.starts_with("SPAMD/1.5 0 EX_OK"), "{answer}");
+    drop(s);
+    assert!(d.stop().success());
+}
+
+#[test]
 fn an_http_client_that_never_reads_its_answers_is_cut_off_at_the_deadline() {
     let dir = tempfile::tempdir().unwrap();
     let (_corpus, store) = crate::serve_support::filter_store(dir.path());
