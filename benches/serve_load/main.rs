@@ -1,14 +1,16 @@
 //! Messages a second through `rosenblatt serve` against one `classify -m STORE` process a
 //! message, in one run on this machine, with a load generator light enough not to be the
-//! bottleneck (blocking sockets on threads, no HTTP library).
+//! bottleneck (no HTTP library; spamd's connections on threads, rspamd's kept-alive ones
+//! on one thread, as `wrk` drives them: `polled.rs`).
 //!
 //! A filter is trained on the shipped SpamAssassin corpus (`corpora/spamassassin`) and
 //! converted to a store; `serve -m STORE` listens on loopback. Measured, in this order:
 //!
 //! - saturation over spamd: `--clients` threads send every message, in a seeded order,
 //!   as `CHECK` requests, one connection a request as `spamc` does, for `--seconds`;
-//! - saturation over rspamd's `POST /checkv2` on kept-alive HTTP/1.1 connections (and the
-//!   same against an rspamd given with `--rspamd HOST:PORT`, on the same messages);
+//! - saturation over rspamd's `POST /checkv2` on `--clients` kept-alive HTTP/1.1
+//!   connections driven by one thread (and the same against an rspamd given with
+//!   `--rspamd HOST:PORT`, on the same messages);
 //! - an offered rate of `--rate` CHECKs a second (open loop: latency counts from when a
 //!   request was due, so a daemon that falls behind shows it);
 //! - `classify -m STORE MESSAGE`, one process a message, two at a time, for
@@ -25,6 +27,8 @@
 //! store; `--history N`: also saturates `/checkv2` of daemons started with `--history 0`
 //! and `--history N`, each twice, alternately, and prints the ratio of their messages/s —
 //! what keeping the page's recent verdicts costs).
+
+mod polled;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -84,7 +88,7 @@ fn args() -> Args {
             "--seed" => a.seed = number(&flag, &value),
             "--history" => a.history = Some(number(&flag, &value)),
             _ => die(&format!(
-                "unknown flag {flag} (see the top of benches/serve_load.rs)"
+                "unknown flag {flag} (see the top of benches/serve_load/main.rs)"
             )),
         }
     }
@@ -152,71 +156,6 @@ fn spamd_check(addr: &str, raw: &[u8]) -> bool {
         ));
     }
     text.contains("Spam: True")
-}
-
-/// A kept-alive HTTP/1.1 connection.
-struct Http {
-    addr: String,
-    conn: Option<BufReader<TcpStream>>,
-}
-
-impl Http {
-    fn new(addr: &str) -> Http {
-        Http {
-            addr: addr.to_string(),
-            conn: None,
-        }
-    }
-
-    /// `POST /checkv2` of `raw`; whether the answer's action is other than `no action`.
-    fn check(&mut self, raw: &[u8]) -> bool {
-        let conn = self.conn.get_or_insert_with(|| {
-            let s = TcpStream::connect(&self.addr)
-                .unwrap_or_else(|e| die(&format!("{}: {e}", self.addr)));
-            let _ = s.set_nodelay(true);
-            BufReader::new(s)
-        });
-        let mut req = format!(
-            "POST /checkv2 HTTP/1.1\r\nHost: localhost\r\nContent-Length: {}\r\n\r\n",
-            raw.len()
-        )
-        .into_bytes();
-        req.extend_from_slice(raw);
-        conn.get_mut().write_all(&req).unwrap();
-        let mut status = String::new();
-        conn.read_line(&mut status).unwrap();
-        let mut length = 0usize;
-        let mut close = false;
-        loop {
-            let mut line = String::new();
-            conn.read_line(&mut line).unwrap();
-            let line = line.trim_end();
-            if line.is_empty() {
-                break;
-            }
-            let lower = line.to_ascii_lowercase();
-            if let Some(v) = lower.strip_prefix("content-length:") {
-                length = v.trim().parse().unwrap_or(0);
-            }
-            if lower.starts_with("connection:") && lower.contains("close") {
-                close = true;
-            }
-        }
-        let mut body = vec![0u8; length];
-        conn.read_exact(&mut body).unwrap();
-        if !status.contains(" 200") {
-            die(&format!(
-                "{} answered {status:?} {:?}",
-                self.addr,
-                String::from_utf8_lossy(&body)
-            ));
-        }
-        if close {
-            self.conn = None;
-        }
-        let body = String::from_utf8_lossy(&body);
-        !(body.contains("\"action\":\"no action\"") || body.contains("\"action\": \"no action\""))
-    }
 }
 
 /// What one way of asking measured.
@@ -452,13 +391,12 @@ fn main() {
         )
     }));
     rows.push(with_cpu(pid, || {
-        saturate(
+        polled::saturate(
             "serve, rspamd /checkv2 (kept alive)",
+            &http,
             a.clients,
             a.seconds,
             &messages,
-            || Http::new(&http),
-            |c, raw| c.check(raw),
         )
     }));
     rows.push(with_cpu(pid, || {
@@ -471,13 +409,12 @@ fn main() {
         .history
         .map(|n| (n, history_ratio(&a, served, n, &messages)));
     if let Some(addr) = &a.rspamd {
-        rows.push(saturate(
+        rows.push(polled::saturate(
             &format!("rspamd {addr}, /checkv2 (kept alive)"),
+            addr,
             a.clients,
             a.seconds,
             &messages,
-            || Http::new(addr),
-            |c, raw| c.check(raw),
         ));
     }
     // One process a message, two at a time.
@@ -572,13 +509,12 @@ fn history_ratio(a: &Args, served: &Path, n: usize, messages: &Arc<Vec<Vec<u8>>>
         for (i, h) in ["0", kept.as_str()].into_iter().enumerate() {
             let (mut d, http, _) = start_daemon(&a.bin, served, &["--history", h]);
             let r = with_cpu(d.id(), || {
-                saturate(
+                polled::saturate(
                     &format!("serve --history {h}, /checkv2"),
+                    &http,
                     a.clients,
                     a.seconds,
                     messages,
-                    || Http::new(&http),
-                    |c, raw| c.check(raw),
                 )
             });
             println!(
