@@ -85,3 +85,12 @@ def test_a_calibrated_pipeline_passes_neg_log_loss_cross_validation():
     # Without calibrate there are no probabilities to score.
     plain = make_pipeline(rosenblatt.Vectorizer(), rosenblatt.PassiveAggressive())
     assert not hasattr(plain.fit(TEXTS, LABELS), "predict_proba")
+
+
+def test_calibrate_on_rows_of_several_labels_is_refused_in_python_terms():
+    X, y = three_classes()
+    Y = np.stack([y == "a", y == "b", (y == "c") | (y == "a")], axis=1).astype(int)
+    with pytest.raises(ValueError, match="fit without calibrate=True"):
+        rosenblatt.PassiveAggressive(calibrate=True).fit(X, Y)
+    # Without it, the labels are learned and each is decided at its own threshold.
+    assert rosenblatt.PassiveAggressive().fit(X, Y).predict(X).shape == Y.shape

@@ -157,6 +157,12 @@ class RosenblattClassifier(ClassifierMixin, BaseEstimator):
         if sample_weight is not None:
             X, y = _repeated(X, y, sample_weight)
         targets, classes, multilabel = self._targets(y)
+        if multilabel and _calibrated(self):
+            raise ValueError(
+                "calibrate=True gives probabilities of classes with one label a row, and y "
+                "has rows of several labels (or none), each label decided at a threshold of "
+                "its own: fit without calibrate=True"
+            )
         indptr, indices, data, width = csr_parts(X)
         # Values are 32-bit floats inside: 1e-50 counts as the 0 it becomes there.
         if np.count_nonzero(data.astype(np.float32, copy=False)) == 0:
