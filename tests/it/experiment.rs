@@ -175,3 +175,57 @@ fn cv_folds_score_as_models_trained_on_their_training_part() {
     let shared = training::cross_validate_rows(&x, &idx, &classes, &cfg, &splits).unwrap();
     assert_ne!(format!("{shared:?}"), format!("{folds:?}"));
 }
+
+#[test]
+fn a_held_out_part_reports_the_log_loss_and_calibration_error_eval_gives_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two classes whose words overlap: each document draws two words from its class's
+    // four and three from all eight, so that probabilities are neither 0 nor 1.
+    let words = [
+        "offer", "prize", "free", "win", "meeting", "lunch", "notes", "call",
+    ];
+    let mut state = 7u64;
+    let mut draw = |n: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 33) % n) as usize
+    };
+    let lines: Vec<String> = (0..160usize)
+        .map(|i| {
+            let spam = i % 3 == 0;
+            let own = if spam { 0 } else { 4 };
+            let mut text: Vec<&str> = (0..2).map(|_| words[own + draw(4)]).collect();
+            text.extend((0..3).map(|_| words[draw(8)]));
+            format!("{}\t{}", if spam { "spam" } else { "ham" }, text.join(" "))
+        })
+        .collect();
+    let corpus = dir.path().join("all.tsv");
+    std::fs::write(&corpus, lines.join("\n") + "\n").unwrap();
+    let model = dir.path().join("m");
+    let out = stdout_of(
+        bin()
+            .args(["train", "--json", "--holdout", "0.25", "--seed", "5", "-o"])
+            .arg(&model)
+            .arg(&corpus),
+    );
+    let held: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let held = &held["held_out"];
+    // The same part through the library's split, evaluated by `eval`.
+    let split = rosenblatt::experiment::holdout(lines.len(), 0.25, 5).unwrap();
+    let part: Vec<&str> = split.test.iter().map(|&i| lines[i].as_str()).collect();
+    let test = dir.path().join("held.tsv");
+    std::fs::write(&test, part.join("\n") + "\n").unwrap();
+    let eval: serde_json::Value = serde_json::from_str(&stdout_of(
+        bin().args(["eval", "--json", "-m"]).arg(&model).arg(&test),
+    ))
+    .unwrap();
+    assert_eq!(held["documents"], eval["documents"]);
+    assert_eq!(held["accuracy"], eval["accuracy"]);
+    for key in ["log_loss", "ece"] {
+        let (h, e) = (held[key].as_f64(), eval[key].as_f64());
+        assert!(h.is_some_and(|h| h > 0.0), "{key}: {held}");
+        assert_eq!(h, e, "{key}");
+    }
+    assert_eq!(held["ece_bins"], 10);
+}

@@ -4,7 +4,7 @@
 //! documents and messages that did not parse as mail.
 
 use crate::flags::OutputFormat;
-use rosenblatt::eval::{Metrics, SpamMetrics};
+use rosenblatt::eval::{Metrics, ProbabilityMetrics, SpamMetrics};
 use rosenblatt::experiment::TuneTable;
 use rosenblatt::model::{FeatureSpace, Model, Predictor};
 use rosenblatt::theory::Theory;
@@ -193,6 +193,9 @@ pub struct TrainSummary<'a> {
     pub skipped: usize,
     /// The held-out fraction and the seed of the split, with the held-out metrics.
     pub held_out: Option<(f64, u64, Metrics)>,
+    /// The log loss and calibration error on the held-out part, where the model gives
+    /// probabilities (as `eval` reports them).
+    pub held_out_probabilities: Option<ProbabilityMetrics>,
     /// The spam measures on the held-out part (spam filters).
     pub spam: Option<SpamMetrics>,
     /// Each fold's cross-validation accuracy.
@@ -229,6 +232,9 @@ pub fn train_summary(m: &Model, s: &TrainSummary) -> std::io::Result<()> {
         }
         if let (Some(sp), Some(o)) = (&s.spam, v["held_out"].as_object_mut()) {
             o.extend(sp.to_json().as_object().cloned().unwrap_or_default());
+        }
+        if let (Some(p), Some(o)) = (&s.held_out_probabilities, v["held_out"].as_object_mut()) {
+            o.extend(p.to_json().as_object().cloned().unwrap_or_default());
         }
         if let Some(f) = &s.folds {
             v["cv_accuracy"] = serde_json::json!(f);
@@ -282,10 +288,15 @@ pub fn train_summary(m: &Model, s: &TrainSummary) -> std::io::Result<()> {
             "\nheld-out evaluation ({:.0}% of the documents, seed {seed}):",
             frac * 100.0
         );
+        let p = s
+            .held_out_probabilities
+            .as_ref()
+            .map(ProbabilityMetrics::to_text)
+            .unwrap_or_default();
         match &s.spam {
             // One block: the spam figures count the messages and the accuracy once.
-            Some(sp) => out!("{}{}", sp.to_text(), h.tables_text()),
-            None => out!("{}", h.to_text()),
+            Some(sp) => out!("{}{p}{}", sp.to_text(), h.tables_text()),
+            None => out!("{}{p}{}", h.summary_text(), h.tables_text()),
         }
     }
     if let Some(f) = &s.folds {

@@ -81,6 +81,7 @@ fn train_report(
         json: plan.json,
         skipped,
         held_out: plan.holdout.zip(held_out).map(|(f, m)| (f, plan.seed, m)),
+        held_out_probabilities: out.held_out.as_ref().and_then(|e| e.probabilities),
         spam,
         folds: out
             .folds

@@ -93,6 +93,7 @@ pub fn run(plan: TrainPlan, p: Processes) -> Result<ExitCode> {
         json: plan.json,
         skipped: skipped.load(Ordering::Relaxed),
         held_out: None,
+        held_out_probabilities: None,
         spam: None,
         folds: None,
         accuracy_at_zero: None,
