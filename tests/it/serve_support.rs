@@ -420,3 +420,26 @@ pub fn p_spam(filter: &Path, message: &Path) -> f64 {
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&said.stderr)));
     v["probability"].as_f64().unwrap()
 }
+
+/// A seeded generator (xorshift64*): the same random moments and bytes at every run.
+pub struct Seeded(pub u64);
+
+impl Seeded {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number below `n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        (self.next() >> 33) % n
+    }
+
+    /// `n` random bytes.
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| (self.next() >> 56) as u8).collect()
+    }
+}
