@@ -123,7 +123,7 @@ impl<'de> Deserialize<'de> for Vocabulary {
             return Vocabulary::try_from(VocabRepr::deserialize(d)?).map_err(D::Error::custom);
         }
         let (slots, arena, ends, df, documents) = StoredTable::deserialize(d)?;
-        let (ends, df) = (ends.0, df.0);
+        let (ends, df) = (ends.0.into_vec(), df.0.into_vec());
         if ends.is_empty() && slots.0.is_empty() && !df.is_empty() {
             return hashed_of(df, documents).map_err(D::Error::custom);
         }
@@ -134,7 +134,8 @@ impl<'de> Deserialize<'de> for Vocabulary {
                 df.len()
             )));
         }
-        let table = WordTable::from_stored(&slots.0, arena.0, ends).map_err(D::Error::custom)?;
+        let table =
+            WordTable::from_stored(&slots.0, arena.0.into_vec(), ends).map_err(D::Error::custom)?;
         Ok(Vocabulary::from_table(table, df, documents))
     }
 }
