@@ -170,7 +170,7 @@ impl Store {
         drop(txn);
         drop(maps);
         let vocab = match hashing {
-            Some(b) => Vocabulary::from_hashed_df(b, df, h.documents),
+            Some(b) => Vocabulary::from_hashed_df(b, df.into(), h.documents),
             None => {
                 let words: Option<Vec<Box<str>>> = words.into_iter().collect();
                 let words = words.ok_or_else(|| {
