@@ -1,9 +1,9 @@
 //! Reading a model file: the header read and checked first, then — only from a regular
 //! file whose size is the one the header states, of at most [`MAX_MODEL_BYTES`] — the
 //! payload decoded with every length bounded by the bytes the file holds: a file of
-//! format 10 on mapped, checksummed with XXH3 and decoded from the mapping, its
-//! arrays read in place where aligned, else copied out whole ([`MAPPED`]); a file of an older format read into
-//! memory whole (its checksum taken on a second thread while it decodes, for a payload
+//! format 10 on mapped, checksummed with XXH3 and decoded from the mapping, its arrays
+//! read in place where aligned, else copied out whole ([`MAPPED`]); a file of an older
+//! format read into memory whole (its checksum taken on a second thread while it decodes, for a payload
 //! of megabytes), or, over 64 MiB, checksummed through a buffer first and then decoded as
 //! it is read through the checksum again, so the file's bytes are never held beside the
 //! model. A checksum that does not match refuses the file whatever decoding made of it;

@@ -220,8 +220,8 @@ impl<T: Pod> PartialEq<[T]> for CowVec<T> {
     }
 }
 
-/// As bytes while [`super::RawArrays`] is on, else as a sequence (JSON, a store's header,
-/// the cluster's messages).
+/// As bytes while the switch of `crate::raw` is on, else as a sequence (JSON, a store's
+/// header, the cluster's messages).
 impl<T: Pod> Serialize for CowVec<T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         if super::active() {
