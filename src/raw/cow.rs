@@ -6,10 +6,11 @@
 //! kernel for every 4 KiB of them (half the CPU of opening the 90-class Reuters model to
 //! classify one document), and freeing it again at exit. An array whose bytes lie in the
 //! mapping at its numbers' alignment (from format 11 the writer pads every array to 64
-//! bytes) is read where it lies instead: the array keeps the mapping alive, and the
-//! system's cached pages of the file are the array. While [`InPlace`] is held, the arrays
-//! decoded on this thread from that mapping are read in place; the arrays of any other
-//! source, unaligned ones and all of them on a big-endian machine are copied, as before.
+//! bytes) is read where it lies instead (on Unix): the array keeps the mapping alive,
+//! and the system's cached pages of the file are the array. While [`InPlace`] is held,
+//! the arrays decoded on this thread from that mapping are read in place; the arrays of
+//! any other source, unaligned ones and all of them on a big-endian machine or off Unix
+//! are copied, as before.
 
 use super::{Pod, from_bytes};
 use memmap2::Mmap;
@@ -68,10 +69,13 @@ enum Repr<T> {
 
 impl<T: Pod> CowVec<T> {
     /// The numbers of `bytes` in place, when they lie in this thread's [`InPlace`] mapping
-    /// at the alignment of `T` on a little-endian machine and are a whole number of
-    /// numbers; else `None` (the caller copies them).
+    /// at the alignment of `T` on a little-endian Unix machine and are a whole number of
+    /// numbers; else `None` (the caller copies them). Elsewhere than on Unix a file
+    /// cannot be renamed over while it is mapped, which is how a model file is replaced
+    /// (`learn` writes the model it holds over the file it read), so no mapping outlives
+    /// decoding there.
     pub(super) fn in_place(bytes: &[u8]) -> Option<CowVec<T>> {
-        if cfg!(not(target_endian = "little"))
+        if cfg!(not(all(unix, target_endian = "little")))
             || !bytes.len().is_multiple_of(T::SIZE)
             || !(bytes.as_ptr() as usize).is_multiple_of(align_of::<T>())
         {
@@ -290,6 +294,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(all(unix, target_endian = "little"))]
     fn aligned_arrays_are_read_in_place_and_copied_out_when_written() {
         let m = sample();
         for head in [0, 1, 28, 63] {
@@ -308,6 +313,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(all(unix, target_endian = "little"))]
     fn packed_arrays_are_read_in_place_only_where_aligned_by_chance() {
         let m = sample();
         for head in 0..4 {
