@@ -390,7 +390,7 @@ mod tests {
             "{err}"
         );
         let mut bad = good;
-        bad.online.as_mut().unwrap().sq_grads = vec![1.0; 3];
+        bad.online.as_mut().unwrap().sq_grads = vec![1.0; 3].into();
         let err = Model::from_bytes(&bad.to_bytes().unwrap(), path)
             .unwrap_err()
             .to_string();

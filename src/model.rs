@@ -42,7 +42,7 @@ use sum::Summing;
 pub const MAGIC: &[u8; 8] = b"RSNBLATT";
 /// The format version this build reads and writes; files with any other version are
 /// refused (an older one with a sentence that says to train the model again).
-pub const FORMAT_VERSION: u32 = 10;
+pub const FORMAT_VERSION: u32 = 11;
 const HEADER: usize = 8 + 4 + 8 + 8;
 
 mod check;
@@ -447,8 +447,11 @@ fn write_file<T: Serialize, W: Write + std::io::Seek>(
 ) -> Result<()> {
     out.write_all(&[0; HEADER]).map_err(&io)?;
     let mut sums = Summing::new(&mut *out, FORMAT_VERSION);
-    let _raw = crate::raw::RawArrays::on();
-    bincode::serde::encode_into_std_write(payload, &mut sums, bincode::config::standard())
+    // Each array after the padding that puts it at a multiple of 64 bytes into the file
+    // (`crate::raw`), so that a reader maps it in place.
+    let _raw = crate::raw::RawArrays::on(crate::raw::Layout::Aligned);
+    let mut tracked = crate::raw::Tracked::new(&mut sums, HEADER as u64);
+    bincode::serde::encode_into_std_write(payload, &mut tracked, bincode::config::standard())
         .map_err(|e| match e {
             bincode::error::EncodeError::Io { inner, .. } => io(inner),
             other => Error::Data(format!("cannot encode the model: {other}")),

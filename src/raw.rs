@@ -1,51 +1,119 @@
-//! Arrays stored as their bytes: how a format-10 model file keeps its large arrays
-//! (weights, feature weights, document frequencies, the vocabulary's table).
+//! Arrays stored as their bytes: how a model file of format 10 on keeps its large arrays
+//! (weights, feature weights, document frequencies, the vocabulary's table), and
+//! [`CowVec`], the array a model holds them in: its own, or read in place from the mapped
+//! file.
 //!
 //! Through serde an array of `n` numbers is `n` elements, each decoded through a visitor
 //! call: about a fifth of opening a model of megabytes. While [`RawArrays`] is held on a
-//! thread, the fields marked `#[serde(with = "crate::raw::array")]` are written there as
-//! one byte string (a length, then the numbers little-endian, back to back) and read back
-//! with one bulk copy. Without it (older model files, JSON, a store's header, the
-//! cluster's messages) they are the sequences they always were, so every other format is
-//! unchanged. A thread-local switch rather than a second set of types: the model's parts
-//! keep one `Serialize`/`Deserialize` each, and only the writer and reader of model files
-//! turn the switch on, around one `encode` or `decode` on their own thread.
+//! thread, the arrays (`CowVec` fields, and those marked
+//! `#[serde(with = "crate::raw::array")]`) are written there as one byte string (a length,
+//! then the numbers little-endian, back to back) and read back with one bulk copy, or none:
+//! from format 11 each byte string follows a few bytes of padding (a byte string of its
+//! own) that put its first number at a multiple of 64 bytes into the file, so a mapped
+//! file's arrays are read where they lie ([`cow`]). Without the switch (older model files,
+//! JSON, a store's header, the cluster's messages) they are the sequences they always
+//! were, so every other format is unchanged. A thread-local switch rather than a second
+//! set of types: the model's parts keep one `Serialize`/`Deserialize` each, and only the
+//! writer and reader of model files turn the switch on, around one `encode` or `decode`
+//! on their own thread.
+
+mod cow;
+
+pub use cow::CowVec;
+pub(crate) use cow::InPlace;
 
 use serde::de::Visitor;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cell::Cell;
 use std::marker::PhantomData;
 
-thread_local! {
-    static ON: Cell<bool> = const { Cell::new(false) };
+/// How this thread (de)serializes arrays now.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Layout {
+    /// As sequences of numbers.
+    Sequences,
+    /// As byte strings back to back (format 10).
+    Packed,
+    /// As byte strings, each after the padding that aligns it (format 11 on).
+    Aligned,
 }
 
-/// While held, this thread's marked arrays are (de)serialized as bytes; dropping it
-/// restores what was there before (guards nest).
+/// The alignment, in bytes from the start of the file, of each array of format 11: a
+/// cache line, which any number's alignment divides.
+pub(crate) const ALIGN: u64 = 64;
+
+thread_local! {
+    static LAYOUT: Cell<Layout> = const { Cell::new(Layout::Sequences) };
+    /// Bytes of the file written so far, while a model file is written in the aligned
+    /// layout (see [`Tracked`]).
+    static WRITTEN: Cell<u64> = const { Cell::new(0) };
+}
+
+/// While held, this thread's arrays are (de)serialized as bytes in its layout; dropping
+/// it restores what was there before (guards nest).
 #[must_use = "the switch is on only while the guard is held"]
-pub(crate) struct RawArrays(bool);
+pub(crate) struct RawArrays(Layout);
 
 impl RawArrays {
-    /// Turns the switch on for this thread.
-    pub(crate) fn on() -> RawArrays {
-        RawArrays(ON.with(|c| c.replace(true)))
+    /// Turns the switch to `layout` for this thread.
+    pub(crate) fn on(layout: Layout) -> RawArrays {
+        RawArrays(LAYOUT.with(|c| c.replace(layout)))
     }
 }
 
 impl Drop for RawArrays {
     fn drop(&mut self) {
-        ON.with(|c| c.set(self.0));
+        LAYOUT.with(|c| c.set(self.0));
     }
 }
 
 /// Whether this thread stores arrays as bytes now.
 pub(crate) fn active() -> bool {
-    ON.with(Cell::get)
+    layout() != Layout::Sequences
+}
+
+/// This thread's layout now.
+fn layout() -> Layout {
+    LAYOUT.with(Cell::get)
+}
+
+/// A writer that counts, for the aligned layout's padding, the bytes of the file written
+/// through it on this thread; made with the bytes already in the file before it.
+pub(crate) struct Tracked<W>(W);
+
+impl<W> Tracked<W> {
+    /// Tracks writes to `inner`, which has `at` bytes of the file before it.
+    pub(crate) fn new(inner: W, at: u64) -> Tracked<W> {
+        WRITTEN.with(|c| c.set(at));
+        Tracked(inner)
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for Tracked<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.0.write(buf)?;
+        WRITTEN.with(|c| c.set(c.get() + n as u64));
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
 }
 
 /// A number stored as its little-endian bytes: only plain numbers (no padding, every
-/// bit pattern valid), which the bulk copies here rely on.
-pub(crate) trait Pod: Copy + Serialize + for<'de> Deserialize<'de> {
+/// bit pattern valid), which the bulk copies and the arrays read in place rely on; public
+/// only as the bound of [`CowVec`], and sealed (implemented here for u8, u32, u64, f32).
+pub trait Pod:
+    sealed::Sealed
+    + Copy
+    + PartialEq
+    + std::fmt::Debug
+    + Send
+    + Sync
+    + Serialize
+    + for<'de> Deserialize<'de>
+{
     /// Bytes per number.
     const SIZE: usize;
     /// The number of `SIZE` little-endian bytes (read one at a time only on a big-endian
@@ -58,8 +126,16 @@ pub(crate) trait Pod: Copy + Serialize + for<'de> Deserialize<'de> {
     fn put_le(self, out: &mut Vec<u8>);
 }
 
+/// Keeps [`Pod`] to the numbers implemented here: reading an array in place takes any
+/// bytes as numbers, which other types may not allow.
+mod sealed {
+    /// Implemented by the `Pod` numbers only.
+    pub trait Sealed {}
+}
+
 macro_rules! pod {
     ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
         impl Pod for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
             #[inline]
@@ -141,6 +217,44 @@ fn to_bytes<T: Pod>(v: &[T]) -> Vec<u8> {
     out
 }
 
+/// Bytes of bincode's length prefix (a varint) of a byte string of `n` bytes.
+fn prefix_len(n: usize) -> u64 {
+    match n as u64 {
+        0..=250 => 1,
+        251..=0xffff => 3,
+        0x1_0000..=0xffff_ffff => 5,
+        _ => 9,
+    }
+}
+
+/// Zero bytes to pad with.
+const ZEROS: [u8; ALIGN as usize] = [0; ALIGN as usize];
+
+/// A byte string written as one.
+struct Bytes<'a>(&'a [u8]);
+
+impl Serialize for Bytes<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(self.0)
+    }
+}
+
+/// Writes `bytes` as one byte string in this thread's layout: in the aligned one, after
+/// the padding (a byte string of under 64 zero bytes) that puts its first byte at a
+/// multiple of [`ALIGN`] bytes into the file being written.
+fn write_bytes<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeTuple;
+    if layout() != Layout::Aligned {
+        return s.serialize_bytes(bytes);
+    }
+    let at = WRITTEN.with(Cell::get) + 1 + prefix_len(bytes.len());
+    let pad = ((ALIGN - at % ALIGN) % ALIGN) as usize;
+    let mut t = s.serialize_tuple(2)?;
+    t.serialize_element(&Bytes(&ZEROS[..pad]))?;
+    t.serialize_element(&Bytes(bytes))?;
+    t.end()
+}
+
 /// Serializes `v` as one byte string: its bytes in place on a little-endian machine (no
 /// copy of the array), else a little-endian copy.
 fn serialize_bytes<T: Pod, S: Serializer>(v: &[T], s: S) -> Result<S::Ok, S::Error> {
@@ -149,37 +263,113 @@ fn serialize_bytes<T: Pod, S: Serializer>(v: &[T], s: S) -> Result<S::Ok, S::Err
         // SAFETY: `T` is one of u8, u32, u64, f32 (the `Pod` impls above): no padding,
         // every bit pattern a valid byte, and `v` outlives the borrow.
         let bytes = unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), size_of_val(v)) };
-        s.serialize_bytes(bytes)
+        write_bytes(bytes, s)
     }
     #[cfg(not(target_endian = "little"))]
     {
-        s.serialize_bytes(&to_bytes(v))
+        write_bytes(&to_bytes(v), s)
     }
 }
 
-/// Reads a byte string as numbers.
+/// Reads a byte string as numbers: in place where [`InPlace`] allows, else copied.
 struct Numbers<T>(PhantomData<T>);
 
+impl<T: Pod> Numbers<T> {
+    /// The sentence for a byte string that is no whole number of numbers.
+    fn ragged<E: serde::de::Error>(b: &[u8]) -> E {
+        E::custom(format!(
+            "an array of {}-byte numbers is {} bytes long",
+            T::SIZE,
+            b.len()
+        ))
+    }
+}
+
 impl<'de, T: Pod> Visitor<'de> for Numbers<T> {
-    type Value = Vec<T>;
+    type Value = CowVec<T>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         write!(f, "an array of {}-byte numbers", T::SIZE)
     }
 
-    fn visit_bytes<E: serde::de::Error>(self, b: &[u8]) -> Result<Vec<T>, E> {
-        from_bytes(b).ok_or_else(|| {
-            E::custom(format!(
-                "an array of {}-byte numbers is {} bytes long",
-                T::SIZE,
-                b.len()
-            ))
-        })
+    fn visit_borrowed_bytes<E: serde::de::Error>(self, b: &'de [u8]) -> Result<CowVec<T>, E> {
+        if !b.len().is_multiple_of(T::SIZE) {
+            return Err(Self::ragged(b));
+        }
+        match CowVec::in_place(b) {
+            Some(v) => Ok(v),
+            None => self.visit_bytes(b),
+        }
+    }
+
+    fn visit_bytes<E: serde::de::Error>(self, b: &[u8]) -> Result<CowVec<T>, E> {
+        from_bytes(b)
+            .map(CowVec::from)
+            .ok_or_else(|| Self::ragged(b))
+    }
+}
+
+/// One byte string of numbers, whatever the layout.
+struct Plain<T>(CowVec<T>);
+
+impl<'de, T: Pod> Deserialize<'de> for Plain<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Plain<T>, D::Error> {
+        d.deserialize_bytes(Numbers(PhantomData)).map(Plain)
+    }
+}
+
+/// The padding before an aligned array: a byte string, whose bytes are not looked at.
+struct Padding;
+
+impl<'de> Deserialize<'de> for Padding {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Padding, D::Error> {
+        struct Skip;
+        impl Visitor<'_> for Skip {
+            type Value = Padding;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("the padding before an array")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, _: &[u8]) -> Result<Padding, E> {
+                Ok(Padding)
+            }
+        }
+        d.deserialize_bytes(Skip)
+    }
+}
+
+/// Reads the padding, then the array.
+struct Padded<T>(PhantomData<T>);
+
+impl<'de, T: Pod> Visitor<'de> for Padded<T> {
+    type Value = CowVec<T>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "an aligned array of {}-byte numbers", T::SIZE)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<CowVec<T>, A::Error> {
+        use serde::de::Error;
+        seq.next_element::<Padding>()?
+            .ok_or_else(|| A::Error::custom("an aligned array lacks its padding"))?;
+        let Plain(v) = seq
+            .next_element::<Plain<T>>()?
+            .ok_or_else(|| A::Error::custom("an aligned array lacks its numbers"))?;
+        Ok(v)
+    }
+}
+
+/// Reads the byte string of an array in this thread's layout (which is not
+/// [`Layout::Sequences`]).
+fn read_bytes<'de, T: Pod, D: Deserializer<'de>>(d: D) -> Result<CowVec<T>, D::Error> {
+    match layout() {
+        Layout::Aligned => d.deserialize_tuple(2, Padded(PhantomData)),
+        _ => d.deserialize_bytes(Numbers(PhantomData)),
     }
 }
 
 /// Bytes in place of a sequence: `#[serde(with = "crate::raw::array")]` on a `Vec` of
-/// numbers stores it as one byte string while [`RawArrays`] is on.
+/// numbers (too small to be worth a [`CowVec`]) stores it as one byte string while
+/// [`RawArrays`] is on.
 pub(crate) mod array {
     use super::*;
 
@@ -195,7 +385,7 @@ pub(crate) mod array {
     /// The array stored by [`serialize`].
     pub(crate) fn deserialize<'de, T: Pod, D: Deserializer<'de>>(d: D) -> Result<Vec<T>, D::Error> {
         if active() {
-            d.deserialize_bytes(Numbers(PhantomData))
+            read_bytes(d).map(CowVec::into_vec)
         } else {
             Vec::<T>::deserialize(d)
         }
@@ -203,7 +393,7 @@ pub(crate) mod array {
 }
 
 /// An array borrowed for writing, stored as bytes whatever the switch says (a part that
-/// exists only in the format-10 layout).
+/// exists only in the byte-string layouts).
 pub(crate) struct Array<'a, T>(pub(crate) &'a [T]);
 
 impl<T: Pod> Serialize for Array<'_, T> {
@@ -212,12 +402,12 @@ impl<T: Pod> Serialize for Array<'_, T> {
     }
 }
 
-/// An array read back (see [`Array`]).
-pub(crate) struct ArrayBuf<T>(pub(crate) Vec<T>);
+/// An array read back (see [`Array`]): in place where it can be.
+pub(crate) struct ArrayBuf<T>(pub(crate) CowVec<T>);
 
 impl<'de, T: Pod> Deserialize<'de> for ArrayBuf<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ArrayBuf<T>, D::Error> {
-        d.deserialize_bytes(Numbers(PhantomData)).map(ArrayBuf)
+        read_bytes(d).map(ArrayBuf)
     }
 }
 
@@ -238,7 +428,7 @@ mod tests {
             w: vec![1.5, -0.0, f32::MIN_POSITIVE, 3.25e7],
             df: vec![0, 7, u32::MAX],
         };
-        let _on = raw.then(RawArrays::on);
+        let _on = raw.then(|| RawArrays::on(Layout::Packed));
         let bytes = bincode::serde::encode_to_vec(&w, bincode::config::standard()).unwrap();
         let (back, n): (W, usize) =
             bincode::serde::decode_from_slice(&bytes, bincode::config::standard()).unwrap();
@@ -261,7 +451,7 @@ mod tests {
 
     #[test]
     fn a_ragged_byte_string_is_refused() {
-        let _on = RawArrays::on();
+        let _on = RawArrays::on(Layout::Packed);
         let bytes = [5u8, 1, 2, 3, 4, 5, 0];
         let r: Result<(W, usize), _> =
             bincode::serde::decode_from_slice(&bytes, bincode::config::standard());

@@ -183,7 +183,7 @@ mod tests {
         let x = real_from_dense(&[vec![1., 2.], vec![2., 1.], vec![-1., -1.], vec![-1., 1.]]);
         let y = vec![1, 1, -1, -1];
         let m = LinearModel {
-            w: vec![2.0, 1.0],
+            w: vec![2.0, 1.0].into(),
             bias: 0.0,
         };
         let t = diagnose(&m, &x, &y, false, Some(2));
@@ -194,7 +194,7 @@ mod tests {
         assert!(close(t.novikoff_bound.unwrap(), 25.0));
         // A hyperplane that misclassifies x4 has no bound.
         let bad = LinearModel {
-            w: vec![1.0, 1.0],
+            w: vec![1.0, 1.0].into(),
             bias: 0.0,
         };
         let t = diagnose(&bad, &x, &y, false, None);
@@ -217,7 +217,7 @@ mod tests {
             shuffle: None,
         };
         let fit = p.check().unwrap().fit(&x, &y).unwrap();
-        assert_eq!((fit.model.w.clone(), fit.model.bias), (vec![3.0], -4.0));
+        assert_eq!((fit.model.w.to_vec(), fit.model.bias), (vec![3.0], -4.0));
         assert_eq!(fit.report.updates, 9);
         let any = AnyModel::Linear(fit.model);
         let t = diagnose_any(&any, &AnyLearner::Perceptron(p), &x, &y, Some(9)).unwrap();

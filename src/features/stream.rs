@@ -368,7 +368,7 @@ impl StreamVectorizer {
         }
         let docs = (indptr.len() - 1) as u64;
         let x = TextMatrix::from_sorted(indptr, indices, h.ids(), counts);
-        (Vocabulary::from_hashed_df(h, df, docs), x)
+        (Vocabulary::from_hashed_df(h, df.into(), docs), x)
     }
 }
 

@@ -11,6 +11,7 @@
 
 use super::{CsrView, RowRef, SparseRows};
 use crate::Result;
+use crate::raw::CowVec;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -97,8 +98,7 @@ pub struct Geometry {
     /// What was asked for.
     pub spec: GeometrySpec,
     /// One weight per feature id (empty when the weighting is binary).
-    #[serde(with = "crate::raw::array")]
-    weights: Vec<f32>,
+    weights: CowVec<f32>,
     /// The weight of a feature that no training row had (ids beyond `weights`, such as
     /// words `learn` adds later): the idf of df = 0.
     unseen: f32,
@@ -186,7 +186,7 @@ impl Geometry {
         };
         Geometry {
             spec,
-            weights,
+            weights: weights.into(),
             unseen,
         }
     }
@@ -199,7 +199,7 @@ impl Geometry {
                 weighting: Weighting::Binary,
                 normalize,
             },
-            weights: Vec::new(),
+            weights: CowVec::default(),
             unseen: 1.0,
         }
     }
@@ -211,7 +211,7 @@ impl Geometry {
     pub(crate) fn from_parts(spec: GeometrySpec, weights: Vec<f32>, unseen: f32) -> Geometry {
         Geometry {
             spec,
-            weights,
+            weights: weights.into(),
             unseen,
         }
     }
@@ -322,7 +322,7 @@ impl Geometry {
             Some(f) if f.len() < x.n_cols() => {
                 let mut g = self.clone();
                 g.cover(x.n_cols());
-                Some(Weights::Owned(g.weights))
+                Some(Weights::Owned(g.weights.into_vec()))
             }
             Some(f) => Some(Weights::Borrowed(f)),
             None => None,

@@ -76,7 +76,7 @@ pub fn empty_rows_model(
     let predictor = match k {
         _ if softmax && k > 2 => Predictor::Softmax(SoftmaxModel {
             k,
-            w: vec![0.0; n_features * k],
+            w: vec![0.0; n_features * k].into(),
             bias: vec![0.0; k],
         }),
         2 => Predictor::Binary(zero_model(n_features, logistic)),

@@ -65,7 +65,7 @@ impl Learner for Checked<NearestCentroid> {
             .collect();
         Ok(Fitted {
             model: LinearModel {
-                w,
+                w: w.into(),
                 bias: ((nn - np) / 2.0) as f32,
             },
             report,

@@ -2,14 +2,14 @@
 
 use super::Classifier;
 use crate::features::{RowRef, ops};
+use crate::raw::CowVec;
 use serde::{Deserialize, Serialize};
 
 /// Weights over the vocabulary and a bias.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LinearModel {
     /// One weight per feature id.
-    #[serde(with = "crate::raw::array")]
-    pub w: Vec<f32>,
+    pub w: CowVec<f32>,
     /// The bias b (0 when the learner uses none).
     pub bias: f32,
 }
@@ -18,7 +18,7 @@ impl LinearModel {
     /// The zero model over `n` features.
     pub(crate) fn zeros(n: usize) -> Self {
         LinearModel {
-            w: vec![0.0; n],
+            w: vec![0.0; n].into(),
             bias: 0.0,
         }
     }

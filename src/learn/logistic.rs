@@ -296,14 +296,14 @@ impl Checked<LogisticRegression> {
             x.shuffle_block(),
         );
         let mut w = Scaled {
-            v: start.w.clone(),
+            v: start.w.to_vec(),
             s: 1.0,
         };
         let mut b = start.bias;
         let mut seen = (epoch * n) as u64;
         let (mistakes, steps) = self.epoch(x, y, &rows, batch, (&mut w, &mut b), &mut seen);
         let last = LinearModel {
-            w: w.to_vec(),
+            w: w.to_vec().into(),
             bias: b,
         };
         Ok((last, n as u64, steps, mistakes))
@@ -333,7 +333,7 @@ impl Learner for Checked<LogisticRegression> {
             report.mistakes_per_epoch.push(mistakes);
             if !held.is_empty() {
                 let m = LinearModel {
-                    w: w.to_vec(),
+                    w: w.to_vec().into(),
                     bias: b,
                 };
                 let loss = held_out_loss(&m, x, y, &held);
@@ -348,7 +348,7 @@ impl Learner for Checked<LogisticRegression> {
             report.converged = Some(false);
         }
         let model = best.into_model().unwrap_or_else(|| LinearModel {
-            w: w.to_vec(),
+            w: w.to_vec().into(),
             bias: b,
         });
         Ok(Fitted { model, report })
@@ -507,7 +507,7 @@ mod tests {
     fn gradient_matches_finite_differences() {
         let (x, y) = random_data(30, 6, 1);
         let m = LinearModel {
-            w: vec![0.3, -0.7, 0.1, 0.0, 0.5, -0.2],
+            w: vec![0.3, -0.7, 0.1, 0.0, 0.5, -0.2].into(),
             bias: 0.25,
         };
         let l2 = 0.1;

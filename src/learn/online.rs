@@ -225,7 +225,7 @@ impl<R: FnMut(f32, f32) -> f32> RowTask for Online<'_, R> {
         let (y, opt) = (self.y, self.opt);
         let n = x.n_rows();
         let (mut w, mut b) = match self.start {
-            Some(s) => (s.w.clone(), s.bias),
+            Some(s) => (s.w.to_vec(), s.bias),
             None => (vec![0f32; self.n_cols], 0f32),
         };
         let mut u = vec![0f64; if opt.average { self.n_cols } else { 0 }];
@@ -286,7 +286,10 @@ impl<R: FnMut(f32, f32) -> f32> RowTask for Online<'_, R> {
             }
         });
         OnlineRun {
-            last: LinearModel { w, bias: b },
+            last: LinearModel {
+                w: w.into(),
+                bias: b,
+            },
             average,
             report,
         }

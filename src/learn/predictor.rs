@@ -213,7 +213,7 @@ impl Predictor {
                 .iter()
                 .map(AnyModel::as_linear)
                 .collect::<Option<Vec<_>>>()?;
-            let w = ls.iter().map(|m| m.w.clone()).collect();
+            let w = ls.iter().map(|m| m.w.to_vec()).collect();
             return Some((w, ls.iter().map(|m| m.bias).collect()));
         }
         let (Predictor::Softmax(m)
@@ -271,7 +271,7 @@ mod tests {
         // Feature-major: feature 0 weighs (1, 2, 3), feature 1 (4, 5, 6).
         SoftmaxModel {
             k: 3,
-            w: vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+            w: vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0].into(),
             bias: vec![0.5, 0.0, -0.5],
         }
     }
@@ -279,7 +279,7 @@ mod tests {
     #[test]
     fn scores_are_each_models_or_softmaxs_logits() {
         let row = RowRef::binary(&[1]);
-        let lin = |w: Vec<f32>, bias| AnyModel::Linear(LinearModel { w, bias });
+        let lin = |w: Vec<f32>, bias| AnyModel::Linear(LinearModel { w: w.into(), bias });
         let b = Predictor::Binary(lin(vec![1.0, 2.0], 0.5));
         assert_eq!((b.n_scores(), b.scores(row)), (1, vec![2.5]));
         let ovr = Predictor::OneVsRest(vec![lin(vec![0.0, 1.0], 0.0), lin(vec![1.0, 3.0], -1.0)]);
@@ -304,11 +304,11 @@ mod tests {
         assert_eq!(w, vec![vec![1.0, 4.0], vec![2.0, 5.0], vec![3.0, 6.0]]);
         assert_eq!(b, vec![0.5, 0.0, -0.5]);
         let m = LinearModel {
-            w: vec![1.0, -1.0],
+            w: vec![1.0, -1.0].into(),
             bias: 2.0,
         };
         let p = Predictor::Binary(AnyModel::Logistic(m.clone()));
-        assert_eq!(p.linear_weights(), Some((vec![m.w.clone()], vec![2.0])));
+        assert_eq!(p.linear_weights(), Some((vec![m.w.to_vec()], vec![2.0])));
         assert!(p.probabilistic());
         assert!(!Predictor::OneVsRest(vec![AnyModel::Linear(m); 3]).probabilistic());
         assert!(Predictor::Softmax(softmax()).probabilistic());

@@ -90,7 +90,7 @@ fn augmented_and_r2_bias_updates() {
     // Hand trace with x̃ = (x, 1), as (w, b) after each update:
     // epoch 1: (2,1) (1,0); 2: (0,−1); 3: (2,0) (1,−1); 4: (0,−2); 5: (2,−1) (1,−2);
     // 6: (3,−1) (2,−2); 7: (1,−3); 8: (3,−2) (2,−3); epoch 9 makes no mistake.
-    assert_eq!((aug.model.w.clone(), aug.model.bias), (vec![2.], -3.));
+    assert_eq!((aug.model.w.to_vec(), aug.model.bias), (vec![2.], -3.));
     assert_eq!(aug.report.updates, 13);
     let r2 = Perceptron {
         eta: 1.0,
@@ -106,7 +106,7 @@ fn augmented_and_r2_bias_updates() {
     // R² = 4: every bias step is ±4. Traced by hand the same way: 9 updates, w = 3, b = −4
     // (3·2 − 4 = 2 > 0, 3·1 − 4 = −1 < 0).
     assert_eq!(
-        (r2.model.w.clone(), r2.model.bias, r2.report.updates),
+        (r2.model.w.to_vec(), r2.model.bias, r2.report.updates),
         (vec![3.], -4., 9)
     );
 }
@@ -129,8 +129,8 @@ fn randomized_is_seeded_and_stops_on_patience() {
     assert!(a.report.steps < 1000);
     let b = p(7).check().unwrap().fit(&x, &y).unwrap();
     assert_eq!(
-        (a.model.w.clone(), a.report.steps),
-        (b.model.w, b.report.steps)
+        (a.model.w.to_vec(), a.report.steps),
+        (b.model.w.to_vec(), b.report.steps)
     );
     // The result separates the four points.
     for (i, &yi) in y.iter().enumerate() {

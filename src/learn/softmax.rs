@@ -20,6 +20,7 @@ use super::{
 };
 use crate::error::{ConfigError, Param, at_least_one, positive};
 use crate::features::{RowRef, SparseRows};
+use crate::raw::CowVec;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -59,8 +60,7 @@ pub struct SoftmaxModel {
     /// Number of classes.
     pub k: usize,
     /// Feature-major weights: `w[j·k + c]` is feature j's weight for class c.
-    #[serde(with = "crate::raw::array")]
-    pub w: Vec<f32>,
+    pub w: CowVec<f32>,
     /// One bias per class.
     #[serde(with = "crate::raw::array")]
     pub bias: Vec<f32>,
@@ -277,7 +277,7 @@ impl Checked<SoftmaxRegression> {
         Ok(Fitted {
             model: SoftmaxModel {
                 k,
-                w: w.to_vec(),
+                w: w.to_vec().into(),
                 bias: b,
             },
             report,
@@ -408,7 +408,7 @@ mod tests {
         // biases move by (⅔, −⅓, −⅓) toward class 0.
         let mut m = SoftmaxModel {
             k: 3,
-            w: vec![0.0; 6],
+            w: vec![0.0; 6].into(),
             bias: vec![0.0; 3],
         };
         let x = real_from_dense(&[vec![1.0, 0.0]]);

@@ -147,7 +147,7 @@ fn dual_coordinate_descent<X: SparseRows>(
     }
     report.converged = Some(converged);
     Fitted {
-        model: LinearModel { w, bias },
+        model: LinearModel { w: w.into(), bias },
         report,
     }
 }

@@ -20,6 +20,7 @@ use super::{AnyModel, Classifier, LinearModel};
 use crate::RowRef;
 use crate::error::{ConfigError, Param, non_negative, positive};
 use crate::features::SparseRows;
+use crate::raw::CowVec;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -132,8 +133,7 @@ pub struct OnlineState {
     pub seen: u64,
     /// AdaGrad's sums of squared gradients, one per feature id (empty for other rules;
     /// grown with the weights).
-    #[serde(with = "crate::raw::array")]
-    pub sq_grads: Vec<f32>,
+    pub sq_grads: CowVec<f32>,
     /// AdaGrad's sum for the bias.
     pub bias_sq_grad: f32,
 }
@@ -212,17 +212,18 @@ impl OnlineState {
         if self.sq_grads.len() < m.w.len() {
             self.sq_grads.resize(m.w.len(), 0.0);
         }
+        let (sq, w) = (self.sq_grads.to_mut(), m.w.to_mut());
         for (j, v) in x.iter() {
             let gj = g * v;
             if gj == 0.0 {
                 continue;
             }
-            let s = &mut self.sq_grads[j as usize];
+            let s = &mut sq[j as usize];
             *s += gj * gj;
             // A gradient so small that its square is 0 in f32 takes no step (its
             // sum may still be 0: no division by it).
             if *s > 0.0 {
-                m.w[j as usize] += eta * gj / s.sqrt();
+                w[j as usize] += eta * gj / s.sqrt();
             }
         }
         self.bias_sq_grad += g * g;
@@ -299,11 +300,11 @@ mod tests {
         let mut m = LinearModel::zeros(3);
         let mut s = OnlineState::new(UpdateRule::Perceptron);
         assert!(s.step(&mut m, row(&[0, 2]), 1.0, 0.0)); // zero score: a mistake
-        assert_eq!((m.w.clone(), m.bias), (vec![1.0, 0.0, 1.0], 1.0));
+        assert_eq!((m.w.to_vec(), m.bias), (vec![1.0, 0.0, 1.0], 1.0));
         assert!(!s.step(&mut m, row(&[0, 2]), 1.0, 0.5)); // right side: nothing
         let mut s = OnlineState::new(UpdateRule::Margin { tau: 1.0 });
         assert!(s.step(&mut m, row(&[1]), 1.0, 0.5)); // right side, inside τ
-        assert_eq!((m.w.clone(), m.bias), (vec![1.0, 1.0, 1.0], 2.0));
+        assert_eq!((m.w.to_vec(), m.bias), (vec![1.0, 1.0, 1.0], 2.0));
         assert!(!s.step(&mut m, row(&[1]), 1.0, 1.5));
         assert_eq!(s.seen, 2);
     }
@@ -333,7 +334,7 @@ mod tests {
             rate: Rate::Constant,
         });
         s.step(&mut m, row(&[1]), 1.0, 0.0);
-        assert_eq!((m.w.clone(), m.bias), (vec![0.0, 0.25], 0.25));
+        assert_eq!((m.w.to_vec(), m.bias), (vec![0.0, 0.25], 0.25));
         // Decaying: the second message's step is η/√2.
         let mut m = LinearModel::zeros(1);
         let mut s = OnlineState::new(UpdateRule::Logistic {
@@ -374,7 +375,7 @@ mod tests {
         let mut m = LinearModel::zeros(2);
         let mut s = OnlineState::new(UpdateRule::Perceptron);
         assert!(s.step_sized(&mut m, row(&[1]), -1.0, 0.0, 0.25));
-        assert_eq!((m.w.clone(), m.bias), (vec![0.0, -0.25], -0.25));
+        assert_eq!((m.w.to_vec(), m.bias), (vec![0.0, -0.25], -0.25));
         // PA-I's step is its own: the size is not read.
         let (mut a, mut b) = (LinearModel::zeros(2), LinearModel::zeros(2));
         let rule = UpdateRule::PassiveAggressive { c: 1.0 };
@@ -394,7 +395,7 @@ mod tests {
         let mut models = vec![zero(), zero(), zero()];
         let mut states = vec![OnlineState::new(UpdateRule::Perceptron); 3];
         learn_rows_ovr(&mut models, &mut states, &x, &[0, 2], 0.5, true);
-        let w = |c: usize| models[c].as_linear().map(|m| (m.w.clone(), m.bias));
+        let w = |c: usize| models[c].as_linear().map(|m| (m.w.to_vec(), m.bias));
         assert_eq!(w(0), Some((vec![0.5, -0.5], 0.0)));
         assert_eq!(w(1), Some((vec![-0.5, 0.0], -0.5)));
         assert_eq!(w(2), Some((vec![-0.5, 0.5], 0.0)));
@@ -404,7 +405,7 @@ mod tests {
         let mut states = vec![OnlineState::new(UpdateRule::Perceptron)];
         learn_rows_ovr(&mut models, &mut states, &x, &[1, 0], 1.0, false);
         let m = models[0].as_linear().unwrap();
-        assert_eq!((m.w.clone(), m.bias), (vec![1.0, -1.0], 0.0));
+        assert_eq!((m.w.to_vec(), m.bias), (vec![1.0, -1.0], 0.0));
     }
 
     #[test]

@@ -130,7 +130,10 @@ impl Checked<Winnow> {
             }
         }
         Ok(Fitted {
-            model: LinearModel { w, bias: b },
+            model: LinearModel {
+                w: w.into(),
+                bias: b,
+            },
             report,
         })
     }

@@ -1,9 +1,9 @@
 //! Reading a model file: the header read and checked first, then — only from a regular
 //! file whose size is the one the header states, of at most [`MAX_MODEL_BYTES`] — the
-//! payload decoded with every length bounded by the bytes the file holds: a format-10
-//! file mapped, checksummed with XXH3 and decoded from the mapping, its arrays copied out
-//! whole ([`MAPPED`]); a file of an older format read into
-//! memory whole (its checksum taken on a second thread while it decodes, for a payload
+//! payload decoded with every length bounded by the bytes the file holds: a file of
+//! format 10 on mapped, checksummed with XXH3 and decoded from the mapping, its arrays
+//! read in place where aligned, else copied out whole ([`MAPPED`]); a file of an older
+//! format read into memory whole (its checksum taken on a second thread while it decodes, for a payload
 //! of megabytes), or, over 64 MiB, checksummed through a buffer first and then decoded as
 //! it is read through the checksum again, so the file's bytes are never held beside the
 //! model. A checksum that does not match refuses the file whatever decoding made of it;
@@ -11,7 +11,7 @@
 
 use super::sum::{Summing, XXH3_FROM, checksum};
 use super::{FORMAT_VERSION, HEADER, MAGIC, Model};
-use crate::raw::RawArrays;
+use crate::raw::{InPlace, Layout, RawArrays};
 use crate::{Error, Result};
 use bincode::error::DecodeError;
 use std::io::{BufReader, Read, Seek, SeekFrom};
@@ -71,8 +71,13 @@ fn decode_bounded<S: Source>(
     version: u32,
 ) -> Result<S::Decoded, DecodeError> {
     const MIB: usize = 1 << 20;
-    // Format 10 keeps its large arrays as bytes (see `crate::raw`).
-    let _raw = (version >= RAW_ARRAYS).then(RawArrays::on);
+    // Format 10 keeps its large arrays as bytes, format 11 each after its padding (see
+    // `crate::raw`).
+    let _raw = match version {
+        v if v >= ALIGNED => Some(RawArrays::on(Layout::Aligned)),
+        v if v >= RAW_ARRAYS => Some(RawArrays::on(Layout::Packed)),
+        _ => None,
+    };
     let config = bincode::config::standard();
     match len {
         n if n <= MIB / 2 => source.decode(config.with_limit::<{ 16 * MIB }>()),
@@ -119,6 +124,10 @@ const THRESHOLDLESS: u32 = 5;
 /// Format 10: the large arrays stored as bytes and the vocabulary as the table it is
 /// probed in (`crate::raw`), the payload checksummed with XXH3-64; otherwise format 9.
 const RAW_ARRAYS: u32 = 10;
+
+/// Format 11: format 10 with each array after the padding that puts it at a multiple of
+/// 64 bytes into the file, so that it is read in place from the mapping.
+const ALIGNED: u32 = 11;
 
 /// What a payload of an older format needs appended to decode as the current one.
 fn upgrade(version: u32) -> Vec<u8> {
@@ -316,26 +325,33 @@ fn payload(h: &Header, payload: &[u8], path: &Path) -> Result<Model> {
 }
 
 /// Format 10 on: the file is mapped, not read. Its checksum (XXH3, at memory speed)
-/// is taken over the mapping before anything is decoded, and the arrays are copied out
-/// of it at once, so opening a model costs no copy of the file in memory and no
+/// is taken over the mapping before anything is decoded, and then every array whose
+/// bytes lie at its numbers' alignment — from format 11 all of them, the writer pads them
+/// to 64 bytes; in a format-10 file those that happen to — is read in place
+/// ([`crate::raw::CowVec`]: the model keeps the mapping for as long as it holds such an
+/// array, and copies one out the first time it changes it); the others are copied out
+/// whole. So opening a model costs no copy of the file or of its weights in memory and no
 /// per-element decoding (a page fault maps the system's cached pages sixteen at a time,
 /// cheaper than filling them all in first, which was measured). The mapping holds the
 /// system's cached pages of the file, never the process's own memory, so a model of
-/// gigabytes is held once, as the streamed reading of older formats keeps it (though
-/// the mapped pages count in the process's resident size while it decodes). A payload
+/// gigabytes is held once, as the streamed reading of older formats keeps it. A payload
 /// over [`READ_WHOLE`] has its checksum streamed through a buffer before it is mapped,
 /// so a damaged one is refused in a buffer's memory.
 const MAPPED: u32 = 10;
 
-/// Decodes the format-10 file `file` (whose size its header `h` states) through a
-/// read-only mapping. A file truncated by another program while it is mapped would end
-/// the process (SIGBUS) rather than say so: model files are replaced whole (written
-/// beside and renamed), never changed in place, and the mapping lasts the few
-/// milliseconds of decoding.
+/// Decodes the file `file` of format 10 on (whose size its header `h` states) through a
+/// read-only mapping that the model's arrays go on reading. A file truncated by another
+/// program while it is mapped would end the process (SIGBUS) rather than say so, and one
+/// written in place would change the model under it: model files are replaced whole
+/// (written beside and renamed, `crate::atomic`), never changed in place, so a model
+/// keeps reading the file it opened, even once another has been renamed over it.
 fn mapped(h: &Header, file: &std::fs::File, path: &Path) -> Result<Model> {
-    // SAFETY: read-only, and read only while `payload` decodes (see above): the model
-    // keeps copies, never a borrow of the mapping.
-    let map = unsafe { memmap2::Mmap::map(file) }.map_err(|e| Error::io(path, e))?;
+    // SAFETY: mapped read-only, and never written by rosenblatt, which replaces a model
+    // file only by renaming another over it (see above); the arrays read in place check
+    // their bounds and alignment against the mapping (`crate::raw::CowVec`).
+    let map =
+        std::sync::Arc::new(unsafe { memmap2::Mmap::map(file) }.map_err(|e| Error::io(path, e))?);
+    let _in_place = InPlace::from(std::sync::Arc::clone(&map));
     let bytes = map.get(HEADER..).unwrap_or_default();
     payload(h, bytes, path)
 }
@@ -349,8 +365,9 @@ impl Model {
 
     /// Reads and checks a model file: a regular file of at most `MAX_MODEL_BYTES`. The
     /// header is read and checked first; then, only when the file's size is the one the
-    /// header states, a format-10 file is mapped and decoded from the mapping (its
-    /// arrays copied out whole, its checksum taken over the mapping); of an older format, a payload of up to 64 MiB is read into memory
+    /// header states, a file of format 10 on is mapped and decoded from the mapping (its
+    /// arrays read in place where aligned, else copied out, its checksum taken over the
+    /// mapping); of an older format, a payload of up to 64 MiB is read into memory
     /// reserved without aborting and decoded there; a larger one has its checksum streamed from the file
     /// first (a corrupt file is refused in a buffer's memory), then decodes as it is read
     /// through a 1 MiB buffer and the checksum again (against a file changed in between),

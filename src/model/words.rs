@@ -192,7 +192,7 @@ mod tests {
     /// A linear model of weights `w` and bias `bias`.
     fn linear(w: &[f32], bias: f32) -> AnyModel {
         AnyModel::Linear(LinearModel {
-            w: w.to_vec(),
+            w: w.to_vec().into(),
             bias,
         })
     }
@@ -254,7 +254,7 @@ mod tests {
                 (0..3)
                     .map(|c| {
                         AnyModel::Logistic(LinearModel {
-                            w: W[c].to_vec(),
+                            w: W[c].to_vec().into(),
                             bias: 0.1 * (c + 1) as f32,
                         })
                     })

@@ -45,7 +45,7 @@ impl Store {
 /// The header of `model`: all of it but its per-feature values.
 fn header_of(model: &Model, m: &LinearModel, logistic: bool) -> Header {
     let online = model.online().clone().map(|o| OnlineState {
-        sq_grads: Vec::new(),
+        sq_grads: Default::default(),
         ..o
     });
     Header {
@@ -170,7 +170,7 @@ impl Store {
         drop(txn);
         drop(maps);
         let vocab = match hashing {
-            Some(b) => Vocabulary::from_hashed_df(b, df, h.documents),
+            Some(b) => Vocabulary::from_hashed_df(b, df.into(), h.documents),
             None => {
                 let words: Option<Vec<Box<str>>> = words.into_iter().collect();
                 let words = words.ok_or_else(|| {
@@ -180,7 +180,10 @@ impl Store {
                     .map_err(|m| Error::model(&self.path, format!("damaged store: {m}")))?
             }
         };
-        let lm = LinearModel { w, bias: h.bias };
+        let lm = LinearModel {
+            w: w.into(),
+            bias: h.bias,
+        };
         Model::new(ModelParts {
             analyzer: h.analyzer,
             vocab,
@@ -193,7 +196,10 @@ impl Store {
                 AnyModel::Linear(lm)
             }),
             meta: h.meta,
-            online: h.online.map(|o| OnlineState { sq_grads: sq, ..o }),
+            online: h.online.map(|o| OnlineState {
+                sq_grads: sq.into(),
+                ..o
+            }),
             threshold: h.threshold,
             calibration: h.calibration,
             term_counts: Default::default(),

@@ -386,7 +386,7 @@ impl Store {
             }
         }
         h.bias = m.bias;
-        state.sq_grads = Vec::new();
+        state.sq_grads = Default::default();
         h.online = Some(state);
         h.meta.report.updates += u64::from(updated);
         for e in &f.entries {

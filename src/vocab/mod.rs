@@ -24,7 +24,7 @@ pub(crate) use counts::DfCounts;
 pub(crate) use table::WordTable;
 
 use crate::Result;
-use crate::raw::{Array, ArrayBuf};
+use crate::raw::{Array, ArrayBuf, CowVec};
 use crate::text::{Hashing, key};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -34,8 +34,9 @@ use std::borrow::Cow;
 #[derive(Debug, Clone, Default)]
 pub struct Vocabulary {
     table: WordTable,
-    /// One per id: per word, or per hashed id (2^B of them).
-    df: Vec<u32>,
+    /// One per id: per word, or per hashed id (2^B of them); read in place from a mapped
+    /// model file.
+    df: CowVec<u32>,
     documents: u64,
     /// Hashed: tokens map to ids by their hash, and `table` is empty.
     hashing: Option<Hashing>,
@@ -61,7 +62,7 @@ struct VocabReprRef<'a> {
 }
 
 /// The hashed space of `df.len()` ids, for a stored vocabulary of no words.
-fn hashed_of(df: Vec<u32>, documents: u64) -> Result<Vocabulary, String> {
+fn hashed_of(df: CowVec<u32>, documents: u64) -> Result<Vocabulary, String> {
     let n = df.len();
     let hashing = u8::try_from(n.trailing_zeros())
         .ok()
@@ -145,7 +146,7 @@ impl TryFrom<VocabRepr> for Vocabulary {
     type Error = String;
     fn try_from(r: VocabRepr) -> Result<Self, String> {
         if r.words.is_empty() && !r.df.is_empty() {
-            return hashed_of(r.df, r.documents);
+            return hashed_of(r.df.into(), r.documents);
         }
         if r.df.len() != r.words.len() {
             return Err(format!(
@@ -161,7 +162,7 @@ impl TryFrom<VocabRepr> for Vocabulary {
             }
             return Err(format!("the vocabulary holds the word {w:?} twice"));
         }
-        Ok(Vocabulary::from_table(table, r.df, r.documents))
+        Ok(Vocabulary::from_table(table, r.df.into(), r.documents))
     }
 }
 
@@ -174,7 +175,7 @@ impl Vocabulary {
             for (j, (n, _)) in counts.ids {
                 df[j as usize] = n;
             }
-            return Vocabulary::from_hashed_df(h, df, counts.docs);
+            return Vocabulary::from_hashed_df(h, df.into(), counts.docs);
         }
         let entries = counts.map.into_iter().map(|(w, (df, _))| (w, df)).collect();
         Vocabulary::from_df(entries, counts.docs, config)
@@ -211,7 +212,7 @@ impl Vocabulary {
         );
         Vocabulary {
             table,
-            df,
+            df: df.into(),
             documents,
             hashing: None,
         }
@@ -234,7 +235,7 @@ impl Vocabulary {
     }
 
     /// A vocabulary from a word table (id = insertion order) and document frequencies.
-    pub(crate) fn from_table(table: WordTable, df: Vec<u32>, documents: u64) -> Vocabulary {
+    pub(crate) fn from_table(table: WordTable, df: CowVec<u32>, documents: u64) -> Vocabulary {
         assert_eq!(table.len(), df.len(), "one document frequency per word");
         Vocabulary {
             table,
@@ -247,12 +248,12 @@ impl Vocabulary {
     /// The hashed space of `hashing` before any document: 2^B ids, each of document
     /// frequency 0 (a model that learns from nothing, one message at a time).
     pub(crate) fn hashed(hashing: Hashing) -> Vocabulary {
-        Vocabulary::from_hashed_df(hashing, vec![0; hashing.ids()], 0)
+        Vocabulary::from_hashed_df(hashing, vec![0; hashing.ids()].into(), 0)
     }
 
     /// The hashed space of `hashing` with the document frequency of each of its 2^B ids
     /// over `documents` documents.
-    pub(crate) fn from_hashed_df(hashing: Hashing, df: Vec<u32>, documents: u64) -> Vocabulary {
+    pub(crate) fn from_hashed_df(hashing: Hashing, df: CowVec<u32>, documents: u64) -> Vocabulary {
         assert_eq!(
             df.len(),
             hashing.ids(),
@@ -338,8 +339,9 @@ impl Vocabulary {
     /// already.
     pub(crate) fn add_hashed_row(&mut self, ids: &[u32]) {
         debug_assert!(self.hashing.is_some());
+        let df = self.df.to_mut();
         for &id in ids {
-            self.df[id as usize] += 1;
+            df[id as usize] += 1;
         }
         self.documents += 1;
     }
@@ -361,15 +363,16 @@ impl Vocabulary {
                 }
                 let (id, new) = self.table.insert_key(w, key(w));
                 if new {
-                    self.df.push(0);
+                    self.df.to_mut().push(0);
                 }
                 id
             })
             .collect();
         ids.sort_unstable();
         ids.dedup();
+        let df = self.df.to_mut();
         for &id in &ids {
-            self.df[id as usize] += 1;
+            df[id as usize] += 1;
         }
         self.documents += 1;
         ids

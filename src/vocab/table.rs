@@ -18,6 +18,7 @@
 //! a model rebuilds nothing. A slot's place depends on [`key`]: changing that hash
 //! changes where words are found, which needs a new model format.
 
+use crate::raw::CowVec;
 use crate::text::{Key, head_of, key};
 
 #[derive(Debug, Clone, Copy)]
@@ -50,8 +51,10 @@ pub(crate) struct WordTable {
     /// Open addressing with linear probing from the start of a group, at most half
     /// full; `id == EMPTY` marks a free slot. One cache line answers most lookups.
     groups: Vec<Group>,
-    arena: Vec<u8>,
-    ends: Vec<u32>,
+    /// The words back to back, and where each ends: read in place from a mapped model
+    /// file until a word is added.
+    arena: CowVec<u8>,
+    ends: CowVec<u32>,
 }
 
 const EMPTY: u32 = u32::MAX;
@@ -66,8 +69,8 @@ impl WordTable {
     pub(crate) fn with_capacity(n: usize) -> Self {
         let mut t = WordTable {
             groups: Vec::new(),
-            arena: Vec::new(),
-            ends: Vec::with_capacity(n),
+            arena: CowVec::default(),
+            ends: Vec::with_capacity(n).into(),
         };
         t.rehash((2 * n).next_power_of_two().max(16));
         t
@@ -194,8 +197,9 @@ impl WordTable {
         }
         let id = self.ends.len() as u32;
         assert!(id != EMPTY, "a vocabulary holds fewer than 2³² words");
-        self.arena.extend_from_slice(b);
-        self.ends.push(self.arena.len() as u32);
+        self.arena.to_mut().extend_from_slice(b);
+        let end = self.arena.len() as u32;
+        self.ends.to_mut().push(end);
         *self.slot_mut(i) = Slot {
             head: k.head,
             len: b.len() as u32,
@@ -242,14 +246,14 @@ impl WordTable {
     /// for it): a table crafted with words out of place finds fewer words, no more.
     pub(crate) fn from_stored(
         slots: &[u32],
-        arena: Vec<u8>,
-        ends: Vec<u32>,
+        arena: CowVec<u8>,
+        ends: CowVec<u32>,
     ) -> Result<WordTable, String> {
         let n = ends.len();
         let text = std::str::from_utf8(&arena)
             .map_err(|_| "the vocabulary's words are not UTF-8".to_string())?;
         let mut start = 0usize;
-        for &end in &ends {
+        for &end in ends.iter() {
             let end = end as usize;
             if end < start || end > arena.len() || !text.is_char_boundary(end) {
                 return Err("the vocabulary's word ends do not cut its words".into());
@@ -335,8 +339,12 @@ mod tests {
         for w in ["the", "internationalization", "é", "", "prize"] {
             t.insert(w);
         }
-        let back =
-            WordTable::from_stored(&t.slot_ids(), t.arena().to_vec(), t.ends().to_vec()).unwrap();
+        let back = WordTable::from_stored(
+            &t.slot_ids(),
+            t.arena().to_vec().into(),
+            t.ends().to_vec().into(),
+        )
+        .unwrap();
         for (id, w) in t.words().enumerate() {
             assert_eq!(back.get(w), Some(id as u32), "{w:?}");
             assert_eq!(back.word(id as u32), w);
@@ -344,7 +352,7 @@ mod tests {
         assert_eq!(back.get("internationalisation"), None);
         let (slots, arena, ends) = (t.slot_ids(), t.arena().to_vec(), t.ends().to_vec());
         let refused = |slots: &[u32], arena: &[u8], ends: &[u32]| {
-            WordTable::from_stored(slots, arena.to_vec(), ends.to_vec()).unwrap_err()
+            WordTable::from_stored(slots, arena.to_vec().into(), ends.to_vec().into()).unwrap_err()
         };
         let at = slots.iter().position(|&id| id == 2).unwrap();
         let mut twice = slots.clone();
@@ -373,7 +381,7 @@ mod tests {
         assert!(refused(&slots, &latin1, &ends).contains("UTF-8"));
         assert_eq!(WordTable::default().slot_ids(), Vec::<u32>::new());
         assert_eq!(
-            WordTable::from_stored(&[], vec![], vec![])
+            WordTable::from_stored(&[], Vec::new().into(), Vec::new().into())
                 .unwrap()
                 .get("a"),
             None

@@ -160,7 +160,7 @@ fn a_stored_hashed_vocabulary_reads_back_and_a_bad_one_is_refused() {
 #[test]
 fn both_kinds_read_back_as_format_10_stores_them() {
     let cfg = bincode::config::standard();
-    let _raw = crate::raw::RawArrays::on();
+    let _raw = crate::raw::RawArrays::on(crate::raw::Layout::Packed);
     let mut hashed = Vocabulary::hashed(Hashing::new(4).unwrap());
     hashed.add_document(["a", "b"]);
     let words = Vocabulary::from_parts(vec!["a".into(), "bé".into()], vec![3, 1], 4);

@@ -297,7 +297,7 @@ fn a_repeated_word_and_disagreeing_parts_are_errors() {
     let Predictor::Binary(AnyModel::Linear(l)) = &mut wide.predictor else {
         panic!("the tiny model is a binary perceptron")
     };
-    l.w.push(1.0);
+    l.w.to_mut().push(1.0);
     let says = format!(
         "the weights cover {} features but the model has {}",
         model.vocab().len() + 1,

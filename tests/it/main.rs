@@ -38,6 +38,7 @@ mod mail_header_block;
 mod mail_inputs;
 mod model_format;
 mod model_format10;
+mod model_format11;
 mod nb_weighting;
 mod ngrams;
 mod nothing_to_learn;

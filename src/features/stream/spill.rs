@@ -146,7 +146,7 @@ impl StreamVectorizer {
             out.push_rows(&local, &ids)?;
         }
         let vocab = match (hashing, order) {
-            (Some(h), _) => Vocabulary::from_hashed_df(h, hashed_df, docs),
+            (Some(h), _) => Vocabulary::from_hashed_df(h, hashed_df.into(), docs),
             (None, Some(order)) => kept_vocabulary(self.words, &order, df, docs),
             (None, None) => unreachable!("a vocabulary without hashing has its order"),
         };

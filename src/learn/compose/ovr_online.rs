@@ -271,7 +271,10 @@ fn fit_block_portable<X: SparseRows>(
                 b[c]
             };
             Fitted {
-                model: LinearModel { w: wc, bias: bc },
+                model: LinearModel {
+                    w: wc.into(),
+                    bias: bc,
+                },
                 report: std::mem::take(&mut reports[c]),
             }
         })
