@@ -181,19 +181,30 @@ pub(crate) fn from_bytes<T: Pod>(bytes: &[u8]) -> Option<Vec<T>> {
 /// Asks the kernel to back the whole pages of the `len` bytes at `at` (fresh memory about
 /// to be written whole) in one call rather than a fault per page: a tenth of opening the
 /// 90-class Reuters model, whose weights are written into 2,000 fresh pages. Ranges under
-/// 64 KiB are left to the faults.
+/// 64 KiB are left to the faults. Ranges of 4 MiB or more are also offered transparent
+/// huge pages (where the system gives them on request): the 9 MB class block of the
+/// 90-class Reuters model is read at random, a row of classes a word, and with 2 MiB pages
+/// its reads miss the TLB far less (classifying the 12,902 Reuters documents: about 3%
+/// less time).
 #[cfg(target_os = "linux")]
 pub(crate) fn populate(at: *mut u8, len: usize) {
     const PAGE: usize = 4096;
+    /// From this size a range is offered huge pages: it holds at least one whole 2 MiB
+    /// page wherever it starts.
+    const HUGE: usize = 4 << 20;
     if len < 64 << 10 {
         return;
     }
     let start = (at as usize).next_multiple_of(PAGE);
     let end = (at as usize + len) & !(PAGE - 1);
     if end > start {
-        // SAFETY: the range lies inside an allocation this thread owns; the call only
-        // asks for its pages to be backed (an older kernel refuses, which is harmless).
+        // SAFETY: the range lies inside an allocation this thread owns; the calls only
+        // advise the kernel how to back its pages (an older kernel refuses, which is
+        // harmless).
         unsafe {
+            if end - start >= HUGE {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
             libc::madvise(
                 start as *mut libc::c_void,
                 end - start,
