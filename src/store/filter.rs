@@ -94,7 +94,7 @@ impl<'t> Features<'t> {
         cache: Option<&RecordCache>,
     ) -> Result<Features<'t>> {
         let _watch = store.watch();
-        let mut entries = Vec::new();
+        let mut entries = Vec::with_capacity(tokens.len());
         let mut new_words = Vec::new();
         let mut lookups = 0;
         let mut remembered = cache.map(|c| c.reader(txn.id()));

@@ -146,8 +146,12 @@ fn message_features(msg: &Message<'_>, mut len: usize, rules: &MailRules, d: &mu
     let mut tags = Vec::new();
     let mut received = 0usize;
     let mut subject = None;
+    // One buffer for the lowercased names: a name is copied out only for a field kept.
+    let mut name = String::new();
     for h in &root.headers {
-        let name = h.name.as_str().to_ascii_lowercase();
+        name.clear();
+        name.push_str(h.name.as_str());
+        name.make_ascii_lowercase();
         if name.eq_ignore_ascii_case(VERDICT_FIELD) {
             // Not even its bytes count: the message weighs what it weighed before delivery.
             len = len.saturating_sub(h.offset_end.saturating_sub(h.offset_field) as usize);
@@ -193,7 +197,7 @@ fn message_features(msg: &Message<'_>, mut len: usize, rules: &MailRules, d: &mu
         }
         if keep && !text.trim().is_empty() {
             truncate(&mut text, rules.max_field_bytes as usize);
-            d.fields.push((name.into_boxed_str(), text));
+            d.fields.push((name.as_str().into(), text));
         }
     }
     if rules.tags(TagFamily::Subject) {
