@@ -170,6 +170,18 @@ struct Row {
 }
 
 impl Row {
+    /// A row of nothing asked yet.
+    fn named(name: &str) -> Row {
+        Row {
+            name: name.to_string(),
+            per_second: 0.0,
+            latencies: Vec::new(),
+            spam: 0,
+            asked: 0,
+            cpu_us: None,
+        }
+    }
+
     fn percentile(&self, q: f64) -> f64 {
         let mut l = self.latencies.clone();
         l.sort();
@@ -212,14 +224,7 @@ fn saturate<S>(
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let took = start.elapsed().as_secs_f64();
-    let mut row = Row {
-        name: name.to_string(),
-        per_second: 0.0,
-        latencies: Vec::new(),
-        spam: 0,
-        asked: 0,
-        cpu_us: None,
-    };
+    let mut row = Row::named(name);
     for (lat, spam, asked) in parts {
         row.latencies.extend(lat);
         row.spam += spam;
@@ -262,12 +267,9 @@ fn offered(addr: &str, rate: f64, seconds: f64, messages: &Arc<Vec<Vec<u8>>>) ->
     });
     let took = start.elapsed().as_secs_f64();
     let mut row = Row {
-        name: format!("serve, spamd CHECK offered {rate:.0}/s"),
         per_second: n as f64 / took,
-        latencies: Vec::new(),
-        spam: 0,
         asked: n,
-        cpu_us: None,
+        ..Row::named(&format!("serve, spamd CHECK offered {rate:.0}/s"))
     };
     for (lat, spam) in parts {
         row.latencies.extend(lat);
@@ -456,12 +458,10 @@ fn main() {
     });
     let processes = paths.len() as f64 / start.elapsed().as_secs_f64();
     rows.push(Row {
-        name: "classify -m STORE, a process each, 2 at a time".into(),
         per_second: processes,
         latencies: lat,
-        spam: 0,
         asked: paths.len(),
-        cpu_us: None,
+        ..Row::named("classify -m STORE, a process each, 2 at a time")
     });
     println!(
         "{} messages, {} clients, {:.0} s a way; the daemon's peak resident memory {peak:.1} MB",

@@ -98,14 +98,7 @@ pub fn saturate(
         c.send(&requests[next % requests.len()]);
         next += 1;
     }
-    let mut row = Row {
-        name: name.to_string(),
-        per_second: 0.0,
-        latencies: Vec::new(),
-        spam: 0,
-        asked: 0,
-        cpu_us: None,
-    };
+    let mut row = Row::named(name);
     let mut chunk = vec![0u8; 1 << 16];
     while Instant::now() < until {
         let mut fds: Vec<libc::pollfd> = conns

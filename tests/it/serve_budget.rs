@@ -31,16 +31,29 @@ fn pushed(addr: &str, request: &[u8]) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// A line of ham to pad a message with.
+const MEETING: &[u8] = b"the meeting notes for tuesday are attached again\r\n";
+
+/// `raw` with its body padded by copies of `line` to at least `len` bytes.
+fn padded(raw: &[u8], line: &[u8], len: usize) -> Vec<u8> {
+    let mut big = raw.to_vec();
+    while big.len() < len {
+        big.extend_from_slice(line);
+    }
+    big
+}
+
 #[test]
 fn a_message_is_counted_as_it_arrives_so_slow_senders_hold_only_what_they_sent() {
     let dir = tempfile::tempdir().unwrap();
     let (corpus, store) = crate::serve_support::filter_store(dir.path());
     let raw = std::fs::read(corpus.join("spam/0.eml")).unwrap();
     // A message of 700 KiB: the corpus's, its body padded.
-    let mut big = raw.clone();
-    while big.len() < 700 << 10 {
-        big.extend_from_slice(b"padding padding padding padding padding padding padding\r\n");
-    }
+    let big = padded(
+        &raw,
+        b"padding padding padding padding padding padding padding\r\n",
+        700 << 10,
+    );
     let d = Daemon::start(
         &store,
         &[
@@ -155,10 +168,7 @@ fn a_spamd_client_that_never_reads_its_answer_is_cut_off_at_the_deadline() {
     let raw = std::fs::read(corpus.join("ham/0.eml")).unwrap();
     // PROCESS answers with the whole message: 24 MB, more than loopback's socket buffers
     // hold, so the daemon's write waits for a client that never reads.
-    let mut big = raw.clone();
-    while big.len() < 24 << 20 {
-        big.extend_from_slice(b"the meeting notes for tuesday are attached again\r\n");
-    }
+    let big = padded(&raw, MEETING, 24 << 20);
     let d = Daemon::start(&store, &["--request-timeout", "2"]);
     let mut s = TcpStream::connect(&d.spamd).unwrap();
     s.write_all(&spamd_request("PROCESS", "", &big)).unwrap();
@@ -177,10 +187,7 @@ fn a_process_answer_waiting_on_its_reader_still_counts_against_the_buffered_byte
     let dir = tempfile::tempdir().unwrap();
     let (corpus, store) = crate::serve_support::filter_store(dir.path());
     let raw = std::fs::read(corpus.join("ham/0.eml")).unwrap();
-    let mut big = raw.clone();
-    while big.len() < 24 << 20 {
-        big.extend_from_slice(b"the meeting notes for tuesday are attached again\r\n");
-    }
+    let big = padded(&raw, MEETING, 24 << 20);
     let d = Daemon::start(
         &store,
         &["--request-timeout", "4", "--max-buffered-bytes", "40M"],
