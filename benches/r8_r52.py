@@ -11,7 +11,10 @@ reads them.
 
 Usage: benches/r8_r52.py SGML-DIR [--bin BINARY] [--seeds N] [--corpus r8|r52]...
                          [--set "OPTIONS"]... [--no-peers] [--python PEERS-PYTHON]
+                         [--peer "C MULTI-CLASS"]...
   --set      rosenblatt `train` options of one row ("" is the defaults; repeatable)
+  --peer     a LinearSVC row of its own: C and multi_class ("1 ovr" is the default row;
+             e.g. "3 crammer_singer"; repeatable)
   --python   the python with scikit-learn (../shared/tools/peers/setup.sh prints it)
 Example: benches/r8_r52.py ../shared/corpora/reuters21578/sgml --set "" \
            --set "--term-counts sublinear" --python ~/.cache/peers-venv/bin/python
@@ -37,7 +40,7 @@ def read(p):
     return [r["text"] for r in rows], [r["label"] for r in rows]
 (xt, yt), (xs, ys) = read(sys.argv[1]), read(sys.argv[2])
 v = TfidfVectorizer(sublinear_tf=True)
-m = LinearSVC().fit(v.fit_transform(xt), yt)
+m = LinearSVC(C=float(sys.argv[3]), multi_class=sys.argv[4]).fit(v.fit_transform(xt), yt)
 p = m.predict(v.transform(xs))
 print(sum(a == b for a, b in zip(p, ys)) / len(ys))
 """
@@ -117,6 +120,7 @@ def main():
     corpora = take("--corpus", many=True) or ["r8", "r52"]
     sets = take("--set", many=True) or ["", "--term-counts sublinear"]
     python = take("--python")
+    peer_rows = take("--peer", many=True) or ["1 ovr"]
     peers = "--no-peers" not in args and python
     args = [a for a in args if a != "--no-peers"]
     if len(args) != 1:
@@ -130,7 +134,11 @@ def main():
             (f"seed {s}", *resplit(train, test, s)) for s in range(1, seeds + 1)
         ]
         rows = {o: [] for o in sets}
-        rows["sklearn sublinear tf-idf LinearSVC"] = []
+        peer_name = {p: "sklearn sublinear tf-idf LinearSVC" + ("" if p == "1 ovr" else f" C={p.split()[0]} {p.split()[1]}")
+                     for p in peer_rows}
+        sk = peer_name[peer_rows[0]]
+        for p in peer_rows:
+            rows[peer_name[p]] = []
         with tempfile.TemporaryDirectory() as work:
             tr, te = os.path.join(work, "train.jsonl"), os.path.join(work, "test.jsonl")
             for split, a, b in splits:
@@ -141,12 +149,12 @@ def main():
                     acc = rosenblatt(binary, o, tr, te, work)
                     rows[o].append(acc)
                     line.append(f"{o or 'defaults'} {acc:.4f}")
-                if peers:
-                    out = subprocess.run([python, "-c", SKLEARN, tr, te], check=True,
+                for p in peer_rows if peers else []:
+                    out = subprocess.run([python, "-c", SKLEARN, tr, te, *p.split()], check=True,
                                          capture_output=True, text=True).stdout
                     acc = float(out.strip())
-                    rows["sklearn sublinear tf-idf LinearSVC"].append(acc)
-                    line.append(f"sklearn {acc:.4f}")
+                    rows[peer_name[p]].append(acc)
+                    line.append(f"sklearn {p} {acc:.4f}")
                 print("  " + " | ".join(line), flush=True)
         for o, accs in rows.items():
             if not accs:
@@ -155,9 +163,8 @@ def main():
             sd = statistics.stdev(seeded) if len(seeded) > 1 else 0.0
             mean = statistics.mean(seeded) if seeded else float("nan")
             print(f"  {name} {o or 'defaults'}: ModApte {accs[0]:.4f}; seeds "
-                  f"{mean:.4f} ± {sd:.4f}; wins over sklearn "
-                  f"{sum(a >= s for a, s in zip(accs, rows['sklearn sublinear tf-idf LinearSVC']))}"
-                  f"/{len(rows['sklearn sublinear tf-idf LinearSVC'])}", flush=True)
+                  f"{mean:.4f} ± {sd:.4f}; wins over {sk} "
+                  f"{sum(a >= s for a, s in zip(accs, rows[sk]))}/{len(rows[sk])}", flush=True)
 
 
 if __name__ == "__main__":

@@ -21,12 +21,12 @@ pub struct TuneArgs {
     /// Choose the learner, its main constant, the weighting and the normalization (and
     /// the n-gram order, with --tune-ngrams) by K-fold cross-validation (stratified, seeded by --seed) on the training documents
     /// only — never on --holdout documents — then train the winner on all of them. The
-    /// grid: pa --average (--pa-c 0.1, 1), averaged-perceptron (--epochs 5, 10) and
-    /// logistic (--l2 1e-5, 1e-4), each on binary rows as stored, on binary unit-length
+    /// grid: pa --average (--pa-c 0.1, 1), averaged-perceptron (--epochs 5, 10),
+    /// logistic (--l2 1e-5, 1e-4) and svm (--svm-c 1, 3), each on binary rows as stored, on binary unit-length
     /// rows, on idf-weighted unit-length rows, on sublinear term counts under idf and l2
     /// (--term-counts sublinear; text documents only) and, on a corpus of two classes,
     /// with naive-Bayes weights in place of idf (--weighting nb); single words, or each
-    /// order of --tune-ngrams. --learner, --pa-c, --epochs, --l2, --weighting,
+    /// order of --tune-ngrams. --learner, --pa-c, --svm-c, --epochs, --l2, --weighting,
     /// --normalize, --term-counts and --ngrams fix their dimension; other learner flags keep the learners that take them. Points
     /// are scored by accuracy; spam filters (and --threshold) by ROC AUC, as they decide
     /// at a calibrated probability; multi-label corpora by micro-F1 (thresholds tuned
