@@ -36,10 +36,11 @@ def timed(cmd):
 
 
 def rounds_of(binaries, models, doc, runs):
-    """Each binary's (wall, cpu) runs on `doc` with its own model, alternating."""
+    """Each binary's (wall, cpu) runs on `doc` with its own model, alternating (the order
+    reversed every other run, so that neither binary always runs first)."""
     seen = {b: [] for b in binaries}
-    for _ in range(runs):
-        for b in binaries:
+    for i in range(runs):
+        for b in binaries if i % 2 == 0 else binaries[::-1]:
             seen[b].append(timed([b, "classify", "-m", models[b], doc]))
     return seen
 

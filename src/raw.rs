@@ -19,8 +19,8 @@
 
 mod cow;
 
-pub use cow::CowVec;
 pub(crate) use cow::InPlace;
+pub use cow::{CowVec, read_models_in_place};
 
 use serde::de::Visitor;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -181,16 +181,26 @@ pub(crate) fn from_bytes<T: Pod>(bytes: &[u8]) -> Option<Vec<T>> {
 /// Asks the kernel to back the whole pages of the `len` bytes at `at` (fresh memory about
 /// to be written whole) in one call rather than a fault per page: a tenth of opening the
 /// 90-class Reuters model, whose weights are written into 2,000 fresh pages. Ranges under
-/// 64 KiB are left to the faults. Ranges of 4 MiB or more are also offered transparent
-/// huge pages (where the system gives them on request): the 9 MB class block of the
-/// 90-class Reuters model is read at random, a row of classes a word, and with 2 MiB pages
-/// its reads miss the TLB far less (classifying the 12,902 Reuters documents: about 3%
-/// less time).
-#[cfg(target_os = "linux")]
+/// 64 KiB are left to the faults.
 pub(crate) fn populate(at: *mut u8, len: usize) {
+    advise(at, len, false);
+}
+
+/// [`populate`], offering the range transparent huge pages first where it holds a whole
+/// 2 MiB page (and the system gives them on request): for the class block, 9 MB for the
+/// 90-class Reuters model, read at random a row of classes a word, whose reads miss the
+/// TLB far less with 2 MiB pages (classifying the 12,902 Reuters documents: 2–4% less
+/// CPU). Only for an array read at random for its whole life: a range so marked may stall
+/// on the kernel's compaction when backed.
+pub(crate) fn populate_huge(at: *mut u8, len: usize) {
+    advise(at, len, true);
+}
+
+/// The advice of [`populate`] and [`populate_huge`].
+#[cfg(target_os = "linux")]
+fn advise(at: *mut u8, len: usize, huge: bool) {
     const PAGE: usize = 4096;
-    /// From this size a range is offered huge pages: it holds at least one whole 2 MiB
-    /// page wherever it starts.
+    /// From this size a range holds a whole 2 MiB page wherever it starts.
     const HUGE: usize = 4 << 20;
     if len < 64 << 10 {
         return;
@@ -202,7 +212,7 @@ pub(crate) fn populate(at: *mut u8, len: usize) {
         // advise the kernel how to back its pages (an older kernel refuses, which is
         // harmless).
         unsafe {
-            if end - start >= HUGE {
+            if huge && end - start >= HUGE {
                 libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
             }
             libc::madvise(
@@ -216,7 +226,7 @@ pub(crate) fn populate(at: *mut u8, len: usize) {
 
 /// Elsewhere pages are backed as they are written.
 #[cfg(not(target_os = "linux"))]
-pub(crate) fn populate(_: *mut u8, _: usize) {}
+fn advise(_: *mut u8, _: usize, _: bool) {}
 
 /// The little-endian bytes of `v`.
 #[cfg(not(target_endian = "little"))]

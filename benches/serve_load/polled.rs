@@ -43,16 +43,22 @@ impl Conn {
 fn answer(buf: &[u8], addr: &str) -> Option<(usize, bool, bool)> {
     let head_end = buf.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
     let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
-    let mut length = 0usize;
+    let mut length = None;
     let mut close = false;
     for line in head.lines().skip(1) {
         if let Some(v) = line.strip_prefix("content-length:") {
-            length = v.trim().parse().unwrap_or(0);
+            length = v.trim().parse::<usize>().ok();
+        }
+        if line.starts_with("transfer-encoding:") {
+            die(&format!(
+                "{addr} answered in chunks, which this generator does not read"
+            ));
         }
         if line.starts_with("connection:") && line.contains("close") {
             close = true;
         }
     }
+    let length = length.unwrap_or_else(|| die(&format!("{addr} answered without a length")));
     let end = head_end + length;
     if buf.len() < end {
         return None;

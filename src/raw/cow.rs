@@ -19,21 +19,37 @@ use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 thread_local! {
     /// The mapping being decoded on this thread, whose arrays may be read in place.
     static SOURCE: RefCell<Option<Arc<Mmap>>> = const { RefCell::new(None) };
 }
 
+/// Whether this process reads model arrays in place at all (see [`read_models_in_place`]).
+static ALLOWED: AtomicBool = AtomicBool::new(true);
+
+/// Whether the model files this process opens from now on have their arrays read in place
+/// from the mapped file (`true`, the default: opening is a few milliseconds) or copied out
+/// (`false`). A long-lived process whose model file may be rewritten in place by another
+/// program (`cp` over it, rather than a rename) copies: a model read in place would change
+/// under it, or end the process (SIGBUS) once the file is cut short, where a copied one
+/// goes on serving until the new file is read and checked. `serve` copies.
+pub fn read_models_in_place(allowed: bool) {
+    ALLOWED.store(allowed, Ordering::Relaxed);
+}
+
 /// While held, arrays decoded on this thread from the bytes of `map` are read in place;
 /// dropping it forgets the mapping (the arrays read in place keep it alive).
+/// It stays on the thread it was made on (`!Send`): dropped elsewhere it would reset that
+/// thread's source.
 #[must_use = "arrays are read in place only while the guard is held"]
-pub(crate) struct InPlace(Option<Arc<Mmap>>);
+pub(crate) struct InPlace(Option<Arc<Mmap>>, PhantomData<*const ()>);
 
 impl InPlace {
     /// Lets this thread's decoding read arrays in place from `map`.
     pub(crate) fn from(map: Arc<Mmap>) -> InPlace {
-        InPlace(SOURCE.with(|s| s.replace(Some(map))))
+        InPlace(SOURCE.with(|s| s.replace(Some(map))), PhantomData)
     }
 }
 
@@ -76,6 +92,7 @@ impl<T: Pod> CowVec<T> {
     /// decoding there.
     pub(super) fn in_place(bytes: &[u8]) -> Option<CowVec<T>> {
         if cfg!(not(all(unix, target_endian = "little")))
+            || !ALLOWED.load(Ordering::Relaxed)
             || !bytes.len().is_multiple_of(T::SIZE)
             || !(bytes.as_ptr() as usize).is_multiple_of(align_of::<T>())
         {
@@ -105,7 +122,7 @@ impl<T: Pod> CowVec<T> {
     /// what changes an array's length (a vocabulary that grows) or its numbers.
     pub fn to_mut(&mut self) -> &mut Vec<T> {
         if let Repr::Mapped { .. } = self.repr {
-            let own = from_bytes(bytemuck_bytes(self)).expect("whole numbers");
+            let own = from_bytes(mapped_bytes(self)).expect("whole numbers");
             self.repr = Repr::Owned(own);
         }
         match &mut self.repr {
@@ -127,7 +144,7 @@ impl<T: Pod> CowVec<T> {
 }
 
 /// The bytes of `v`'s numbers.
-fn bytemuck_bytes<T: Pod>(v: &CowVec<T>) -> &[u8] {
+fn mapped_bytes<T: Pod>(v: &CowVec<T>) -> &[u8] {
     match &v.repr {
         Repr::Mapped { map, at, len, .. } => &map[*at..*at + len * T::SIZE],
         Repr::Owned(_) => unreachable!("asked of mapped arrays only"),
@@ -142,7 +159,7 @@ impl<T: Pod> Deref for CowVec<T> {
         match &self.repr {
             Repr::Owned(v) => v,
             Repr::Mapped { len, .. } => {
-                let bytes = bytemuck_bytes(self);
+                let bytes = mapped_bytes(self);
                 // SAFETY: `bytes` holds `len` numbers (sliced from the mapping, so in
                 // bounds) and starts at `T`'s alignment (checked in `in_place`; the
                 // mapping never moves while `map` keeps it). `T` is a plain number (the

@@ -78,6 +78,9 @@ async fn serve(daemon: Arc<Daemon>, ready: impl FnOnce(&[String])) -> Result<()>
     }
     // SIGHUP is taken before the daemon says it is ready, so none ends it.
     let hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
+    // So are SIGTERM and SIGINT: one sent as soon as the daemon has said it listens (a
+    // service manager stopping it at once) stops it cleanly rather than ending it.
+    let stop_signals = StopSignals::take();
     ready(&said);
     let max = daemon.config.max_connections;
     if let Some(short) = open_files_for(max) {
@@ -100,7 +103,7 @@ async fn serve(daemon: Arc<Daemon>, ready: impl FnOnce(&[String])) -> Result<()>
             .sample(super::rates::minute_now(), super::rates::totals(&d.metrics))
     };
     let sampling = tokio::spawn(super::rates::every_minute(sample, stopped.clone()));
-    wait_for_signal().await;
+    stop_signals.wait().await;
     daemon.note("stopping: no new connection is taken; finishing those in flight");
     let _ = stop.send(true);
     for t in tasks {
@@ -350,19 +353,32 @@ async fn watch(
     }
 }
 
-/// Waits for SIGTERM or SIGINT.
-async fn wait_for_signal() {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut int)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-    ) else {
-        // No signal handling: run until the process is killed.
-        std::future::pending::<()>().await;
-        return;
-    };
-    tokio::select! {
-        _ = term.recv() => {}
-        _ = int.recv() => {}
+/// SIGTERM and SIGINT, taken from the process's default action (ending it) as soon as this
+/// is made.
+struct StopSignals(Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>);
+
+impl StopSignals {
+    fn take() -> StopSignals {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(term), Ok(int)) => StopSignals(Some((term, int))),
+            _ => StopSignals(None),
+        }
+    }
+
+    /// Until SIGTERM or SIGINT comes (for ever where they could not be taken: the
+    /// process runs until it is killed).
+    async fn wait(self) {
+        let Some((mut term, mut int)) = self.0 else {
+            std::future::pending::<()>().await;
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
     }
 }

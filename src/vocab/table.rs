@@ -91,8 +91,10 @@ impl WordTable {
         } else {
             self.ends[id - 1] as usize
         };
-        // SAFETY: the arena holds only whole words copied from `&str`s, so every word's
-        // byte range is valid UTF-8.
+        // SAFETY: every word's byte range is valid UTF-8: the arena holds whole words
+        // copied from `&str`s, or, read in place from a model file, words checked as UTF-8
+        // when the file was opened (a mapping that does not change: model files are
+        // replaced by rename, and a daemon copies its arrays, `crate::read_models_in_place`).
         unsafe { std::str::from_utf8_unchecked(&self.arena[start..self.ends[id] as usize]) }
     }
 

@@ -7,7 +7,7 @@
 //! with a note where its client is not installed (.ci/run installs them all).
 
 use crate::common::{exe, learned, train_filter};
-use crate::serve_support::{Daemon, installed};
+use crate::serve_support::{Daemon, installed, p_spam};
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -119,11 +119,6 @@ pub(crate) fn classify(store: &Path, paths: &[PathBuf]) -> Vec<Judged> {
             }
         })
         .collect()
-}
-
-/// P(spam) of one message as `classify -m STORE` says it now.
-pub(crate) fn p_spam(store: &Path, message: &Path) -> f64 {
-    classify(store, &[message.to_path_buf()])[0].p
 }
 
 /// Runs `program ARGS…` with `stdin` (a file) or nothing as its input.

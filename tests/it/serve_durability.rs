@@ -524,3 +524,54 @@ fn a_model_file_replaced_a_hundred_times_under_load_fails_no_request() {
     }
     assert!(d.stop().success());
 }
+
+#[test]
+fn a_model_file_rewritten_in_place_leaves_the_model_in_service_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, model) = corpus_and_filter(dir.path());
+    let swapped = dir.path().join("swapped.model");
+    train_filter(&corpus.join("ham"), &corpus.join("spam"), &swapped, &[]);
+    let served = dir.path().join("served.model");
+    std::fs::copy(&model, &served).unwrap();
+    let d = Daemon::start(&served, &[]);
+    let raw = std::fs::read(corpus.join("spam/0.eml")).unwrap();
+    let p = || p_served(&d, &raw);
+    let before = p();
+    assert!(before > 0.5, "{before}");
+    // Rewritten in place, as `cp` does: cut to nothing, then half the file, then garbage.
+    // A model read in place from its mapping would end the daemon (SIGBUS) or change under
+    // it; this one was copied out, so it answers as before while each is refused.
+    let whole = std::fs::read(&swapped).unwrap();
+    for content in [&b""[..], &whole[..whole.len() / 2], b"not a model at all"] {
+        std::fs::write(&served, content).unwrap();
+        signal(&d, libc::SIGHUP);
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(p(), before);
+    }
+    // The whole new model, written in place too, is taken.
+    std::fs::write(&served, &whole).unwrap();
+    signal(&d, libc::SIGHUP);
+    assert!(within(Duration::from_secs(10), || p() < 0.5));
+    assert!(d.stop().success());
+}
+
+/// P(spam) of `raw` as the daemon `d` says it over the JSON API.
+fn p_served(d: &Daemon, raw: &[u8]) -> f64 {
+    let (status, body) = d.http("POST", "/v1/classify", &[], raw);
+    assert_eq!(status, 200, "{body}");
+    let v: serde_json::Value = serde_json::from_str(body.lines().next().unwrap()).unwrap();
+    v["probability"].as_f64().unwrap_or_else(|| panic!("{v}"))
+}
+
+#[test]
+fn sigterm_as_soon_as_the_daemon_listens_stops_it_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, store) = filter_store(dir.path());
+    // A service manager may stop the daemon the moment it says it listens: the signal is
+    // the daemon's by then, so it stops with status 0 rather than being ended by it.
+    for _ in 0..20 {
+        let d = Daemon::start(&store, &[]);
+        let status = d.stop();
+        assert!(status.success(), "{status:?}");
+    }
+}

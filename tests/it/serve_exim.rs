@@ -3,8 +3,8 @@
 //! header and rejects spam above its threshold. Skips with a note where Exim with content
 //! scanning or swaks is not installed (.ci/run installs them).
 
-use crate::serve_clients::{p_spam, run, sample, sorted};
-use crate::serve_support::{Daemon, installed};
+use crate::serve_clients::{run, sample, sorted};
+use crate::serve_support::{Daemon, installed, p_spam};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

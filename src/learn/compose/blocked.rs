@@ -59,8 +59,9 @@ impl ClassBlock {
         }
         let mut w = vec![0.0; n * k];
         // Fresh pages, every one written below: backed in one call rather than a fault
-        // each (2,200 of them for the 90-class Reuters model).
-        crate::raw::populate(w.as_mut_ptr().cast::<u8>(), n * k * size_of::<f32>());
+        // each (2,200 of them for the 90-class Reuters model), in huge pages where the
+        // system gives them (the block is read at random).
+        crate::raw::populate_huge(w.as_mut_ptr().cast::<u8>(), n * k * size_of::<f32>());
         // A tile of features at a time, every class within it: the tile's rows of `w`
         // stay in cache while each class's run of it is read in order (a class at a time
         // over all features would walk the whole block once per class). Tiles are filled
