@@ -75,5 +75,5 @@ pub use features::{BinaryMatrix, RealMatrix, RowRef, SparseRows};
 pub use input::Document;
 pub use learn::{Classifier, Learner, LinearModel};
 pub use model::{Decision, Model};
-pub use raw::{CowVec, read_models_in_place};
+pub use raw::CowVec;
 pub use training::TrainConfig;

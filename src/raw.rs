@@ -19,8 +19,10 @@
 
 mod cow;
 
+#[cfg(feature = "serve")]
+pub(crate) use cow::CopiedOut;
+pub use cow::CowVec;
 pub(crate) use cow::InPlace;
-pub use cow::{CowVec, read_models_in_place};
 
 use serde::de::Visitor;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

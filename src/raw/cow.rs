@@ -19,24 +19,40 @@ use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 thread_local! {
     /// The mapping being decoded on this thread, whose arrays may be read in place.
     static SOURCE: RefCell<Option<Arc<Mmap>>> = const { RefCell::new(None) };
 }
 
-/// Whether this process reads model arrays in place at all (see [`read_models_in_place`]).
-static ALLOWED: AtomicBool = AtomicBool::new(true);
+thread_local! {
+    /// Whether arrays decoded on this thread are copied out even from a mapping
+    /// ([`CopiedOut`]).
+    static COPY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
 
-/// Whether the model files this process opens from now on have their arrays read in place
-/// from the mapped file (`true`, the default: opening is a few milliseconds) or copied out
-/// (`false`). A long-lived process whose model file may be rewritten in place by another
-/// program (`cp` over it, rather than a rename) copies: a model read in place would change
-/// under it, or end the process (SIGBUS) once the file is cut short, where a copied one
-/// goes on serving until the new file is read and checked. `serve` copies.
-pub fn read_models_in_place(allowed: bool) {
-    ALLOWED.store(allowed, Ordering::Relaxed);
+/// While held, the model files this thread opens have their arrays copied out rather than
+/// read in place from the mapped file: for a long-lived holder (`serve`) whose model file
+/// may be rewritten in place by another program (`cp` over it, rather than a rename). A
+/// model read in place would change under it, or end the process (SIGBUS) once the file
+/// is cut short; a copied one goes on until the new file is read and checked.
+#[cfg(feature = "serve")]
+#[must_use = "arrays are copied out only while the guard is held"]
+pub(crate) struct CopiedOut(bool, PhantomData<*const ()>);
+
+#[cfg(feature = "serve")]
+impl CopiedOut {
+    /// Copies arrays out on this thread until dropped.
+    pub(crate) fn on() -> CopiedOut {
+        CopiedOut(COPY.with(|c| c.replace(true)), PhantomData)
+    }
+}
+
+#[cfg(feature = "serve")]
+impl Drop for CopiedOut {
+    fn drop(&mut self) {
+        COPY.with(|c| c.set(self.0));
+    }
 }
 
 /// While held, arrays decoded on this thread from the bytes of `map` are read in place;
@@ -92,7 +108,7 @@ impl<T: Pod> CowVec<T> {
     /// decoding there.
     pub(super) fn in_place(bytes: &[u8]) -> Option<CowVec<T>> {
         if cfg!(not(all(unix, target_endian = "little")))
-            || !ALLOWED.load(Ordering::Relaxed)
+            || COPY.with(std::cell::Cell::get)
             || !bytes.len().is_multiple_of(T::SIZE)
             || !(bytes.as_ptr() as usize).is_multiple_of(align_of::<T>())
         {

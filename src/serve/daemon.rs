@@ -143,13 +143,13 @@ pub const LEARN_WAIT: Duration = Duration::from_secs(10);
 
 impl Daemon {
     /// Opens the filter or model at `path` as a daemon run by `config` needs it: to
-    /// learn as well where `config` lets clients learn; model files opened by this process
-    /// from then on are copied out, not read in place ([`crate::read_models_in_place`]).
+    /// learn as well where `config` lets clients learn. A model file's arrays are copied
+    /// out, not read in place from its mapping (`crate::raw::CopiedOut`).
     pub fn open(path: &Path, config: &ServeConfig) -> Result<SavedClassifier> {
         // A daemon outlives many replacements of its model file: its arrays are copied
         // out rather than read in place, so that a file rewritten in place (`cp` over it)
         // neither changes the model in service nor ends the process when it is cut short.
-        crate::read_models_in_place(false);
+        let _copied = crate::raw::CopiedOut::on();
         let c = if config.learn_key.is_some() || config.allow_tell {
             SavedClassifier::open_to_learn(path, LEARN_WAIT)?
         } else {

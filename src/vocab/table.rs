@@ -94,7 +94,7 @@ impl WordTable {
         // SAFETY: every word's byte range is valid UTF-8: the arena holds whole words
         // copied from `&str`s, or, read in place from a model file, words checked as UTF-8
         // when the file was opened (a mapping that does not change: model files are
-        // replaced by rename, and a daemon copies its arrays, `crate::read_models_in_place`).
+        // replaced by rename, and a daemon copies its arrays, `crate::raw::CopiedOut`).
         unsafe { std::str::from_utf8_unchecked(&self.arena[start..self.ends[id] as usize]) }
     }
 
