@@ -104,16 +104,22 @@ def rosenblatt(binary, options, train, test, work):
     return sum(a == b for a, b in zip(given, truth)) / len(truth)
 
 
+def flag_values(args, flag, default=None, many=False):
+    """The values of `flag` in `args` (removed from them): every one where `many`, else the
+    last one given, or `default`."""
+    vals = []
+    while flag in args:
+        i = args.index(flag)
+        vals.append(args[i + 1])
+        del args[i : i + 2]
+    return vals if many else (vals[-1] if vals else default)
+
+
 def main():
     args = sys.argv[1:]
 
     def take(flag, default=None, many=False):
-        vals = []
-        while flag in args:
-            i = args.index(flag)
-            vals.append(args[i + 1])
-            del args[i : i + 2]
-        return vals if many else (vals[-1] if vals else default)
+        return flag_values(args, flag, default, many)
 
     binary = take("--bin", "target/release/rosenblatt")
     seeds = int(take("--seeds", "5"))

@@ -35,7 +35,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from r8_r52 import corpus, resplit, write  # noqa: E402
+from r8_r52 import corpus, flag_values, resplit, write  # noqa: E402
 
 LINE = re.compile(r"^\s*(\*?)\s*([0-9.]+) ±\s+([0-9.]+)\s+([0-9.]+)\s+(--learner.*)$")
 TUNES = {
@@ -126,12 +126,7 @@ def main():
     args = sys.argv[1:]
 
     def take(flag, default=None, many=False):
-        vals = []
-        while flag in args:
-            i = args.index(flag)
-            vals.append(args[i + 1])
-            del args[i : i + 2]
-        return vals if many else (vals[-1] if vals else default)
+        return flag_values(args, flag, default, many)
 
     binary = take("--bin", "target/release/rosenblatt")
     seeds = [int(s) for s in take("--seeds", "1,2,3,4,5").split(",")]
