@@ -40,6 +40,13 @@ def modapte(sgml, parts=("TRAIN", "TEST")):
     return docs
 
 
+def write_jsonl(docs, path):
+    """The documents' texts as the JSONL `classify` reads, ids their positions."""
+    with open(path, "w") as out:
+        for i, (_, text) in enumerate(docs):
+            out.write(json.dumps({"id": str(i), "text": text}) + "\n")
+
+
 def cpu_of(cmd):
     """CPU seconds (user + sys) of a child process run to completion."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -61,9 +68,7 @@ def main():
     docs = modapte(sgml)
     with tempfile.TemporaryDirectory() as tmp:
         jsonl, tsv = os.path.join(tmp, "reuters.jsonl"), os.path.join(tmp, "earn.tsv")
-        with open(jsonl, "w") as out:
-            for i, (_, text) in enumerate(docs):
-                out.write(json.dumps({"id": str(i), "text": text}) + "\n")
+        write_jsonl(docs, jsonl)
         with open(tsv, "w") as out:
             for topics, text in docs:
                 label = "earn" if "earn" in topics else "other"

@@ -12,7 +12,6 @@ Usage: benches/open_and_classify.py SGML-DIR OLD-BINARY NEW-BINARY [--rounds 2]
 Example: benches/open_and_classify.py ../shared/corpora/reuters21578/sgml \\
              old/rosenblatt target/release/rosenblatt
 """
-import json
 import os
 import resource
 import statistics
@@ -22,7 +21,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from classify_classes import modapte  # noqa: E402
+from classify_classes import modapte, write_jsonl  # noqa: E402
 
 
 def timed(cmd):
@@ -58,9 +57,7 @@ def main():
     docs = modapte(sgml)
     with tempfile.TemporaryDirectory() as tmp:
         every, one = os.path.join(tmp, "all.jsonl"), os.path.join(tmp, "one.txt")
-        with open(every, "w") as out:
-            for i, (_, text) in enumerate(docs):
-                out.write(json.dumps({"id": str(i), "text": text}) + "\n")
+        write_jsonl(docs, every)
         with open(one, "w") as out:
             out.write(docs[0][1])
         models = {}

@@ -106,21 +106,22 @@ pub fn saturate(
     }
     let mut row = Row::named(name);
     let mut chunk = vec![0u8; 1 << 16];
+    // One entry a connection, made once; a connection opened again puts its own in.
+    let mut fds: Vec<libc::pollfd> = conns
+        .iter()
+        .map(|c| libc::pollfd {
+            fd: c.stream.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
     while Instant::now() < until {
-        let mut fds: Vec<libc::pollfd> = conns
-            .iter()
-            .map(|c| libc::pollfd {
-                fd: c.stream.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            })
-            .collect();
         // SAFETY: `fds` is a live array of `fds.len()` pollfd structs.
         let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 1000) };
         if ready < 0 {
             die(&format!("poll: {}", std::io::Error::last_os_error()));
         }
-        for (c, fd) in conns.iter_mut().zip(&fds) {
+        for (c, fd) in conns.iter_mut().zip(&mut fds) {
             if fd.revents == 0 {
                 continue;
             }
@@ -141,6 +142,7 @@ pub fn saturate(
             c.read.drain(..used);
             if close {
                 *c = Conn::open(addr);
+                fd.fd = c.stream.as_raw_fd();
             }
             c.send(&requests[next % requests.len()]);
             next += 1;
