@@ -6,11 +6,13 @@
 //! (LMDB's id of the committed state it sees); a snapshot of a later commit starts the
 //! memory afresh, so a verdict never mixes two states. Absent words are remembered too.
 //! The memory holds at most [`RecordCache::MOST`] keys and starts over when full (a flood
-//! of made-up words costs lookups, not memory).
+//! of made-up words costs lookups, not memory). Keys are hashed with
+//! [`word_hash`], as a message's distinct words already are, so a word's hash is computed
+//! once per message.
 
 use super::probe::Table;
 use super::record::Record;
-use std::hash::BuildHasher;
+use crate::text::word_hash;
 use std::sync::{RwLock, RwLockReadGuard};
 
 /// The records read so far in the latest committed state seen.
@@ -33,29 +35,17 @@ impl std::fmt::Debug for RecordCache {
 struct State {
     /// LMDB's id of the committed state the records are from.
     txn: usize,
-    hasher: hashbrown::DefaultHashBuilder,
     slots: Table,
 }
 
 impl State {
     #[cfg(test)]
     fn get(&self, key: &[u8]) -> Option<Option<Record>> {
-        self.slots.get(self.hasher.hash_one(key), key)
-    }
-
-    /// What is remembered under each of `keys`, their hashes computed first.
-    fn get_all<K: AsRef<[u8]>>(&self, keys: &[K]) -> Vec<Option<Option<Record>>> {
-        let hashes: Vec<u64> = keys
-            .iter()
-            .map(|k| self.hasher.hash_one(k.as_ref()))
-            .collect();
-        self.slots.get_all(&hashes, keys)
+        self.slots.get(word_hash(key), key)
     }
 
     fn insert(&mut self, key: &[u8], record: Option<Record>) {
-        let hasher = &self.hasher;
-        self.slots
-            .insert(hasher.hash_one(key), key, record, |k| hasher.hash_one(k));
+        self.slots.insert(word_hash(key), key, record, word_hash);
     }
 }
 
@@ -95,11 +85,16 @@ impl Reader<'_> {
     }
 
     /// The record under each of `keys`, in order (`Some(None)`: the key has none; `None`:
-    /// not remembered); empty when nothing is remembered of the reader's state.
-    pub(crate) fn get_all<K: AsRef<[u8]>>(&self, keys: &[K]) -> Vec<Option<Option<Record>>> {
+    /// not remembered), given each key's [`word_hash`]; empty when nothing is remembered
+    /// of the reader's state.
+    pub(crate) fn get_all<K: AsRef<[u8]>>(
+        &self,
+        hashes: &[u64],
+        keys: &[K],
+    ) -> Vec<Option<Option<Record>>> {
         self.guard
             .as_ref()
-            .map_or_else(Vec::new, |s| s.get_all(keys))
+            .map_or_else(Vec::new, |s| s.slots.get_all(hashes, keys))
     }
 
     /// Notes what the store holds under `key`, to be remembered.

@@ -14,7 +14,7 @@ use crate::incremental::{DocTokens, label_of};
 use crate::input::Document;
 use crate::learn::{ClassDecision, Classifier, LinearModel};
 use crate::model::{Explanation, hashed_name, hashed_names};
-use crate::text::Analyzer;
+use crate::text::{Analyzer, word_hash};
 use crate::{Error, Result, RowRef};
 
 /// The most tokens one transaction of a bulk learn takes (messages are not split): about
@@ -104,9 +104,21 @@ impl<'t> Features<'t> {
             DocTokens::Words(words) => (words.iter().map(word_key).collect(), Vec::new()),
             DocTokens::Hashed(ids) => (Vec::new(), ids.iter().map(|&id| id_key(id)).collect()),
         };
+        // A word that is its own key keeps the hash it was gathered with.
         let known = match (&remembered, tokens) {
-            (Some(c), DocTokens::Words(_)) => c.get_all(&word_keys),
-            (Some(c), DocTokens::Hashed(_)) => c.get_all(&id_keys),
+            (Some(c), DocTokens::Words(words)) => {
+                let hashes: Vec<u64> = (word_keys.iter().zip(words.hashes()))
+                    .map(|(k, h)| match k {
+                        std::borrow::Cow::Borrowed(_) => h,
+                        std::borrow::Cow::Owned(k) => word_hash(k),
+                    })
+                    .collect();
+                c.get_all(&hashes, &word_keys)
+            }
+            (Some(c), DocTokens::Hashed(_)) => {
+                let hashes: Vec<u64> = id_keys.iter().map(|k| word_hash(k)).collect();
+                c.get_all(&hashes, &id_keys)
+            }
             (None, _) => Vec::new(),
         };
         // The record under the `i`-th key: remembered, or read from the store (and noted).

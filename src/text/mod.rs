@@ -45,8 +45,8 @@ pub(crate) use lowercase::Lowercase;
 pub use ngrams::Ngrams;
 pub use source::Source;
 pub use step::{Stage, Step};
-pub(crate) use unique::UniqueWords;
-pub(crate) use words::Words;
+pub(crate) use unique::{UniqueWords, word_hash};
+pub(crate) use words::{Words, with_batch};
 
 /// Splits text into tokens, handing each one to `sink`; shared read-only across threads.
 pub trait Tokenizer: Send + Sync {

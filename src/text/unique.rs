@@ -9,25 +9,45 @@
 //! sorted order).
 //!
 //! A document's words come from the analyzer's batches ([`UniqueWords::of`]: the block
-//! scanner, no allocation per word). The table keeps its own seeded hash rather than the
-//! scanner's fixed one: its words are a message's, chosen by whoever sent it, and a fixed
-//! hash would let a sender fill one probe sequence with them.
+//! scanner, no allocation per word). The table hashes with [`word_hash`], seeded once per
+//! process, rather than the scanner's fixed hash: its words are a message's, chosen by
+//! whoever sent it, and a fixed hash would let a sender fill one probe sequence with them.
+//! Each word keeps its hash, so that a store's memory of records, which hashes its keys
+//! alike, does not hash the word again.
 
-use super::{Analyzer, TokenBuffer};
+use super::{Analyzer, with_batch};
 use crate::input::Document;
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
+use std::sync::LazyLock;
+
+/// The process's seeded hasher of a message's words.
+static WORD_HASHER: LazyLock<hashbrown::DefaultHashBuilder> = LazyLock::new(Default::default);
+
+/// The hash of a word (or of any key of a message's words), seeded once per process: the
+/// one [`UniqueWords`] keeps beside each word.
+#[inline]
+pub(crate) fn word_hash(bytes: &[u8]) -> u64 {
+    WORD_HASHER.hash_one(bytes)
+}
+
+/// Where a word's bytes lie, and its [`word_hash`].
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: u32,
+    end: u32,
+    hash: u64,
+}
 
 /// The distinct tokens of a document, in first-seen order until [`sort`](Self::sort).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct UniqueWords {
     /// Every distinct word's bytes, one after another.
     bytes: String,
-    /// Each word's start and end in `bytes`, in the words' order.
-    spans: Vec<(u32, u32)>,
+    /// Each word's start and end in `bytes`, and its hash, in the words' order.
+    spans: Vec<Span>,
     /// Indexes into `spans`, by the word's hash.
     table: HashTable<u32>,
-    hasher: hashbrown::DefaultHashBuilder,
 }
 
 impl UniqueWords {
@@ -39,7 +59,6 @@ impl UniqueWords {
             bytes: String::with_capacity(words * 8),
             spans: Vec::with_capacity(words),
             table: HashTable::with_capacity(words),
-            hasher: Default::default(),
         }
     }
 
@@ -50,21 +69,25 @@ impl UniqueWords {
             + doc.text.len()
             + 12 * doc.tags.len();
         let mut words = UniqueWords::for_text(bytes);
-        analyzer.scan(doc, &mut TokenBuffer::default(), &mut |b| {
-            for i in 0..b.len() {
-                words.insert(b.word(i));
-            }
+        // The thread's batch: a fresh one a message grew from nothing, a fiftieth of a
+        // daemon's verdict.
+        with_batch(|buf| {
+            analyzer.scan(doc, buf, &mut |b| {
+                for i in 0..b.len() {
+                    words.insert(b.word(i));
+                }
+            })
         });
         words
     }
 
     /// Adds `word` unless it is already there.
     pub(crate) fn insert(&mut self, word: &str) {
-        let hash = self.hasher.hash_one(word.as_bytes());
+        let hash = word_hash(word.as_bytes());
         let (bytes, spans) = (&self.bytes, &self.spans);
         let at = |i: &u32| {
-            let (s, e) = spans[*i as usize];
-            &bytes.as_bytes()[s as usize..e as usize]
+            let s = spans[*i as usize];
+            &bytes.as_bytes()[s.start as usize..s.end as usize]
         };
         if self
             .table
@@ -73,13 +96,16 @@ impl UniqueWords {
         {
             return;
         }
-        let hasher = &self.hasher;
         let index = self.spans.len() as u32;
         self.table
-            .insert_unique(hash, index, |i| hasher.hash_one(at(i)));
+            .insert_unique(hash, index, |i| spans[*i as usize].hash);
         let start = self.bytes.len() as u32;
         self.bytes.push_str(word);
-        self.spans.push((start, self.bytes.len() as u32));
+        self.spans.push(Span {
+            start,
+            end: self.bytes.len() as u32,
+            hash,
+        });
     }
 
     /// How many distinct words.
@@ -92,7 +118,7 @@ impl UniqueWords {
     pub(crate) fn sort(&mut self) {
         let bytes = self.bytes.as_bytes();
         self.spans.sort_unstable_by(|a, b| {
-            bytes[a.0 as usize..a.1 as usize].cmp(&bytes[b.0 as usize..b.1 as usize])
+            bytes[a.start as usize..a.end as usize].cmp(&bytes[b.start as usize..b.end as usize])
         });
         self.table = HashTable::new();
     }
@@ -101,7 +127,12 @@ impl UniqueWords {
     pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
         self.spans
             .iter()
-            .map(|&(s, e)| &self.bytes[s as usize..e as usize])
+            .map(|s| &self.bytes[s.start as usize..s.end as usize])
+    }
+
+    /// Each word's [`word_hash`], in the order of [`iter`](Self::iter).
+    pub(crate) fn hashes(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
+        self.spans.iter().map(|s| s.hash)
     }
 }
 
@@ -120,6 +151,10 @@ mod tests {
         assert_eq!(u.len(), 4);
         u.sort();
         assert_eq!(u.iter().collect::<Vec<_>>(), ["", "café", "ham", "spam"]);
+        // Each word keeps its own hash through the sort.
+        for (w, h) in u.iter().zip(u.hashes()) {
+            assert_eq!(h, word_hash(w.as_bytes()), "{w}");
+        }
     }
 
     proptest! {

@@ -197,6 +197,23 @@ thread_local! {
 /// an idle thread does not hold it.
 const KEEP_BYTES: usize = 4 << 20;
 
+/// Runs `f` with this thread's batch, emptied (a batch of its own when the thread's is in
+/// use: a call from within a sink), so that a thread's calls allocate nothing once its
+/// first calls have sized the batch.
+pub(crate) fn with_batch<R>(f: impl FnOnce(&mut TokenBuffer) -> R) -> R {
+    BATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buf) => {
+            buf.clear();
+            let r = f(&mut buf);
+            if buf.capacity() > KEEP_BYTES {
+                *buf = TokenBuffer::default();
+            }
+            r
+        }
+        Err(_) => f(&mut TokenBuffer::default()),
+    })
+}
+
 impl Words {
     fn tokens_in(&self, buf: &mut TokenBuffer, text: &str, sink: &mut dyn FnMut(&str)) {
         buf.clear();
@@ -215,16 +232,7 @@ impl Tokenizer for Words {
     /// ASCII stretches take the block scanner and the rest the Unicode path (see
     /// [`stretches`]), through a [`TokenBuffer`] kept per thread, in batches.
     fn tokens(&self, text: &str, sink: &mut dyn FnMut(&str)) {
-        BATCH.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut buf) => {
-                self.tokens_in(&mut buf, text, sink);
-                if buf.capacity() > KEEP_BYTES {
-                    *buf = TokenBuffer::default();
-                }
-            }
-            // Called again from within a sink: a batch of its own.
-            Err(_) => self.tokens_in(&mut TokenBuffer::default(), text, sink),
-        });
+        with_batch(|buf| self.tokens_in(buf, text, sink));
     }
 }
 
