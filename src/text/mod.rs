@@ -45,7 +45,9 @@ pub(crate) use lowercase::Lowercase;
 pub use ngrams::Ngrams;
 pub use source::Source;
 pub use step::{Stage, Step};
-pub(crate) use unique::{UniqueWords, word_hash};
+pub(crate) use unique::UniqueWords;
+#[cfg(feature = "store")]
+pub(crate) use unique::word_hash;
 pub(crate) use words::{Words, with_batch};
 
 /// Splits text into tokens, handing each one to `sink`; shared read-only across threads.

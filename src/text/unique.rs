@@ -131,6 +131,7 @@ impl UniqueWords {
     }
 
     /// Each word's [`word_hash`], in the order of [`iter`](Self::iter).
+    #[cfg(any(test, feature = "store"))]
     pub(crate) fn hashes(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
         self.spans.iter().map(|s| s.hash)
     }
