@@ -11,7 +11,9 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rosenblatt::eval::{scores, scores_sequential};
 use rosenblatt::features::synthetic::zipf_rows;
-use rosenblatt::features::{BinaryMatrix, StreamVectorizer, vectorize, vectorize_scalar};
+use rosenblatt::features::{
+    BinaryMatrix, StreamVectorizer, TermCounts, vectorize, vectorize_counted, vectorize_scalar,
+};
 use rosenblatt::input::Document;
 use rosenblatt::learn::{
     AnyLearner, AveragedPerceptron, Bias, Check, Checked, Label, Learner, LogisticRegression,
@@ -122,6 +124,14 @@ fn tokenize_and_vectorize(c: &mut Criterion) {
                 })
             });
         }
+        // Rows with term counts (`--term-counts sublinear`): every token's id, then counted.
+        g.bench_function("tokenize_vectorize_counted", |b| {
+            b.iter(|| {
+                let (m, _) = one
+                    .install(|| vectorize_counted(&analyzer, &vocab, &docs, TermCounts::Sublinear));
+                assert_eq!(m.nnz(), two_pass_nnz);
+            })
+        });
         for threads in [1, 2] {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
