@@ -162,12 +162,20 @@ pub(crate) fn dots(w: &[f32], k: usize, row: RowRef<'_>, out: &mut [f32], acc: &
     let zero: f32 = std::iter::empty::<f32>().sum();
     out.fill(zero);
     for (i, &j) in ids.iter().enumerate() {
+        // The block of the nonzero a few places on is asked for while this one is added:
+        // the blocks lie at random in the weights, most of them not in any cache.
+        if let Some(&next) = ids.get(i + AHEAD) {
+            crate::hint::prefetch(block(next));
+        }
         let v = row.value(i);
         for (o, &wc) in out.iter_mut().zip(block(j)) {
             *o += wc * v;
         }
     }
 }
+
+/// How many nonzeros ahead a row's class blocks are asked for.
+const AHEAD: usize = 4;
 
 /// `acc[c] += w[c]` for every class.
 #[inline(always)]
