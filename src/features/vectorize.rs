@@ -10,7 +10,7 @@
 
 use super::{BinaryMatrix, IdSet, MatrixBuilder, Seen, TermCounts, TextMatrix};
 use crate::input::Document;
-use crate::text::{Analyzer, TokenBuffer, with_batch};
+use crate::text::{Analyzer, TokenBuffer};
 use crate::vocab::{DfCounts, Vocabulary};
 use rayon::prelude::*;
 
@@ -158,25 +158,26 @@ fn count_chunk(
     let (mut lens, mut ids) = (Vec::with_capacity(docs.len()), Vec::new());
     let mut unknown = 0u64;
     let table = vocab.table();
-    with_batch(|buf| {
-        for d in docs {
-            let start = ids.len();
-            match vocab.hashing() {
-                Some(h) => analyzer.tokens(d, &mut |t| ids.push(h.id(t))),
-                None => analyzer.scan(d, buf, &mut |batch| {
-                    batch.each_ahead::<AHEAD>(
-                        |k| table.prefetch(k),
-                        |w, k| match table.get_key(w, k) {
-                            Some(id) => ids.push(id),
-                            None => unknown += 1,
-                        },
-                    )
-                }),
-            }
-            ids[start..].sort_unstable();
-            lens.push(ids.len() - start);
+    // A batch of the chunk's own, not the thread's: an analyzer of n-grams, or a hashed
+    // space, tokenizes through the thread's batch within it.
+    let mut buf = TokenBuffer::default();
+    for d in docs {
+        let start = ids.len();
+        match vocab.hashing() {
+            Some(h) => analyzer.tokens(d, &mut |t| ids.push(h.id(t))),
+            None => analyzer.scan(d, &mut buf, &mut |batch| {
+                batch.each_ahead::<AHEAD>(
+                    |k| table.prefetch(k),
+                    |w, k| match table.get_key(w, k) {
+                        Some(id) => ids.push(id),
+                        None => unknown += 1,
+                    },
+                )
+            }),
         }
-    });
+        ids[start..].sort_unstable();
+        lens.push(ids.len() - start);
+    }
     (lens, ids, unknown)
 }
 

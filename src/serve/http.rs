@@ -195,9 +195,9 @@ async fn read_body<'d>(
     };
     let mut held = daemon.hold(0).ok_or_else(busy)?;
     let mut body = req.into_body();
-    // Room for the announced body, up to a bound (a length is only a claim): a message
-    // grown from nothing was copied three or four times over.
-    let mut got = Vec::with_capacity(announced.map_or(0, |n| n.min(PRESIZE) as usize));
+    // No room is made for the announced length: a body is counted against
+    // `--max-buffered-bytes` as its bytes come, and room made for a claim would not be.
+    let mut got = Vec::new();
     let collect = async {
         while let Some(frame) = body.frame().await {
             let frame = frame.map_err(|e| {
@@ -231,9 +231,6 @@ async fn read_body<'d>(
         Ok(Ok(())) => Ok((Bytes::from(got), held)),
     }
 }
-
-/// The most room made for a body before its bytes arrive.
-const PRESIZE: u64 = 256 << 10;
 
 /// The refusal of a body over `limit` bytes.
 fn too_large(limit: usize) -> Response<Body> {
