@@ -55,13 +55,20 @@ def cpu_of(cmd):
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def flag_values(args, flag, default=None, many=False):
+    """The values of `flag` in `args` (removed from them): every one where `many`, else the
+    last one given, or `default`."""
+    vals = []
+    while flag in args:
+        i = args.index(flag)
+        vals.append(args[i + 1])
+        del args[i : i + 2]
+    return vals if many else (vals[-1] if vals else default)
+
+
 def main():
     args = sys.argv[1:]
-    runs = 4
-    if "--runs" in args:
-        i = args.index("--runs")
-        runs = int(args[i + 1])
-        del args[i : i + 2]
+    runs = int(flag_values(args, "--runs", "4"))
     if not args:
         sys.exit(__doc__)
     sgml, binaries = args[0], args[1:] or ["target/release/rosenblatt"]

@@ -21,7 +21,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from classify_classes import modapte, write_jsonl  # noqa: E402
+from classify_classes import flag_values, modapte, write_jsonl  # noqa: E402
 
 
 def timed(cmd):
@@ -46,11 +46,7 @@ def rounds_of(binaries, models, doc, runs):
 
 def main():
     args = sys.argv[1:]
-    rounds = 2
-    if "--rounds" in args:
-        i = args.index("--rounds")
-        rounds = int(args[i + 1])
-        del args[i : i + 2]
+    rounds = int(flag_values(args, "--rounds", "2"))
     if len(args) < 3:
         sys.exit(__doc__)
     sgml, binaries = args[0], args[1:]

@@ -27,7 +27,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from classify_classes import modapte  # noqa: E402
+from classify_classes import flag_values, modapte  # noqa: E402
 
 R8 = {"acq", "crude", "earn", "grain", "interest", "money-fx", "ship", "trade"}
 
@@ -102,17 +102,6 @@ def rosenblatt(binary, options, train, test, work):
     given = [l.split("\t")[1] for l in out]
     assert len(given) == len(truth)
     return sum(a == b for a, b in zip(given, truth)) / len(truth)
-
-
-def flag_values(args, flag, default=None, many=False):
-    """The values of `flag` in `args` (removed from them): every one where `many`, else the
-    last one given, or `default`."""
-    vals = []
-    while flag in args:
-        i = args.index(flag)
-        vals.append(args[i + 1])
-        del args[i : i + 2]
-    return vals if many else (vals[-1] if vals else default)
 
 
 def main():
