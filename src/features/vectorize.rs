@@ -11,7 +11,7 @@
 use super::{BinaryMatrix, IdSet, MatrixBuilder, Seen, TermCounts, TextMatrix};
 use crate::input::Document;
 use crate::text::{Analyzer, TokenBuffer};
-use crate::vocab::{DfCounts, Vocabulary};
+use crate::vocab::{DfCounts, Vocabulary, WordTable};
 use rayon::prelude::*;
 
 /// Documents per parallel work item.
@@ -49,6 +49,19 @@ enum Path {
 
 /// Tokens whose table slots are asked for ahead of their lookup.
 const AHEAD: usize = 16;
+
+/// Looks every token of `batch` up in `table`, the slots of tokens [`AHEAD`] places on
+/// asked for meanwhile: `found` gets each known token's id, `unknown` counts the others.
+#[inline(always)]
+fn look_up(batch: &TokenBuffer, table: &WordTable, unknown: &mut u64, mut found: impl FnMut(u32)) {
+    batch.each_ahead::<AHEAD>(
+        |k| table.prefetch(k),
+        |w, k| match table.get_key(w, k) {
+            Some(id) => found(id),
+            None => *unknown += 1,
+        },
+    )
+}
 
 /// Per-thread scratch: a row's ids, their marks (the baseline's and the scanned path's),
 /// a batch of tokens.
@@ -94,13 +107,7 @@ fn vectorize_chunk(
     set.grow(vocab.len());
     for d in docs {
         analyzer.scan(d, buf, &mut |batch| {
-            batch.each_ahead::<AHEAD>(
-                |k| table.prefetch(k),
-                |w, k| match table.get_key(w, k) {
-                    Some(id) => _ = set.insert(id),
-                    None => unknown += 1,
-                },
-            )
+            look_up(batch, table, &mut unknown, |id| _ = set.insert(id))
         });
         ids.clear();
         set.drain_sorted(ids);
@@ -166,13 +173,7 @@ fn count_chunk(
         match vocab.hashing() {
             Some(h) => analyzer.tokens(d, &mut |t| ids.push(h.id(t))),
             None => analyzer.scan(d, &mut buf, &mut |batch| {
-                batch.each_ahead::<AHEAD>(
-                    |k| table.prefetch(k),
-                    |w, k| match table.get_key(w, k) {
-                        Some(id) => ids.push(id),
-                        None => unknown += 1,
-                    },
-                )
+                look_up(batch, table, &mut unknown, |id| ids.push(id))
             }),
         }
         ids[start..].sort_unstable();

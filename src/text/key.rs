@@ -37,6 +37,16 @@ pub(crate) fn head_of(b: &[u8]) -> u64 {
     }
 }
 
+/// Whether two byte strings of the same length are equal, compared 8 bytes at a time
+/// (no call to `memcmp` for the short strings of words and keys).
+#[inline]
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    debug_assert_eq!(a.len(), b.len());
+    a.chunks(8)
+        .zip(b.chunks(8))
+        .all(|(x, y)| head_of(x) == head_of(y))
+}
+
 /// The key of `word`: a multiply-rotate hash over 8-byte chunks (fast, and good enough for
 /// words; the table is not exposed to adversarial keys that matter).
 #[inline]

@@ -40,7 +40,7 @@ pub(crate) use buffer::TokenBuffer;
 pub use builder::AnalyzerBuilder;
 pub use chars::CharGrams;
 pub use hash::Hashing;
-pub(crate) use key::{Key, head_of, key};
+pub(crate) use key::{Key, head_of, key, same_bytes};
 pub(crate) use lowercase::Lowercase;
 pub use ngrams::Ngrams;
 pub use source::Source;

@@ -19,7 +19,7 @@
 //! changes where words are found, which needs a new model format.
 
 use crate::raw::CowVec;
-use crate::text::{Key, head_of, key};
+use crate::text::{Key, head_of, key, same_bytes};
 
 #[derive(Debug, Clone, Copy)]
 struct Slot {
@@ -35,15 +35,6 @@ const GROUP: usize = 4;
 #[derive(Debug, Clone, Copy)]
 #[repr(C, align(64))]
 struct Group([Slot; GROUP]);
-
-/// Equal byte strings of the same length, compared 8 bytes at a time (no call to memcmp
-/// for the short tails of words).
-#[inline]
-fn tail_eq(a: &[u8], b: &[u8]) -> bool {
-    debug_assert_eq!(a.len(), b.len());
-    let (ca, cb) = (a.chunks(8), b.chunks(8));
-    ca.zip(cb).all(|(x, y)| head_of(x) == head_of(y))
-}
 
 /// Word ↔ dense id, insertion-ordered.
 #[derive(Debug, Clone, Default)]
@@ -150,7 +141,7 @@ impl WordTable {
     #[inline(never)]
     fn same_tail(&self, s: &Slot, word: &[u8]) -> bool {
         let end = self.ends[s.id as usize] as usize;
-        tail_eq(&self.arena[end - word.len() + 8..end], &word[8..])
+        same_bytes(&self.arena[end - word.len() + 8..end], &word[8..])
     }
 
     /// [`probe`](Self::probe) from the start of the home group, for any word.
