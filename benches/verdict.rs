@@ -7,9 +7,15 @@
 //! a change to the verdict path is judged by, as a ratio against a saved baseline:
 //! `cargo bench --bench verdict -- --save-baseline before`, then the change, then
 //! `cargo bench --bench verdict -- --baseline before`.
+//!
+//! Where the machine's neighbours move even that, count instructions instead: with
+//! `VERDICT_PASSES=N` (and `VERDICT_ONLY=store` or `model_file`) the bench judges every
+//! message N times through each way and stops, without criterion, for
+//! `valgrind --tool=callgrind --toggle-collect='rosenblatt::serve::verdict::judge*'`;
+//! the difference between N = 3 and N = 1 is two passes with the memory of records warm.
 
 use bytes::Bytes;
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
 use rosenblatt::input::mail::read_labelled;
 use rosenblatt::serve::{Daemon, ServeConfig};
 use rosenblatt::store::Store;
@@ -37,7 +43,9 @@ fn messages(dirs: &[PathBuf]) -> Vec<Bytes> {
         .collect()
 }
 
-fn verdicts(c: &mut Criterion) {
+/// The daemons judged: one through the store, one through the model file, both made
+/// from a filter trained on the shipped corpus; and every message of it.
+fn setup() -> (tempfile::TempDir, Vec<(&'static str, Daemon)>, Vec<Bytes>) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpora/spamassassin");
     let (spam, ham) = (vec![root.join("spam")], vec![root.join("ham")]);
     let docs = read_labelled(&spam, &ham, &Default::default())
@@ -50,23 +58,60 @@ fn verdicts(c: &mut Criterion) {
     model.save(&file).unwrap();
     Store::create(&store, &model).unwrap();
     let raw = messages(&[spam, ham].concat());
+    let daemons = [("verdicts_store", &store), ("verdicts_model_file", &file)]
+        .into_iter()
+        .map(|(name, path)| {
+            let config = ServeConfig::default();
+            let opened = Daemon::open(path, &config).unwrap();
+            (name, Daemon::new(opened, config, Box::new(|_| {})))
+        })
+        .collect();
+    (dir, daemons, raw)
+}
+
+/// Every message judged once by `daemon`.
+fn pass(daemon: &Daemon, raw: &[Bytes]) {
+    for m in raw {
+        black_box(daemon.judge_kept(m, Some(m), true, None).unwrap());
+    }
+}
+
+fn verdicts(c: &mut Criterion) {
+    let (_dir, daemons, raw) = setup();
     let mut g = c.benchmark_group("serve");
     g.throughput(Throughput::Elements(raw.len() as u64));
     g.sample_size(20);
-    for (name, path) in [("verdicts_store", &store), ("verdicts_model_file", &file)] {
-        let config = ServeConfig::default();
-        let opened = Daemon::open(path, &config).unwrap();
-        let daemon = Daemon::new(opened, config, Box::new(|_| {}));
-        g.bench_function(name, |b| {
-            b.iter(|| {
-                for m in &raw {
-                    black_box(daemon.judge_kept(m, Some(m), true, None).unwrap());
-                }
-            })
-        });
+    for (name, daemon) in &daemons {
+        g.bench_function(*name, |b| b.iter(|| pass(daemon, &raw)));
     }
     g.finish();
 }
 
+/// `VERDICT_PASSES` passes through each way (or the one `VERDICT_ONLY` names), for an
+/// instruction count.
+fn counted(passes: usize) {
+    let only = std::env::var("VERDICT_ONLY").ok();
+    let (_dir, daemons, raw) = setup();
+    for (name, daemon) in &daemons {
+        if only.as_deref().is_none_or(|o| name.ends_with(o)) {
+            for _ in 0..passes {
+                pass(daemon, &raw);
+            }
+        }
+    }
+}
+
 criterion_group!(benches, verdicts);
-criterion_main!(benches);
+
+fn main() {
+    match std::env::var("VERDICT_PASSES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        Some(n) => counted(n),
+        None => {
+            benches();
+            Criterion::default().configure_from_args().final_summary();
+        }
+    }
+}

@@ -39,11 +39,6 @@ struct State {
 }
 
 impl State {
-    #[cfg(test)]
-    fn get(&self, key: &[u8]) -> Option<Option<Record>> {
-        self.slots.get(word_hash(key), key)
-    }
-
     fn insert(&mut self, key: &[u8], record: Option<Record>) {
         self.slots.insert(word_hash(key), key, record, word_hash);
     }
@@ -77,24 +72,24 @@ pub(crate) struct Reader<'c> {
 }
 
 impl Reader<'_> {
-    /// The record under `key` (`Some(None)`: the key has none), when remembered: one key
-    /// at a time, for tests (a message's lookups go through [`Reader::get_all`]).
+    /// [`Reader::find`] with the hash computed here, for tests.
     #[cfg(test)]
     pub(crate) fn get(&self, key: &[u8]) -> Option<Option<Record>> {
-        self.guard.as_ref()?.get(key)
+        self.find(word_hash(key), key)
     }
 
-    /// The record under each of `keys`, in order (`Some(None)`: the key has none; `None`:
-    /// not remembered), given each key's [`word_hash`]; empty when nothing is remembered
-    /// of the reader's state.
-    pub(crate) fn get_all<K: AsRef<[u8]>>(
-        &self,
-        hashes: &[u64],
-        keys: &[K],
-    ) -> Vec<Option<Option<Record>>> {
-        self.guard
-            .as_ref()
-            .map_or_else(Vec::new, |s| s.slots.get_all(hashes, keys))
+    /// Reads the home line of each key of these [`word_hash`]es at once, before they are
+    /// looked up one by one ([`Reader::find`]).
+    pub(crate) fn touch(&self, hashes: impl Iterator<Item = u64>) {
+        if let Some(s) = &self.guard {
+            s.slots.touch(hashes);
+        }
+    }
+
+    /// The record under `key` of [`word_hash`] `hash` (`Some(None)`: the key has none),
+    /// when remembered of the reader's state.
+    pub(crate) fn find(&self, hash: u64, key: &[u8]) -> Option<Option<Record>> {
+        self.guard.as_ref()?.slots.get(hash, key)
     }
 
     /// Notes what the store holds under `key`, to be remembered.

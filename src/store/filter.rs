@@ -98,32 +98,18 @@ impl<'t> Features<'t> {
         let mut new_words = Vec::new();
         let mut lookups = 0;
         let mut remembered = cache.map(|c| c.reader(txn.id()));
-        // A message's keys are looked up in the memory of records all at once, before any
-        // is read from the store.
-        let (word_keys, id_keys): (Vec<std::borrow::Cow<'t, [u8]>>, Vec<[u8; 4]>) = match tokens {
-            DocTokens::Words(words) => (words.iter().map(word_key).collect(), Vec::new()),
-            DocTokens::Hashed(ids) => (Vec::new(), ids.iter().map(|&id| id_key(id)).collect()),
-        };
-        // A word that is its own key keeps the hash it was gathered with.
-        let known = match (&remembered, tokens) {
-            (Some(c), DocTokens::Words(words)) => {
-                let hashes: Vec<u64> = (word_keys.iter().zip(words.hashes()))
-                    .map(|(k, h)| match k {
-                        std::borrow::Cow::Borrowed(_) => h,
-                        std::borrow::Cow::Owned(k) => word_hash(k),
-                    })
-                    .collect();
-                c.get_all(&hashes, &word_keys)
+        // Every key's line in the memory of records is read at once, before any key is
+        // looked up; a word that is its own key keeps the hash it was gathered with.
+        if let Some(c) = &remembered {
+            match tokens {
+                DocTokens::Words(words) => c.touch(words.hashes()),
+                DocTokens::Hashed(ids) => c.touch(ids.iter().map(|&id| word_hash(&id_key(id)))),
             }
-            (Some(c), DocTokens::Hashed(_)) => {
-                let hashes: Vec<u64> = id_keys.iter().map(|k| word_hash(k)).collect();
-                c.get_all(&hashes, &id_keys)
-            }
-            (None, _) => Vec::new(),
-        };
-        // The record under the `i`-th key: remembered, or read from the store (and noted).
-        let mut get = |i: usize, key: &[u8]| -> Result<Option<Record>> {
-            if let Some(found) = known.get(i).copied().flatten() {
+        }
+        // The record under `key` (of hash `hash`): remembered, or read from the store (and
+        // noted).
+        let mut get = |hash: u64, key: &[u8]| -> Result<Option<Record>> {
+            if let Some(found) = remembered.as_ref().and_then(|c| c.find(hash, key)) {
                 return Ok(found);
             }
             lookups += 1;
@@ -152,18 +138,24 @@ impl<'t> Features<'t> {
         };
         match tokens {
             DocTokens::Hashed(ids) => {
-                for (i, (&id, key)) in ids.iter().zip(&id_keys).enumerate() {
-                    let record =
-                        get(i, key)?.unwrap_or_else(|| Record::absent(id, h.absent_weight()));
+                for &id in ids.iter() {
+                    let key = id_key(id);
+                    let record = get(word_hash(&key), &key)?
+                        .unwrap_or_else(|| Record::absent(id, h.absent_weight()));
                     if record.id != id {
-                        return Err(store.damaged(key, "is not the key of its id"));
+                        return Err(store.damaged(&key, "is not the key of its id"));
                     }
                     entries.push(Entry { record, word: None });
                 }
             }
             DocTokens::Words(words) => {
-                for (i, (word, key)) in words.iter().zip(&word_keys).enumerate() {
-                    match get(i, key)? {
+                for (word, hash) in words.iter().zip(words.hashes()) {
+                    let key = word_key(word);
+                    let hash = match &key {
+                        std::borrow::Cow::Borrowed(_) => hash,
+                        std::borrow::Cow::Owned(k) => word_hash(k),
+                    };
+                    match get(hash, &key)? {
                         Some(record) => entries.push(Entry {
                             record,
                             word: Some(word),

@@ -3,6 +3,8 @@
 //! point to (`url:example.com`). The text itself comes from `html_text` (mail-parser's
 //! `html_to_text`, run by runs of plain bytes).
 
+use memchr::memchr;
+
 /// Longest tag name kept as a feature (longer ones are junk).
 const MAX_TAG: usize = 12;
 /// Longest host kept as a feature.
@@ -39,10 +41,6 @@ pub(crate) fn html_features(html: &str, sink: &mut dyn FnMut(&str)) {
         attribute_hosts(&html[start + len..end], &mut lower, &mut feature, sink);
         i = end;
     }
-}
-
-fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
-    hay.iter().position(|&c| c == needle)
 }
 
 /// Hosts of `href=` and `src=` URLs inside one tag's attribute text (`lower` and

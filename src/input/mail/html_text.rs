@@ -123,15 +123,26 @@ pub(crate) fn html_to_text(input: &str) -> String {
                 _ => {
                     s.comment_pos = 0;
                     let rest = &bytes[pos + 1..];
-                    pos += 1 + rest
-                        .iter()
-                        .position(|&b| b == b'-' || b == b'>')
-                        .unwrap_or(rest.len());
+                    pos += 1 + memchr::memchr2(b'-', b'>', rest).unwrap_or(rest.len());
                     continue;
                 }
             }
             pos += 1;
             continue;
+        }
+        // Past a tag's name, only its `>` or a new `<` changes what comes out; in an
+        // element whose text is left out, only the next `<`.
+        let skip = if s.in_tag {
+            (s.tag_token_pos >= 2).then(|| memchr::memchr2(b'<', b'>', &bytes[pos..]))
+        } else {
+            (!s.in_text()).then(|| memchr::memchr(b'<', &bytes[pos..]))
+        };
+        if let Some(to) = skip {
+            match to {
+                Some(off) if off > 0 => pos += off,
+                Some(_) => {}
+                None => break,
+            }
         }
         let ch = bytes[pos];
         if !SPECIAL[usize::from(ch)] {
