@@ -50,10 +50,7 @@ fn missing_separator(raw: &[u8]) -> Option<MissingSeparator> {
     let mut at = 0;
     let mut crlf = false;
     while at < raw.len() {
-        let end = raw[at..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(raw.len(), |i| at + i + 1);
+        let end = memchr::memchr(b'\n', &raw[at..]).map_or(raw.len(), |i| at + i + 1);
         let line = &raw[at..end];
         let text = line.strip_suffix(b"\n").unwrap_or(line);
         let text = text.strip_suffix(b"\r").unwrap_or(text);

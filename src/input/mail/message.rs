@@ -33,9 +33,10 @@ use mail_parser::{
 use std::fmt::Write;
 use std::sync::LazyLock;
 
-/// The fields parsed as mail-parser's defaults do, except that `Received` is read raw (its
-/// words are what matters, not its structure), dates are not parsed (they are left out),
-/// and unknown fields are decoded as text (RFC 2047).
+/// The fields parsed as mail-parser's defaults do, except that `Received` is only found,
+/// not parsed (where its words are kept they are read from the message's own bytes, and
+/// otherwise only its count matters), dates are not parsed (they are left out), and
+/// unknown fields are decoded as text (RFC 2047).
 static PARSER: LazyLock<MessageParser> = LazyLock::new(|| {
     use HeaderName as H;
     let mut p = MessageParser::new()
@@ -48,7 +49,7 @@ static PARSER: LazyLock<MessageParser> = LazyLock::new(|| {
         .header_comma_separated(H::Keywords)
         .header_comma_separated(H::ContentLanguage)
         .header_raw(H::MimeVersion)
-        .header_raw(H::Received)
+        .ignore_header(H::Received)
         .ignore_header(H::Date)
         .ignore_header(H::ResentDate)
         .default_header_text();
