@@ -218,7 +218,6 @@ pub(crate) fn html_to_text(input: &str) -> String {
     if !s.in_tag && !s.is_token_start && s.in_text() {
         s.word(input, &mut out, s.is_after_space && !s.is_new_line);
     }
-    out.shrink_to_fit();
     out
 }
 

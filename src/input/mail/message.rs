@@ -162,7 +162,7 @@ fn message_features(msg: &Message<'_>, mut len: usize, rules: &MailRules, d: &mu
             continue;
         }
         if rules.tags_field(&name) {
-            tags.push(format!("hdr:{name}"));
+            tags.push(["hdr:", &name].concat());
         }
         // A field left out gives no text; it is read only for its tags.
         let keep = rules.keeps_field(&name);
@@ -189,7 +189,7 @@ fn message_features(msg: &Message<'_>, mut len: usize, rules: &MailRules, d: &mu
                 }
                 if let Some(prefix) = domain_prefix(n).filter(|_| rules.tags(TagFamily::Domains)) {
                     for dom in domains(a) {
-                        tags.push(format!("{prefix}:{dom}"));
+                        tags.push([prefix, ":", &dom].concat());
                     }
                 }
             }
@@ -255,7 +255,9 @@ fn walk_parts(msg: &Message<'_>, depth: usize, d: &mut Document, s: &mut Structu
     let max_body = s.rules.max_body_bytes as usize;
     for part in &msg.parts {
         let mime = part.content_type().map(|ct| {
-            format!("{}/{}", ct.ctype(), ct.subtype().unwrap_or("")).to_ascii_lowercase()
+            let mut m = [ct.ctype(), "/", ct.subtype().unwrap_or("")].concat();
+            m.make_ascii_lowercase();
+            m
         });
         if parts {
             part_tags(part, mime.as_deref(), &mut s.tags);
@@ -324,7 +326,7 @@ fn part_tags(part: &mail_parser::MessagePart<'_>, mime: Option<&str>, tags: &mut
         tags.push("mail:encoding_problem".into());
     }
     if let Some(m) = mime {
-        tags.push(format!("mime:{m}"));
+        tags.push(["mime:", m].concat());
     }
 }
 
