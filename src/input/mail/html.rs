@@ -138,7 +138,7 @@ mod tests {
                 };
                 let rest = rest.trim_start().trim_start_matches(['"', '\'']);
                 if let Some(host) = url_host(rest) {
-                    out.push(["url:", host].concat());
+                    out.push(format!("url:{host}"));
                 }
             }
         }
