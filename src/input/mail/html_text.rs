@@ -137,12 +137,10 @@ pub(crate) fn html_to_text(input: &str) -> String {
         } else {
             (!s.in_text()).then(|| memchr::memchr(b'<', &bytes[pos..]))
         };
-        if let Some(to) = skip {
-            match to {
-                Some(off) if off > 0 => pos += off,
-                Some(_) => {}
-                None => break,
-            }
+        match skip {
+            Some(Some(off)) => pos += off,
+            Some(None) => break,
+            None => {}
         }
         let ch = bytes[pos];
         if !SPECIAL[usize::from(ch)] {
